@@ -1,0 +1,14 @@
+import type { MikroORM } from '@mikro-orm/core';
+import type { Clock, DomainConfig, Logger } from '../domain/context.js';
+import type { RateLimiter } from '../infra/rate-limit/rate-limiter.js';
+import type { IdempotencyStore } from '../infra/idempotency/idempotency-store.js';
+
+/** What the runner needs; built in src/deps.ts. */
+export interface AppDeps {
+  orm: MikroORM;
+  rateLimiter: RateLimiter;
+  idempotency: IdempotencyStore;
+  clock: Clock;
+  config: DomainConfig;
+  log: Logger;
+}

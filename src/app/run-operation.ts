@@ -1,0 +1,145 @@
+// The one pipeline every surface goes through:
+// authenticate -> rate limit -> validate (the operation's own schema + context rules) ->
+// idempotency -> handler (own EntityManager fork; writes in transactions) -> log.
+import { createHash } from 'node:crypto';
+import type { Channel, Logger, OpContext, Operation, Principal, Surface } from '../domain/context.js';
+import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
+import { authenticate } from '../domain/tokens/authenticate.js';
+import { zodToIssues } from '../domain/validation.js';
+import type { AppDeps } from './deps.js';
+
+export const INBOUND_RATE_LIMIT = 60;
+export const INBOUND_RATE_WINDOW_MS = 60_000;
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_LOCK_MS = 60_000;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+export interface Invocation {
+  surface: Surface;
+  channel?: Channel;
+  requestId: string;
+  authorization?: string;
+  idempotencyKey?: string;
+  input: unknown;
+  log: Logger;
+  /** CLI only: operator principal. */
+  system?: boolean;
+}
+
+export interface RunResult<O> {
+  output: O;
+  replayed: boolean;
+  rateLimit?: RateLimitInfo;
+}
+
+export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
+  const log = inv.log.child({ op: op.name, surface: inv.surface });
+  const em = deps.orm.em.fork();
+  try {
+    if (op.auth.kind === 'system' && !inv.system) throw new DomainError('forbidden', 'operator-only operation', { code: 'forbidden' });
+    const principal = (await authenticate(em, op.auth, inv.authorization, deps.clock)) as P;
+    const ctx: OpContext<P> = { principal, requestId: inv.requestId, surface: inv.surface, channel: inv.channel ?? 'v1', log, em, clock: deps.clock, config: deps.config };
+
+    let rateLimit: RateLimitInfo | undefined;
+    if (op.rateLimited && principal.type !== 'system') rateLimit = await applyRateLimit(deps, principal, log);
+
+    const raw = op.prepare ? op.prepare(inv.input, ctx) : inv.input;
+    const parsed = op.input.safeParse(raw);
+    const issues: Issue[] = parsed.success ? [] : zodToIssues(parsed.error, op.keyPolicy);
+    if (op.contextRules) issues.push(...op.contextRules(raw, ctx));
+    if (issues.length > 0 || !parsed.success) {
+      if (op.onRejected) await op.onRejected(issues, raw, ctx).catch((err) => log.warn({ err }, 'could not audit a rejected request'));
+      throw validationFailed(issues);
+    }
+    const input = parsed.data;
+
+    if (inv.idempotencyKey === undefined || !op.idempotent) {
+      return { output: await op.handler(input, ctx), replayed: false, rateLimit };
+    }
+    return await withIdempotency(deps, op, ctx, inv.idempotencyKey, inv.input, rateLimit, () => op.handler(input, ctx));
+  } catch (err) {
+    throw toDomainError(err, log);
+  } finally {
+    em.clear();
+  }
+}
+
+async function applyRateLimit(deps: AppDeps, principal: Principal, log: Logger): Promise<RateLimitInfo | undefined> {
+  const key = principal.type === 'system' ? 'system' : `tok:${principal.tokenId}`;
+  const nowMs = deps.clock.now().getTime();
+  let d;
+  try {
+    d = await deps.rateLimiter.hit(key, INBOUND_RATE_LIMIT, INBOUND_RATE_WINDOW_MS, nowMs);
+  } catch (err) {
+    // Fails open: event intake stays available when Redis is down (dedup still holds in PostgreSQL).
+    log.warn({ err: { message: (err as Error).message } }, 'rate-limit store unavailable; request allowed');
+    return undefined;
+  }
+  const info: RateLimitInfo = { limit: d.limit, remaining: d.remaining, resetAtUnix: Math.ceil(d.resetAtMs / 1000) };
+  if (!d.allowed) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
+    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests per minute exceeded`, { code: 'rate_limited', rateLimit: { ...info, retryAfterSeconds } });
+  }
+  return info;
+}
+
+async function withIdempotency<O>(
+  deps: AppDeps,
+  op: Operation<unknown, O, never> | Operation<any, O, any>,
+  ctx: OpContext,
+  key: string,
+  rawInput: unknown,
+  rateLimit: RateLimitInfo | undefined,
+  run: () => Promise<O>,
+): Promise<RunResult<O>> {
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw validationFailed([{ field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1-200 visible ASCII characters' }]);
+  }
+  const principalKey = ctx.principal.type === 'system' ? 'system' : ctx.principal.tokenId;
+  const storeKey = `${principalKey}:${op.name}:${key}`;
+  const fingerprint = createHash('sha256').update(canonicalJson(rawInput)).digest('hex');
+  let begun;
+  try {
+    begun = await deps.idempotency.begin(storeKey, fingerprint, IDEMPOTENCY_LOCK_MS);
+  } catch (err) {
+    // Fails closed: without the store we cannot promise exactly-once for a keyed request.
+    ctx.log.warn({ err: { message: (err as Error).message } }, 'idempotency store unavailable');
+    throw new DomainError('unavailable', 'idempotency store unavailable; retry later', { code: 'idempotency_unavailable', retryAfterSeconds: 1 });
+  }
+  if (begun.state === 'mismatch') throw new DomainError('conflict', 'Idempotency-Key was already used with a different request body', { code: 'idempotency_key_reused' });
+  if (begun.state === 'in_flight') throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress', { code: 'idempotency_in_flight', retryAfterSeconds: 1 });
+  if (begun.state === 'replay') return { output: begun.response.output as O, replayed: true, rateLimit };
+  try {
+    const output = await run();
+    await deps.idempotency.complete(storeKey, fingerprint, { output }, IDEMPOTENCY_TTL_MS).catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'could not store idempotent response'));
+    return { output, replayed: false, rateLimit };
+  } catch (err) {
+    await deps.idempotency.abandon(storeKey, fingerprint).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Key order does not change the fingerprint. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+
+/** Unexpected errors are logged once with their cause and answered generically. */
+export function toDomainError(err: unknown, log: Logger): DomainError {
+  if (err instanceof DomainError) return err;
+  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  if ((code && CONNECTION_CODES.has(code)) || /Connection|terminat|ECONNREFUSED|Connection terminated/i.test(`${e?.name} ${e?.message}`)) {
+    log.error({ err }, 'database unavailable');
+    return new DomainError('unavailable', 'storage temporarily unavailable; retry later', { code: 'unavailable', retryAfterSeconds: 5, cause: err });
+  }
+  log.error({ err }, 'unexpected error');
+  return new DomainError('internal', 'internal error; retry', { code: 'internal', cause: err });
+}

@@ -1,0 +1,75 @@
+// Composition root: ORM (PostgreSQL | PGlite), Redis or in-process stores, logger, clock.
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import type { MikroORM } from '@mikro-orm/core';
+import type { Config } from './config.js';
+import type { AppDeps } from './app/deps.js';
+import type { Clock, Logger } from './domain/context.js';
+import { openOrm, migrate } from './infra/db/orm.js';
+import { MemoryRateLimiter, RedisRateLimiter } from './infra/rate-limit/rate-limiter.js';
+import { MemoryIdempotencyStore, RedisIdempotencyStore } from './infra/idempotency/idempotency-store.js';
+import { systemClock } from './infra/clock.js';
+import { acquireDataDirLock, type DataDirLock } from './infra/db/data-dir-lock.js';
+
+export interface Deps extends AppDeps {
+  redis: Redis | null;
+  lock: DataDirLock | null;
+  logger: pino.Logger;
+  close(): Promise<void>;
+}
+
+/** Pino with authorization and secrets redacted; query strings never logged. */
+export function createLogger(level: string, fd: 1 | 2 = 1): pino.Logger {
+  return pino({
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-caller-tools-token"]', 'headers.authorization', '*.token', '*.agentToken', '*.token_value', 'token', 'agentToken'],
+      censor: '[redacted]',
+    },
+  }, pino.destination({ fd, sync: fd === 2 }));
+}
+
+export interface CreateDepsOptions {
+  clock?: Clock;
+  logger?: pino.Logger;
+  /** The CLI opens the embedded database only when no server holds it. */
+  role?: 'server' | 'cli';
+}
+
+export async function createDeps(config: Config, opts: CreateDepsOptions = {}): Promise<Deps> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const lock = config.databaseUrl ? null : acquireDataDirLock(config.dataDir, opts.role ?? 'server');
+  let orm: MikroORM;
+  try {
+    orm = await openOrm({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
+    await migrate(orm);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  let redis: Redis | null = null;
+  if (config.redisUrl) {
+    // No offline queue: when Redis is down, commands fail at once and the runner decides
+    // (rate limit fails open, Idempotency-Key requests fail closed with 503).
+    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+    redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+    await redis.connect().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'redis unavailable at start; retrying in background'));
+  }
+  const deps: Deps = {
+    orm,
+    redis,
+    lock,
+    logger,
+    rateLimiter: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(),
+    idempotency: redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore(),
+    clock: opts.clock ?? systemClock,
+    config: { publicBaseUrl: config.publicBaseUrl, allowedEmailDomains: config.allowedEmailDomains },
+    log: logger as unknown as Logger,
+    async close() {
+      redis?.disconnect();
+      await orm.close(true);
+      lock?.release();
+    },
+  };
+  return deps;
+}

@@ -1,0 +1,100 @@
+// Request-scoped data travels explicitly: every operation receives an OpContext.
+import type { EntityManager } from '@mikro-orm/core';
+import type { z } from 'zod';
+import type { Issue } from './errors.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+  child(bindings: object): Logger;
+}
+
+export type Surface = 'rest' | 'legacy' | 'connect' | 'mcp' | 'cli';
+
+/** Which inbound rules apply: `/api/v1` enforces the namespace; the older endpoint is lenient. */
+export type Channel = 'v1' | 'legacy';
+
+export type TokenKind = 'personal' | 'moderation' | 'tools_claim';
+
+export interface InboundTokenPrincipal {
+  type: 'inbound_token';
+  tokenId: string;
+  kind: TokenKind;
+  userId: string;
+  userEmail: string;
+  userRole: string;
+  integratorId: string;
+  integratorSlug: string;
+  allowedEventPrefix: string;
+  label: string;
+  dailyLimit: number;
+}
+
+export interface AgentPrincipal {
+  type: 'agent';
+  tokenId: string;
+  userId: string;
+  userEmail: string;
+  userRole: string;
+  scopes: string[];
+}
+
+/** Operators on the machine (CLI); trusted. */
+export interface SystemPrincipal {
+  type: 'system';
+}
+
+export type Principal = InboundTokenPrincipal | AgentPrincipal | SystemPrincipal;
+
+export interface DomainConfig {
+  publicBaseUrl: string;
+  allowedEmailDomains: readonly string[] | null;
+}
+
+export interface OpContext<P extends Principal = Principal> {
+  principal: P;
+  requestId: string;
+  surface: Surface;
+  channel: Channel;
+  log: Logger;
+  em: EntityManager;
+  clock: Clock;
+  config: DomainConfig;
+}
+
+/** Who may call an operation. */
+export type AuthRequirement =
+  | { kind: 'none' }
+  | { kind: 'system' }
+  | { kind: 'inbound'; tokenKinds: readonly TokenKind[] }
+  | { kind: 'agent' };
+
+export interface Operation<I, O, P extends Principal = Principal> {
+  /** Stable name, e.g. `events.publish`; also the idempotency scope. */
+  name: string;
+  auth: AuthRequirement;
+  /** Counts against the per-token 60/min window. */
+  rateLimited: boolean;
+  /** Mutating operations honour `Idempotency-Key`. */
+  idempotent: boolean;
+  input: z.ZodType<I>;
+  /** How unknown top-level keys are reported (forbidden content keys, removed legacy keys). */
+  keyPolicy?: { forbidden?: ReadonlySet<string>; legacy?: ReadonlyMap<string, string> };
+  /** Channel-specific normalisation before validation (e.g. the older endpoint's leniency). */
+  prepare?: (raw: unknown, ctx: OpContext<P>) => unknown;
+  /** Rules needing the caller or the clock; their issues are merged with the schema's. */
+  contextRules?: (raw: unknown, ctx: OpContext<P>) => Issue[];
+  /** Called when validation fails (e.g. to audit a rejected event). */
+  onRejected?: (issues: Issue[], raw: unknown, ctx: OpContext<P>) => Promise<void>;
+  handler: (input: I, ctx: OpContext<P>) => Promise<O>;
+}
+
+export function defineOperation<I, O, P extends Principal = Principal>(op: Operation<I, O, P>): Operation<I, O, P> {
+  return op;
+}

@@ -1,0 +1,181 @@
+// InboundEvent validation (SPEC "InboundEvent", "ActionButton", "RecipientHint", "Inbound event
+// validation rules"). The schema catches shape and limits; `eventContextIssues` adds the rules
+// that need the caller, the channel or the clock. Both run on every request and are merged,
+// so all issues are reported at once.
+import { z } from 'zod';
+import type { Issue } from '../errors.js';
+import type { Channel, TokenKind } from '../context.js';
+
+export const SEVERITIES = ['critical', 'warn', 'info', 'success'] as const;
+export const EXTERNAL_STATUSES = ['firing', 'resolved', 'pending', 'approved', 'rejected', 'withdrawn'] as const;
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['resolved', 'approved', 'rejected', 'withdrawn']);
+export const TONES = ['neutral', 'positive', 'negative'] as const;
+export const RENDERINGS = ['collapsed', 'expanded', 'preview'] as const;
+
+/** Top-level keys always refused (SPEC Events rule 1). */
+export const FORBIDDEN_EVENT_KEYS: ReadonlySet<string> = new Set([
+  'body', 'payload', 'content', 'full_text', 'attachment', 'attachments', 'files', 'secret', 'token', 'api_key',
+  'password', 'credential', 'credentials', 'private_key', 'prompt', 'completion', 'ai_response', 'chat_history', 'recipients',
+]);
+export const LEGACY_EVENT_KEYS: ReadonlyMap<string, string> = new Map([
+  ['action_label', 'flat "action_label" was removed: use actions[] with {label, action_type, url}'],
+  ['action_url', 'flat "action_url" was removed: use actions[] with {label, action_type, url}'],
+  ['source', '"source" was removed in spec_version 2'],
+]);
+
+/** Query parameters that carry credentials (SPEC rule 5: "token, secret, api_key and similar"). */
+const CREDENTIAL_PARAMS = new Set([
+  'token', 'access_token', 'refresh_token', 'id_token', 'auth_token', 'authtoken', 'auth', 'authorization',
+  'secret', 'client_secret', 'api_key', 'apikey', 'api-key', 'key_secret', 'password', 'passwd', 'pwd',
+  'credential', 'credentials', 'private_key', 'session', 'session_id', 'sessionid', 'jwt', 'signature', 'sig',
+  'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
+]);
+
+const HTTPS_URL = /^https:\/\/[^\s]+$/;
+const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
+const EVENT_ID = /^[a-zA-Z0-9_-]+$/;
+
+export function hasCredentialParam(url: string): boolean {
+  try {
+    const u = new URL(url);
+    for (const k of u.searchParams.keys()) if (CREDENTIAL_PARAMS.has(k.toLowerCase())) return true;
+    return false;
+  } catch {
+    return false;
+  }
+}
+
+/** Literal loopback / unspecified hosts refused at validation (SPEC ActionButton). */
+export function isLiteralLocalHost(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '0.0.0.0' || host === '::1' || host === '::';
+  } catch {
+    return false;
+  }
+}
+
+const httpsUrl = (max: number) =>
+  z.string().max(max).regex(HTTPS_URL, { error: 'must start with https://' });
+
+const email120 = z.email({ error: 'must be a valid email address' }).max(120);
+
+export const ActionButtonSchema = z.strictObject({
+  label: z.string().min(1).max(40),
+  action_type: z.enum(['url', 'webhook']).default('url'),
+  url: httpsUrl(2000).optional(),
+  webhook_url: httpsUrl(2000)
+    .refine((u) => !isLiteralLocalHost(u), { error: 'must not target localhost, 127.* or 0.0.0.0', params: { code: 'forbidden_host' } })
+    .optional(),
+});
+
+export const RecipientHintSchema = z.strictObject({
+  email: email120.optional(),
+  user_id: z.uuid({ error: 'must be a UUID' }).optional(),
+  display_hint: z.string().max(80).optional(),
+});
+
+export const RecipientSchema = z.strictObject({
+  type: z.enum(['email']),
+  value: email120,
+});
+
+export const InboundEventSchema = z.strictObject({
+  spec_version: z.string().regex(/^2$/, { error: 'must be the text "2" (version 1 is no longer accepted)' }),
+  event_id: z.string().min(1).max(120).regex(EVENT_ID, { error: 'must match ^[a-zA-Z0-9_-]+$' }),
+  event_type: z.string().min(1).max(60),
+  severity: z.enum(SEVERITIES),
+  title: z.string().min(1).max(200).regex(/^[^\r\n]*$/, { error: 'must be a single line' }),
+  occurred_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (e.g. 2026-01-01T10:00:00Z)' }),
+  summary: z.string().max(500).optional(),
+  markdown_body: z.string().max(8000).optional(),
+  markdown_body_rendering: z.enum(RENDERINGS).optional(),
+  external_url: httpsUrl(2000)
+    .refine((u) => !hasCredentialParam(u), { error: 'must not carry credential query parameters (token, secret, api_key...)', params: { code: 'credential_param' } })
+    .optional(),
+  external_status: z.enum(EXTERNAL_STATUSES).optional(),
+  actor: z.strictObject({ email: email120, name: z.string().max(80).optional() }).optional(),
+  labels: z
+    .record(z.string().min(1).max(80), z.string().max(80))
+    .refine((r) => Object.keys(r).length <= 20, { error: 'must have at most 20 entries', params: { code: 'too_many' } })
+    .optional(),
+  actions: z.array(ActionButtonSchema).max(4).optional(),
+  recipient_hint: RecipientHintSchema.optional(),
+  recipient: RecipientSchema.optional(),
+  project_slug: z.string().min(1).max(80).optional(),
+  tone: z.enum(TONES).optional(),
+  locale: z.string().max(35).regex(LOCALE, { error: 'must be a BCP-47 language tag such as en or zh-TW' }).optional(),
+});
+
+export type InboundEvent = z.infer<typeof InboundEventSchema>;
+export type ActionButton = z.infer<typeof ActionButtonSchema>;
+
+export const OCCURRED_AT_PAST_MS = 24 * 60 * 60 * 1000;
+export const OCCURRED_AT_FUTURE_MS = 5 * 60 * 1000;
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The older endpoint stores an unlisted `external_status` as null instead of rejecting it. */
+export function normalizeLegacyEvent(raw: unknown): unknown {
+  if (!isObj(raw) || raw.external_status === undefined) return raw;
+  const ok = typeof raw.external_status === 'string' && (EXTERNAL_STATUSES as readonly string[]).includes(raw.external_status);
+  if (ok) return raw;
+  const { external_status: _dropped, ...rest } = raw;
+  return rest;
+}
+
+export interface EventRuleContext {
+  channel: Channel;
+  tokenKind: TokenKind;
+  allowedEventPrefix: string;
+  now: Date;
+}
+
+/** Rules that need the caller, the channel or the clock (checked on the raw input, defensively). */
+export function eventContextIssues(raw: unknown, c: EventRuleContext): Issue[] {
+  if (!isObj(raw)) return [];
+  const issues: Issue[] = [];
+
+  // Rule 3: occurred_at within (now - 24 h, now + 5 min).
+  if (typeof raw.occurred_at === 'string' && InboundEventSchema.shape.occurred_at.safeParse(raw.occurred_at).success) {
+    const t = Date.parse(raw.occurred_at);
+    const now = c.now.getTime();
+    if (!(t > now - OCCURRED_AT_PAST_MS)) issues.push({ field: 'occurred_at', code: 'too_old', message: 'must be later than now minus 24 hours' });
+    else if (!(t < now + OCCURRED_AT_FUTURE_MS)) issues.push({ field: 'occurred_at', code: 'in_future', message: 'must be earlier than now plus 5 minutes' });
+  }
+
+  // Namespace gate (Authentication 8): /api/v1 only.
+  if (c.channel === 'v1' && typeof raw.event_type === 'string' && raw.event_type.length > 0 && !raw.event_type.startsWith(c.allowedEventPrefix)) {
+    issues.push({ field: 'event_type', code: 'namespace_mismatch', message: `must start with your token's allowed prefix "${c.allowedEventPrefix}"` });
+  }
+
+  // Rule 2: recipient / recipient_hint.
+  const hasHint = raw.recipient_hint !== undefined;
+  const hasRecipient = raw.recipient !== undefined;
+  if (hasHint && hasRecipient) {
+    issues.push({ field: 'recipient', code: 'recipient_conflict', message: 'send either recipient or recipient_hint, not both' });
+  } else if (c.tokenKind === 'moderation' && !hasHint && !hasRecipient) {
+    issues.push({ field: 'recipient_hint', code: 'recipient_hint_required', message: 'a moderation token needs recipient (or the deprecated recipient_hint) on every event' });
+  } else if (c.tokenKind !== 'moderation' && (hasHint || hasRecipient)) {
+    issues.push({ field: hasRecipient ? 'recipient' : 'recipient_hint', code: 'recipient_hint_forbidden', message: 'only moderation tokens may address a recipient; an event goes to the token owner' });
+  }
+  if (isObj(raw.recipient_hint) && Object.keys(raw.recipient_hint).length === 0) {
+    issues.push({ field: 'recipient_hint', code: 'required', message: 'needs at least one of email, user_id, display_hint' });
+  }
+
+  // ActionButton: the URL field that matches action_type is required; the other is refused.
+  if (Array.isArray(raw.actions)) {
+    raw.actions.forEach((a, i) => {
+      if (!isObj(a)) return;
+      const type = a.action_type ?? 'url';
+      if (type === 'url') {
+        if (a.url === undefined) issues.push({ field: `actions[${i}].url`, code: 'required', message: 'is required when action_type is url' });
+        if (a.webhook_url !== undefined) issues.push({ field: `actions[${i}].webhook_url`, code: 'not_allowed', message: 'only allowed when action_type is webhook' });
+      } else if (type === 'webhook') {
+        if (a.webhook_url === undefined) issues.push({ field: `actions[${i}].webhook_url`, code: 'required', message: 'is required when action_type is webhook' });
+        if (a.url !== undefined) issues.push({ field: `actions[${i}].url`, code: 'not_allowed', message: 'only allowed when action_type is url' });
+      }
+    });
+  }
+  return issues;
+}

@@ -1,0 +1,59 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/**
+ * One delivered event. Unique on (token_id, event_id): the dedup key of the spec.
+ * The original title/summary/markdown_body never change; repeats update count, status and
+ * the inbox row only.
+ */
+export const DeliverySchema = defineEntity({
+  name: 'Delivery',
+  tableName: 'deliveries',
+  uniques: [{ properties: ['tokenId', 'eventId'] }],
+  indexes: [{ properties: ['integratorId', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    tokenId: p.uuid(),
+    integratorId: p.uuid(),
+    recipientUserId: p.uuid(),
+    projectId: p.uuid().nullable(),
+    eventId: p.string().length(120),
+    eventType: p.string().length(60),
+    severity: p.string().length(10),
+    tone: p.string().length(10).nullable(),
+    title: p.string().length(200),
+    summary: p.string().length(500).nullable(),
+    markdownBody: p.text().nullable(),
+    markdownBodyRendering: p.string().length(10).nullable(),
+    externalUrl: p.string().length(2000).nullable(),
+    externalStatus: p.string().length(10).nullable(),
+    actor: p.json<{ email: string; name?: string }>().nullable(),
+    labels: p.json<Record<string, string>>().nullable(),
+    actions: p.json<unknown[]>().nullable(),
+    recipientHint: p.json<Record<string, string>>().nullable(),
+    recipient: p.json<{ type: string; value: string }>().nullable(),
+    locale: p.string().length(35).nullable(),
+    occurredAt: p.datetime(),
+    createdAt: p.datetime(),
+    lastEventAt: p.datetime(),
+    fireCount: p.integer(),
+    resolvedAt: p.datetime().nullable(),
+    resolutionNote: p.string().length(500).nullable(),
+  },
+});
+export class Delivery extends DeliverySchema.class {}
+DeliverySchema.setClass(Delivery);
+
+/** Append-only follow-up text of a delivery. */
+export const DeliverySupplementSchema = defineEntity({
+  name: 'DeliverySupplement',
+  tableName: 'delivery_supplements',
+  indexes: [{ properties: ['deliveryId', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    deliveryId: p.uuid(),
+    markdownBody: p.text(),
+    createdAt: p.datetime(),
+  },
+});
+export class DeliverySupplement extends DeliverySupplementSchema.class {}
+DeliverySupplementSchema.setClass(DeliverySupplement);

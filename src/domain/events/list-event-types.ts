@@ -1,0 +1,67 @@
+// GET /api/v1/event-types: event types seen in the last 90 days for the caller's integrator, and
+// the service's own `internal-os.` types (visible to every integrator).
+import { z } from 'zod';
+import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { forbidden, notFound } from '../errors.js';
+import { ADMIN_ROLES } from '../users/users.entity.js';
+import { iso } from './delivery.view.js';
+
+export const EVENT_TYPE_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
+
+export const ListEventTypesInput = z.strictObject({ integrator_slug: z.string().min(1).max(80).optional() });
+
+export const EventTypeRowSchema = z.strictObject({
+  eventType: z.string(),
+  lastSeenAt: z.iso.datetime().nullable(),
+  count: z.number().int().min(0),
+});
+export type EventTypeRow = z.infer<typeof EventTypeRowSchema>;
+export const EventTypesResponseSchema = z.strictObject({
+  yourIntegrator: z.strictObject({ slug: z.string(), allowedEventPrefix: z.string() }),
+  yourEventTypes: z.array(EventTypeRowSchema),
+  fluxdeskInternalTypes: z.array(EventTypeRowSchema),
+  requestId: z.string(),
+});
+export type EventTypesResponse = z.infer<typeof EventTypesResponseSchema>;
+
+type Agg = { event_type: string; last_seen_at: Date | string | null; count: string | number };
+const toRow = (r: Agg): EventTypeRow => ({ eventType: r.event_type, lastSeenAt: r.last_seen_at === null ? null : iso(r.last_seen_at), count: Number(r.count) });
+
+export const listEventTypes = defineOperation<z.infer<typeof ListEventTypesInput>, EventTypesResponse, InboundTokenPrincipal>({
+  name: 'events.list_types',
+  auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation', 'tools_claim'] },
+  rateLimited: false,
+  idempotent: false,
+  input: ListEventTypesInput,
+  handler: async (input, ctx) => {
+    const p = ctx.principal;
+    const conn = ctx.em.getConnection();
+    let integrator = { id: p.integratorId, slug: p.integratorSlug, prefix: p.allowedEventPrefix };
+    if (input.integrator_slug !== undefined && input.integrator_slug !== p.integratorSlug) {
+      // Another integrator's types: admin tools-token only.
+      if (p.kind !== 'tools_claim' || !ADMIN_ROLES.includes(p.userRole)) throw forbidden('integrator_slug is for admin tools-tokens only', 'forbidden_admin_only');
+      const rows = (await conn.execute(`select id, slug, allowed_event_prefix from integrators where slug = ? and archived_at is null`, [input.integrator_slug])) as { id: string; slug: string; allowed_event_prefix: string }[];
+      if (!rows[0]) throw notFound('integrator');
+      integrator = { id: rows[0].id, slug: rows[0].slug, prefix: rows[0].allowed_event_prefix };
+    }
+    const since = new Date(ctx.clock.now().getTime() - EVENT_TYPE_WINDOW_MS).toISOString();
+    const [own, internal] = await Promise.all([
+      conn.execute(
+        `select event_type, max(created_at) as last_seen_at, count(*) as count from deliveries
+          where integrator_id = ? and created_at > ?::timestamptz group by event_type order by event_type`,
+        [integrator.id, since],
+      ) as Promise<Agg[]>,
+      conn.execute(
+        `select event_type, max(created_at) as last_seen_at, count(*) as count from deliveries
+          where event_type like 'internal-os.%' and created_at > ?::timestamptz group by event_type order by event_type`,
+        [since],
+      ) as Promise<Agg[]>,
+    ]);
+    return {
+      yourIntegrator: { slug: integrator.slug, allowedEventPrefix: integrator.prefix },
+      yourEventTypes: own.map(toRow),
+      fluxdeskInternalTypes: internal.map(toRow),
+      requestId: ctx.requestId,
+    };
+  },
+});

@@ -1,0 +1,29 @@
+// Supplements are append-only follow-ups; the original text never changes.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { DeliverySupplement } from './events.entity.js';
+import { toDeliveryView, type DeliveryView } from './delivery.view.js';
+import { listSupplements } from './events.repository.js';
+import { loadOwnDelivery } from './sender-access.js';
+
+export const SupplementDeliveryInput = z.strictObject({
+  delivery_id: z.uuid({ error: 'must be a UUID' }),
+  markdown_body: z.string().min(1).max(8000),
+});
+
+export const supplementDelivery = defineOperation<z.infer<typeof SupplementDeliveryInput>, DeliveryView, InboundTokenPrincipal>({
+  name: 'events.supplement',
+  auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
+  rateLimited: false,
+  idempotent: true,
+  input: SupplementDeliveryInput,
+  handler: async ({ delivery_id, markdown_body }, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const row = await loadOwnDelivery(em, ctx.principal, delivery_id);
+      em.create(DeliverySupplement, { id: randomUUID(), deliveryId: row.id, markdownBody: markdown_body, createdAt: ctx.clock.now() });
+      await em.flush();
+      const supplements = await listSupplements(em, row.id);
+      return toDeliveryView(row, { deduped: false, pushed: false, requestId: ctx.requestId, supplements });
+    }),
+});

@@ -1,0 +1,26 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/** An inbox row. Inbound deliveries have exactly one (unique delivery_id). */
+export const NotificationSchema = defineEntity({
+  name: 'Notification',
+  tableName: 'notifications',
+  indexes: [{ properties: ['userId', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    userId: p.uuid(),
+    /** `task`, `review`, `meeting` or `system` (inbound events are `system`). */
+    type: p.string().length(20),
+    title: p.string().length(200),
+    summary: p.string().length(500).nullable(),
+    body: p.text().nullable(),
+    deliveryId: p.uuid().nullable().unique(),
+    actorUserId: p.uuid().nullable(),
+    targetUrl: p.string().length(2000).nullable(),
+    tags: p.json<string[]>().nullable(),
+    readAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export class Notification extends NotificationSchema.class {}
+NotificationSchema.setClass(Notification);

@@ -1,0 +1,45 @@
+// Create a project with owner, leads and members (operator CLI for now).
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineOperation } from '../context.js';
+import { DomainError } from '../errors.js';
+import { Project, ProjectMember } from './projects.entity.js';
+import { requireUserByEmail } from '../users/users.repository.js';
+
+const emailList = z.array(z.email().max(120)).max(500).default([]);
+
+export const CreateProjectInput = z.strictObject({
+  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/, { error: 'must match ^[a-z0-9][a-z0-9-]{0,79}$' }),
+  name: z.string().min(1).max(200),
+  owner: z.email().max(120).optional(),
+  members: emailList,
+  leads: emailList,
+  tech_leads: emailList,
+});
+
+export const createProject = defineOperation<z.infer<typeof CreateProjectInput>, { projectId: string; slug: string }>({
+  name: 'projects.create',
+  auth: { kind: 'system' },
+  rateLimited: false,
+  idempotent: false,
+  input: CreateProjectInput,
+  handler: async (input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      if (await em.findOne(Project, { slug: input.slug })) {
+        throw new DomainError('conflict', `project slug "${input.slug}" is already taken`, { code: 'slug_taken' });
+      }
+      const now = ctx.clock.now();
+      const owner = input.owner ? await requireUserByEmail(em, input.owner) : null;
+      const project = em.create(Project, { id: randomUUID(), slug: input.slug, name: input.name, ownerUserId: owner?.id ?? null, createdAt: now });
+      await em.flush(); // scalar foreign keys: the project row must exist before its members
+      const roles = new Map<string, string>();
+      // Highest role wins when an email appears in several lists.
+      for (const [list, role] of [[input.members, 'member'], [input.tech_leads, 'tech_lead'], [input.leads, 'lead']] as const) {
+        for (const email of list) roles.set((await requireUserByEmail(em, email)).id, role);
+      }
+      if (owner) roles.set(owner.id, 'owner');
+      for (const [userId, role] of roles) em.create(ProjectMember, { projectId: project.id, userId, role, createdAt: now });
+      await em.flush();
+      return { projectId: project.id, slug: project.slug };
+    }),
+});

@@ -1,0 +1,66 @@
+// Bearer authentication for inbound and agent tokens (SPEC Authentication 1-3, 5, "Personal token
+// lifecycle"). Distinct 401 codes: missing_or_invalid_authorization, invalid_token_format,
+// token_not_found, token_mismatch (a valid token of a kind this operation does not take),
+// token_revoked (disabled, revoked, expired, rotated out, or owner no longer active).
+import type { EntityManager } from '@mikro-orm/core';
+import type { AgentPrincipal, AuthRequirement, Clock, InboundTokenPrincipal, Principal } from '../context.js';
+import { unauthenticated } from '../errors.js';
+import { parseAuthorization } from './token-format.rules.js';
+import { findAgentTokenByHash, findInboundTokenByHash, touchTokenUse } from './tokens.repository.js';
+import { hashToken, isUsable, TOUCH_INTERVAL_MS, INACTIVITY_EXPIRY_MS } from './token-lifecycle.rules.js';
+
+export async function authenticate(
+  em: EntityManager,
+  req: AuthRequirement,
+  authorization: string | undefined,
+  clock: Clock,
+): Promise<Principal> {
+  if (req.kind === 'none' || req.kind === 'system') return { type: 'system' };
+  const parsed = parseAuthorization(authorization);
+  if (!parsed.ok) throw unauthenticated(parsed.code, parsed.message);
+  const now = clock.now();
+  const hash = hashToken(parsed.token);
+
+  if (req.kind === 'agent') {
+    if (parsed.family !== 'agent') throw unauthenticated('token_mismatch', 'this endpoint takes an agent token (sk-svc-)');
+    const row = await findAgentTokenByHash(em, hash);
+    if (!row) throw unauthenticated('token_not_found', 'unknown token');
+    const lastUse = new Date(row.last_used_at ?? row.created_at).getTime();
+    if (row.revoked_at !== null || row.user_status !== 'active' || now.getTime() - lastUse > INACTIVITY_EXPIRY_MS) {
+      throw unauthenticated('token_revoked', 'token revoked or expired');
+    }
+    if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() > TOUCH_INTERVAL_MS) {
+      await touchTokenUse(em, 'agent_tokens', row.id, now);
+    }
+    const principal: AgentPrincipal = { type: 'agent', tokenId: row.id, userId: row.user_id, userEmail: row.email, userRole: row.role, scopes: row.scopes };
+    return principal;
+  }
+
+  const wantsTools = req.tokenKinds.includes('tools_claim');
+  const wantsPersonal = req.tokenKinds.includes('personal') || req.tokenKinds.includes('moderation');
+  if (parsed.family === 'agent' || (parsed.family === 'tools' && !wantsTools) || (parsed.family === 'inbound_personal' && !wantsPersonal)) {
+    throw unauthenticated('token_mismatch', `this endpoint does not take this kind of token`);
+  }
+  const row = await findInboundTokenByHash(em, hash);
+  if (!row) throw unauthenticated('token_not_found', 'unknown token');
+  const usable = isUsable(row, hash, now);
+  if (!usable.ok) throw unauthenticated('token_revoked', usable.reason);
+  if (!req.tokenKinds.includes(row.kind)) throw unauthenticated('token_mismatch', `this endpoint does not take a ${row.kind} token`);
+  if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() > TOUCH_INTERVAL_MS) {
+    await touchTokenUse(em, 'inbound_tokens', row.id, now);
+  }
+  const principal: InboundTokenPrincipal = {
+    type: 'inbound_token',
+    tokenId: row.id,
+    kind: row.kind,
+    userId: row.user_id,
+    userEmail: row.email,
+    userRole: row.role,
+    integratorId: row.integrator_id,
+    integratorSlug: row.integrator_slug,
+    allowedEventPrefix: row.allowed_event_prefix,
+    label: row.label,
+    dailyLimit: row.daily_limit,
+  };
+  return principal;
+}

@@ -1,0 +1,62 @@
+// Self-service personal token (mode 1): owner creates it, value shown once, a callback signing
+// secret is generated with it. Self-service tokens belong to the built-in `personal` integrator,
+// so their allowed event prefix is `personal.`.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineOperation } from '../context.js';
+import { recordAudit, AUDIT } from '../audit/audit.js';
+import { InboundToken } from './tokens.entity.js';
+import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
+import { displayPrefix } from './token-format.rules.js';
+import { SELF_SERVICE_DAILY_LIMITS } from './token-lifecycle.rules.js';
+import { ensureIntegrator, PERSONAL_INTEGRATOR } from './integrators.repository.js';
+import { requireUserByEmail } from '../users/users.repository.js';
+import { DomainError } from '../errors.js';
+
+export const CreatePersonalTokenInput = z.strictObject({
+  email: z.email().max(120),
+  label: z.string().min(1).max(80),
+  note: z.string().max(500).optional(),
+  daily_limit: z
+    .number()
+    .int()
+    .refine((n) => (SELF_SERVICE_DAILY_LIMITS as readonly number[]).includes(n), { error: 'must be one of 50, 200, 500, 1000', params: { code: 'invalid_enum' } })
+    .default(200),
+});
+
+export interface PersonalTokenCreated {
+  tokenId: string;
+  token: string;
+}
+
+export const createPersonalToken = defineOperation<z.infer<typeof CreatePersonalTokenInput>, PersonalTokenCreated>({
+  name: 'tokens.create_personal',
+  auth: { kind: 'system' },
+  rateLimited: false,
+  idempotent: false,
+  input: CreatePersonalTokenInput,
+  handler: async (input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const user = await requireUserByEmail(em, input.email);
+      if (user.status !== 'active') throw new DomainError('forbidden', 'the user is not active', { code: 'user_inactive' });
+      const integratorId = await ensureIntegrator(em, PERSONAL_INTEGRATOR, ctx.clock.now());
+      const token = newTokenValue(TOKEN_PREFIX.personal);
+      const row = em.create(InboundToken, {
+        id: randomUUID(),
+        kind: 'personal',
+        tokenHash: sha256Hex(token),
+        displayPrefix: displayPrefix(token),
+        ownerUserId: user.id,
+        integratorId,
+        label: input.label,
+        note: input.note ?? null,
+        dailyLimit: input.daily_limit,
+        status: 'active',
+        callbackSecret: newSigningSecret(),
+        createdAt: ctx.clock.now(),
+      });
+      recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: user.id, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { kind: row.kind, label: row.label } });
+      await em.flush();
+      return { tokenId: row.id, token };
+    }),
+});

@@ -1,0 +1,20 @@
+// Personal ping (legacy): proves the token works; creates nothing.
+import { z } from 'zod';
+import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+
+export interface PersonalPing {
+  ok: true;
+  token_id: string;
+  owner: string;
+  now: string;
+}
+
+export const pingPersonalToken = defineOperation<Record<string, unknown>, PersonalPing, InboundTokenPrincipal>({
+  name: 'tokens.ping_personal',
+  auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
+  rateLimited: true,
+  idempotent: false,
+  // Any JSON body is accepted and ignored.
+  input: z.record(z.string(), z.unknown()),
+  handler: async (_input, ctx) => ({ ok: true, token_id: ctx.principal.tokenId, owner: ctx.principal.userEmail, now: ctx.clock.now().toISOString() }),
+});

@@ -1,0 +1,31 @@
+// Pure rules of the personal token lifecycle (SPEC "Personal token lifecycle", Limits).
+import { hashesEqual, sha256Hex } from './token-crypto.js';
+
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+export const INACTIVITY_EXPIRY_MS = 365 * 24 * 60 * 60 * 1000;
+export const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
+export const SELF_SERVICE_DAILY_LIMITS = [50, 200, 500, 1000] as const;
+
+export const hashToken = sha256Hex;
+
+export interface UsabilityInput {
+  status: string;
+  token_hash: string;
+  prior_token_hash: string | null;
+  prior_valid_until: Date | string | null;
+  last_used_at: Date | string | null;
+  user_status: string;
+}
+
+export function isUsable(t: UsabilityInput, presentedHash: string, now: Date): { ok: true } | { ok: false; reason: string } {
+  if (t.user_status !== 'active') return { ok: false, reason: 'the token owner is no longer active' };
+  if (t.status === 'revoked') return { ok: false, reason: 'token revoked' };
+  if (t.status === 'disabled') return { ok: false, reason: 'token disabled by its owner' };
+  if (t.status === 'auto_expired') return { ok: false, reason: 'token expired after 12 months without use' };
+  if (hashesEqual(t.token_hash, presentedHash)) return { ok: true };
+  // Presented value is the previous one: accepted during the 24 h rotation overlap only.
+  if (t.prior_token_hash !== null && hashesEqual(t.prior_token_hash, presentedHash) && t.prior_valid_until !== null && now < new Date(t.prior_valid_until)) {
+    return { ok: true };
+  }
+  return { ok: false, reason: 'token was rotated; the previous value is no longer accepted' };
+}

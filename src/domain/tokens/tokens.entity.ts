@@ -1,0 +1,69 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/** Registry of integrators; each personal token belongs to one and carries its event prefix. */
+export const IntegratorSchema = defineEntity({
+  name: 'Integrator',
+  tableName: 'integrators',
+  properties: {
+    id: p.uuid().primary(),
+    slug: p.string().length(80).unique(),
+    name: p.string().length(200),
+    allowedEventPrefix: p.string().length(81),
+    homepageUrl: p.string().length(2000).nullable(),
+    description: p.text().nullable(),
+    createdAt: p.datetime(),
+    archivedAt: p.datetime().nullable(),
+  },
+});
+export class Integrator extends IntegratorSchema.class {}
+IntegratorSchema.setClass(Integrator);
+
+/**
+ * Inbound tokens (personal, moderation, tools_claim). The row id is stable across rotation:
+ * rotation replaces `tokenHash` and keeps the previous hash valid until `priorValidUntil`.
+ */
+export const InboundTokenSchema = defineEntity({
+  name: 'InboundToken',
+  tableName: 'inbound_tokens',
+  properties: {
+    id: p.uuid().primary(),
+    kind: p.string().length(20),
+    tokenHash: p.string().length(64).unique(),
+    priorTokenHash: p.string().length(64).nullable().unique(),
+    priorValidUntil: p.datetime().nullable(),
+    displayPrefix: p.string().length(20),
+    ownerUserId: p.uuid(),
+    integratorId: p.uuid(),
+    label: p.string().length(80),
+    note: p.text().nullable(),
+    dailyLimit: p.integer(),
+    status: p.string().length(20),
+    callbackSecret: p.string().length(64).hidden(),
+    createdAt: p.datetime(),
+    rotatedAt: p.datetime().nullable(),
+    lastUsedAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+    revokedReason: p.string().length(500).nullable(),
+  },
+});
+export class InboundToken extends InboundTokenSchema.class {}
+InboundTokenSchema.setClass(InboundToken);
+
+/** Agent tokens (`sk-svc-`) for /mcp: bound to one user, scoped, no rotation grace. */
+export const AgentTokenSchema = defineEntity({
+  name: 'AgentToken',
+  tableName: 'agent_tokens',
+  properties: {
+    id: p.uuid().primary(),
+    tokenHash: p.string().length(64).unique(),
+    displayPrefix: p.string().length(20),
+    userId: p.uuid(),
+    label: p.string().length(80),
+    scopes: p.json<string[]>(),
+    createdAt: p.datetime(),
+    lastUsedAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+export class AgentToken extends AgentTokenSchema.class {}
+AgentTokenSchema.setClass(AgentToken);

@@ -1,0 +1,63 @@
+import type { EntityManager } from '@mikro-orm/core';
+
+export interface InboundTokenAuthRow {
+  id: string;
+  kind: 'personal' | 'moderation' | 'tools_claim';
+  status: string;
+  token_hash: string;
+  prior_token_hash: string | null;
+  prior_valid_until: Date | string | null;
+  label: string;
+  daily_limit: number;
+  last_used_at: Date | string | null;
+  user_id: string;
+  email: string;
+  role: string;
+  user_status: string;
+  integrator_id: string;
+  integrator_slug: string;
+  allowed_event_prefix: string;
+}
+
+/** One indexed lookup by current or prior (rotation overlap) hash. No cache: revocation is immediate. */
+export async function findInboundTokenByHash(em: EntityManager, hash: string): Promise<InboundTokenAuthRow | undefined> {
+  const rows = (await em.getConnection().execute(
+    `select t.id, t.kind, t.status, t.token_hash, t.prior_token_hash, t.prior_valid_until, t.label, t.daily_limit,
+            t.last_used_at, u.id as user_id, u.email, u.role, u.status as user_status, i.id as integrator_id,
+            i.slug as integrator_slug, i.allowed_event_prefix
+       from inbound_tokens t
+       join users u on u.id = t.owner_user_id
+       join integrators i on i.id = t.integrator_id
+      where t.token_hash = ? or t.prior_token_hash = ?`,
+    [hash, hash],
+    'all',
+  )) as InboundTokenAuthRow[];
+  return rows[0];
+}
+
+export interface AgentTokenAuthRow {
+  id: string;
+  scopes: string[];
+  revoked_at: Date | string | null;
+  last_used_at: Date | string | null;
+  created_at: Date | string;
+  user_id: string;
+  email: string;
+  role: string;
+  user_status: string;
+}
+
+export async function findAgentTokenByHash(em: EntityManager, hash: string): Promise<AgentTokenAuthRow | undefined> {
+  const rows = (await em.getConnection().execute(
+    `select a.id, a.scopes, a.revoked_at, a.last_used_at, a.created_at, u.id as user_id, u.email, u.role, u.status as user_status
+       from agent_tokens a join users u on u.id = a.user_id where a.token_hash = ?`,
+    [hash],
+    'all',
+  )) as AgentTokenAuthRow[];
+  return rows[0];
+}
+
+/** last_used_at is refreshed at most hourly to keep the hot path free of extra writes. */
+export async function touchTokenUse(em: EntityManager, table: 'inbound_tokens' | 'agent_tokens', id: string, now: Date): Promise<void> {
+  await em.getConnection().execute(`update ${table} set last_used_at = ?::timestamptz where id = ?`, [now.toISOString(), id], 'run');
+}

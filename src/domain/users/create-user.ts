@@ -1,0 +1,50 @@
+// Create a user (operators via CLI; later admins via invite_user). Idempotent on email only for
+// bootstrap; a plain create of an existing email is 422 user-already-exists.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { EntityManager } from '@mikro-orm/core';
+import { defineOperation, type OpContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { User, USER_ROLES } from './users.entity.js';
+import { assertDomainAllowed, normalizeEmail } from './users.rules.js';
+import { findUserByEmail } from './users.repository.js';
+
+export const CreateUserInput = z.strictObject({
+  email: z.email({ error: 'must be a valid email address' }).max(120),
+  name: z.string().min(1).max(200),
+  role: z.enum(USER_ROLES).default('member'),
+});
+
+export interface UserCreated {
+  userId: string;
+  email: string;
+}
+
+export function insertUser(em: EntityManager, ctx: Pick<OpContext, 'clock'>, input: { email: string; name: string; role: string }): User {
+  const now = ctx.clock.now();
+  return em.create(User, { id: randomUUID(), email: normalizeEmail(input.email), name: input.name, role: input.role, status: 'active', createdAt: now, updatedAt: now });
+}
+
+export const createUser = defineOperation<z.infer<typeof CreateUserInput>, UserCreated>({
+  name: 'users.create',
+  auth: { kind: 'system' },
+  rateLimited: false,
+  idempotent: false,
+  input: CreateUserInput,
+  handler: async (input, ctx) => {
+    assertDomainAllowed(normalizeEmail(input.email), ctx.config.allowedEmailDomains);
+    return ctx.em.transactional(async (em) => {
+      const existing = await findUserByEmail(em, input.email);
+      if (existing) {
+        throw new DomainError('unprocessable', `a user with email ${existing.email} already exists`, {
+          code: 'user_already_exists',
+          typeSlug: 'user-already-exists',
+          extra: { email: existing.email, user_id: existing.id },
+        });
+      }
+      const u = insertUser(em, ctx, input);
+      await em.flush();
+      return { userId: u.id, email: u.email };
+    });
+  },
+});

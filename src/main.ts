@@ -1,0 +1,76 @@
+// loadConfig() -> createDeps(config) -> createServer(deps) -> listen; graceful close.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from './config.js';
+import { createDeps, type Deps } from './deps.js';
+import { createGrpcServer, createServer } from './transports/http/server.js';
+import { startOperatorSocket } from './transports/cli/operator-socket.js';
+import type { FastifyInstance } from 'fastify';
+import type http2 from 'node:http2';
+import type { Clock } from './domain/context.js';
+
+export const SERVICE_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface RunningService {
+  deps: Deps;
+  app: FastifyInstance;
+  grpc: http2.Http2Server;
+  port: number;
+  grpcPort: number;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startService(config: Config, opts: { clock?: Clock } = {}): Promise<RunningService> {
+  const deps = await createDeps(config, { clock: opts.clock, role: 'server' });
+  const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion });
+  const grpc = createGrpcServer(deps);
+  const operator = deps.lock ? await startOperatorSocket(deps, deps.lock.socketPath) : null;
+  await app.listen({ port: config.port, host: config.host });
+  const port = (app.server.address() as AddressInfo).port;
+  await new Promise<void>((resolve, reject) => {
+    grpc.once('error', reject);
+    grpc.listen(config.grpcPort, config.host, () => resolve());
+  });
+  const grpcPort = (grpc.address() as AddressInfo).port;
+  let closing: Promise<void> | null = null;
+  return {
+    deps,
+    app,
+    grpc,
+    port,
+    grpcPort,
+    baseUrl: `http://${config.host}:${port}`,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((r) => grpc.close(() => r()));
+        await app.close();
+        await operator?.close();
+        await deps.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, SERVICE_VERSION);
+  const svc = await startService(config);
+  svc.deps.logger.info(
+    { port: svc.port, grpcPort: svc.grpcPort, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'redis' : 'in-process' },
+    `fluxdesk ${SERVICE_VERSION} ready on ${svc.baseUrl} (gRPC h2c on :${svc.grpcPort})`,
+  );
+  const stop = (signal: string) => {
+    svc.deps.logger.info({ signal }, 'shutting down');
+    svc.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  main().catch((err) => {
+    console.error(`fluxdesk failed to start: ${(err as Error).message}`);
+    process.exit(1);
+  });
+}

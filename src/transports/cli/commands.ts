@@ -1,0 +1,76 @@
+// argv -> { operation name, input }. Flags are --kebab-case; values map to the operations' inputs.
+export interface ParsedCommand {
+  op: string;
+  input: Record<string, unknown>;
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
+  bootstrap --email E --name N                       first super admin + agent token (scopes ["*"])
+  user create --email E --name N [--role R]
+  agent-token --email E [--scopes a,b] [--label L]
+  project create --slug S --name N [--owner E] [--members E,..] [--leads E,..] [--tech-leads E,..]
+  token create --email E --label L [--daily-limit 50|200|500|1000] [--note T]
+  migrate                                            apply pending migrations`;
+
+function parseFlags(args: string[]): Record<string, string> {
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument "${a}"`);
+    const eq = a.indexOf('=');
+    if (eq !== -1) flags[a.slice(2, eq)] = a.slice(eq + 1);
+    else {
+      const v = args[i + 1];
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`flag ${a} needs a value`);
+      flags[a.slice(2)] = v;
+      i++;
+    }
+  }
+  return flags;
+}
+
+const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
+const int = (name: string, v: string | undefined) => {
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be an integer`);
+  return Number(v);
+};
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+export function parseCommand(argv: string[]): ParsedCommand | { op: 'migrate' } {
+  const [a, b, ...rest] = argv;
+  const two = `${a ?? ''} ${b ?? ''}`;
+  const take = (known: string[], args: string[]) => {
+    const f = parseFlags(args);
+    for (const k of Object.keys(f)) if (!known.includes(k)) throw new UsageError(`unknown flag --${k}`);
+    return f;
+  };
+  switch (true) {
+    case a === 'migrate':
+      return { op: 'migrate' };
+    case a === 'bootstrap': {
+      const f = take(['email', 'name'], argv.slice(1));
+      return { op: 'users.bootstrap', input: defined({ email: f.email, name: f.name }) };
+    }
+    case two === 'user create': {
+      const f = take(['email', 'name', 'role'], rest);
+      return { op: 'users.create', input: defined({ email: f.email, name: f.name, role: f.role }) };
+    }
+    case a === 'agent-token': {
+      const f = take(['email', 'scopes', 'label'], argv.slice(1));
+      return { op: 'agent_tokens.create', input: defined({ email: f.email, scopes: list(f.scopes), label: f.label }) };
+    }
+    case two === 'project create': {
+      const f = take(['slug', 'name', 'owner', 'members', 'leads', 'tech-leads'], rest);
+      return { op: 'projects.create', input: defined({ slug: f.slug, name: f.name, owner: f.owner, members: list(f.members), leads: list(f.leads), tech_leads: list(f['tech-leads']) }) };
+    }
+    case two === 'token create': {
+      const f = take(['email', 'label', 'daily-limit', 'note'], rest);
+      return { op: 'tokens.create_personal', input: defined({ email: f.email, label: f.label, daily_limit: int('daily-limit', f['daily-limit']), note: f.note }) };
+    }
+    default:
+      throw new UsageError(a ? `unknown command "${argv.join(' ')}"` : 'no command given');
+  }
+}

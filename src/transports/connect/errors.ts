@@ -1,0 +1,47 @@
+// DomainError -> ConnectError with ErrorInfo (stable code) and, for invalid_argument, every
+// validation issue as a ValidationErrorDetail. Total over ErrorKind.
+import { Code, ConnectError } from '@connectrpc/connect';
+import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import type { DomainError, ErrorKind } from '../../domain/errors.js';
+
+const CODES: Record<ErrorKind, Code> = {
+  unauthenticated: Code.Unauthenticated,
+  forbidden: Code.PermissionDenied,
+  validation: Code.InvalidArgument,
+  not_found: Code.NotFound,
+  conflict: Code.Aborted,
+  rate_limited: Code.ResourceExhausted,
+  payload_too_large: Code.ResourceExhausted,
+  unsupported_media_type: Code.InvalidArgument,
+  length_required: Code.InvalidArgument,
+  gone: Code.Unimplemented,
+  unprocessable: Code.FailedPrecondition,
+  unavailable: Code.Unavailable,
+  internal: Code.Internal,
+};
+
+export function toConnectError(err: DomainError): ConnectError {
+  const metadata = new Headers();
+  if (err.rateLimit) {
+    metadata.set('x-ratelimit-limit', String(err.rateLimit.limit));
+    metadata.set('x-ratelimit-remaining', String(err.rateLimit.remaining));
+    metadata.set('x-ratelimit-reset', String(err.rateLimit.resetAtUnix));
+  }
+  if (err.retryAfterSeconds !== undefined) metadata.set('retry-after', String(err.retryAfterSeconds));
+  const details: ConstructorParameters<typeof ConnectError>[3] = [
+    {
+      desc: ErrorInfoSchema,
+      value: {
+        code: err.code,
+        type: err.typeSlug ?? err.kind,
+        metadata: Object.fromEntries(Object.entries(err.extra).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+      },
+    },
+  ];
+  if (err.issues.length > 0) {
+    details.push({ desc: ValidationErrorDetailSchema, value: { violations: err.issues.map((i) => ({ field: i.field, code: i.code, message: i.message })) } });
+  }
+  // Internal errors are answered generically; the cause was logged once by the runner.
+  const message = err.kind === 'internal' ? 'internal error; retry' : err.message;
+  return new ConnectError(message, CODES[err.kind], metadata, details);
+}

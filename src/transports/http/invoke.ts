@@ -1,0 +1,48 @@
+// The shared HTTP step of the JSON surfaces: headers -> Invocation -> runOperation, and the
+// rate-limit headers of the answer.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../app/deps.js';
+import { runOperation, type RunResult } from '../../app/run-operation.js';
+import type { Channel, Logger, Operation, Surface } from '../../domain/context.js';
+import type { RateLimitInfo } from '../../domain/errors.js';
+
+export function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export async function invoke<I, O>(
+  deps: AppDeps,
+  op: Operation<I, O, any>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  input: unknown,
+  where: { surface: Surface; channel?: Channel },
+): Promise<RunResult<O>> {
+  const result = await runOperation(deps, op, {
+    surface: where.surface,
+    channel: where.channel,
+    requestId: req.id,
+    authorization: header(req, 'authorization'),
+    idempotencyKey: header(req, 'idempotency-key'),
+    input,
+    log: req.log as unknown as Logger,
+  });
+  if (result.rateLimit) setRateLimitHeaders(reply, result.rateLimit);
+  if (result.replayed) reply.header('idempotent-replayed', 'true');
+  return result;
+}
+
+export function setRateLimitHeaders(reply: FastifyReply, rl: RateLimitInfo): void {
+  reply.header('x-ratelimit-limit', rl.limit);
+  reply.header('x-ratelimit-remaining', rl.remaining);
+  reply.header('x-ratelimit-reset', rl.resetAtUnix);
+  if (rl.retryAfterSeconds !== undefined) reply.header('retry-after', rl.retryAfterSeconds);
+}
+
+/** Path parameters merged into a JSON body (a non-object body is left for validation to refuse). */
+export function withPathParams(body: unknown, params: Record<string, string>): unknown {
+  if (body === undefined || body === null) return { ...params };
+  if (typeof body !== 'object' || Array.isArray(body)) return body;
+  return { ...(body as Record<string, unknown>), ...params };
+}

@@ -1,0 +1,67 @@
+// createServer(deps): Fastify on PORT (HTTP/1.1: REST v1, legacy, Connect + gRPC-Web) and a
+// cleartext HTTP/2 listener for gRPC on GRPC_PORT sharing the same Connect routes.
+// Build and listen are separate so tests can start it on port 0.
+import http2 from 'node:http2';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import type pino from 'pino';
+import type { AppDeps } from '../../app/deps.js';
+import { DomainError } from '../../domain/errors.js';
+import { connectRoutes } from '../connect/routes.js';
+import { legacyPlugin } from '../legacy/plugin.js';
+import { restV1Plugin } from '../rest-v1/plugin.js';
+import { sendProblem } from '../rest-v1/problem.js';
+import { pathOnly, tokenInQuery, fastifyErrorToDomain } from './json-body.js';
+import { requestIdFrom } from './request-id.js';
+
+export const BODY_LIMIT = 256 * 1024;
+
+export interface ServerOptions {
+  deps: AppDeps;
+  logger: pino.Logger;
+  errorsBaseUrl: string;
+  publicBaseUrl: string;
+  serviceVersion: string;
+}
+
+export async function createServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger as unknown as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  // Never log query strings (a careless client may put a token there) or headers.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    if (tokenInQuery(req.url)) {
+      throw new DomainError('validation', 'tokens are accepted only in the Authorization header, never in the query string', {
+        code: 'token_in_query',
+        issues: [{ field: '(query)', code: 'token_in_query', message: 'remove the token from the query string and send Authorization: Bearer <token>' }],
+      });
+    }
+  });
+
+  // Root handler for anything outside a surface plugin (unknown routes, early hook errors).
+  app.setErrorHandler((err, req, reply) => {
+    const de = fastifyErrorToDomain(err) ?? new DomainError('internal', 'internal error', { cause: err });
+    if (de.kind === 'internal') req.log.error({ err }, 'unexpected error');
+    return sendProblem(reply, req, de, opts.errorsBaseUrl);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(reply, req, new DomainError('not_found', `no route ${req.method} ${pathOnly(req.url)}`, { code: 'not_found' }), opts.errorsBaseUrl),
+  );
+
+  await app.register(restV1Plugin, { deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, publicBaseUrl: opts.publicBaseUrl, serviceVersion: opts.serviceVersion });
+  await app.register(legacyPlugin, { deps: opts.deps });
+  // Connect replaces content-type parsers in its own scope: registered without fastify-plugin.
+  await app.register(fastifyConnectPlugin, { routes: connectRoutes(opts.deps), grpcWeb: true, connect: true, grpc: false });
+  return app;
+}
+
+/** gRPC (and Connect / gRPC-Web) over cleartext HTTP/2 on GRPC_PORT. */
+export function createGrpcServer(deps: AppDeps): http2.Http2Server {
+  return http2.createServer(connectNodeAdapter({ routes: connectRoutes(deps), grpc: true, grpcWeb: true, connect: true }));
+}

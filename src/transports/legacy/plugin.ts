@@ -1,0 +1,51 @@
+// The older endpoints under /api/internal-os/*: same operations, legacy bodies.
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../app/deps.js';
+import { toDomainError } from '../../app/run-operation.js';
+import type { Logger } from '../../domain/context.js';
+import { DomainError } from '../../domain/errors.js';
+import { publishEvent } from '../../domain/events/publish-event.js';
+import { pingPersonalToken } from '../../domain/tokens/ping-token.js';
+import { fastifyErrorToDomain, registerJsonBodyParser } from '../http/json-body.js';
+import { invoke } from '../http/invoke.js';
+import { sendLegacyError } from './errors.js';
+
+const LEGACY = { surface: 'legacy', channel: 'legacy' } as const;
+const INBOUND_PROTOCOL = readFileSync(new URL('./protocol/inbound-protocol.md', import.meta.url), 'utf8');
+const AGENT_PROTOCOL = readFileSync(new URL('./protocol/agent-protocol.md', import.meta.url), 'utf8');
+
+/** Inbound POSTs need an explicit Content-Length: chunked transfer is refused (411). */
+function requireContentLength(req: FastifyRequest): void {
+  if (req.headers['content-length'] === undefined || req.headers['transfer-encoding'] !== undefined) {
+    throw new DomainError('length_required', 'an explicit Content-Length is required; chunked transfer is not accepted', { code: 'length_required' });
+  }
+}
+
+export async function legacyPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
+  const { deps } = opts;
+  app.setErrorHandler((err, req, reply) => sendLegacyError(reply, fastifyErrorToDomain(err) ?? toDomainError(err, req.log as unknown as Logger)));
+
+  registerJsonBodyParser(app);
+  app.post('/api/internal-os/integrations/inbound/personal', { onRequest: async (req) => requireContentLength(req) }, async (req, reply) => {
+    const { output } = await invoke(deps, publishEvent, req, reply, req.body, LEGACY);
+    return reply.code(output.created ? 202 : 200).send(output.delivery);
+  });
+
+  app.post('/api/internal-os/integrations/inbound/personal/ping', async (req, reply) => {
+    const { output } = await invoke(deps, pingPersonalToken, req, reply, req.body ?? {}, LEGACY);
+    return reply.send(output);
+  });
+
+  app.get('/api/internal-os/integrations/protocol', async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(INBOUND_PROTOCOL));
+  app.get('/api/internal-os/agent/protocol', async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(AGENT_PROTOCOL));
+  app.get('/api/internal-os/healthz', async () => ({ ok: true }));
+
+  // Version 1 paths are gone (SPEC Versioning 2).
+  const gone = async (req: FastifyRequest<{ Params: { slug: string } }>) => {
+    if (req.params.slug === 'personal') throw new DomainError('not_found', 'use POST for this endpoint', { code: 'method_not_allowed' });
+    throw new DomainError('gone', 'inbound protocol version 1 was removed: use POST /api/internal-os/integrations/inbound/personal or /api/v1/events with spec_version "2"', { code: 'gone' });
+  };
+  app.all<{ Params: { slug: string } }>('/inbound/:slug', gone);
+  app.all<{ Params: { slug: string } }>('/api/internal-os/integrations/inbound/:slug', gone);
+}

@@ -1,0 +1,131 @@
+// OpenAPI 3.1 derived from the SAME zod schemas the runner validates with and the response
+// schemas the handlers build; nothing is copied by hand.
+import { z } from 'zod';
+import { InboundEventSchema } from '../../domain/events/event-validation.rules.js';
+import { DeliveryViewSchema } from '../../domain/events/delivery.view.js';
+import { ResolveDeliveryInput, } from '../../domain/events/resolve-delivery.js';
+import { SupplementDeliveryInput } from '../../domain/events/supplement-delivery.js';
+import { EventTypesResponseSchema } from '../../domain/events/list-event-types.js';
+
+export const API_VERSION = '0.25.935';
+
+export const HealthSchema = z.strictObject({ ok: z.boolean(), version: z.string(), serverTime: z.iso.datetime().optional() });
+
+const ProblemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int().min(100).max(599),
+  detail: z.string(),
+  instance: z.string(),
+  requestId: z.string(),
+  code: z.string(),
+  fieldErrors: z.record(z.string(), z.array(z.string())).optional(),
+  errors: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional(),
+});
+
+const js = (s: z.ZodType, io: 'input' | 'output') => {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+};
+
+const omitKey = (s: z.ZodObject, key: string) => s.omit({ [key]: true } as never);
+
+export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const json = (schema: unknown) => ({ 'application/json': { schema } });
+  const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+  const errors = (...codes: number[]) =>
+    Object.fromEntries(codes.map((c) => [String(c), problem({ 400: 'Validation failed (all issues at once)', 401: 'Missing, malformed, unknown, mismatched or revoked token', 403: 'Forbidden (not the original sender, cross-project block)', 404: 'Not found', 409: 'Idempotency-Key reused with another body, or still in flight', 413: 'Body over 256 KB', 415: 'Content-Type is not application/json (utf-8)', 429: 'Rate limited (60/min per token); Retry-After given', 503: 'Storage unavailable; retry' }[c] ?? 'Error')]));
+  const bearer = [{ bearer: [] }];
+  const commonHeaders = [
+    { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', maxLength: 120, pattern: '^[A-Za-z0-9_-]+$' } },
+  ];
+  const idem = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 200 } };
+  const deliveryIdParam = { name: 'deliveryId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  const rateHeaders = {
+    'X-RateLimit-Limit': { schema: { type: 'integer' } },
+    'X-RateLimit-Remaining': { schema: { type: 'integer' } },
+    'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix seconds' },
+  };
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'fluxdesk REST API',
+      version: API_VERSION,
+      description: 'Inbound events, token claims, catalog and introspection. Inbound protocol text: /api/internal-os/integrations/protocol.',
+    },
+    servers: [{ url: publicBaseUrl }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Personal token (svc-in-pers-...) or tools-token (svc-tools-...)' } },
+      schemas: {
+        InboundEvent: js(InboundEventSchema, 'input'),
+        Delivery: js(DeliveryViewSchema, 'output'),
+        ResolveRequest: js(omitKey(ResolveDeliveryInput, 'delivery_id'), 'input'),
+        SupplementRequest: js(omitKey(SupplementDeliveryInput, 'delivery_id'), 'input'),
+        EventTypesResponse: js(EventTypesResponseSchema, 'output'),
+        Health: js(HealthSchema, 'output'),
+        Problem: js(ProblemSchema, 'output'),
+      },
+    },
+    paths: {
+      '/api/v1/events': {
+        post: {
+          operationId: 'publishEvent',
+          summary: 'Publish one event to the token owner\'s inbox',
+          security: bearer,
+          parameters: [...commonHeaders, idem],
+          requestBody: { required: true, content: json(ref('InboundEvent')) },
+          responses: {
+            202: { description: 'Created; recipient notified', headers: rateHeaders, content: json(ref('Delivery')) },
+            200: { description: 'Repeat of (token, event_id): deduped', headers: rateHeaders, content: json(ref('Delivery')) },
+            ...errors(400, 401, 403, 409, 413, 415, 429, 503),
+          },
+        },
+      },
+      '/api/v1/events/{deliveryId}': {
+        get: {
+          operationId: 'getDelivery',
+          summary: 'Read back a delivery with its supplements (original sender only)',
+          security: bearer,
+          parameters: [...commonHeaders, deliveryIdParam],
+          responses: { 200: { description: 'The delivery', content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404) },
+        },
+      },
+      '/api/v1/events/{deliveryId}/resolve': {
+        post: {
+          operationId: 'resolveDelivery',
+          summary: 'Stamp a delivery resolved (original sender only; idempotent)',
+          security: bearer,
+          parameters: [...commonHeaders, idem, deliveryIdParam],
+          requestBody: { required: false, content: json(ref('ResolveRequest')) },
+          responses: { 200: { description: 'The resolved delivery', content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404, 409) },
+        },
+      },
+      '/api/v1/events/{deliveryId}/supplement': {
+        post: {
+          operationId: 'supplementDelivery',
+          summary: 'Append a supplement (original text never changes)',
+          security: bearer,
+          parameters: [...commonHeaders, idem, deliveryIdParam],
+          requestBody: { required: true, content: json(ref('SupplementRequest')) },
+          responses: { 201: { description: 'The delivery with supplements', content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404, 409) },
+        },
+      },
+      '/api/v1/event-types': {
+        get: {
+          operationId: 'listEventTypes',
+          summary: 'Event types of your integrator (90 days) and the service\'s internal-os. types',
+          security: bearer,
+          parameters: [...commonHeaders, { name: 'integrator_slug', in: 'query', required: false, schema: { type: 'string', maxLength: 80 }, description: 'admin tools-token only' }],
+          responses: { 200: { description: 'Event types', content: json(ref('EventTypesResponse')) }, ...errors(401, 403, 404) },
+        },
+      },
+      '/api/v1/health': {
+        get: { operationId: 'health', summary: 'Liveness and version (no database access)', responses: { 200: { description: 'Healthy', content: json(ref('Health')) } } },
+      },
+      '/api/v1/openapi.json': { get: { operationId: 'openapi', summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 JSON' } } } },
+      '/api/v1/docs': { get: { operationId: 'docs', summary: 'Interactive viewer of this document', responses: { 200: { description: 'HTML', content: { 'text/html': {} } } } } },
+    },
+  };
+}
