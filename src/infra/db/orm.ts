@@ -18,7 +18,7 @@ export interface OrmOptions {
 const common = {
   entities: ENTITIES,
   extensions: [Migrator] as [typeof Migrator],
-  migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false, tableName: 'mikro_orm_migrations' },
+  migrations: { migrationsList: MIGRATIONS, silent: true, transactional: true, allOrNothing: true, snapshot: false, tableName: 'mikro_orm_migrations' },
   discovery: { warnWhenNoEntities: true },
   allowGlobalContext: false,
   debug: false,
