@@ -142,17 +142,17 @@ export async function http(
   h: Harness,
   method: string,
   urlPath: string,
-  opts: { token?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+  opts: { token?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {},
 ): Promise<HttpResult> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | Buffer | undefined;
+  let body: string | Uint8Array | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) {
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${h.baseUrl}${urlPath}`, { method, headers, body });
+  const res = await fetch(`${h.baseUrl}${urlPath}`, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let parsed: unknown;
   try {
