@@ -19,14 +19,20 @@ export interface Deps extends AppDeps {
 }
 
 /** Pino with authorization and secrets redacted; query strings never logged. */
-export function createLogger(level: string, fd: 1 | 2 = 1): pino.Logger {
+export function createLogger(level: string, fd: 1 | 2 = 1, stream?: pino.DestinationStream): pino.Logger {
   return pino({
     level,
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-caller-tools-token"]', 'headers.authorization', '*.token', '*.agentToken', '*.token_value', 'token', 'agentToken'],
       censor: '[redacted]',
     },
-  }, pino.destination({ fd, sync: fd === 2 }));
+    serializers: {
+      // Path only: a careless client may put a token in the query string.
+      req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: req.url?.split('?')[0], requestId: req.id }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      err: pino.stdSerializers.err,
+    },
+  }, stream ?? pino.destination({ fd, sync: fd === 2 }));
 }
 
 export interface CreateDepsOptions {

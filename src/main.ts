@@ -8,6 +8,7 @@ import { startOperatorSocket } from './transports/cli/operator-socket.js';
 import type { FastifyInstance } from 'fastify';
 import type http2 from 'node:http2';
 import type { Clock } from './domain/context.js';
+import type pino from 'pino';
 
 export const SERVICE_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -21,8 +22,8 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, opts: { clock?: Clock } = {}): Promise<RunningService> {
-  const deps = await createDeps(config, { clock: opts.clock, role: 'server' });
+export async function startService(config: Config, opts: { clock?: Clock; logger?: pino.Logger } = {}): Promise<RunningService> {
+  const deps = await createDeps(config, { clock: opts.clock, logger: opts.logger, role: 'server' });
   const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion });
   const grpc = createGrpcServer(deps);
   const operator = deps.lock ? await startOperatorSocket(deps, deps.lock.socketPath) : null;

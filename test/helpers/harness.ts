@@ -47,6 +47,8 @@ export interface HarnessOptions {
   redisUrl?: string | null;
   env?: Record<string, string>;
   clock?: ManualClock;
+  /** Capture log lines (e.g. to prove tokens are never logged). */
+  logger?: import('pino').Logger;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -67,7 +69,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     env.DATA_DIR = dataDir;
   }
   const config = loadConfig(env, '0.25.935');
-  const svc = await startService(config, { clock });
+  const svc = await startService(config, { clock, logger: opts.logger });
   const baseUrl = svc.baseUrl;
   return {
     svc,
