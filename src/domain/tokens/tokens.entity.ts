@@ -44,6 +44,10 @@ export const InboundTokenSchema = defineEntity({
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
     revokedReason: p.string().length(500).nullable(),
+    /** Set on personal tokens minted by a tools-token claim. */
+    claimedByToolsTokenId: p.uuid().nullable(),
+    /** The approved request a claimed token was minted under (revoking it invalidates the token). */
+    approvalId: p.uuid().nullable(),
   },
 });
 export class InboundToken extends InboundTokenSchema.class {}

@@ -1,0 +1,287 @@
+// Catalog approvals (SPEC "Catalog approval", "Catalog approval status"): admin assign (bypasses
+// review, idempotent), list, revoke (cascades to personal tokens claimed under the approval),
+// review of pending requests, and an operator "apply" that files a pending request.
+import { randomUUID } from 'node:crypto';
+import { LockMode, type EntityManager } from '@mikro-orm/core';
+import { z } from 'zod';
+import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { DomainError, notFound } from '../errors.js';
+import { AUDIT, recordAudit } from '../audit/audit.js';
+import { addNotification } from '../inbox/notify.js';
+import { iso } from '../events/delivery.view.js';
+import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
+import { requireUserByEmail } from '../users/users.repository.js';
+import { AccessAsset, CatalogRequest } from './catalog.entity.js';
+import { findItemBySlug, findLiveApproval, findLiveRequest, lockPair, type CatalogItemRow, type RequestRow } from './catalog.repository.js';
+import { REST_APPROVAL_STATUSES, restApprovalStatus, storedStatusesFor } from './catalog.rules.js';
+
+export const CatalogApprovalListItemSchema = z.strictObject({
+  id: z.uuid(),
+  email: z.string(),
+  catalogSlug: z.string(),
+  status: z.enum(REST_APPROVAL_STATUSES),
+  requestedAt: z.iso.datetime(),
+  reviewedAt: z.iso.datetime().nullable(),
+  reviewedByEmail: z.string().nullable(),
+});
+export type CatalogApprovalListItem = z.infer<typeof CatalogApprovalListItemSchema>;
+
+export const CatalogApprovalAssignRequestSchema = z.strictObject({
+  email: z.email({ error: 'must be a valid email address' }).max(120),
+  catalog_slug: z.string().min(1).max(80),
+});
+
+async function loadView(em: EntityManager, requestId: string): Promise<CatalogApprovalListItem> {
+  const rows = (await em.getConnection().execute(
+    `select r.id, u.email, c.slug as catalog_slug, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
+       from catalog_requests r join users u on u.id = r.user_id join catalog_items c on c.id = r.catalog_item_id
+       left join users rv on rv.id = r.reviewed_by_user_id where r.id = ?`,
+    [requestId],
+    'all',
+    em.getTransactionContext(),
+  )) as ViewRow[];
+  return toView(rows[0]!);
+}
+
+interface ViewRow {
+  id: string;
+  email: string;
+  catalog_slug: string | null;
+  status: string;
+  requested_at: Date | string;
+  reviewed_at: Date | string | null;
+  reviewed_by_email: string | null;
+}
+
+const toView = (r: ViewRow): CatalogApprovalListItem => ({
+  id: r.id,
+  email: r.email,
+  catalogSlug: r.catalog_slug ?? '',
+  status: restApprovalStatus(r.status),
+  requestedAt: iso(r.requested_at),
+  reviewedAt: r.reviewed_at === null ? null : iso(r.reviewed_at),
+  reviewedByEmail: r.reviewed_by_email,
+});
+
+async function requireLiveItem(em: EntityManager, slug: string): Promise<CatalogItemRow> {
+  const item = await findItemBySlug(em, slug);
+  if (!item || item.archived_at !== null) throw notFound(`catalog item "${slug}"`);
+  return item;
+}
+
+function grantAsset(em: EntityManager, now: Date, req: { id: string; userId: string; catalogItemId: string }): void {
+  em.create(AccessAsset, { id: randomUUID(), userId: req.userId, catalogItemId: req.catalogItemId, requestId: req.id, status: 'active', createdAt: now });
+}
+
+/** Approve-or-create inside a transaction; reused by the agent tool `assign_catalog_to_employee`. */
+export async function assignInTransaction(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock'>,
+  actorUserId: string,
+  item: CatalogItemRow,
+  userId: string,
+): Promise<{ requestId: string; idempotent: boolean }> {
+  await lockPair(em, userId, item.id);
+  const now = ctx.clock.now();
+  const live = await findLiveRequest(em, userId, item.id);
+  if (live && live.status !== 'pending') return { requestId: live.id, idempotent: true };
+  if (live) {
+    await em.getConnection().execute(
+      `update catalog_requests set status = 'approved', reviewed_at = ?::timestamptz, reviewed_by_user_id = ?, updated_at = ?::timestamptz where id = ?`,
+      [now.toISOString(), actorUserId, now.toISOString(), live.id],
+      'run',
+      em.getTransactionContext(),
+    );
+    grantAsset(em, now, { id: live.id, userId, catalogItemId: item.id });
+    await em.flush();
+    return { requestId: live.id, idempotent: false };
+  }
+  const req = em.create(CatalogRequest, {
+    id: randomUUID(),
+    userId,
+    catalogItemId: item.id,
+    status: 'approved',
+    note: 'assigned by an admin',
+    requestedAt: now,
+    reviewedAt: now,
+    reviewedByUserId: actorUserId,
+    createdByUserId: actorUserId,
+    updatedAt: now,
+  });
+  await em.flush();
+  grantAsset(em, now, { id: req.id, userId, catalogItemId: item.id });
+  await em.flush();
+  return { requestId: req.id, idempotent: false };
+}
+
+export const assignCatalogApproval = defineOperation<z.infer<typeof CatalogApprovalAssignRequestSchema>, CatalogApprovalListItem, InboundTokenPrincipal>({
+  name: 'catalog.approvals.assign',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: true,
+  idempotent: true,
+  input: CatalogApprovalAssignRequestSchema,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    return ctx.em.transactional(async (em) => {
+      const item = await requireLiveItem(em, input.catalog_slug);
+      const user = await requireUserByEmail(em, input.email);
+      const { requestId } = await assignInTransaction(em, ctx, ctx.principal.userId, item, user.id);
+      return loadView(em, requestId);
+    });
+  },
+});
+
+export const ListApprovalsInput = z.strictObject({
+  email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+  catalog_slug: z.string().min(1).max(80).optional(),
+  status: z.enum(REST_APPROVAL_STATUSES).optional(),
+});
+
+export const listCatalogApprovals = defineOperation<z.infer<typeof ListApprovalsInput>, { items: CatalogApprovalListItem[]; requestId: string }, InboundTokenPrincipal>({
+  name: 'catalog.approvals.list',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: true,
+  idempotent: false,
+  input: ListApprovalsInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (input.email) {
+      where.push('u.email = ?');
+      params.push(input.email.toLowerCase());
+    }
+    if (input.catalog_slug) {
+      where.push('c.slug = ?');
+      params.push(input.catalog_slug);
+    }
+    if (input.status) where.push(`r.status in (${storedStatusesFor(input.status).map((s) => `'${s}'`).join(', ')})`);
+    const rows = (await ctx.em.getConnection().execute(
+      `select r.id, u.email, c.slug as catalog_slug, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
+         from catalog_requests r join users u on u.id = r.user_id join catalog_items c on c.id = r.catalog_item_id
+         left join users rv on rv.id = r.reviewed_by_user_id
+        ${where.length ? `where ${where.join(' and ')}` : ''}
+        order by r.requested_at desc, r.id limit 500`,
+      params,
+    )) as ViewRow[];
+    return { items: rows.map(toView), requestId: ctx.requestId };
+  },
+});
+
+export interface RevokeOutcome {
+  revoked: boolean;
+  tokensInvalidated: number;
+  approvalId: string | null;
+}
+
+/** Revoke inside a transaction; an idempotent repeat changes nothing and notifies no one. */
+export async function revokeInTransaction(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId' | 'config'>,
+  actorUserId: string,
+  item: CatalogItemRow,
+  userId: string,
+  notify: boolean,
+): Promise<RevokeOutcome> {
+  await lockPair(em, userId, item.id);
+  const approval: RequestRow | undefined = await findLiveApproval(em, userId, item.id);
+  if (!approval) return { revoked: false, tokensInvalidated: 0, approvalId: null };
+  const now = ctx.clock.now().toISOString();
+  const conn = em.getConnection();
+  const tx = em.getTransactionContext();
+  await conn.execute(`update catalog_requests set status = 'revoked', updated_at = ?::timestamptz where id = ?`, [now, approval.id], 'run', tx);
+  await conn.execute(`update access_assets set status = 'revoked', revoked_at = ?::timestamptz where request_id = ? and status = 'active'`, [now, approval.id], 'run', tx);
+  const tokens = (await conn.execute(
+    `update inbound_tokens set status = 'revoked', revoked_at = ?::timestamptz, revoked_reason = 'catalog approval revoked'
+      where approval_id = ? and status in ('active', 'disabled') returning id`,
+    [now, approval.id],
+    'all',
+    tx,
+  )) as { id: string }[];
+  for (const t of tokens) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { reason: 'catalog approval revoked', approval_id: approval.id } });
+  if (notify) {
+    addNotification(em, ctx.clock.now(), {
+      userId,
+      title: `🔒 ${item.name}: access revoked`,
+      summary: 'An admin revoked your access to this catalog item.',
+      targetUrl: `${ctx.config.publicBaseUrl}/team-support?tab=assets`,
+      actorUserId,
+    });
+  }
+  await em.flush();
+  return { revoked: true, tokensInvalidated: tokens.length, approvalId: approval.id };
+}
+
+export const RevokeApprovalInput = CatalogApprovalAssignRequestSchema.extend({ notify_employee: z.boolean().default(true) });
+
+export const revokeCatalogApproval = defineOperation<z.infer<typeof RevokeApprovalInput>, { revoked: boolean; tokensInvalidated: number }, InboundTokenPrincipal>({
+  name: 'catalog.approvals.revoke',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: true,
+  idempotent: true,
+  input: RevokeApprovalInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    return ctx.em.transactional(async (em) => {
+      const item = await findItemBySlug(em, input.catalog_slug);
+      if (!item) throw notFound(`catalog item "${input.catalog_slug}"`);
+      const user = await requireUserByEmail(em, input.email);
+      const r = await revokeInTransaction(em, ctx, ctx.principal.userId, item, user.id, input.notify_employee);
+      return { revoked: r.revoked, tokensInvalidated: r.tokensInvalidated };
+    });
+  },
+});
+
+export const CatalogApprovalReviewRequestSchema = z.strictObject({
+  request_id: z.uuid({ error: 'must be a UUID' }),
+  decision: z.enum(['approve', 'reject']),
+  note: z.string().max(500).optional(),
+});
+
+export const reviewCatalogApproval = defineOperation<z.infer<typeof CatalogApprovalReviewRequestSchema>, CatalogApprovalListItem, InboundTokenPrincipal>({
+  name: 'catalog.approvals.review',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: true,
+  idempotent: true,
+  input: CatalogApprovalReviewRequestSchema,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    return ctx.em.transactional(async (em) => {
+      const req = await em.findOne(CatalogRequest, { id: input.request_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!req) throw notFound('request');
+      if (req.status !== 'pending') throw new DomainError('conflict', `request is ${restApprovalStatus(req.status)}, not pending`, { code: 'not_pending' });
+      const now = ctx.clock.now();
+      req.status = input.decision === 'approve' ? 'approved' : 'rejected';
+      req.reviewedAt = now;
+      req.reviewedByUserId = ctx.principal.userId;
+      req.reviewNote = input.note ?? null;
+      req.updatedAt = now;
+      if (input.decision === 'approve') grantAsset(em, now, req);
+      await em.flush();
+      return loadView(em, req.id);
+    });
+  },
+});
+
+export const ApplyInput = z.strictObject({ email: z.email().max(120), catalog_slug: z.string().min(1).max(80), note: z.string().max(500).optional() });
+
+/** An employee's application (operator CLI until the web flow exists): a pending request. */
+export const applyForCatalogItem = defineOperation<z.infer<typeof ApplyInput>, { requestId: string; status: string }>({
+  name: 'catalog.requests.create',
+  auth: { kind: 'system' },
+  rateLimited: false,
+  idempotent: false,
+  input: ApplyInput,
+  handler: async (input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const item = await requireLiveItem(em, input.catalog_slug);
+      const user = await requireUserByEmail(em, input.email);
+      await lockPair(em, user.id, item.id);
+      const live = await findLiveRequest(em, user.id, item.id);
+      if (live) return { requestId: live.id, status: restApprovalStatus(live.status) };
+      const now = ctx.clock.now();
+      const req = em.create(CatalogRequest, { id: randomUUID(), userId: user.id, catalogItemId: item.id, status: 'pending', note: input.note ?? null, requestedAt: now, createdByUserId: user.id, updatedAt: now });
+      await em.flush();
+      return { requestId: req.id, status: 'pending' };
+    }),
+});

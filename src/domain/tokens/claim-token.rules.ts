@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { SEVERITIES } from '../events/event-validation.rules.js';
+
+/** SPEC ClaimTokenRequest. `severity_ceiling` is accepted and ignored (retired). */
+export const ClaimTokenRequestSchema = z.strictObject({
+  email: z.email({ error: 'must be a valid email address' }).max(120),
+  label: z.string().min(1).max(80).optional(),
+  severity_ceiling: z.enum(SEVERITIES).optional(),
+  daily_limit: z.number().int().min(1).max(1000).default(50),
+});
+export type ClaimTokenRequest = z.infer<typeof ClaimTokenRequestSchema>;
+
+export const ClaimedTokenSchema = z.strictObject({
+  token: z.string(),
+  tokenId: z.uuid(),
+  ownerUserId: z.uuid(),
+  expiresPriorAt: z.iso.datetime(),
+});

@@ -1,0 +1,96 @@
+// POST /api/v1/tokens/claim and the older /claim: mint or rotate one employee's personal token.
+import { z } from 'zod';
+import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { claimMany, claimOne, type ClaimOutcome } from './claim.js';
+import { ClaimTokenRequestSchema, type ClaimTokenRequest } from './claim-token.rules.js';
+import { requireAdminToolsToken } from './tools-access.rules.js';
+
+export const claimToken = defineOperation<ClaimTokenRequest, ClaimOutcome, InboundTokenPrincipal>({
+  name: 'tokens.claim',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: true,
+  idempotent: true,
+  input: ClaimTokenRequestSchema,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    return claimOne(ctx, input);
+  },
+});
+
+export const ClaimTokenBatchRequestSchema = z.strictObject({ claims: z.array(ClaimTokenRequestSchema).min(1).max(100) });
+
+export interface ClaimBatchRow {
+  email: string;
+  ok: boolean;
+  token?: { token: string; tokenId: string; ownerUserId: string; expiresPriorAt: string };
+  reason?: string;
+}
+
+export const claimTokenBatch = defineOperation<z.infer<typeof ClaimTokenBatchRequestSchema>, { results: ClaimBatchRow[]; requestId: string }, InboundTokenPrincipal>({
+  name: 'tokens.claim_batch',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: true,
+  idempotent: true,
+  input: ClaimTokenBatchRequestSchema,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const rows = await claimMany(ctx, input.claims);
+    return {
+      results: rows.map((r) =>
+        r.ok
+          ? { email: r.value.email, ok: true, token: { token: r.value.token, tokenId: r.value.tokenId, ownerUserId: r.value.ownerUserId, expiresPriorAt: r.value.expiresPriorAt } }
+          : { email: r.email, ok: false, reason: r.error.code },
+      ),
+      requestId: ctx.requestId,
+    };
+  },
+});
+
+/** Older batch: at most 50 emails (more: 400 emails_too_many); always 200 with per-row results. */
+export const LegacyClaimBatchSchema = z.strictObject({
+  emails: z.array(z.email({ error: 'must be a valid email address' }).max(120)).min(1).max(50, { error: 'at most 50 emails per batch' }),
+});
+
+export interface LegacyClaimBatchResult {
+  succeeded: number;
+  failed: number;
+  results: Array<{ email: string; ok: true; token: string; token_id: string; rotated: boolean } | { email: string; ok: false; error: string }>;
+}
+
+export const legacyClaimBatch = defineOperation<z.infer<typeof LegacyClaimBatchSchema>, LegacyClaimBatchResult, InboundTokenPrincipal>({
+  name: 'tokens.claim_batch_legacy',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: true,
+  idempotent: false,
+  input: LegacyClaimBatchSchema,
+  contextRules: (raw) => {
+    const emails = (raw as { emails?: unknown })?.emails;
+    return Array.isArray(emails) && emails.length > 50 ? [{ field: 'emails', code: 'emails_too_many', message: 'at most 50 emails per batch' }] : [];
+  },
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const rows = await claimMany(ctx, input.emails.map((email) => ({ email, daily_limit: 50 })));
+    const results = rows.map((r) =>
+      r.ok ? { email: r.value.email, ok: true as const, token: r.value.token, token_id: r.value.tokenId, rotated: r.value.rotated } : { email: r.email, ok: false as const, error: r.error.code },
+    );
+    return { succeeded: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results };
+  },
+});
+
+export interface ToolsPing {
+  ok: true;
+  kind: 'tools_claim';
+  tools_token_id: string;
+  label: string;
+  owner: string;
+  now: string;
+}
+
+export const pingToolsToken = defineOperation<unknown, ToolsPing, InboundTokenPrincipal>({
+  name: 'tokens.ping_tools',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: false,
+  idempotent: false,
+  input: z.unknown(),
+  handler: async (_input, ctx) => ({ ok: true, kind: 'tools_claim', tools_token_id: ctx.principal.tokenId, label: ctx.principal.label, owner: ctx.principal.userEmail, now: ctx.clock.now().toISOString() }),
+});

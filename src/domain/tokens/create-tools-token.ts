@@ -1,0 +1,97 @@
+// Tools-token (`svc-tools-`, mode 3): admin-owned integrator identity. Creating one also creates
+// the integrator (prefix `<slug>.`) and its catalog row when absent; personal tokens claimed with
+// it belong to that integrator. Operators use the CLI until the agent tool exists.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineOperation } from '../context.js';
+import { DomainError } from '../errors.js';
+import { AUDIT, recordAudit } from '../audit/audit.js';
+import { CatalogItem } from '../catalog/catalog.entity.js';
+import { findItemForIntegrator } from '../catalog/catalog.repository.js';
+import { integratorCatalogSlug } from '../catalog/catalog.rules.js';
+import { ADMIN_ROLES } from '../users/users.entity.js';
+import { requireUserByEmail } from '../users/users.repository.js';
+import { ensureIntegrator } from './integrators.repository.js';
+import { InboundToken } from './tokens.entity.js';
+import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
+import { displayPrefix } from './token-format.rules.js';
+
+export const INTEGRATOR_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export const CreateToolsTokenInput = z.strictObject({
+  owner: z.email().max(120),
+  integrator: z.string().regex(INTEGRATOR_SLUG, { error: 'must match ^[a-z0-9][a-z0-9-]{0,62}$' }),
+  name: z.string().min(1).max(80),
+  integrator_name: z.string().min(1).max(200).optional(),
+  catalog_display_name: z.string().min(1).max(200).optional(),
+  catalog_description: z.string().max(2000).optional(),
+});
+
+export interface ToolsTokenCreated {
+  tokenId: string;
+  token: string;
+  integratorSlug: string;
+  catalogSlug: string;
+  catalogRowId: string;
+}
+
+export const createToolsToken = defineOperation<z.infer<typeof CreateToolsTokenInput>, ToolsTokenCreated>({
+  name: 'tokens.create_tools',
+  auth: { kind: 'system' },
+  rateLimited: false,
+  idempotent: false,
+  input: CreateToolsTokenInput,
+  handler: async (input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const owner = await requireUserByEmail(em, input.owner);
+      if (!ADMIN_ROLES.includes(owner.role)) throw new DomainError('forbidden', 'tools-tokens are owned by admins', { code: 'forbidden_admin_only' });
+      const now = ctx.clock.now();
+      const integratorId = await ensureIntegrator(em, { slug: input.integrator, name: input.integrator_name ?? input.integrator }, now);
+      const token = newTokenValue(TOKEN_PREFIX.tools);
+      const row = em.create(InboundToken, {
+        id: randomUUID(),
+        kind: 'tools_claim',
+        tokenHash: sha256Hex(token),
+        displayPrefix: displayPrefix(token),
+        ownerUserId: owner.id,
+        integratorId,
+        label: input.name,
+        dailyLimit: 1000,
+        status: 'active',
+        callbackSecret: newSigningSecret(),
+        createdAt: now,
+      });
+      await em.flush();
+      const item = await findItemForIntegrator(em, integratorId);
+      let catalogSlug = item?.slug ?? null;
+      let catalogRowId = item?.id ?? null;
+      if (!item) {
+        const created = em.create(CatalogItem, {
+          id: randomUUID(),
+          slug: integratorCatalogSlug(input.integrator),
+          name: input.catalog_display_name ?? `${input.integrator_name ?? input.integrator} inbound events`,
+          type: 'api_key',
+          description: input.catalog_description ?? `Personal inbound tokens claimed by the ${input.integrator} integrator.`,
+          category: 'inbound-integration',
+          url: null,
+          applicationGuide: null,
+          useCases: [],
+          isPinned: false,
+          approvalRequired: true,
+          displayOrder: 0,
+          contactUserId: owner.id,
+          linkedToolsTokenId: row.id,
+          integratorId,
+          createdAt: now,
+          updatedAt: now,
+        });
+        catalogSlug = created.slug ?? null;
+        catalogRowId = created.id;
+      } else if (item.linked_tools_token_id === null) {
+        await em.getConnection().execute(`update catalog_items set linked_tools_token_id = ? where id = ?`, [row.id, item.id], 'run', em.getTransactionContext());
+      }
+      recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: owner.id, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { kind: 'tools_claim', integrator: input.integrator } });
+      await em.flush();
+      return { tokenId: row.id, token, integratorSlug: input.integrator, catalogSlug: catalogSlug ?? '', catalogRowId: catalogRowId! };
+    }),
+});
