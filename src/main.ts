@@ -22,7 +22,27 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** A free port chosen up front, so PORT=0 still yields a PUBLIC_BASE_URL with the real port. */
+async function freePort(host: string): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, host, () => {
+      const port = (s.address() as AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startService(config: Config, opts: { clock?: Clock; logger?: pino.Logger } = {}): Promise<RunningService> {
+  if (config.port === 0) {
+    const port = await freePort(config.host);
+    const derived = config.publicBaseUrl === `http://${config.host}:0`;
+    const publicBaseUrl = derived ? `http://${config.host}:${port}` : config.publicBaseUrl;
+    const errorsBaseUrl = config.errorsBaseUrl === `${config.publicBaseUrl}/errors` ? `${publicBaseUrl}/errors` : config.errorsBaseUrl;
+    config = Object.freeze({ ...config, port, publicBaseUrl, errorsBaseUrl });
+  }
   const deps = await createDeps(config, { clock: opts.clock, logger: opts.logger, role: 'server' });
   const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion });
   const grpc = createGrpcServer(deps);

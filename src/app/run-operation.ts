@@ -35,16 +35,17 @@ export interface RunResult<O> {
 export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
   const log = inv.log.child({ op: op.name, surface: inv.surface });
   const em = deps.orm.em.fork();
+  let rateLimit: RateLimitInfo | undefined;
   try {
     if (op.auth.kind === 'system' && !inv.system) throw new DomainError('forbidden', 'operator-only operation', { code: 'forbidden' });
     const principal = (await authenticate(em, op.auth, inv.authorization, deps.clock)) as P;
     const ctx: OpContext<P> = { principal, requestId: inv.requestId, surface: inv.surface, channel: inv.channel ?? 'v1', log, em, clock: deps.clock, config: deps.config };
 
-    let rateLimit: RateLimitInfo | undefined;
     if (op.rateLimited && principal.type !== 'system') rateLimit = await applyRateLimit(deps, principal, log);
 
     const raw = op.prepare ? op.prepare(inv.input, ctx) : inv.input;
-    const parsed = op.input.safeParse(raw);
+    // reportInput: zodToIssues tells a missing field (`required`) from a wrong type (`invalid_type`) by the input.
+    const parsed = op.input.safeParse(raw, { reportInput: true });
     const issues: Issue[] = parsed.success ? [] : zodToIssues(parsed.error, op.keyPolicy);
     if (op.contextRules) issues.push(...op.contextRules(raw, ctx));
     if (issues.length > 0 || !parsed.success) {
@@ -58,7 +59,9 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
     }
     return await withIdempotency(deps, op, ctx, inv.idempotencyKey, inv.input, rateLimit, () => op.handler(input, ctx));
   } catch (err) {
-    throw toDomainError(err, log);
+    const de = toDomainError(err, log);
+    // A call that was counted reports its budget even when it fails (inbound protocol 9).
+    throw rateLimit && !de.rateLimit ? de.withRateLimit(rateLimit) : de;
   } finally {
     em.clear();
   }

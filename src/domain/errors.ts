@@ -78,6 +78,19 @@ export class DomainError extends Error {
     this.typeSlug = opts.typeSlug;
     this.extra = opts.extra ?? {};
   }
+
+  /** The same error carrying the caller's rate-limit state: every response of a rate-limited call has the headers. */
+  withRateLimit(rateLimit: RateLimitInfo): DomainError {
+    return new DomainError(this.kind, this.message, {
+      code: this.code,
+      issues: this.issues,
+      rateLimit,
+      retryAfterSeconds: this.retryAfterSeconds,
+      typeSlug: this.typeSlug,
+      extra: this.extra,
+      cause: this.cause,
+    });
+  }
 }
 
 export const unauthenticated = (code: AuthCode, message: string) =>
@@ -92,3 +105,27 @@ export const validationFailed = (issues: Issue[]) =>
 export const notFound = (what: string) => new DomainError('not_found', `${what} not found`, { code: 'not_found' });
 
 export const forbidden = (message: string, code = 'forbidden') => new DomainError('forbidden', message, { code });
+
+/** Stable error-class slug: the REST problem `type` is `{errors_base}/<slug>`; Connect sends it as ErrorInfo.type. */
+const ERROR_TYPE_SLUGS: Record<ErrorKind, string> = {
+  unauthenticated: 'unauthorized',
+  forbidden: 'forbidden',
+  validation: 'validation-failed',
+  not_found: 'not-found',
+  conflict: 'conflict',
+  rate_limited: 'rate-limited',
+  payload_too_large: 'payload-too-large',
+  unsupported_media_type: 'unsupported-media-type',
+  length_required: 'length-required',
+  gone: 'gone',
+  unprocessable: 'unprocessable',
+  unavailable: 'service-unavailable',
+  internal: 'internal',
+};
+
+export function errorTypeSlug(err: DomainError): string {
+  if (err.typeSlug) return err.typeSlug;
+  // Only the 409s of the Idempotency-Key state machine; idempotency_unavailable stays a 503.
+  if (err.kind === 'conflict' && err.code.startsWith('idempotency_')) return 'idempotency-conflict';
+  return ERROR_TYPE_SLUGS[err.kind];
+}

@@ -23,6 +23,11 @@ export interface KeyPolicy {
   legacy?: ReadonlyMap<string, string>;
 }
 
+/** A missing value. Parse with `reportInput: true` (as the runner does) so issues carry their input. */
+function isMissing(iss: z.core.$ZodIssue): boolean {
+  return !('input' in iss) || iss.input === undefined;
+}
+
 export function zodToIssues(error: z.ZodError, policy: KeyPolicy = {}): Issue[] {
   const out: Issue[] = [];
   for (const iss of error.issues) {
@@ -42,7 +47,7 @@ export function zodToIssues(error: z.ZodError, policy: KeyPolicy = {}): Issue[] 
         }
         break;
       case 'invalid_type':
-        if (iss.input === undefined) out.push({ field, code: 'required', message: 'is required' });
+        if (isMissing(iss)) out.push({ field, code: 'required', message: 'is required' });
         else out.push({ field, code: 'invalid_type', message: `must be ${describeType(iss.expected)}` });
         break;
       case 'too_big':
@@ -57,7 +62,9 @@ export function zodToIssues(error: z.ZodError, policy: KeyPolicy = {}): Issue[] 
         else out.push({ field, code: 'too_small', message: `must be at least ${iss.minimum}` });
         break;
       case 'invalid_value':
-        out.push({ field, code: 'invalid_enum', message: `must be one of: ${iss.values.map(String).join(', ')}` });
+        // An absent enum value is `required` (only known when the issue carries its input).
+        if ('input' in iss && iss.input === undefined) out.push({ field, code: 'required', message: 'is required' });
+        else out.push({ field, code: 'invalid_enum', message: `must be one of: ${iss.values.map(String).join(', ')}` });
         break;
       case 'invalid_format':
         out.push({ field, code: 'invalid_format', message: iss.message && !iss.message.startsWith('Invalid') ? iss.message : `must be a valid ${iss.format}` });

@@ -169,3 +169,20 @@ export const publish = (h: Harness, token: string, body: unknown, headers?: Reco
   http(h, 'POST', '/api/v1/events', { token, body, headers });
 export const publishLegacy = (h: Harness, token: string, body: unknown, headers?: Record<string, string>) =>
   http(h, 'POST', '/api/internal-os/integrations/inbound/personal', { token, body, headers });
+
+/**
+ * A currently free TCP port. With PORT=0 the service's default public and error-type URLs name
+ * port 0; pass `env: { PORT: String(await freePort()) }` to startHarness when a test compares
+ * them with `h.baseUrl`.
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as import('node:net').AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}

@@ -48,7 +48,7 @@ export function hasCredentialParam(url: string): boolean {
 /** Literal loopback / unspecified hosts refused at validation (SPEC ActionButton). */
 export function isLiteralLocalHost(url: string): boolean {
   try {
-    const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
     return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '0.0.0.0' || host === '::1' || host === '::';
   } catch {
     return false;

@@ -30,9 +30,6 @@ export interface DeliveryRow {
 }
 
 export interface NewDelivery {
-  id: string;
-  notificationId: string;
-  auditId: string;
   tokenId: string;
   integratorId: string;
   recipientUserId: string;
@@ -54,6 +51,9 @@ export interface NewDelivery {
   recipient: unknown;
   locale: string | null;
   occurredAt: string;
+}
+
+export interface UpsertContext {
   now: string;
   source: string;
   requestId: string;
@@ -63,13 +63,22 @@ const DELIVERY_COLUMNS = `id, token_id, integrator_id, recipient_user_id, projec
   summary, markdown_body, external_url, external_status, locale, recipient_hint, occurred_at, created_at, resolved_at,
   resolution_note, fire_count`;
 
-const UPSERT_SQL = `
-with d as (
+// Every placeholder is cast: a VALUES list takes its column types from the casts, and a NULL
+// in the first row must not turn a uuid/jsonb column into text.
+const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar,
+  ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz)`;
+
+function upsertSql(rows: number): string {
+  return `
+with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title, summary,
+        markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions, recipient_hint,
+        recipient, locale, occurred_at) as (
+  values ${Array.from({ length: rows }, () => VALUE_ROW).join(',\n')}
+), d as (
   insert into deliveries (id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone,
     title, summary, markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions,
     recipient_hint, recipient, locale, occurred_at, created_at, last_event_at, fire_count)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?,
-    ?::timestamptz, ?::timestamptz, ?::timestamptz, 1)
+  select gen_random_uuid(), v.*, ?::timestamptz, ?::timestamptz, 1 from v
   on conflict (token_id, event_id) do update set
     fire_count = deliveries.fire_count + 1,
     external_status = coalesce(excluded.external_status, deliveries.external_status),
@@ -77,39 +86,50 @@ with d as (
   returning ${DELIVERY_COLUMNS}, (xmax = 0) as inserted
 ), n as (
   insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at)
-  select ?, d.recipient_user_id, 'system', ?, ?, ?, d.id, ?, ?::timestamptz, ?::timestamptz from d where d.inserted
-  returning id
+  select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url,
+    ?::timestamptz, ?::timestamptz
+  from d where d.inserted
 ), nu as (
-  update notifications set title = ?, summary = ?, body = ?, updated_at = ?::timestamptz
-  from d where not d.inserted and notifications.delivery_id = d.id
-  returning notifications.id
+  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = ?::timestamptz
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
+  where not d.inserted and notifications.delivery_id = d.id
 ), a as (
   insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
-  select ?, case when d.inserted then 'inbound.event.received' else 'inbound.event.deduped' end, ?, d.recipient_user_id,
-    d.token_id, 'delivery', d.id::text, ?,
+  select gen_random_uuid(), case when d.inserted then 'inbound.event.received' else 'inbound.event.deduped' end, ?,
+    d.recipient_user_id, d.token_id, 'delivery', d.id::text, ?,
     jsonb_build_object('event_type', d.event_type, 'event_id', d.event_id, 'severity', d.severity, 'fire_count', d.fire_count),
     ?::timestamptz
   from d
-  returning id
 )
 select * from d`;
+}
 
+const SQL_CACHE = new Map<number, string>();
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
-export async function upsertDelivery(em: EntityManager, n: NewDelivery): Promise<DeliveryRow> {
-  const params = [
-    n.id, n.tokenId, n.integratorId, n.recipientUserId, n.projectId, n.eventId, n.eventType, n.severity, n.tone,
-    n.title, n.summary, n.markdownBody, n.markdownBodyRendering, n.externalUrl, n.externalStatus, json(n.actor),
-    json(n.labels), json(n.actions), json(n.recipientHint), json(n.recipient), n.locale, n.occurredAt, n.now, n.now,
-    // n
-    n.notificationId, n.title, n.summary, n.markdownBody, n.externalUrl, n.now, n.now,
-    // nu
-    n.title, n.summary, n.markdownBody, n.now,
-    // a
-    n.auditId, n.source, n.requestId, n.now,
-  ];
-  const rows = (await em.getConnection().execute(UPSERT_SQL, params, 'all', em.getTransactionContext())) as DeliveryRow[];
-  return rows[0]!;
+/**
+ * One statement for 1..N deliveries (the publish path and bulk fan-out). The (token_id, event_id)
+ * pairs must be distinct within one call. Rows come back matched to the input order.
+ */
+export async function upsertDeliveries(em: EntityManager, items: NewDelivery[], c: UpsertContext): Promise<DeliveryRow[]> {
+  let sql = SQL_CACHE.get(items.length);
+  if (!sql) {
+    sql = upsertSql(items.length);
+    if (items.length <= 100) SQL_CACHE.set(items.length, sql);
+  }
+  const params: unknown[] = [];
+  for (const n of items) {
+    params.push(
+      n.tokenId, n.integratorId, n.recipientUserId, n.projectId, n.eventId, n.eventType, n.severity, n.tone, n.title,
+      n.summary, n.markdownBody, n.markdownBodyRendering, n.externalUrl, n.externalStatus, json(n.actor), json(n.labels),
+      json(n.actions), json(n.recipientHint), json(n.recipient), n.locale, n.occurredAt,
+    );
+  }
+  params.push(c.now, c.now, c.now, c.now, c.now, c.source, c.requestId, c.now);
+  const rows = (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as DeliveryRow[];
+  if (items.length === 1) return rows;
+  const byKey = new Map(rows.map((r) => [`${r.token_id}\u0000${r.event_id}`, r]));
+  return items.map((n) => byKey.get(`${n.tokenId}\u0000${n.eventId}`)!);
 }
 
 export async function findDelivery(em: EntityManager, id: string): Promise<DeliveryRow | undefined> {
@@ -130,7 +150,7 @@ export interface SupplementRow {
 
 export async function listSupplements(em: EntityManager, deliveryId: string): Promise<SupplementRow[]> {
   return (await em.getConnection().execute(
-    `select id, markdown_body, created_at from delivery_supplements where delivery_id = ? order by created_at, id`,
+    `select id, markdown_body, created_at from delivery_supplements where delivery_id = ? order by created_at, seq`,
     [deliveryId],
     'all',
     em.getTransactionContext(),

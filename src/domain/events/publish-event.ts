@@ -1,12 +1,11 @@
 // Publish one inbound event with a personal (or moderation / claimed) token.
 // SPEC: InboundEvent, "Dedup and repeated events", "Delivery external status".
-import { randomUUID } from 'node:crypto';
 import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
-import { upsertDelivery } from './events.repository.js';
+import { upsertDeliveries } from './events.repository.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 
 export interface PublishResult {
@@ -46,11 +45,7 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
   handler: async (ev, ctx) => {
     const p = ctx.principal;
     const projectId = ev.project_slug ? await resolveProject(ev.project_slug, ctx) : null;
-    const now = ctx.clock.now().toISOString();
-    const row = await upsertDelivery(ctx.em, {
-      id: randomUUID(),
-      notificationId: randomUUID(),
-      auditId: randomUUID(),
+    const [row] = await upsertDeliveries(ctx.em, [{
       tokenId: p.tokenId,
       integratorId: p.integratorId,
       recipientUserId: p.userId,
@@ -72,13 +67,10 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
       recipient: ev.recipient,
       locale: ev.locale ?? null,
       occurredAt: new Date(ev.occurred_at).toISOString(),
-      now,
-      source: ctx.surface,
-      requestId: ctx.requestId,
-    });
-    const created = row.inserted === true;
+    }], { now: ctx.clock.now().toISOString(), source: ctx.surface, requestId: ctx.requestId });
+    const created = row!.inserted === true;
     // Push and chat nudges are not sent by this version: `pushed` is always false (truthful).
-    return { created, delivery: toDeliveryView(row, { deduped: !created, pushed: false, requestId: ctx.requestId }) };
+    return { created, delivery: toDeliveryView(row!, { deduped: !created, pushed: false, requestId: ctx.requestId }) };
   },
 });
 

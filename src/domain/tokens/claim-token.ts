@@ -1,6 +1,7 @@
 // POST /api/v1/tokens/claim and the older /claim: mint or rotate one employee's personal token.
 import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { DomainError } from '../errors.js';
 import { claimMany, claimOne, type ClaimOutcome } from './claim.js';
 import { ClaimTokenRequestSchema, type ClaimTokenRequest } from './claim-token.rules.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';
@@ -9,7 +10,9 @@ export const claimToken = defineOperation<ClaimTokenRequest, ClaimOutcome, Inbou
   name: 'tokens.claim',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
-  idempotent: true,
+  // A claim answers with a token value, which is never stored anywhere (not even in the
+  // idempotency cache): claims do not replay from an Idempotency-Key.
+  idempotent: false,
   input: ClaimTokenRequestSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
@@ -30,7 +33,7 @@ export const claimTokenBatch = defineOperation<z.infer<typeof ClaimTokenBatchReq
   name: 'tokens.claim_batch',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
-  idempotent: true,
+  idempotent: false,
   input: ClaimTokenBatchRequestSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
@@ -48,7 +51,8 @@ export const claimTokenBatch = defineOperation<z.infer<typeof ClaimTokenBatchReq
 
 /** Older batch: at most 50 emails (more: 400 emails_too_many); always 200 with per-row results. */
 export const LegacyClaimBatchSchema = z.strictObject({
-  emails: z.array(z.email({ error: 'must be a valid email address' }).max(120)).min(1).max(50, { error: 'at most 50 emails per batch' }),
+  // The 50 cap is checked in the handler: it answers with its own code, emails_too_many.
+  emails: z.array(z.email({ error: 'must be a valid email address' }).max(120)).min(1),
 });
 
 export interface LegacyClaimBatchResult {
@@ -63,12 +67,11 @@ export const legacyClaimBatch = defineOperation<z.infer<typeof LegacyClaimBatchS
   rateLimited: true,
   idempotent: false,
   input: LegacyClaimBatchSchema,
-  contextRules: (raw) => {
-    const emails = (raw as { emails?: unknown })?.emails;
-    return Array.isArray(emails) && emails.length > 50 ? [{ field: 'emails', code: 'emails_too_many', message: 'at most 50 emails per batch' }] : [];
-  },
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
+    if (input.emails.length > 50) {
+      throw new DomainError('validation', 'at most 50 emails per batch', { code: 'emails_too_many', issues: [{ field: 'emails', code: 'emails_too_many', message: 'at most 50 emails per batch' }] });
+    }
     const rows = await claimMany(ctx, input.emails.map((email) => ({ email, daily_limit: 50 })));
     const results = rows.map((r) =>
       r.ok ? { email: r.value.email, ok: true as const, token: r.value.token, token_id: r.value.tokenId, rotated: r.value.rotated } : { email: r.email, ok: false as const, error: r.error.code },

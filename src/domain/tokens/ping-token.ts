@@ -9,12 +9,12 @@ export interface PersonalPing {
   now: string;
 }
 
-export const pingPersonalToken = defineOperation<Record<string, unknown>, PersonalPing, InboundTokenPrincipal>({
+export const pingPersonalToken = defineOperation<unknown, PersonalPing, InboundTokenPrincipal>({
   name: 'tokens.ping_personal',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
   rateLimited: true,
   idempotent: false,
-  // Any JSON body is accepted and ignored.
-  input: z.record(z.string(), z.unknown()),
+  // Any JSON body (object, array or scalar) is accepted and ignored (SPEC section B).
+  input: z.unknown(),
   handler: async (_input, ctx) => ({ ok: true, token_id: ctx.principal.tokenId, owner: ctx.principal.userEmail, now: ctx.clock.now().toISOString() }),
 });

@@ -12,6 +12,8 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   agent-token --email E [--scopes a,b] [--label L]
   project create --slug S --name N [--owner E] [--members E,..] [--leads E,..] [--tech-leads E,..]
   token create --email E --label L [--daily-limit 50|200|500|1000] [--note T]
+  tools-token create --owner E --integrator SLUG --name N   {tokenId,token,integratorSlug,catalogSlug}
+  catalog apply --email E --catalog SLUG [--note T]  file a pending request for a catalog row
   migrate                                            apply pending migrations`;
 
 function parseFlags(args: string[]): Record<string, string> {
@@ -69,6 +71,14 @@ export function parseCommand(argv: string[]): ParsedCommand | { op: 'migrate' } 
     case two === 'token create': {
       const f = take(['email', 'label', 'daily-limit', 'note'], rest);
       return { op: 'tokens.create_personal', input: defined({ email: f.email, label: f.label, daily_limit: int('daily-limit', f['daily-limit']), note: f.note }) };
+    }
+    case two === 'tools-token create': {
+      const f = take(['owner', 'integrator', 'name'], rest);
+      return { op: 'tokens.create_tools', input: defined({ owner: f.owner, integrator: f.integrator, name: f.name }) };
+    }
+    case two === 'catalog apply': {
+      const f = take(['email', 'catalog', 'note'], rest);
+      return { op: 'catalog.requests.create', input: defined({ email: f.email, catalog_slug: f.catalog, note: f.note }) };
     }
     default:
       throw new UsageError(a ? `unknown command "${argv.join(' ')}"` : 'no command given');

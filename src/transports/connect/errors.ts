@@ -2,7 +2,7 @@
 // validation issue as a ValidationErrorDetail. Total over ErrorKind.
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
-import type { DomainError, ErrorKind } from '../../domain/errors.js';
+import { errorTypeSlug, type DomainError, type ErrorKind } from '../../domain/errors.js';
 
 const CODES: Record<ErrorKind, Code> = {
   unauthenticated: Code.Unauthenticated,
@@ -20,7 +20,17 @@ const CODES: Record<ErrorKind, Code> = {
   internal: Code.Internal,
 };
 
-export function toConnectError(err: DomainError): ConnectError {
+/**
+ * Issue paths in proto terms (errors.proto FieldViolation): dotted, zero-based list indexes, under
+ * the request field that carries the input (`actions[2].url` -> `event.actions.2.url`).
+ */
+export function protoFieldPath(field: string, under?: string): string {
+  const dotted = field.replace(/\[(\d+)\]/g, '.$1');
+  if (!under || dotted === '') return dotted;
+  return `${under}.${dotted}`;
+}
+
+export function toConnectError(err: DomainError, inputField?: string): ConnectError {
   const metadata = new Headers();
   if (err.rateLimit) {
     metadata.set('x-ratelimit-limit', String(err.rateLimit.limit));
@@ -33,13 +43,13 @@ export function toConnectError(err: DomainError): ConnectError {
       desc: ErrorInfoSchema,
       value: {
         code: err.code,
-        type: err.typeSlug ?? err.kind,
+        type: errorTypeSlug(err),
         metadata: Object.fromEntries(Object.entries(err.extra).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
       },
     },
   ];
   if (err.issues.length > 0) {
-    details.push({ desc: ValidationErrorDetailSchema, value: { violations: err.issues.map((i) => ({ field: i.field, code: i.code, message: i.message })) } });
+    details.push({ desc: ValidationErrorDetailSchema, value: { violations: err.issues.map((i) => ({ field: protoFieldPath(i.field, inputField), code: i.code, message: i.message })) } });
   }
   // Internal errors are answered generically; the cause was logged once by the runner.
   const message = err.kind === 'internal' ? 'internal error; retry' : err.message;

@@ -14,7 +14,8 @@ import { deliveryToProto, inboundEventToJson } from './mappers.js';
 import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';
 
-async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input: unknown, hctx: HandlerContext): Promise<O> {
+/** `inputField`: the request field holding the operation input (violations are reported under it). */
+async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input: unknown, hctx: HandlerContext, inputField?: string): Promise<O> {
   const requestId = requestIdFrom(hctx.requestHeader.get('x-request-id') ?? undefined);
   hctx.responseHeader.set('x-request-id', requestId);
   try {
@@ -34,7 +35,7 @@ async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input: unknow
     }
     return r.output;
   } catch (err) {
-    throw err instanceof DomainError ? toConnectError(err) : err;
+    throw err instanceof DomainError ? toConnectError(err, inputField) : err;
   }
 }
 
@@ -42,7 +43,7 @@ export function connectRoutes(deps: AppDeps) {
   return (router: ConnectRouter): void => {
     router.service(EventService, {
       async publish(req, ctx) {
-        const out = await call(deps, publishEvent, inboundEventToJson(req.event), ctx);
+        const out = await call(deps, publishEvent, inboundEventToJson(req.event), ctx, 'event');
         return { delivery: deliveryToProto(out.delivery), created: out.created };
       },
       async get(req, ctx) {

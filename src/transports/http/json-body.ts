@@ -6,7 +6,8 @@ import { DomainError } from '../../domain/errors.js';
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
+  // JSON only: Fastify's built-in text/plain parser would hand a string to the operation (415 instead).
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     const ct = String(req.headers['content-type'] ?? '');
     const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(ct)?.[1]?.toLowerCase();

@@ -23,7 +23,8 @@ export function legacyBody(err: DomainError): Record<string, unknown> {
   if (err.kind === 'validation') {
     const errors = err.issues.map((i) => ({ field: i.field, reason: i.code, message: i.message }));
     const first = errors[0] ?? { field: '', reason: err.code, message: err.message };
-    const error = err.code === 'malformed_json' ? 'malformed_json' : 'schema_invalid';
+    // `schema_invalid`, or the request-level code (`malformed_json`, `token_in_query`).
+    const error = err.code;
     return { error, reason: first.reason, field: first.field, message: first.message, errors };
   }
   return { error: err.code, message: err.message, ...err.extra };

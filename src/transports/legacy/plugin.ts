@@ -7,6 +7,8 @@ import type { Logger } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
 import { publishEvent } from '../../domain/events/publish-event.js';
 import { pingPersonalToken } from '../../domain/tokens/ping-token.js';
+import { claimToken, legacyClaimBatch, pingToolsToken } from '../../domain/tokens/claim-token.js';
+import { revokeCatalogApproval } from '../../domain/catalog/approvals.js';
 import { fastifyErrorToDomain, registerJsonBodyParser } from '../http/json-body.js';
 import { invoke } from '../http/invoke.js';
 import { sendLegacyError } from './errors.js';
@@ -35,6 +37,25 @@ export async function legacyPlugin(app: FastifyInstance, opts: { deps: AppDeps }
   app.post('/api/internal-os/integrations/inbound/personal/ping', async (req, reply) => {
     const { output } = await invoke(deps, pingPersonalToken, req, reply, req.body ?? {}, LEGACY);
     return reply.send(output);
+  });
+
+  const endpoint = `${deps.config.publicBaseUrl}/api/internal-os/integrations/inbound/personal`;
+  app.post('/api/internal-os/integrations/claim', async (req, reply) => {
+    const { output } = await invoke(deps, claimToken, req, reply, req.body, LEGACY);
+    return reply.code(output.rotated ? 200 : 201).send({ ok: true, token: output.token, token_id: output.tokenId, endpoint, rotated: output.rotated });
+  });
+  app.post('/api/internal-os/integrations/claim/batch', async (req, reply) => {
+    const { output } = await invoke(deps, legacyClaimBatch, req, reply, req.body, LEGACY);
+    return reply.send({ ok: true, endpoint, ...output });
+  });
+  app.post('/api/internal-os/integrations/claim/ping', async (req, reply) => {
+    const { output } = await invoke(deps, pingToolsToken, req, reply, req.body, LEGACY);
+    return reply.send(output);
+  });
+  // Same core as DELETE /api/v1/catalog/approvals; notifies the employee unless notify_employee is false.
+  app.post('/api/internal-os/integrations/catalog/approval', async (req, reply) => {
+    const { output } = await invoke(deps, revokeCatalogApproval, req, reply, req.body, LEGACY);
+    return reply.send({ ok: true, revoked: output.revoked, tokens_invalidated: output.tokensInvalidated });
   });
 
   app.get('/api/internal-os/integrations/protocol', async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(INBOUND_PROTOCOL));

@@ -1,23 +1,23 @@
 // DomainError -> RFC 7807 problem+json (SPEC "REST v1 error envelope"). Total over ErrorKind.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DomainError, ErrorKind } from '../../domain/errors.js';
+import { errorTypeSlug, type DomainError, type ErrorKind } from '../../domain/errors.js';
 import { pathOnly } from '../http/json-body.js';
 import { setRateLimitHeaders } from '../http/invoke.js';
 
-const PROBLEMS: Record<ErrorKind, { status: number; slug: string; title: string }> = {
-  unauthenticated: { status: 401, slug: 'unauthorized', title: 'Unauthorized' },
-  forbidden: { status: 403, slug: 'forbidden', title: 'Forbidden' },
-  validation: { status: 400, slug: 'validation-failed', title: 'Validation failed' },
-  not_found: { status: 404, slug: 'not-found', title: 'Not found' },
-  conflict: { status: 409, slug: 'conflict', title: 'Conflict' },
-  rate_limited: { status: 429, slug: 'rate-limited', title: 'Too many requests' },
-  payload_too_large: { status: 413, slug: 'payload-too-large', title: 'Payload too large' },
-  unsupported_media_type: { status: 415, slug: 'unsupported-media-type', title: 'Unsupported media type' },
-  length_required: { status: 411, slug: 'length-required', title: 'Length required' },
-  gone: { status: 410, slug: 'gone', title: 'Gone' },
-  unprocessable: { status: 422, slug: 'unprocessable', title: 'Unprocessable' },
-  unavailable: { status: 503, slug: 'service-unavailable', title: 'Service unavailable' },
-  internal: { status: 500, slug: 'internal', title: 'Internal error' },
+const PROBLEMS: Record<ErrorKind, { status: number; title: string }> = {
+  unauthenticated: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  validation: { status: 400, title: 'Validation failed' },
+  not_found: { status: 404, title: 'Not found' },
+  conflict: { status: 409, title: 'Conflict' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  length_required: { status: 411, title: 'Length required' },
+  gone: { status: 410, title: 'Gone' },
+  unprocessable: { status: 422, title: 'Unprocessable' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+  internal: { status: 500, title: 'Internal error' },
 };
 
 const SLUG_TITLES: Record<string, string> = {
@@ -33,7 +33,7 @@ export function problemStatus(err: DomainError): number {
 
 export function problemBody(err: DomainError, errorsBase: string, instance: string, requestId: string): Record<string, unknown> {
   const p = PROBLEMS[err.kind];
-  const slug = err.typeSlug ?? (err.code.startsWith('idempotency_') ? 'idempotency-conflict' : p.slug);
+  const slug = errorTypeSlug(err);
   const body: Record<string, unknown> = {
     type: `${errorsBase}/${slug}`,
     title: SLUG_TITLES[slug] ?? p.title,

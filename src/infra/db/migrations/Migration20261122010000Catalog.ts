@@ -19,6 +19,9 @@ const STATEMENTS = [
   `alter table "inbound_tokens" add column "claimed_by_tools_token_id" uuid null references "inbound_tokens" ("id"), add column "approval_id" uuid null references "catalog_requests" ("id")`,
   `create unique index "inbound_tokens_one_claimed" on "inbound_tokens" ("owner_user_id", "integrator_id") where "claimed_by_tools_token_id" is not null and "status" = 'active'`,
   `create index "inbound_tokens_approval_id_index" on "inbound_tokens" ("approval_id")`,
+
+  // Supplements within one millisecond keep their insertion order.
+  `alter table "delivery_supplements" add column "seq" bigint generated always as identity`,
 ];
 
 export class Migration20261122010000Catalog extends Migration {
