@@ -22,6 +22,8 @@ export interface Invocation {
   idempotencyKey?: string;
   input: unknown;
   log: Logger;
+  /** `X-Caller-Tools-Token` (only the 422 inbound-no-approval probe reads it). */
+  callerToolsToken?: string;
   /** CLI only: operator principal. */
   system?: boolean;
 }
@@ -38,7 +40,13 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
   let rateLimit: RateLimitInfo | undefined;
   try {
     if (op.auth.kind === 'system' && !inv.system) throw new DomainError('forbidden', 'operator-only operation', { code: 'forbidden' });
-    const principal = (await authenticate(em, op.auth, inv.authorization, deps.clock)) as P;
+    let principal: P;
+    try {
+      principal = (await authenticate(em, op.auth, inv.authorization, deps.clock)) as P;
+    } catch (err) {
+      if (err instanceof DomainError && op.onUnauthenticated) throw await op.onUnauthenticated(err, inv.input, { em, clock: deps.clock, callerToolsToken: inv.callerToolsToken });
+      throw err;
+    }
     const ctx: OpContext<P> = { principal, requestId: inv.requestId, surface: inv.surface, channel: inv.channel ?? 'v1', log, em, clock: deps.clock, config: deps.config };
 
     if (op.rateLimited && principal.type !== 'system') rateLimit = await applyRateLimit(deps, principal, log);

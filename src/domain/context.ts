@@ -1,7 +1,7 @@
 // Request-scoped data travels explicitly: every operation receives an OpContext.
 import type { EntityManager } from '@mikro-orm/core';
 import type { z } from 'zod';
-import type { Issue } from './errors.js';
+import type { DomainError, Issue } from './errors.js';
 
 export interface Clock {
   now(): Date;
@@ -85,13 +85,15 @@ export interface Operation<I, O, P extends Principal = Principal> {
   idempotent: boolean;
   input: z.ZodType<I>;
   /** How unknown top-level keys are reported (forbidden content keys, removed legacy keys). */
-  keyPolicy?: { forbidden?: ReadonlySet<string>; legacy?: ReadonlyMap<string, string> };
+  keyPolicy?: { forbidden?: ReadonlySet<string>; legacy?: ReadonlyMap<string, string>; at?: string };
   /** Channel-specific normalisation before validation (e.g. the older endpoint's leniency). */
   prepare?: (raw: unknown, ctx: OpContext<P>) => unknown;
   /** Rules needing the caller or the clock; their issues are merged with the schema's. */
   contextRules?: (raw: unknown, ctx: OpContext<P>) => Issue[];
   /** Called when validation fails (e.g. to audit a rejected event). */
   onRejected?: (issues: Issue[], raw: unknown, ctx: OpContext<P>) => Promise<void>;
+  /** May replace an authentication failure (the 422 inbound-no-approval probe). */
+  onUnauthenticated?: (err: DomainError, raw: unknown, deps: { em: EntityManager; clock: Clock; callerToolsToken?: string }) => Promise<DomainError>;
   handler: (input: I, ctx: OpContext<P>) => Promise<O>;
 }
 

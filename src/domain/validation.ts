@@ -21,6 +21,8 @@ export interface KeyPolicy {
   forbidden?: ReadonlySet<string>;
   /** Known legacy keys refused with `legacy_key` and a hint. */
   legacy?: ReadonlyMap<string, string>;
+  /** Path of the object the policy applies to ('' = the body itself; `event` in a bulk request). */
+  at?: string;
 }
 
 /** A missing value. Parse with `reportInput: true` (as the runner does) so issues carry their input. */
@@ -37,7 +39,7 @@ export function zodToIssues(error: z.ZodError, policy: KeyPolicy = {}): Issue[] 
         for (const key of iss.keys) {
           const f = field ? `${field}.${key}` : key;
           const legacyHint = policy.legacy?.get(key);
-          if (field === '' && policy.forbidden?.has(key)) {
+          if (field === (policy.at ?? '') && policy.forbidden?.has(key)) {
             out.push({ field: f, code: 'forbidden_key', message: `"${key}" is not accepted: the service never stores content, secrets or prompts` });
           } else if (legacyHint) {
             out.push({ field: f, code: 'legacy_key', message: legacyHint });

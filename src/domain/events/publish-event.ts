@@ -6,6 +6,7 @@ import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
 import { upsertDeliveries } from './events.repository.js';
+import { probeNoApproval } from './no-approval-probe.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 
 export interface PublishResult {
@@ -21,7 +22,9 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
   idempotent: true,
   input: InboundEventSchema,
   keyPolicy: { forbidden: FORBIDDEN_EVENT_KEYS, legacy: LEGACY_EVENT_KEYS },
-  prepare: (raw, ctx) => (ctx.channel === 'legacy' ? normalizeLegacyEvent(raw) : raw),
+  // `target_email` only serves the 422 probe below; it is never stored.
+  prepare: (raw, ctx) => (ctx.channel === 'legacy' ? normalizeLegacyEvent(raw) : withoutKey(raw, 'target_email')),
+  onUnauthenticated: (err, raw, d) => probeNoApproval(d.em, d.clock, err, raw, d.callerToolsToken),
   contextRules: (raw, ctx) =>
     eventContextIssues(raw, {
       channel: ctx.channel,
@@ -73,6 +76,12 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
     return { created, delivery: toDeliveryView(row!, { deduped: !created, pushed: false, requestId: ctx.requestId }) };
   },
 });
+
+function withoutKey(raw: unknown, key: string): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !(key in raw)) return raw;
+  const { [key]: _drop, ...rest } = raw as Record<string, unknown>;
+  return rest;
+}
 
 /** A single event may name a project the token owner belongs to (else 403 cross_project_blocked). */
 async function resolveProject(slug: string, ctx: OpContext<InboundTokenPrincipal>): Promise<string> {

@@ -25,6 +25,7 @@ export async function invoke<I, O>(
     requestId: req.id,
     authorization: header(req, 'authorization'),
     idempotencyKey: header(req, 'idempotency-key'),
+    callerToolsToken: header(req, 'x-caller-tools-token'),
     input,
     log: req.log as unknown as Logger,
   });

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
 import { publishEvent } from '../../domain/events/publish-event.js';
+import { publishBulk } from '../../domain/events/publish-bulk.js';
 import { getDelivery } from '../../domain/events/get-delivery.js';
 import { resolveDelivery } from '../../domain/events/resolve-delivery.js';
 import { supplementDelivery } from '../../domain/events/supplement-delivery.js';
@@ -15,6 +16,11 @@ export function registerEventRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.post('/api/v1/events', async (req, reply) => {
     const { output } = await invoke(deps, publishEvent, req, reply, req.body, REST);
     return reply.code(output.created ? 202 : 200).send(output.delivery);
+  });
+
+  app.post('/api/v1/events/bulk', async (req, reply) => {
+    const { output } = await invoke(deps, publishBulk, req, reply, req.body, REST);
+    return reply.code(202).send(output);
   });
 
   app.get<IdParams>('/api/v1/events/:deliveryId', async (req, reply) => {

@@ -1,0 +1,239 @@
+// POST /api/v1/events/bulk (SPEC BulkEventRequest, BulkEventDeliveryResult): one template event
+// fanned out to 1-100 recipients with an admin tools-token. Each recipient gets its own delivery
+// under its own claimed personal token, so dedup is per (recipient, event_id).
+//
+// Transaction boundaries (documented in the inbound protocol): the template is validated once
+// (400 for the whole request, nothing stored); recipients are resolved in one read; inline
+// auto-claims each run in their own transaction (as a claim does); all deliveries of the request
+// are then written by ONE statement (atomic together). A recipient that cannot be served gets an
+// `error` row and never blocks the others.
+import { z } from 'zod';
+import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { DomainError, type Issue } from '../errors.js';
+import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
+import { claimOne } from '../tokens/claim.js';
+import { normalizeEmail } from '../users/users.rules.js';
+import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, type InboundEvent } from './event-validation.rules.js';
+import { upsertDeliveries, type NewDelivery } from './events.repository.js';
+
+export const BulkRecipientSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('email'), email: z.email({ error: 'must be a valid email address' }).max(120) }),
+  z.strictObject({ type: z.literal('user_id'), user_id: z.uuid({ error: 'must be a UUID' }) }),
+  z.strictObject({ type: z.literal('group'), slug: z.string().min(1).max(80) }),
+]);
+
+export const BulkEventRequestSchema = z.strictObject({
+  event: InboundEventSchema,
+  recipients: z.array(BulkRecipientSchema).min(1).max(100),
+  auto_claim: z.boolean().default(true),
+});
+export type BulkEventRequest = z.infer<typeof BulkEventRequestSchema>;
+
+export const BulkEventDeliveryResultSchema = z.object({
+  email: z.string(),
+  deliveryId: z.uuid().optional(),
+  deduped: z.boolean().optional(),
+  pushed: z.boolean().optional(),
+  autoClaimed: z.literal(true).optional(),
+  error: z.string().optional(),
+  userId: z.uuid().optional(),
+});
+export type BulkRow = z.infer<typeof BulkEventDeliveryResultSchema>;
+export const BulkEventResponseSchema = z.strictObject({ results: z.array(BulkEventDeliveryResultSchema), requestId: z.string() });
+
+interface Target {
+  email: string;
+  userId?: string;
+  lookupEmail?: string;
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  status: string;
+}
+
+interface TokenRow {
+  id: string;
+  owner_user_id: string;
+  status: string;
+}
+
+const prefixIssues = (issues: Issue[], prefix: string): Issue[] => issues.map((i) => ({ ...i, field: i.field ? `${prefix}.${i.field}` : prefix }));
+
+export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[]; requestId: string }, InboundTokenPrincipal>({
+  name: 'events.publish_bulk',
+  auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
+  rateLimited: true,
+  idempotent: true,
+  input: BulkEventRequestSchema,
+  keyPolicy: { forbidden: FORBIDDEN_EVENT_KEYS, legacy: LEGACY_EVENT_KEYS, at: 'event' },
+  contextRules: (raw, ctx) => {
+    const ev = (raw as { event?: unknown } | null)?.event;
+    // Recipients are explicit per row: the template carries neither recipient nor recipient_hint.
+    return prefixIssues(eventContextIssues(ev, { channel: 'v1', tokenKind: 'personal', allowedEventPrefix: ctx.principal.allowedEventPrefix, now: ctx.clock.now() }), 'event');
+  },
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const conn = ctx.em.getConnection();
+    const project = input.event.project_slug ? await loadProject(ctx, input.event.project_slug) : null;
+    const targets = await expandRecipients(ctx, input.recipients);
+
+    // One read for users and one for their claimed tokens of this integrator.
+    const emails = [...new Set(targets.flatMap((t) => (t.lookupEmail ? [t.lookupEmail] : [])))];
+    const ids = [...new Set(targets.flatMap((t) => (t.userId ? [t.userId] : [])))];
+    const users = (await conn.execute(`select id, email, status from users where email = any(?::text[]) or id = any(?::uuid[])`, [pgArray(emails), pgArray(ids)])) as UserRow[];
+    const byEmail = new Map(users.map((u) => [u.email, u]));
+    const byId = new Map(users.map((u) => [u.id, u]));
+    const tokens = users.length
+      ? ((await conn.execute(
+          `select id, owner_user_id, status from inbound_tokens
+            where integrator_id = ? and claimed_by_tools_token_id is not null and owner_user_id = any(?::uuid[]) and status in ('active', 'disabled')
+            order by (status = 'active') desc, created_at desc`,
+          [ctx.principal.integratorId, pgArray(users.map((u) => u.id))],
+        )) as TokenRow[])
+      : [];
+    const tokenByUser = new Map<string, TokenRow>();
+    for (const t of tokens) if (!tokenByUser.has(t.owner_user_id)) tokenByUser.set(t.owner_user_id, t);
+    const members = project ? await projectMembers(ctx, project.id, users.map((u) => u.id)) : null;
+
+    const rows: BulkRow[] = new Array(targets.length);
+    const pending: Array<{ index: number; user: UserRow; tokenId: string; autoClaimed: boolean }> = [];
+    for (const [index, t] of targets.entries()) {
+      const user = t.userId ? byId.get(t.userId) : byEmail.get(t.lookupEmail!);
+      if (!user) {
+        rows[index] = { email: t.email, ...(t.userId ? { userId: t.userId } : {}), error: 'user_not_found' };
+        continue;
+      }
+      const email = user.email;
+      if (user.status !== 'active') rows[index] = { email, error: 'user_inactive' };
+      else if (members && !members.has(user.id)) rows[index] = { email, error: 'cross_project_blocked' };
+      else {
+        const tok = tokenByUser.get(user.id);
+        if (tok?.status === 'disabled') rows[index] = { email, error: 'token_disabled' };
+        else if (tok) pending.push({ index, user, tokenId: tok.id, autoClaimed: false });
+        else if (!input.auto_claim) rows[index] = { email, error: 'no_approved_request' };
+        else {
+          const claimed = await autoClaim(ctx, email);
+          if ('error' in claimed) rows[index] = { email, error: claimed.error };
+          else {
+            tokenByUser.set(user.id, { id: claimed.tokenId, owner_user_id: user.id, status: 'active' });
+            pending.push({ index, user, tokenId: claimed.tokenId, autoClaimed: true });
+          }
+        }
+      }
+    }
+
+    // The same user named twice shares one delivery: write each (token, event_id) once.
+    const unique = [...new Map(pending.map((p) => [p.tokenId, p])).values()];
+    if (unique.length > 0) {
+      const written = await upsertDeliveries(ctx.em, unique.map((p) => toNewDelivery(input.event, ctx.principal, p.user.id, p.tokenId, project?.id ?? null)), {
+        now: ctx.clock.now().toISOString(),
+        source: ctx.surface,
+        requestId: ctx.requestId,
+      });
+      const byToken = new Map(unique.map((p, i) => [p.tokenId, written[i]!]));
+      const firstIndex = new Map<string, number>();
+      for (const p of pending) {
+        const d = byToken.get(p.tokenId)!;
+        const first = firstIndex.get(p.tokenId) === undefined;
+        firstIndex.set(p.tokenId, p.index);
+        rows[p.index] = {
+          email: p.user.email,
+          deliveryId: d.id,
+          deduped: !(first && d.inserted === true),
+          pushed: false,
+          ...(p.autoClaimed && first ? { autoClaimed: true as const } : {}),
+        };
+      }
+    }
+    return { results: rows, requestId: ctx.requestId };
+  },
+});
+
+function toNewDelivery(ev: InboundEvent, tools: InboundTokenPrincipal, userId: string, tokenId: string, projectId: string | null): NewDelivery {
+  return {
+    tokenId,
+    integratorId: tools.integratorId,
+    recipientUserId: userId,
+    projectId,
+    eventId: ev.event_id,
+    eventType: ev.event_type,
+    severity: ev.severity,
+    tone: ev.tone ?? null,
+    title: ev.title,
+    summary: ev.summary ?? null,
+    markdownBody: ev.markdown_body ?? null,
+    markdownBodyRendering: ev.markdown_body_rendering ?? null,
+    externalUrl: ev.external_url ?? null,
+    externalStatus: ev.external_status ?? null,
+    actor: ev.actor,
+    labels: ev.labels,
+    actions: ev.actions,
+    recipientHint: null,
+    recipient: null,
+    locale: ev.locale ?? null,
+    occurredAt: new Date(ev.occurred_at).toISOString(),
+  };
+}
+
+const BULK_CLAIM_ERRORS = new Set(['no_approved_request', 'user_not_found', 'user_inactive', 'domain_not_allowed']);
+
+/** Mint inline (its own transaction, like a claim); a failure becomes the recipient's error code. */
+async function autoClaim(ctx: OpContext<InboundTokenPrincipal>, email: string): Promise<{ tokenId: string } | { error: string }> {
+  try {
+    const r = await claimOne(ctx, { email, daily_limit: 50 });
+    return { tokenId: r.tokenId };
+  } catch (err) {
+    if (err instanceof DomainError && BULK_CLAIM_ERRORS.has(err.code)) return { error: err.code === 'domain_not_allowed' ? 'no_approved_request' : err.code };
+    ctx.log.warn({ err: { message: (err as Error).message } }, 'auto-claim lookup failed');
+    return { error: 'auto_claim_lookup_failed' };
+  }
+}
+
+async function expandRecipients(ctx: OpContext<InboundTokenPrincipal>, recipients: BulkEventRequest['recipients']): Promise<Target[]> {
+  const out: Target[] = [];
+  for (const [i, r] of recipients.entries()) {
+    if (r.type === 'email') out.push({ email: normalizeEmail(r.email), lookupEmail: normalizeEmail(r.email) });
+    else if (r.type === 'user_id') out.push({ email: '', userId: r.user_id });
+    else {
+      // A group is a project: the caller is an org admin (admin tools-token), so it may address
+      // any project's members. Unknown groups refuse the whole request before anything is written.
+      const rows = (await ctx.em.getConnection().execute(
+        `select u.email from projects p join project_members m on m.project_id = p.id join users u on u.id = m.user_id
+          where p.slug = ? and p.archived_at is null order by u.email`,
+        [r.slug],
+      )) as { email: string }[];
+      const exists = rows.length > 0 || ((await ctx.em.getConnection().execute(`select 1 from projects where slug = ? and archived_at is null`, [r.slug])) as unknown[]).length > 0;
+      if (!exists) throw new DomainError('validation', `unknown group "${r.slug}"`, { code: 'schema_invalid', issues: [{ field: `recipients[${i}].slug`, code: 'unknown_group', message: `no active project or group "${r.slug}"` }] });
+      for (const row of rows) out.push({ email: row.email, lookupEmail: row.email });
+    }
+  }
+  if (out.length > 100) {
+    throw new DomainError('validation', 'at most 100 recipients after expanding groups', { code: 'schema_invalid', issues: [{ field: 'recipients', code: 'too_many', message: `expands to ${out.length} recipients; at most 100` }] });
+  }
+  return out;
+}
+
+async function loadProject(ctx: OpContext<InboundTokenPrincipal>, slug: string): Promise<{ id: string }> {
+  const rows = (await ctx.em.getConnection().execute(`select id, archived_at from projects where slug = ?`, [slug])) as { id: string; archived_at: unknown }[];
+  const p = rows[0];
+  if (!p) throw new DomainError('forbidden', `project "${slug}" not found`, { code: 'cross_project_blocked', extra: { reason: 'project_not_found' } });
+  if (p.archived_at !== null) throw new DomainError('forbidden', `project "${slug}" is archived`, { code: 'cross_project_blocked', extra: { reason: 'project_archived' } });
+  return { id: p.id };
+}
+
+async function projectMembers(ctx: OpContext<InboundTokenPrincipal>, projectId: string, userIds: string[]): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const rows = (await ctx.em.getConnection().execute(
+    `select user_id from project_members where project_id = ? and user_id = any(?::uuid[])
+     union select owner_user_id from projects where id = ? and owner_user_id = any(?::uuid[])`,
+    [projectId, pgArray(userIds), projectId, pgArray(userIds)],
+  )) as { user_id: string }[];
+  return new Set(rows.map((r) => r.user_id));
+}
+
+/** A PostgreSQL array literal for `= any(?::type[])` (values here are uuids and emails). */
+function pgArray(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}

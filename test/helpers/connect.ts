@@ -1,0 +1,55 @@
+// Connect-family clients against a harness: Connect and gRPC-Web over HTTP/1.1 on the main port,
+// gRPC over h2c on the gRPC port. The bearer token travels in the `authorization` header.
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import { createClient, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { EventService, InboundEventSchema, type InboundEvent } from '../../gen/fluxdesk/events/v1/events_pb.js';
+import type { Harness } from './harness.js';
+import { event } from './harness.js';
+
+export type Protocol = 'connect' | 'grpc' | 'grpc-web';
+export const PROTOCOLS: Protocol[] = ['connect', 'grpc', 'grpc-web'];
+
+export const bearer = (token: string | undefined): Interceptor => (next) => async (req) => {
+  if (token !== undefined) req.header.set('authorization', `Bearer ${token}`);
+  return next(req);
+};
+
+/** Opened HTTP/2 sessions, closed by closeSessions() so the server can shut down. */
+const sessions: Http2SessionManager[] = [];
+
+export function transportFor(h: Harness, protocol: Protocol, interceptors: Interceptor[] = []): Transport {
+  switch (protocol) {
+    case 'connect':
+      return createConnectTransport({ baseUrl: h.baseUrl, httpVersion: '1.1', interceptors });
+    case 'grpc-web':
+      return createGrpcWebTransport({ baseUrl: h.baseUrl, httpVersion: '1.1', interceptors });
+    case 'grpc': {
+      const sessionManager = new Http2SessionManager(h.grpcUrl);
+      sessions.push(sessionManager);
+      return createGrpcTransport({ baseUrl: h.grpcUrl, sessionManager, interceptors });
+    }
+  }
+}
+
+export function eventClient(h: Harness, protocol: Protocol, token?: string): Client<typeof EventService> {
+  return createClient(EventService, transportFor(h, protocol, [bearer(token)]));
+}
+
+export function closeSessions(): void {
+  for (const s of sessions.splice(0)) s.abort();
+}
+
+/** The harness's valid event as a proto InboundEvent (same fields, camelCase). */
+export function protoEvent(h: Harness, over: MessageInitShape<typeof InboundEventSchema> = {}): InboundEvent {
+  const e = event(h) as Record<string, string>;
+  return create(InboundEventSchema, {
+    specVersion: e.spec_version,
+    eventId: e.event_id,
+    eventType: e.event_type,
+    severity: e.severity,
+    title: e.title,
+    occurredAt: e.occurred_at,
+    ...over,
+  });
+}
