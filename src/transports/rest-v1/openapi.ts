@@ -3,9 +3,12 @@
 import { z } from 'zod';
 import { InboundEventSchema } from '../../domain/events/event-validation.rules.js';
 import { DeliveryViewSchema } from '../../domain/events/delivery.view.js';
-import { ResolveDeliveryInput, } from '../../domain/events/resolve-delivery.js';
+import { ResolveDeliveryInput } from '../../domain/events/resolve-delivery.js';
 import { SupplementDeliveryInput } from '../../domain/events/supplement-delivery.js';
 import { EventTypesResponseSchema } from '../../domain/events/list-event-types.js';
+import { bearer, commonHeaders, errors, idem, js, json, rateHeaders, ref } from './openapi-kit.js';
+import { toolsOpenApi } from './openapi.tools.js';
+import { catalogItemsOpenApi } from './openapi.catalog-items.js';
 
 export const API_VERSION = '0.25.935';
 
@@ -23,30 +26,11 @@ const ProblemSchema = z.object({
   errors: z.array(z.object({ field: z.string(), code: z.string(), message: z.string() })).optional(),
 });
 
-const js = (s: z.ZodType, io: 'input' | 'output') => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
-};
-
 const omitKey = (s: z.ZodObject, key: string) => s.omit({ [key]: true } as never);
 
 export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
-  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-  const json = (schema: unknown) => ({ 'application/json': { schema } });
-  const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
-  const errors = (...codes: number[]) =>
-    Object.fromEntries(codes.map((c) => [String(c), problem({ 400: 'Validation failed (all issues at once)', 401: 'Missing, malformed, unknown, mismatched or revoked token', 403: 'Forbidden (not the original sender, cross-project block)', 404: 'Not found', 409: 'Idempotency-Key reused with another body, or still in flight', 413: 'Body over 256 KB', 415: 'Content-Type is not application/json (utf-8)', 429: 'Rate limited (60/min per token); Retry-After given', 503: 'Storage unavailable; retry' }[c] ?? 'Error')]));
-  const bearer = [{ bearer: [] }];
-  const commonHeaders = [
-    { name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', maxLength: 120, pattern: '^[A-Za-z0-9_-]+$' } },
-  ];
-  const idem = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 200 } };
   const deliveryIdParam = { name: 'deliveryId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
-  const rateHeaders = {
-    'X-RateLimit-Limit': { schema: { type: 'integer' } },
-    'X-RateLimit-Remaining': { schema: { type: 'integer' } },
-    'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix seconds' },
-  };
+  const parts = [toolsOpenApi(), catalogItemsOpenApi()];
 
   return {
     openapi: '3.1.0',
@@ -66,6 +50,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         EventTypesResponse: js(EventTypesResponseSchema, 'output'),
         Health: js(HealthSchema, 'output'),
         Problem: js(ProblemSchema, 'output'),
+        ...Object.assign({}, ...parts.map((p) => p.schemas)),
       },
     },
     paths: {
@@ -124,6 +109,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       '/api/v1/health': {
         get: { operationId: 'health', summary: 'Liveness and version (no database access)', responses: { 200: { description: 'Healthy', content: json(ref('Health')) } } },
       },
+      ...Object.assign({}, ...parts.map((p) => p.paths)),
       '/api/v1/openapi.json': { get: { operationId: 'openapi', summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 JSON' } } } },
       '/api/v1/docs': { get: { operationId: 'docs', summary: 'Interactive viewer of this document', responses: { 200: { description: 'HTML', content: { 'text/html': {} } } } } },
     },

@@ -9,6 +9,8 @@ import type { Logger } from '../../domain/context.js';
 import { fastifyErrorToDomain, registerJsonBodyParser } from '../http/json-body.js';
 import { sendProblem } from './problem.js';
 import { registerEventRoutes } from './events.js';
+import { registerCatalogItemRoutes } from './catalog-items.js';
+import { registerToolsRoutes } from './tokens.js';
 import { buildOpenApi } from './openapi.js';
 
 export interface RestV1Options {
@@ -37,6 +39,8 @@ export async function restV1Plugin(app: FastifyInstance, opts: RestV1Options): P
 
   registerJsonBodyParser(app);
   registerEventRoutes(app, opts.deps);
+  registerCatalogItemRoutes(app, opts.deps);
+  registerToolsRoutes(app, opts.deps);
 
   app.get('/api/v1/health', async () => ({ ok: true, version: opts.serviceVersion, serverTime: opts.deps.clock.now().toISOString() }));
 

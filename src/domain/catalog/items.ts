@@ -1,0 +1,474 @@
+// Catalog item management (SPEC "Catalog item", "Catalog item archive state", REST v1
+// `/api/v1/catalog/items`): create, list, get, patch, soft archive and hard delete. Every
+// operation needs an admin-owned tools-token.
+import { randomUUID } from 'node:crypto';
+import { ForeignKeyConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import { z } from 'zod';
+import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { DomainError, notFound, validationFailed, type Issue } from '../errors.js';
+import { recordAudit } from '../audit/audit.js';
+import { iso } from '../events/delivery.view.js';
+import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
+import type { CatalogItemRow } from './catalog.repository.js';
+import { ASSET_TYPES, CATALOG_SLUG, LIVE_STATUSES, categoryDisplay, type AssetType } from './catalog.rules.js';
+
+const AUTH = { kind: 'inbound', tokenKinds: ['tools_claim'] } as const;
+
+const AUDIT_ACTIONS = {
+  created: 'catalog.item.created',
+  updated: 'catalog.item.updated',
+  archived: 'catalog.item.archived',
+  deleted: 'catalog.item.deleted',
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Schemas (also the OpenAPI components)
+
+/** SPEC "Catalog item": field names exactly as the spec table spells them. */
+export const CatalogItemViewSchema = z.strictObject({
+  id: z.uuid(),
+  slug: z.string().nullable(),
+  name: z.string(),
+  type: z.enum(ASSET_TYPES),
+  description: z.string().nullable(),
+  category: z.string().nullable(),
+  categoryDisplay: z.string(),
+  url: z.string().nullable(),
+  application_guide: z.string().nullable(),
+  use_cases: z.array(z.unknown()),
+  is_pinned: z.boolean(),
+  approval_required: z.boolean(),
+  display_order: z.number().int(),
+  contact_user_id: z.uuid().nullable(),
+  linked_tools_token_id: z.uuid().nullable(),
+  archived_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type CatalogItemView = z.infer<typeof CatalogItemViewSchema>;
+
+export const CatalogItemDeleteBlockersSchema = z.strictObject({
+  liveApprovals: z.number().int().min(0),
+  liveAssets: z.number().int().min(0),
+  liveTokens: z.number().int().min(0),
+});
+export type CatalogItemDeleteBlockers = z.infer<typeof CatalogItemDeleteBlockersSchema>;
+
+export const CatalogItemEnvelopeSchema = z.strictObject({ ok: z.literal(true), item: CatalogItemViewSchema, requestId: z.string() });
+export type CatalogItemEnvelope = z.infer<typeof CatalogItemEnvelopeSchema>;
+
+export const CatalogItemListResponseSchema = z.strictObject({
+  items: z.array(CatalogItemViewSchema),
+  totalCount: z.number().int().min(0),
+  requestId: z.string(),
+});
+export type CatalogItemListResponse = z.infer<typeof CatalogItemListResponseSchema>;
+
+export const CatalogItemDeleteResponseSchema = z.strictObject({
+  ok: z.literal(true),
+  mode: z.enum(['soft', 'hard']),
+  slug: z.string(),
+  item: CatalogItemViewSchema.nullable(),
+  already_archived: z.boolean(),
+  requestId: z.string(),
+});
+export type CatalogItemDeleteResponse = z.infer<typeof CatalogItemDeleteResponseSchema>;
+
+// PostgreSQL `int` bounds of display_order; column widths of category and url.
+const INT4 = { min: -2147483648, max: 2147483647 } as const;
+const displayOrder = z.number().int().min(INT4.min).max(INT4.max);
+const nullableUuid = z.uuid({ error: 'must be a UUID' }).nullable();
+
+/** The editable fields, shared by create and update (update has no defaults). */
+const editable = {
+  name: z.string().min(1).max(200),
+  description: z.string().nullable(),
+  category: z.string().max(120).nullable(),
+  url: z.string().max(2000).nullable(),
+  application_guide: z.string().nullable(),
+  use_cases: z.array(z.unknown()),
+  display_order: displayOrder,
+  is_pinned: z.boolean(),
+  approval_required: z.boolean(),
+  contact_user_id: nullableUuid,
+  linked_tools_token_id: nullableUuid,
+};
+
+export const CatalogItemCreateRequestSchema = z.strictObject({
+  slug: z.string().max(80).regex(CATALOG_SLUG, { error: 'must match ^[a-z0-9][a-z0-9._-]{0,79}$' }),
+  name: editable.name,
+  type: z.enum(ASSET_TYPES),
+  description: editable.description.optional(),
+  category: editable.category.optional(),
+  url: editable.url.optional(),
+  application_guide: editable.application_guide.optional(),
+  use_cases: editable.use_cases.optional(),
+  display_order: editable.display_order.optional(),
+  is_pinned: editable.is_pinned.default(false),
+  approval_required: editable.approval_required.default(true),
+  contact_user_id: editable.contact_user_id.optional(),
+  linked_tools_token_id: editable.linked_tools_token_id.optional(),
+});
+export type CatalogItemCreateRequest = z.infer<typeof CatalogItemCreateRequestSchema>;
+
+/** `slug` and `type` are immutable: sending either (any value) is a field error `immutable`. */
+const immutable = z.unknown().refine((v) => v === undefined, { error: 'immutable', params: { code: 'immutable' } });
+
+/** PATCH body. The path's slug travels as `path_slug`, so a `slug` in the body is still detected. */
+export const CatalogItemUpdateRequestSchema = z.strictObject({
+  slug: immutable.optional(),
+  type: immutable.optional(),
+  name: editable.name.optional(),
+  description: editable.description.optional(),
+  category: editable.category.optional(),
+  url: editable.url.optional(),
+  application_guide: editable.application_guide.optional(),
+  use_cases: editable.use_cases.optional(),
+  display_order: editable.display_order.optional(),
+  is_pinned: editable.is_pinned.optional(),
+  approval_required: editable.approval_required.optional(),
+  contact_user_id: editable.contact_user_id.optional(),
+  linked_tools_token_id: editable.linked_tools_token_id.optional(),
+});
+/** Lookups accept any stored slug (old rows may predate the pattern); a miss is a 404. */
+const pathSlug = z.string().min(1).max(80);
+export const UpdateCatalogItemInput = CatalogItemUpdateRequestSchema.extend({ path_slug: pathSlug });
+export type UpdateCatalogItemInput = z.infer<typeof UpdateCatalogItemInput>;
+
+/** Query-string booleans arrive as "true"/"false"; other surfaces send real booleans. */
+const queryBoolean = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean());
+/** Query-string integers arrive as decimal strings. */
+const queryInt = (schema: z.ZodNumber) => z.preprocess((v) => (typeof v === 'string' && /^-?\d{1,12}$/.test(v) ? Number(v) : v), schema);
+
+export const CATALOG_LIST_LIMIT = { min: 1, max: 200, default: 50 } as const;
+
+export const ListCatalogItemsInput = z.strictObject({
+  active_only: queryBoolean.default(true),
+  category: z.string().min(1).max(120).optional(),
+  type: z.enum(ASSET_TYPES).optional(),
+  integrator_slug: z.string().min(1).max(80).optional(),
+  limit: queryInt(z.number().int().min(CATALOG_LIST_LIMIT.min).max(CATALOG_LIST_LIMIT.max)).default(CATALOG_LIST_LIMIT.default),
+});
+export type ListCatalogItemsInput = z.infer<typeof ListCatalogItemsInput>;
+
+export const GetCatalogItemInput = z.strictObject({ slug: pathSlug });
+export const DeleteCatalogItemInput = z.strictObject({ slug: pathSlug, hard: queryBoolean.default(false) });
+export type DeleteCatalogItemInput = z.infer<typeof DeleteCatalogItemInput>;
+
+// ---------------------------------------------------------------------------------------------
+// Rows and views
+
+const exec = <T>(em: EntityManager, sql: string, params: unknown[]) =>
+  em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
+
+export function toCatalogItemView(r: CatalogItemRow): CatalogItemView {
+  return {
+    id: r.id,
+    slug: r.slug,
+    name: r.name,
+    type: r.type as AssetType,
+    description: r.description,
+    category: r.category,
+    categoryDisplay: categoryDisplay(r.category),
+    url: r.url,
+    application_guide: r.application_guide,
+    use_cases: Array.isArray(r.use_cases) ? r.use_cases : [],
+    is_pinned: r.is_pinned,
+    approval_required: r.approval_required,
+    display_order: Number(r.display_order),
+    contact_user_id: r.contact_user_id,
+    linked_tools_token_id: r.linked_tools_token_id,
+    archived_at: r.archived_at === null ? null : iso(r.archived_at),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+/** Locks the row for the rest of the transaction (patch, archive and delete serialise on it). */
+async function lockItemBySlug(em: EntityManager, slug: string): Promise<CatalogItemRow | undefined> {
+  const rows = await exec<CatalogItemRow>(em, `select * from catalog_items where slug = ? for update`, [slug]);
+  return rows[0];
+}
+
+const missing = (slug: string) => notFound(`catalog item "${slug}"`);
+
+const slugTaken = (slug: string) =>
+  new DomainError('conflict', `catalog slug "${slug}" is already taken (archived rows keep their slug)`, { code: 'slug_taken', extra: { slug } });
+
+/**
+ * Referenced rows must exist: a contact user, and a tools-token for the link (its integrator
+ * becomes the row's owner, which claim eligibility reads). Returns the field issues and the
+ * integrator of the linked tools-token.
+ */
+async function checkReferences(
+  em: EntityManager,
+  refs: { contact_user_id?: string | null; linked_tools_token_id?: string | null },
+): Promise<{ issues: Issue[]; integratorId: string | null }> {
+  const issues: Issue[] = [];
+  let integratorId: string | null = null;
+  if (refs.contact_user_id) {
+    const u = await exec<{ id: string }>(em, `select id from users where id = ?`, [refs.contact_user_id]);
+    if (!u[0]) issues.push({ field: 'contact_user_id', code: 'not_found', message: 'no user with this id' });
+  }
+  if (refs.linked_tools_token_id) {
+    const t = await exec<{ integrator_id: string }>(em, `select integrator_id from inbound_tokens where id = ? and kind = 'tools_claim'`, [refs.linked_tools_token_id]);
+    if (!t[0]) issues.push({ field: 'linked_tools_token_id', code: 'not_found', message: 'no tools-token with this id' });
+    else integratorId = t[0].integrator_id;
+  }
+  return { issues, integratorId };
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505' || (err as { name?: string })?.name === 'UniqueConstraintViolationException';
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+export const createCatalogItem = defineOperation<CatalogItemCreateRequest, CatalogItemEnvelope, InboundTokenPrincipal>({
+  name: 'catalog.item.create',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: true,
+  input: CatalogItemCreateRequestSchema,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    try {
+      return await ctx.em.transactional(async (em) => {
+        const { issues, integratorId } = await checkReferences(em, input);
+        if (issues.length > 0) throw validationFailed(issues);
+        const now = ctx.clock.now().toISOString();
+        // ON CONFLICT: a concurrent create of the same slug answers 409, not a 500.
+        const rows = await exec<CatalogItemRow>(
+          em,
+          `insert into catalog_items (id, slug, name, type, description, category, url, application_guide, use_cases, is_pinned,
+             approval_required, display_order, contact_user_id, linked_tools_token_id, integrator_id, archived_at, created_at, updated_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, null, ?::timestamptz, ?::timestamptz)
+           on conflict (slug) do nothing returning *`,
+          [
+            randomUUID(),
+            input.slug,
+            input.name,
+            input.type,
+            input.description ?? null,
+            input.category ?? null,
+            input.url ?? null,
+            input.application_guide ?? null,
+            JSON.stringify(input.use_cases ?? []),
+            input.is_pinned,
+            input.approval_required,
+            input.display_order ?? 0,
+            input.contact_user_id ?? null,
+            input.linked_tools_token_id ?? null,
+            integratorId,
+            now,
+            now,
+          ],
+        );
+        const row = rows[0];
+        if (!row) throw slugTaken(input.slug);
+        audit(em, ctx, AUDIT_ACTIONS.created, row, { type: row.type });
+        await em.flush();
+        return { ok: true as const, item: toCatalogItemView(row), requestId: ctx.requestId };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw slugTaken(input.slug);
+      throw err;
+    }
+  },
+});
+
+export const listCatalogItems = defineOperation<ListCatalogItemsInput, CatalogItemListResponse, InboundTokenPrincipal>({
+  name: 'catalog.items.list',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: false,
+  input: ListCatalogItemsInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (input.active_only) where.push('c.archived_at is null');
+    if (input.category !== undefined) {
+      where.push('c.category = ?');
+      params.push(input.category);
+    }
+    if (input.type !== undefined) {
+      where.push('c.type = ?');
+      params.push(input.type);
+    }
+    if (input.integrator_slug !== undefined) {
+      where.push('c.integrator_id = (select i.id from integrators i where i.slug = ?)');
+      params.push(input.integrator_slug);
+    }
+    // The window count is taken before LIMIT: totalCount covers every matching row.
+    const rows = await exec<CatalogItemRow & { total_count: string | number }>(
+      ctx.em,
+      `select c.*, count(*) over () as total_count from catalog_items c
+        ${where.length ? `where ${where.join(' and ')}` : ''}
+        order by c.display_order, c.name, c.id limit ?`,
+      [...params, input.limit],
+    );
+    const totalCount = rows.length === 0 ? 0 : Number(rows[0]!.total_count);
+    return { items: rows.map(({ total_count: _t, ...r }) => toCatalogItemView(r)), totalCount, requestId: ctx.requestId };
+  },
+});
+
+export const getCatalogItem = defineOperation<z.infer<typeof GetCatalogItemInput>, CatalogItemEnvelope, InboundTokenPrincipal>({
+  name: 'catalog.items.get',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: false,
+  input: GetCatalogItemInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const rows = await exec<CatalogItemRow>(ctx.em, `select * from catalog_items where slug = ?`, [input.slug]);
+    const row = rows[0];
+    if (!row || row.archived_at !== null) throw missing(input.slug);
+    return { ok: true, item: toCatalogItemView(row), requestId: ctx.requestId };
+  },
+});
+
+/** Request keys of the update body are the column names (SPEC spells them snake_case). */
+const UPDATABLE_COLUMNS = [
+  'name',
+  'description',
+  'category',
+  'url',
+  'application_guide',
+  'use_cases',
+  'display_order',
+  'is_pinned',
+  'approval_required',
+  'contact_user_id',
+  'linked_tools_token_id',
+] as const;
+
+export const updateCatalogItem = defineOperation<UpdateCatalogItemInput, CatalogItemEnvelope, InboundTokenPrincipal>({
+  name: 'catalog.item.update',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: true,
+  input: UpdateCatalogItemInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    return ctx.em.transactional(async (em) => {
+      const row = await lockItemBySlug(em, input.path_slug);
+      if (!row || row.archived_at !== null) throw missing(input.path_slug);
+      const { issues, integratorId } = await checkReferences(em, input);
+      if (issues.length > 0) throw validationFailed(issues);
+      const sets: string[] = [];
+      const params: unknown[] = [];
+      const changed: string[] = [];
+      for (const col of UPDATABLE_COLUMNS) {
+        const v = input[col];
+        if (v === undefined) continue;
+        changed.push(col);
+        if (col === 'use_cases') {
+          sets.push(`use_cases = ?::jsonb`);
+          params.push(JSON.stringify(v));
+        } else {
+          sets.push(`${col} = ?`);
+          params.push(v);
+        }
+      }
+      // A new tools-token link moves the row to that token's integrator (claim eligibility).
+      if (integratorId !== null) {
+        sets.push('integrator_id = ?');
+        params.push(integratorId);
+      }
+      sets.push('updated_at = ?::timestamptz');
+      params.push(ctx.clock.now().toISOString());
+      const updated = await exec<CatalogItemRow>(em, `update catalog_items set ${sets.join(', ')} where id = ? returning *`, [...params, row.id]);
+      audit(em, ctx, AUDIT_ACTIONS.updated, row, { fields: changed });
+      await em.flush();
+      return { ok: true as const, item: toCatalogItemView(updated[0]!), requestId: ctx.requestId };
+    });
+  },
+});
+
+/** Dependents that block a hard delete (SPEC CatalogItemDeleteBlockers). */
+export async function countDeleteBlockers(em: EntityManager, item: Pick<CatalogItemRow, 'id' | 'linked_tools_token_id'>): Promise<CatalogItemDeleteBlockers> {
+  const live = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+  const rows = await exec<{ live_approvals: string | number; live_assets: string | number; live_tokens: string | number }>(
+    em,
+    `select
+       (select count(*) from catalog_requests where catalog_item_id = ? and status in (${live})) as live_approvals,
+       (select count(*) from access_assets where catalog_item_id = ? and status = 'active') as live_assets,
+       (select count(*) from inbound_tokens t where t.status = 'active'
+          and (t.approval_id in (select r.id from catalog_requests r where r.catalog_item_id = ?) or t.id = ?)) as live_tokens`,
+    [item.id, item.id, item.id, item.linked_tools_token_id],
+  );
+  const r = rows[0]!;
+  return { liveApprovals: Number(r.live_approvals), liveAssets: Number(r.live_assets), liveTokens: Number(r.live_tokens) };
+}
+
+const hasBlockers = (b: CatalogItemDeleteBlockers) => b.liveApprovals + b.liveAssets + b.liveTokens > 0;
+
+const deleteBlocked = (slug: string, blockers: CatalogItemDeleteBlockers, detail?: string) =>
+  new DomainError('conflict', detail ?? `catalog item "${slug}" has live approvals, assets or tokens; archive it (soft delete) or revoke them first`, {
+    code: 'delete_blocked',
+    extra: { blockers },
+  });
+
+/**
+ * Hard delete with no live dependents: the dead ones (terminal requests, revoked assets, the
+ * approval link of revoked or disabled tokens) go in the same transaction, so no foreign key
+ * refuses the row.
+ */
+async function removeItem(em: EntityManager, itemId: string): Promise<void> {
+  const ofItem = `select r.id from catalog_requests r where r.catalog_item_id = ?`;
+  await exec(em, `update inbound_tokens set approval_id = null where approval_id in (${ofItem})`, [itemId]);
+  await exec(em, `delete from access_assets where catalog_item_id = ? or request_id in (${ofItem})`, [itemId, itemId]);
+  await exec(em, `delete from catalog_requests where catalog_item_id = ?`, [itemId]);
+  await exec(em, `delete from catalog_items where id = ?`, [itemId]);
+}
+
+export const deleteCatalogItem = defineOperation<DeleteCatalogItemInput, CatalogItemDeleteResponse, InboundTokenPrincipal>({
+  name: 'catalog.item.delete',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: true,
+  input: DeleteCatalogItemInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const base = { ok: true as const, slug: input.slug, requestId: ctx.requestId };
+    let blockers: CatalogItemDeleteBlockers = { liveApprovals: 0, liveAssets: 0, liveTokens: 0 };
+    try {
+      return await ctx.em.transactional(async (em): Promise<CatalogItemDeleteResponse> => {
+        const row = await lockItemBySlug(em, input.slug);
+        if (!row) throw missing(input.slug);
+        if (!input.hard) {
+          if (row.archived_at !== null) return { ...base, mode: 'soft', item: toCatalogItemView(row), already_archived: true };
+          const now = ctx.clock.now().toISOString();
+          const archived = await exec<CatalogItemRow>(em, `update catalog_items set archived_at = ?::timestamptz, updated_at = ?::timestamptz where id = ? returning *`, [now, now, row.id]);
+          audit(em, ctx, AUDIT_ACTIONS.archived, row, {});
+          await em.flush();
+          return { ...base, mode: 'soft', item: toCatalogItemView(archived[0]!), already_archived: false };
+        }
+        // Hard delete is allowed on an archived row too; only live dependents refuse it.
+        blockers = await countDeleteBlockers(em, row);
+        if (hasBlockers(blockers)) throw deleteBlocked(input.slug, blockers);
+        await removeItem(em, row.id);
+        audit(em, ctx, AUDIT_ACTIONS.deleted, row, { name: row.name, type: row.type, was_archived: row.archived_at !== null });
+        await em.flush();
+        return { ...base, mode: 'hard', item: null, already_archived: false };
+      });
+    } catch (err) {
+      // A reference this operation does not know about (a table added later) refuses cleanly.
+      if (err instanceof ForeignKeyConstraintViolationException || (err as { code?: string })?.code === '23503') {
+        throw deleteBlocked(input.slug, blockers, `catalog item "${input.slug}" is still referenced by other records; archive it instead`);
+      }
+      throw err;
+    }
+  },
+});
+
+function audit(em: EntityManager, ctx: OpContext<InboundTokenPrincipal>, action: string, row: CatalogItemRow, summary: Record<string, unknown>): void {
+  recordAudit(em, ctx, {
+    action,
+    actorUserId: ctx.principal.userId,
+    tokenId: ctx.principal.tokenId,
+    targetType: 'catalog_item',
+    targetId: row.id,
+    summary: { slug: row.slug, ...summary },
+  });
+}
