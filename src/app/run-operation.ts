@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Channel, Logger, OpContext, Operation, Principal, Surface } from '../domain/context.js';
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
+import { hasScope } from '../domain/tokens/scopes.rules.js';
 import { zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
 
@@ -49,6 +50,9 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
     }
     const ctx: OpContext<P> = { principal, requestId: inv.requestId, surface: inv.surface, channel: inv.channel ?? 'v1', log, em, clock: deps.clock, config: deps.config };
 
+    if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
+      throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
+    }
     if (op.rateLimited && principal.type !== 'system') rateLimit = await applyRateLimit(deps, principal, log);
 
     const raw = op.prepare ? op.prepare(inv.input, ctx) : inv.input;
@@ -75,12 +79,30 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
   }
 }
 
+/** Windows per principal kind: inbound tokens 60/min; agent tokens 60/min and 5000/day. */
+const WINDOWS: Record<'inbound_token' | 'agent', Array<{ suffix: string; limit: number; windowMs: number; label: string }>> = {
+  inbound_token: [{ suffix: '', limit: INBOUND_RATE_LIMIT, windowMs: INBOUND_RATE_WINDOW_MS, label: 'per minute' }],
+  agent: [
+    { suffix: '', limit: 60, windowMs: 60_000, label: 'per minute' },
+    { suffix: ':day', limit: 5000, windowMs: 24 * 60 * 60 * 1000, label: 'per day' },
+  ],
+};
+
 async function applyRateLimit(deps: AppDeps, principal: Principal, log: Logger): Promise<RateLimitInfo | undefined> {
-  const key = principal.type === 'system' ? 'system' : `tok:${principal.tokenId}`;
+  if (principal.type === 'system') return undefined;
   const nowMs = deps.clock.now().getTime();
+  let first: RateLimitInfo | undefined;
+  for (const w of WINDOWS[principal.type]) {
+    const info = await hitWindow(deps, `tok:${principal.tokenId}${w.suffix}`, w.limit, w.windowMs, w.label, nowMs, log);
+    first ??= info;
+  }
+  return first;
+}
+
+async function hitWindow(deps: AppDeps, key: string, limit: number, windowMs: number, label: string, nowMs: number, log: Logger): Promise<RateLimitInfo | undefined> {
   let d;
   try {
-    d = await deps.rateLimiter.hit(key, INBOUND_RATE_LIMIT, INBOUND_RATE_WINDOW_MS, nowMs);
+    d = await deps.rateLimiter.hit(key, limit, windowMs, nowMs);
   } catch (err) {
     // Fails open: event intake stays available when Redis is down (dedup still holds in PostgreSQL).
     log.warn({ err: { message: (err as Error).message } }, 'rate-limit store unavailable; request allowed');
@@ -89,7 +111,7 @@ async function applyRateLimit(deps: AppDeps, principal: Principal, log: Logger):
   const info: RateLimitInfo = { limit: d.limit, remaining: d.remaining, resetAtUnix: Math.ceil(d.resetAtMs / 1000) };
   if (!d.allowed) {
     const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
-    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests per minute exceeded`, { code: 'rate_limited', rateLimit: { ...info, retryAfterSeconds } });
+    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${label} exceeded`, { code: 'rate_limited', rateLimit: { ...info, retryAfterSeconds } });
   }
   return info;
 }

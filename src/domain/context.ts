@@ -79,8 +79,10 @@ export interface Operation<I, O, P extends Principal = Principal> {
   /** Stable name, e.g. `events.publish`; also the idempotency scope. */
   name: string;
   auth: AuthRequirement;
-  /** Counts against the per-token 60/min window. */
+  /** Counts against the per-token windows (inbound: 60/min; agent: 60/min and 5000/day). */
   rateLimited: boolean;
+  /** Agent callers: the scope this operation needs, as alternatives (any one suffices). */
+  requiredScopes?: readonly string[];
   /** Mutating operations honour `Idempotency-Key`. */
   idempotent: boolean;
   input: z.ZodType<I>;
