@@ -3,7 +3,8 @@
 // so their allowed event prefix is `personal.`.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineOperation } from '../context.js';
+import type { EntityManager } from '@mikro-orm/core';
+import { defineOperation, type OpContext } from '../context.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { InboundToken } from './tokens.entity.js';
 import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
@@ -38,25 +39,35 @@ export const createPersonalToken = defineOperation<z.infer<typeof CreatePersonal
   handler: async (input, ctx) =>
     ctx.em.transactional(async (em) => {
       const user = await requireUserByEmail(em, input.email);
-      if (user.status !== 'active') throw new DomainError('forbidden', 'the user is not active', { code: 'user_inactive' });
-      const integratorId = await ensureIntegrator(em, PERSONAL_INTEGRATOR, ctx.clock.now());
-      const token = newTokenValue(TOKEN_PREFIX.personal);
-      const row = em.create(InboundToken, {
-        id: randomUUID(),
-        kind: 'personal',
-        tokenHash: sha256Hex(token),
-        displayPrefix: displayPrefix(token),
-        ownerUserId: user.id,
-        integratorId,
-        label: input.label,
-        note: input.note ?? null,
-        dailyLimit: input.daily_limit,
-        status: 'active',
-        callbackSecret: newSigningSecret(),
-        createdAt: ctx.clock.now(),
-      });
-      recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: user.id, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { kind: row.kind, label: row.label } });
-      await em.flush();
-      return { tokenId: row.id, token };
+      return mintSelfServiceToken(em, ctx, user, { label: input.label, note: input.note ?? null, dailyLimit: input.daily_limit });
     }),
 });
+
+/** Mints a self-service token for `user` inside the caller's transaction (value shown once). */
+export async function mintSelfServiceToken(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>,
+  user: { id: string; status: string },
+  t: { label: string; note: string | null; dailyLimit: number },
+): Promise<PersonalTokenCreated> {
+  if (user.status !== 'active') throw new DomainError('forbidden', 'the user is not active', { code: 'user_inactive' });
+  const integratorId = await ensureIntegrator(em, PERSONAL_INTEGRATOR, ctx.clock.now());
+  const token = newTokenValue(TOKEN_PREFIX.personal);
+  const row = em.create(InboundToken, {
+    id: randomUUID(),
+    kind: 'personal',
+    tokenHash: sha256Hex(token),
+    displayPrefix: displayPrefix(token),
+    ownerUserId: user.id,
+    integratorId,
+    label: t.label,
+    note: t.note,
+    dailyLimit: t.dailyLimit,
+    status: 'active',
+    callbackSecret: newSigningSecret(),
+    createdAt: ctx.clock.now(),
+  });
+  recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: user.id, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { kind: row.kind, label: row.label } });
+  await em.flush();
+  return { tokenId: row.id, token };
+}

@@ -1,0 +1,86 @@
+// Admin oversight (SPEC Authentication 6): emergency revoke of any inbound token with a reason
+// (audit + owner notified; idempotent) and offboarding (revokes all of a user's tokens).
+// Admins never see token values or event content.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { DomainError, notFound } from '../errors.js';
+import { AUDIT, recordAudit } from '../audit/audit.js';
+import { addNotification } from '../inbox/notify.js';
+import { ADMIN_ROLES } from '../users/users.entity.js';
+import { requireUserByEmail } from '../users/users.repository.js';
+import { InboundToken } from './tokens.entity.js';
+
+export function requireAdminUser(p: AgentPrincipal): void {
+  if (!ADMIN_ROLES.includes(p.userRole)) throw new DomainError('forbidden', 'admin only', { code: 'forbidden_admin_only' });
+}
+
+export const AdminRevokeInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }), reason: z.string().max(500).optional() });
+
+export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>, { revoked: true }, AgentPrincipal>({
+  name: 'tokens.admin_revoke',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['admin:tokens'],
+  idempotent: true,
+  input: AdminRevokeInput,
+  handler: async (input, ctx) => {
+    requireAdminUser(ctx.principal);
+    return ctx.em.transactional(async (em) => {
+      const t = await em.findOne(InboundToken, { id: input.token_id });
+      if (!t) throw notFound('token');
+      if (t.status === 'revoked') return { revoked: true as const };
+      t.status = 'revoked';
+      t.revokedAt = ctx.clock.now();
+      t.revokedReason = input.reason ?? 'revoked by an admin';
+      recordAudit(em, ctx, { action: AUDIT.tokenRevokedByAdmin, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { reason: input.reason ?? null, owner_user_id: t.ownerUserId } });
+      addNotification(em, ctx.clock.now(), {
+        userId: t.ownerUserId,
+        title: `Your token "${t.label}" was revoked by an admin`,
+        summary: input.reason ? `Reason: ${input.reason}` : 'No reason was given.',
+        actorUserId: ctx.principal.userId,
+      });
+      await em.flush();
+      return { revoked: true as const };
+    });
+  },
+});
+
+/** Revokes every inbound and agent token of a user inside the caller's transaction. */
+export async function revokeAllTokensOf(em: Parameters<typeof recordAudit>[0], ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, userId: string, actorUserId: string | null, reason: string): Promise<number> {
+  const now = ctx.clock.now().toISOString();
+  const conn = em.getConnection();
+  const tx = em.getTransactionContext();
+  const rows = (await conn.execute(
+    `update inbound_tokens set status = 'revoked', revoked_at = ?::timestamptz, revoked_reason = ? where owner_user_id = ? and status <> 'revoked' returning id`,
+    [now, reason, userId],
+    'all',
+    tx,
+  )) as { id: string }[];
+  const agents = (await conn.execute(`update agent_tokens set revoked_at = ?::timestamptz where user_id = ? and revoked_at is null returning id`, [now, userId], 'all', tx)) as { id: string }[];
+  for (const r of rows) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: r.id, targetType: 'inbound_token', targetId: r.id, summary: { reason } });
+  return rows.length + agents.length;
+}
+
+export const OffboardInput = z.strictObject({ email: z.email().max(120) });
+
+export const offboardUser = defineOperation<z.infer<typeof OffboardInput>, { userId: string; status: 'offboarded'; tokensRevoked: number }, AgentPrincipal>({
+  name: 'users.offboard',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['admin:users'],
+  idempotent: true,
+  input: OffboardInput,
+  handler: async (input, ctx) => {
+    requireAdminUser(ctx.principal);
+    return ctx.em.transactional(async (em) => {
+      const user = await requireUserByEmail(em, input.email);
+      if (user.id === ctx.principal.userId) throw new DomainError('conflict', 'you cannot offboard yourself', { code: 'invalid_state' });
+      user.status = 'offboarded';
+      user.updatedAt = ctx.clock.now();
+      await em.flush();
+      const tokensRevoked = await revokeAllTokensOf(em, ctx, user.id, ctx.principal.userId, 'owner offboarded');
+      await em.flush();
+      return { userId: user.id, status: 'offboarded' as const, tokensRevoked };
+    });
+  },
+});

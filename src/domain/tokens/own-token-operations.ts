@@ -1,0 +1,147 @@
+// A user's own inbound tokens (SPEC "Personal token lifecycle", Authentication 4-5), called with
+// the user's agent token: issue, list (never values; the callback secret is visible to its owner),
+// disable, enable, rotate (24 h overlap, new callback secret), delete (= revoke, permanent).
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { AUDIT, recordAudit } from '../audit/audit.js';
+import { iso } from '../events/delivery.view.js';
+import { requireUserByEmail } from '../users/users.repository.js';
+import { mintSelfServiceToken } from './create-personal-token.js';
+import { requireOwnToken } from './own-tokens.repository.js';
+import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
+import { displayPrefix } from './token-format.rules.js';
+import { ROTATION_OVERLAP_MS } from './token-lifecycle.rules.js';
+
+const TokenIdInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }) });
+type TokenIdInput = z.infer<typeof TokenIdInput>;
+const ownOp = { auth: { kind: 'agent' } as const, rateLimited: true, requiredScopes: ['write:inbox'] };
+
+const endpointUrl = (ctx: OpContext) => `${ctx.config.publicBaseUrl}/api/internal-os/integrations/inbound/personal`;
+
+export const IssueOwnTokenInput = z.strictObject({
+  label: z.string().min(1).max(80),
+  daily_limit: z.number().int().min(1).max(1000).default(50),
+});
+
+export const issueOwnPersonalToken = defineOperation<z.infer<typeof IssueOwnTokenInput>, { token_id: string; token_value: string; endpoint_url: string }, AgentPrincipal>({
+  name: 'tokens.issue_own',
+  ...ownOp,
+  idempotent: false,
+  input: IssueOwnTokenInput,
+  handler: async (input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const user = await requireUserByEmail(em, ctx.principal.userEmail);
+      const t = await mintSelfServiceToken(em, ctx, user, { label: input.label, note: null, dailyLimit: input.daily_limit });
+      return { token_id: t.tokenId, token_value: t.token, endpoint_url: endpointUrl(ctx) };
+    }),
+});
+
+export interface OwnTokenView {
+  tokenId: string;
+  kind: string;
+  label: string;
+  status: string;
+  displayPrefix: string;
+  dailyLimit: number;
+  integratorId: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  callbackSecret: string;
+}
+
+export const listOwnTokens = defineOperation<Record<string, never>, { items: OwnTokenView[] }, AgentPrincipal>({
+  name: 'tokens.list_own',
+  ...ownOp,
+  idempotent: false,
+  input: z.strictObject({}),
+  handler: async (_input, ctx) => {
+    const rows = (await ctx.em.getConnection().execute(
+      `select id, kind, label, status, display_prefix, daily_limit, integrator_id, created_at, last_used_at, revoked_at, callback_secret
+         from inbound_tokens where owner_user_id = ? and kind <> 'tools_claim' order by created_at desc`,
+      [ctx.principal.userId],
+    )) as Array<Record<string, any>>;
+    return {
+      items: rows.map((r) => ({
+        tokenId: r.id,
+        kind: r.kind,
+        label: r.label,
+        status: r.status,
+        displayPrefix: r.display_prefix,
+        dailyLimit: r.daily_limit,
+        integratorId: r.integrator_id,
+        createdAt: iso(r.created_at),
+        lastUsedAt: r.last_used_at === null ? null : iso(r.last_used_at),
+        revokedAt: r.revoked_at === null ? null : iso(r.revoked_at),
+        callbackSecret: r.callback_secret,
+      })),
+    };
+  },
+});
+
+function setState(name: string, from: string, to: string) {
+  return defineOperation<TokenIdInput, { tokenId: string; status: string }, AgentPrincipal>({
+    name,
+    ...ownOp,
+    idempotent: true,
+    input: TokenIdInput,
+    handler: async ({ token_id }, ctx) =>
+      ctx.em.transactional(async (em) => {
+        const t = await requireOwnToken(em, ctx.principal.userId, token_id);
+        if (t.status === to) return { tokenId: t.id, status: t.status };
+        if (t.status !== from) throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
+        t.status = to;
+        await em.flush();
+        return { tokenId: t.id, status: t.status };
+      }),
+  });
+}
+
+/** Owner disables (recoverable) and re-enables (the operation the spec leaves open). */
+export const disableOwnToken = setState('tokens.disable_own', 'active', 'disabled');
+export const enableOwnToken = setState('tokens.enable_own', 'disabled', 'active');
+
+/** Owner deletes: revoked, permanent, idempotent. */
+export const revokeOwnToken = defineOperation<TokenIdInput, { revoked: true }, AgentPrincipal>({
+  name: 'tokens.revoke_own',
+  ...ownOp,
+  idempotent: true,
+  input: TokenIdInput,
+  handler: async ({ token_id }, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const t = await requireOwnToken(em, ctx.principal.userId, token_id);
+      if (t.status !== 'revoked') {
+        t.status = 'revoked';
+        t.revokedAt = ctx.clock.now();
+        t.revokedReason = 'deleted by owner';
+        recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
+        await em.flush();
+      }
+      return { revoked: true as const };
+    }),
+});
+
+/** Owner rotates: new value works at once, the previous one for 24 h; a new callback secret. */
+export const rotateOwnToken = defineOperation<TokenIdInput, { tokenId: string; token: string; expiresPriorAt: string; callbackSecret: string }, AgentPrincipal>({
+  name: 'tokens.rotate_own',
+  ...ownOp,
+  idempotent: false,
+  input: TokenIdInput,
+  handler: async ({ token_id }, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const t = await requireOwnToken(em, ctx.principal.userId, token_id);
+      if (t.status !== 'active') throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
+      const now = ctx.clock.now();
+      const token = newTokenValue(TOKEN_PREFIX.personal);
+      t.priorTokenHash = t.tokenHash;
+      t.priorValidUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+      t.tokenHash = sha256Hex(token);
+      t.displayPrefix = displayPrefix(token);
+      t.callbackSecret = newSigningSecret();
+      t.rotatedAt = now;
+      recordAudit(em, ctx, { action: AUDIT.tokenRotated, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
+      await em.flush();
+      return { tokenId: t.id, token, expiresPriorAt: t.priorValidUntil.toISOString(), callbackSecret: t.callbackSecret };
+    }),
+});
