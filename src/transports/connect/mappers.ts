@@ -1,12 +1,40 @@
 // Proto <-> domain JSON shapes. The proto request becomes the same snake_case object the REST
 // surface sends, so the one validator sees identical input.
-import { create } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { InboundEvent } from '../../../gen/fluxdesk/events/v1/events_pb.js';
-import { DeliverySchema, type Delivery } from '../../../gen/fluxdesk/events/v1/events_pb.js';
+import { create, fromJson, toJson, type JsonValue } from '@bufbuild/protobuf';
+import { timestampFromDate, ValueSchema } from '@bufbuild/protobuf/wkt';
+import type { InboundEvent, PublishBulkRequest } from '../../../gen/fluxdesk/events/v1/events_pb.js';
+import { BulkDeliveryResultSchema, DeliverySchema, type BulkDeliveryResult, type Delivery } from '../../../gen/fluxdesk/events/v1/events_pb.js';
+import type { ClaimTokenRequest } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
+import { ClaimedTokenSchema, ClaimTokenBatchResultSchema, PingResponseSchema, type ClaimedToken, type ClaimTokenBatchResult, type PingResponse } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
+import {
+  CatalogApprovalListItemSchema,
+  CatalogItemSchema,
+  CreateItemRequestSchema,
+  ListItemsRequestSchema,
+  UpdateItemRequestSchema,
+  type CatalogItem,
+  type CreateItemRequest,
+  type ListItemsRequest,
+  type UpdateItemRequest,
+  EventTypeRowSchema,
+  IntegratorSchema,
+  ListEventTypesResponseSchema,
+  type CatalogApprovalListItem,
+  type EventTypeRow,
+  type Integrator,
+  type ListEventTypesResponse,
+} from '../../../gen/fluxdesk/catalog/v1/catalog_pb.js';
 import type { DeliveryView } from '../../domain/events/delivery.view.js';
+import type { BulkRow } from '../../domain/events/publish-bulk.js';
+import type { EventTypeRow as EventTypeRowView, EventTypesResponse } from '../../domain/events/list-event-types.js';
+import type { ClaimBatchRow, ToolsPing } from '../../domain/tokens/claim-token.js';
+import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/approvals.js';
+import type { CatalogItemView } from '../../domain/catalog/items.js';
 
-const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+/** Drops unset proto3 `optional` fields, so the validator sees the same keys a JSON body would carry. */
+export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const ts = (iso: string) => timestampFromDate(new Date(iso));
+const tsOrUnset = (iso: string | null) => (iso === null ? undefined : ts(iso));
 
 export function inboundEventToJson(ev: InboundEvent | undefined): Record<string, unknown> {
   if (!ev) return {};
@@ -58,5 +86,136 @@ export function deliveryToProto(d: DeliveryView): Delivery {
     recipientUserId: d.recipientUserId,
     projectId: d.projectId ?? undefined,
     supplements: d.supplements.map((s) => ({ id: s.id, markdownBody: s.markdownBody, createdAt: timestampFromDate(new Date(s.createdAt)) })),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// fluxdesk.events.v1 PublishBulk
+
+/** A missing `event` stays missing, so the validator reports `event` itself as required. */
+export function publishBulkToJson(req: PublishBulkRequest): Record<string, unknown> {
+  return defined({
+    event: req.event ? inboundEventToJson(req.event) : undefined,
+    recipients: req.recipients.map((r) => defined({ type: r.type, email: r.email, user_id: r.userId, slug: r.slug })),
+    auto_claim: req.autoClaim,
+  });
+}
+
+export function bulkRowToProto(r: BulkRow): BulkDeliveryResult {
+  return create(BulkDeliveryResultSchema, {
+    email: r.email,
+    deliveryId: r.deliveryId,
+    deduped: r.deduped,
+    pushed: r.pushed,
+    autoClaimed: r.autoClaimed,
+    error: r.error,
+    userId: r.userId,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// fluxdesk.tokens.v1
+
+export function claimTokenRequestToJson(r: ClaimTokenRequest): Record<string, unknown> {
+  return defined({ email: r.email, label: r.label, severity_ceiling: r.severityCeiling, daily_limit: r.dailyLimit });
+}
+
+export function claimedTokenToProto(t: { token: string; tokenId: string; ownerUserId: string; expiresPriorAt: string }): ClaimedToken {
+  return create(ClaimedTokenSchema, { token: t.token, tokenId: t.tokenId, ownerUserId: t.ownerUserId, expiresPriorAt: ts(t.expiresPriorAt) });
+}
+
+export function claimBatchRowToProto(r: ClaimBatchRow): ClaimTokenBatchResult {
+  return create(ClaimTokenBatchResultSchema, { email: r.email, ok: r.ok, token: r.token ? claimedTokenToProto(r.token) : undefined, reason: r.reason });
+}
+
+export function toolsPingToProto(p: ToolsPing): PingResponse {
+  return create(PingResponseSchema, { ok: p.ok, kind: p.kind, toolsTokenId: p.tools_token_id, label: p.label, owner: p.owner, now: ts(p.now) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// fluxdesk.catalog.v1
+
+export function approvalToProto(a: ApprovalView): CatalogApprovalListItem {
+  return create(CatalogApprovalListItemSchema, {
+    id: a.id,
+    email: a.email,
+    catalogSlug: a.catalogSlug,
+    status: a.status,
+    requestedAt: ts(a.requestedAt),
+    reviewedAt: tsOrUnset(a.reviewedAt),
+    reviewedByEmail: a.reviewedByEmail ?? undefined,
+  });
+}
+
+export function integratorToProto(i: { id: string; slug: string; name: string; allowedEventPrefix: string; createdAt: string; homepageUrl: string | null; description: string | null }): Integrator {
+  return create(IntegratorSchema, {
+    id: i.id,
+    slug: i.slug,
+    name: i.name,
+    allowedEventPrefix: i.allowedEventPrefix,
+    createdAt: ts(i.createdAt),
+    homepageUrl: i.homepageUrl ?? undefined,
+    description: i.description ?? undefined,
+  });
+}
+
+const eventTypeRowToProto = (r: EventTypeRowView): EventTypeRow => create(EventTypeRowSchema, { eventType: r.eventType, lastSeenAt: tsOrUnset(r.lastSeenAt), count: BigInt(r.count) });
+
+export function eventTypesToProto(r: EventTypesResponse): ListEventTypesResponse {
+  return create(ListEventTypesResponseSchema, {
+    yourIntegrator: { slug: r.yourIntegrator.slug, allowedEventPrefix: r.yourIntegrator.allowedEventPrefix },
+    yourEventTypes: r.yourEventTypes.map(eventTypeRowToProto),
+    fluxdeskInternalTypes: r.fluxdeskInternalTypes.map(eventTypeRowToProto),
+    requestId: r.requestId,
+  });
+}
+
+// Catalog items. Requests go through the proto JSON form with proto field names: that is exactly
+// the REST body (snake_case keys, unset optionals absent, use_cases as plain JSON).
+const protoNamedJson = (json: unknown) => json as Record<string, unknown>;
+
+export function createItemToJson(req: CreateItemRequest): Record<string, unknown> {
+  return protoNamedJson(toJson(CreateItemRequestSchema, req, { useProtoFieldName: true }));
+}
+
+export function listItemsToJson(req: ListItemsRequest): Record<string, unknown> {
+  return protoNamedJson(toJson(ListItemsRequestSchema, req, { useProtoFieldName: true }));
+}
+
+/**
+ * PATCH body from an update mask: each named field with its value, or null when unset (clear);
+ * `use_cases` always as a list. `slug` is the lookup key (`path_slug`); a mask naming `slug` or
+ * `type` sends them too, so the operation refuses them as immutable, like a REST body would.
+ */
+export function updateItemToJson(req: UpdateItemRequest): Record<string, unknown> {
+  const { update_mask: _mask, ...set } = protoNamedJson(toJson(UpdateItemRequestSchema, req, { useProtoFieldName: true }));
+  if (!req.updateMask) {
+    const { slug: _slug, ...fields } = set;
+    return { ...fields, path_slug: req.slug };
+  }
+  const named = req.updateMask.paths.map((path) => [path, path === 'use_cases' ? (set.use_cases ?? []) : (set[path] ?? null)] as const);
+  return { ...Object.fromEntries(named), path_slug: req.slug };
+}
+
+export function catalogItemToProto(v: CatalogItemView): CatalogItem {
+  return create(CatalogItemSchema, {
+    id: v.id,
+    slug: v.slug ?? undefined,
+    name: v.name,
+    type: v.type,
+    description: v.description ?? undefined,
+    category: v.category ?? undefined,
+    categoryDisplay: v.categoryDisplay,
+    url: v.url ?? undefined,
+    applicationGuide: v.application_guide ?? undefined,
+    useCases: v.use_cases.map((u) => fromJson(ValueSchema, u as JsonValue)),
+    isPinned: v.is_pinned,
+    approvalRequired: v.approval_required,
+    displayOrder: v.display_order,
+    contactUserId: v.contact_user_id ?? undefined,
+    linkedToolsTokenId: v.linked_tools_token_id ?? undefined,
+    archivedAt: tsOrUnset(v.archived_at),
+    createdAt: ts(v.created_at),
+    updatedAt: ts(v.updated_at),
   });
 }

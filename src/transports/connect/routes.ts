@@ -1,6 +1,10 @@
-// Connect services (used by both listeners): EventService and grpc.health.v1.Health.
+// Connect services (used by both listeners): EventService, ToolsTokenService,
+// CatalogApprovalService, CatalogItemService, IntegratorService and grpc.health.v1.Health. Each handler maps the proto
+// request to the snake_case input the REST route passes, calls the same operation, maps back.
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
+import { ToolsTokenService } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
+import { CatalogApprovalService, CatalogItemService, IntegratorService } from '../../../gen/fluxdesk/catalog/v1/catalog_pb.js';
 import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation } from '../../app/run-operation.js';
@@ -10,7 +14,30 @@ import { publishEvent } from '../../domain/events/publish-event.js';
 import { getDelivery } from '../../domain/events/get-delivery.js';
 import { resolveDelivery } from '../../domain/events/resolve-delivery.js';
 import { supplementDelivery } from '../../domain/events/supplement-delivery.js';
-import { deliveryToProto, inboundEventToJson } from './mappers.js';
+import { publishBulk } from '../../domain/events/publish-bulk.js';
+import { listEventTypes } from '../../domain/events/list-event-types.js';
+import { claimToken, claimTokenBatch, pingToolsToken } from '../../domain/tokens/claim-token.js';
+import { listIntegrators } from '../../domain/tokens/list-integrators.js';
+import { assignCatalogApproval, listCatalogApprovals, reviewCatalogApproval, revokeCatalogApproval } from '../../domain/catalog/approvals.js';
+import { createCatalogItem, deleteCatalogItem, getCatalogItem, listCatalogItems, updateCatalogItem } from '../../domain/catalog/items.js';
+import {
+  approvalToProto,
+  bulkRowToProto,
+  catalogItemToProto,
+  claimBatchRowToProto,
+  claimedTokenToProto,
+  claimTokenRequestToJson,
+  createItemToJson,
+  defined,
+  deliveryToProto,
+  eventTypesToProto,
+  inboundEventToJson,
+  integratorToProto,
+  listItemsToJson,
+  publishBulkToJson,
+  toolsPingToProto,
+  updateItemToJson,
+} from './mappers.js';
 import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';
 
@@ -56,9 +83,77 @@ export function connectRoutes(deps: AppDeps) {
       async supplement(req, ctx) {
         return { delivery: deliveryToProto(await call(deps, supplementDelivery, { delivery_id: req.deliveryId, markdown_body: req.markdownBody }, ctx)) };
       },
+      // The input is the whole BulkEventRequest: violations already read `event.title`, `recipients.0.email`.
+      async publishBulk(req, ctx) {
+        const out = await call(deps, publishBulk, publishBulkToJson(req), ctx);
+        return { results: out.results.map(bulkRowToProto), requestId: out.requestId };
+      },
     });
 
-    const KNOWN = new Set(['', 'fluxdesk.events.v1.EventService', 'grpc.health.v1.Health']);
+    router.service(ToolsTokenService, {
+      async claimToken(req, ctx) {
+        const out = await call(deps, claimToken, claimTokenRequestToJson(req), ctx);
+        return { token: claimedTokenToProto(out), rotated: out.rotated };
+      },
+      async claimTokenBatch(req, ctx) {
+        const out = await call(deps, claimTokenBatch, { claims: req.claims.map(claimTokenRequestToJson) }, ctx);
+        return { results: out.results.map(claimBatchRowToProto), requestId: out.requestId };
+      },
+      async ping(_req, ctx) {
+        return toolsPingToProto(await call(deps, pingToolsToken, {}, ctx));
+      },
+    });
+
+    router.service(CatalogApprovalService, {
+      async assignApproval(req, ctx) {
+        return { approval: approvalToProto(await call(deps, assignCatalogApproval, { email: req.email, catalog_slug: req.catalogSlug }, ctx)) };
+      },
+      async listApprovals(req, ctx) {
+        const out = await call(deps, listCatalogApprovals, defined({ email: req.email, catalog_slug: req.catalogSlug, status: req.status }), ctx);
+        return { items: out.items.map(approvalToProto), requestId: out.requestId };
+      },
+      async revokeApproval(req, ctx) {
+        return call(deps, revokeCatalogApproval, defined({ email: req.email, catalog_slug: req.catalogSlug, notify_employee: req.notifyEmployee }), ctx);
+      },
+      async reviewApproval(req, ctx) {
+        return { approval: approvalToProto(await call(deps, reviewCatalogApproval, defined({ request_id: req.requestId, decision: req.decision, note: req.note }), ctx)) };
+      },
+    });
+
+    router.service(CatalogItemService, {
+      async createItem(req, ctx) {
+        const out = await call(deps, createCatalogItem, createItemToJson(req), ctx);
+        return { item: catalogItemToProto(out.item), requestId: out.requestId };
+      },
+      async listItems(req, ctx) {
+        const out = await call(deps, listCatalogItems, listItemsToJson(req), ctx);
+        return { items: out.items.map(catalogItemToProto), totalCount: out.totalCount, requestId: out.requestId };
+      },
+      async getItem(req, ctx) {
+        const out = await call(deps, getCatalogItem, { slug: req.slug }, ctx);
+        return { item: catalogItemToProto(out.item), requestId: out.requestId };
+      },
+      async updateItem(req, ctx) {
+        const out = await call(deps, updateCatalogItem, updateItemToJson(req), ctx);
+        return { item: catalogItemToProto(out.item), requestId: out.requestId };
+      },
+      async deleteItem(req, ctx) {
+        const out = await call(deps, deleteCatalogItem, defined({ slug: req.slug, hard: req.hard }), ctx);
+        return { mode: out.mode, slug: out.slug, item: out.item ? catalogItemToProto(out.item) : undefined, alreadyArchived: out.already_archived, requestId: out.requestId };
+      },
+    });
+
+    router.service(IntegratorService, {
+      async listIntegrators(_req, ctx) {
+        const out = await call(deps, listIntegrators, {}, ctx);
+        return { items: out.items.map(integratorToProto), totalCount: out.totalCount, requestId: out.requestId };
+      },
+      async listEventTypes(req, ctx) {
+        return eventTypesToProto(await call(deps, listEventTypes, defined({ integrator_slug: req.integratorSlug }), ctx));
+      },
+    });
+
+    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, Health.typeName]);
     router.service(Health, {
       async check(req) {
         if (!KNOWN.has(req.service)) throw new ConnectError(`unknown service ${req.service}`, Code.NotFound);

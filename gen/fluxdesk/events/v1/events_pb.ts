@@ -5,7 +5,8 @@
 // Inbound events: integrators publish one event per call with a personal
 // token; the service stores a Delivery for the token owner, deduplicates on
 // (token id, event_id) and lets the original sender read, resolve and
-// supplement it. Inbound protocol version 2 (spec_version "2").
+// supplement it. An admin tools-token can fan one event out to many
+// recipients (PublishBulk). Inbound protocol version 2 (spec_version "2").
 //
 // Errors carry a fluxdesk.common.v1.ErrorInfo detail with the stable error
 // code; invalid_argument also carries fluxdesk.common.v1.ValidationErrorDetail
@@ -21,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fluxdesk/events/v1/events.proto.
  */
 export const file_fluxdesk_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9mbHV4ZGVzay9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJmbHV4ZGVzay5ldmVudHMudjEiQQoOUHVibGlzaFJlcXVlc3QSLwoFZXZlbnQYASABKAsyIC5mbHV4ZGVzay5ldmVudHMudjEuSW5ib3VuZEV2ZW50IlIKD1B1Ymxpc2hSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeRIPCgdjcmVhdGVkGAIgASgIIiEKCkdldFJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkiPQoLR2V0UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkiVwoOUmVzb2x2ZVJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkSHAoPcmVzb2x1dGlvbl9ub3RlGAIgASgJSACIAQFCEgoQX3Jlc29sdXRpb25fbm90ZSJBCg9SZXNvbHZlUmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkiPwoRU3VwcGxlbWVudFJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkSFQoNbWFya2Rvd25fYm9keRgCIAEoCSJEChJTdXBwbGVtZW50UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkiyQYKDEluYm91bmRFdmVudBIUCgxzcGVjX3ZlcnNpb24YASABKAkSEAoIZXZlbnRfaWQYAiABKAkSEgoKZXZlbnRfdHlwZRgDIAEoCRIQCghzZXZlcml0eRgEIAEoCRINCgV0aXRsZRgFIAEoCRITCgtvY2N1cnJlZF9hdBgGIAEoCRIUCgdzdW1tYXJ5GAcgASgJSACIAQESGgoNbWFya2Rvd25fYm9keRgIIAEoCUgBiAEBEiQKF21hcmtkb3duX2JvZHlfcmVuZGVyaW5nGAkgASgJSAKIAQESGQoMZXh0ZXJuYWxfdXJsGAogASgJSAOIAQESHAoPZXh0ZXJuYWxfc3RhdHVzGAsgASgJSASIAQESLQoFYWN0b3IYDCABKAsyGS5mbHV4ZGVzay5ldmVudHMudjEuQWN0b3JIBYgBARI8CgZsYWJlbHMYDSADKAsyLC5mbHV4ZGVzay5ldmVudHMudjEuSW5ib3VuZEV2ZW50LkxhYmVsc0VudHJ5EjEKB2FjdGlvbnMYDiADKAsyIC5mbHV4ZGVzay5ldmVudHMudjEuQWN0aW9uQnV0dG9uEj4KDnJlY2lwaWVudF9oaW50GA8gASgLMiEuZmx1eGRlc2suZXZlbnRzLnYxLlJlY2lwaWVudEhpbnRIBogBARI1CglyZWNpcGllbnQYECABKAsyHS5mbHV4ZGVzay5ldmVudHMudjEuUmVjaXBpZW50SAeIAQESGQoMcHJvamVjdF9zbHVnGBEgASgJSAiIAQESEQoEdG9uZRgSIAEoCUgJiAEBEhMKBmxvY2FsZRgTIAEoCUgKiAEBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3N1bW1hcnlCEAoOX21hcmtkb3duX2JvZHlCGgoYX21hcmtkb3duX2JvZHlfcmVuZGVyaW5nQg8KDV9leHRlcm5hbF91cmxCEgoQX2V4dGVybmFsX3N0YXR1c0IICgZfYWN0b3JCEQoPX3JlY2lwaWVudF9oaW50QgwKCl9yZWNpcGllbnRCDwoNX3Byb2plY3Rfc2x1Z0IHCgVfdG9uZUIJCgdfbG9jYWxlIjIKBUFjdG9yEg0KBWVtYWlsGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBAUIHCgVfbmFtZSKLAQoMQWN0aW9uQnV0dG9uEg0KBWxhYmVsGAEgASgJEhgKC2FjdGlvbl90eXBlGAIgASgJSACIAQESEAoDdXJsGAMgASgJSAGIAQESGAoLd2ViaG9va191cmwYBCABKAlIAogBAUIOCgxfYWN0aW9uX3R5cGVCBgoEX3VybEIOCgxfd2ViaG9va191cmwiewoNUmVjaXBpZW50SGludBISCgVlbWFpbBgBIAEoCUgAiAEBEhQKB3VzZXJfaWQYAiABKAlIAYgBARIZCgxkaXNwbGF5X2hpbnQYAyABKAlIAogBAUIICgZfZW1haWxCCgoIX3VzZXJfaWRCDwoNX2Rpc3BsYXlfaGludCIoCglSZWNpcGllbnQSDAoEdHlwZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSLyBQoIRGVsaXZlcnkSEwoLZGVsaXZlcnlfaWQYASABKAkSEgoKZXZlbnRfdHlwZRgCIAEoCRIQCghzZXZlcml0eRgDIAEoCRIRCgR0b25lGAQgASgJSACIAQESDQoFdGl0bGUYBSABKAkSFAoHc3VtbWFyeRgGIAEoCUgBiAEBEhkKDGV4dGVybmFsX3VybBgHIAEoCUgCiAEBEhwKD2V4dGVybmFsX3N0YXR1cxgIIAEoCUgDiAEBEi8KC29jY3VycmVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0CgtyZXNvbHZlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBIgBARIcCg9yZXNvbHV0aW9uX25vdGUYDCABKAlIBYgBARISCgpmaXJlX2NvdW50GA0gASgFEg8KB2RlZHVwZWQYDiABKAgSCgoCb2sYDyABKAgSDgoGcHVzaGVkGBAgASgIEhIKCnJlcXVlc3RfaWQYESABKAkSGAoLZGVwcmVjYXRpb24YEiABKAlIBogBARITCgZsb2NhbGUYEyABKAlIB4gBARIZChFyZWNpcGllbnRfdXNlcl9pZBgUIAEoCRIXCgpwcm9qZWN0X2lkGBUgASgJSAiIAQESMwoLc3VwcGxlbWVudHMYFiADKAsyHi5mbHV4ZGVzay5ldmVudHMudjEuU3VwcGxlbWVudBIQCghkZWdyYWRlZBgXIAEoCEIHCgVfdG9uZUIKCghfc3VtbWFyeUIPCg1fZXh0ZXJuYWxfdXJsQhIKEF9leHRlcm5hbF9zdGF0dXNCDgoMX3Jlc29sdmVkX2F0QhIKEF9yZXNvbHV0aW9uX25vdGVCDgoMX2RlcHJlY2F0aW9uQgkKB19sb2NhbGVCDQoLX3Byb2plY3RfaWQiXwoKU3VwcGxlbWVudBIKCgJpZBgBIAEoCRIVCg1tYXJrZG93bl9ib2R5GAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMtsCCgxFdmVudFNlcnZpY2USUgoHUHVibGlzaBIiLmZsdXhkZXNrLmV2ZW50cy52MS5QdWJsaXNoUmVxdWVzdBojLmZsdXhkZXNrLmV2ZW50cy52MS5QdWJsaXNoUmVzcG9uc2USRgoDR2V0Eh4uZmx1eGRlc2suZXZlbnRzLnYxLkdldFJlcXVlc3QaHy5mbHV4ZGVzay5ldmVudHMudjEuR2V0UmVzcG9uc2USUgoHUmVzb2x2ZRIiLmZsdXhkZXNrLmV2ZW50cy52MS5SZXNvbHZlUmVxdWVzdBojLmZsdXhkZXNrLmV2ZW50cy52MS5SZXNvbHZlUmVzcG9uc2USWwoKU3VwcGxlbWVudBIlLmZsdXhkZXNrLmV2ZW50cy52MS5TdXBwbGVtZW50UmVxdWVzdBomLmZsdXhkZXNrLmV2ZW50cy52MS5TdXBwbGVtZW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch9mbHV4ZGVzay9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJmbHV4ZGVzay5ldmVudHMudjEiQQoOUHVibGlzaFJlcXVlc3QSLwoFZXZlbnQYASABKAsyIC5mbHV4ZGVzay5ldmVudHMudjEuSW5ib3VuZEV2ZW50IlIKD1B1Ymxpc2hSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeRIPCgdjcmVhdGVkGAIgASgIIiEKCkdldFJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkiPQoLR2V0UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkiVwoOUmVzb2x2ZVJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkSHAoPcmVzb2x1dGlvbl9ub3RlGAIgASgJSACIAQFCEgoQX3Jlc29sdXRpb25fbm90ZSJBCg9SZXNvbHZlUmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkiPwoRU3VwcGxlbWVudFJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkSFQoNbWFya2Rvd25fYm9keRgCIAEoCSJEChJTdXBwbGVtZW50UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkipAEKElB1Ymxpc2hCdWxrUmVxdWVzdBIvCgVldmVudBgBIAEoCzIgLmZsdXhkZXNrLmV2ZW50cy52MS5JbmJvdW5kRXZlbnQSNQoKcmVjaXBpZW50cxgCIAMoCzIhLmZsdXhkZXNrLmV2ZW50cy52MS5CdWxrUmVjaXBpZW50EhcKCmF1dG9fY2xhaW0YAyABKAhIAIgBAUINCgtfYXV0b19jbGFpbSJiChNQdWJsaXNoQnVsa1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi5mbHV4ZGVzay5ldmVudHMudjEuQnVsa0RlbGl2ZXJ5UmVzdWx0EhIKCnJlcXVlc3RfaWQYAiABKAkieQoNQnVsa1JlY2lwaWVudBIMCgR0eXBlGAEgASgJEhIKBWVtYWlsGAIgASgJSACIAQESFAoHdXNlcl9pZBgDIAEoCUgBiAEBEhEKBHNsdWcYBCABKAlIAogBAUIICgZfZW1haWxCCgoIX3VzZXJfaWRCBwoFX3NsdWci+wEKEkJ1bGtEZWxpdmVyeVJlc3VsdBINCgVlbWFpbBgBIAEoCRIYCgtkZWxpdmVyeV9pZBgCIAEoCUgAiAEBEhQKB2RlZHVwZWQYAyABKAhIAYgBARITCgZwdXNoZWQYBCABKAhIAogBARIZCgxhdXRvX2NsYWltZWQYBSABKAhIA4gBARISCgVlcnJvchgGIAEoCUgEiAEBEhQKB3VzZXJfaWQYByABKAlIBYgBAUIOCgxfZGVsaXZlcnlfaWRCCgoIX2RlZHVwZWRCCQoHX3B1c2hlZEIPCg1fYXV0b19jbGFpbWVkQggKBl9lcnJvckIKCghfdXNlcl9pZCLJBgoMSW5ib3VuZEV2ZW50EhQKDHNwZWNfdmVyc2lvbhgBIAEoCRIQCghldmVudF9pZBgCIAEoCRISCgpldmVudF90eXBlGAMgASgJEhAKCHNldmVyaXR5GAQgASgJEg0KBXRpdGxlGAUgASgJEhMKC29jY3VycmVkX2F0GAYgASgJEhQKB3N1bW1hcnkYByABKAlIAIgBARIaCg1tYXJrZG93bl9ib2R5GAggASgJSAGIAQESJAoXbWFya2Rvd25fYm9keV9yZW5kZXJpbmcYCSABKAlIAogBARIZCgxleHRlcm5hbF91cmwYCiABKAlIA4gBARIcCg9leHRlcm5hbF9zdGF0dXMYCyABKAlIBIgBARItCgVhY3RvchgMIAEoCzIZLmZsdXhkZXNrLmV2ZW50cy52MS5BY3RvckgFiAEBEjwKBmxhYmVscxgNIAMoCzIsLmZsdXhkZXNrLmV2ZW50cy52MS5JbmJvdW5kRXZlbnQuTGFiZWxzRW50cnkSMQoHYWN0aW9ucxgOIAMoCzIgLmZsdXhkZXNrLmV2ZW50cy52MS5BY3Rpb25CdXR0b24SPgoOcmVjaXBpZW50X2hpbnQYDyABKAsyIS5mbHV4ZGVzay5ldmVudHMudjEuUmVjaXBpZW50SGludEgGiAEBEjUKCXJlY2lwaWVudBgQIAEoCzIdLmZsdXhkZXNrLmV2ZW50cy52MS5SZWNpcGllbnRIB4gBARIZCgxwcm9qZWN0X3NsdWcYESABKAlICIgBARIRCgR0b25lGBIgASgJSAmIAQESEwoGbG9jYWxlGBMgASgJSAqIAQEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfc3VtbWFyeUIQCg5fbWFya2Rvd25fYm9keUIaChhfbWFya2Rvd25fYm9keV9yZW5kZXJpbmdCDwoNX2V4dGVybmFsX3VybEISChBfZXh0ZXJuYWxfc3RhdHVzQggKBl9hY3RvckIRCg9fcmVjaXBpZW50X2hpbnRCDAoKX3JlY2lwaWVudEIPCg1fcHJvamVjdF9zbHVnQgcKBV90b25lQgkKB19sb2NhbGUiMgoFQWN0b3ISDQoFZW1haWwYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBQgcKBV9uYW1lIosBCgxBY3Rpb25CdXR0b24SDQoFbGFiZWwYASABKAkSGAoLYWN0aW9uX3R5cGUYAiABKAlIAIgBARIQCgN1cmwYAyABKAlIAYgBARIYCgt3ZWJob29rX3VybBgEIAEoCUgCiAEBQg4KDF9hY3Rpb25fdHlwZUIGCgRfdXJsQg4KDF93ZWJob29rX3VybCJ7Cg1SZWNpcGllbnRIaW50EhIKBWVtYWlsGAEgASgJSACIAQESFAoHdXNlcl9pZBgCIAEoCUgBiAEBEhkKDGRpc3BsYXlfaGludBgDIAEoCUgCiAEBQggKBl9lbWFpbEIKCghfdXNlcl9pZEIPCg1fZGlzcGxheV9oaW50IigKCVJlY2lwaWVudBIMCgR0eXBlGAEgASgJEg0KBXZhbHVlGAIgASgJIvIFCghEZWxpdmVyeRITCgtkZWxpdmVyeV9pZBgBIAEoCRISCgpldmVudF90eXBlGAIgASgJEhAKCHNldmVyaXR5GAMgASgJEhEKBHRvbmUYBCABKAlIAIgBARINCgV0aXRsZRgFIAEoCRIUCgdzdW1tYXJ5GAYgASgJSAGIAQESGQoMZXh0ZXJuYWxfdXJsGAcgASgJSAKIAQESHAoPZXh0ZXJuYWxfc3RhdHVzGAggASgJSAOIAQESLwoLb2NjdXJyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKC3Jlc29sdmVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgEiAEBEhwKD3Jlc29sdXRpb25fbm90ZRgMIAEoCUgFiAEBEhIKCmZpcmVfY291bnQYDSABKAUSDwoHZGVkdXBlZBgOIAEoCBIKCgJvaxgPIAEoCBIOCgZwdXNoZWQYECABKAgSEgoKcmVxdWVzdF9pZBgRIAEoCRIYCgtkZXByZWNhdGlvbhgSIAEoCUgGiAEBEhMKBmxvY2FsZRgTIAEoCUgHiAEBEhkKEXJlY2lwaWVudF91c2VyX2lkGBQgASgJEhcKCnByb2plY3RfaWQYFSABKAlICIgBARIzCgtzdXBwbGVtZW50cxgWIAMoCzIeLmZsdXhkZXNrLmV2ZW50cy52MS5TdXBwbGVtZW50EhAKCGRlZ3JhZGVkGBcgASgIQgcKBV90b25lQgoKCF9zdW1tYXJ5Qg8KDV9leHRlcm5hbF91cmxCEgoQX2V4dGVybmFsX3N0YXR1c0IOCgxfcmVzb2x2ZWRfYXRCEgoQX3Jlc29sdXRpb25fbm90ZUIOCgxfZGVwcmVjYXRpb25CCQoHX2xvY2FsZUINCgtfcHJvamVjdF9pZCJfCgpTdXBwbGVtZW50EgoKAmlkGAEgASgJEhUKDW1hcmtkb3duX2JvZHkYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAyuwMKDEV2ZW50U2VydmljZRJSCgdQdWJsaXNoEiIuZmx1eGRlc2suZXZlbnRzLnYxLlB1Ymxpc2hSZXF1ZXN0GiMuZmx1eGRlc2suZXZlbnRzLnYxLlB1Ymxpc2hSZXNwb25zZRJGCgNHZXQSHi5mbHV4ZGVzay5ldmVudHMudjEuR2V0UmVxdWVzdBofLmZsdXhkZXNrLmV2ZW50cy52MS5HZXRSZXNwb25zZRJSCgdSZXNvbHZlEiIuZmx1eGRlc2suZXZlbnRzLnYxLlJlc29sdmVSZXF1ZXN0GiMuZmx1eGRlc2suZXZlbnRzLnYxLlJlc29sdmVSZXNwb25zZRJbCgpTdXBwbGVtZW50EiUuZmx1eGRlc2suZXZlbnRzLnYxLlN1cHBsZW1lbnRSZXF1ZXN0GiYuZmx1eGRlc2suZXZlbnRzLnYxLlN1cHBsZW1lbnRSZXNwb25zZRJeCgtQdWJsaXNoQnVsaxImLmZsdXhkZXNrLmV2ZW50cy52MS5QdWJsaXNoQnVsa1JlcXVlc3QaJy5mbHV4ZGVzay5ldmVudHMudjEuUHVibGlzaEJ1bGtSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * PublishRequest carries exactly one inbound event (one event per call).
@@ -215,6 +216,197 @@ export const SupplementResponseSchema: GenMessage<SupplementResponse> = /*@__PUR
   messageDesc(file_fluxdesk_events_v1_events, 7);
 
 /**
+ * PublishBulkRequest is one template event and its recipients (SPEC
+ * BulkEventRequest).
+ *
+ * @generated from message fluxdesk.events.v1.PublishBulkRequest
+ */
+export type PublishBulkRequest = Message<"fluxdesk.events.v1.PublishBulkRequest"> & {
+  /**
+   * The template delivered to every recipient; validated once like
+   * Publish's event, but it must carry neither recipient nor
+   * recipient_hint. Required.
+   *
+   * @generated from field: fluxdesk.events.v1.InboundEvent event = 1;
+   */
+  event?: InboundEvent | undefined;
+
+  /**
+   * Who receives the event; 1-100 items, and at most 100 after groups are
+   * expanded to their members. Required.
+   *
+   * @generated from field: repeated fluxdesk.events.v1.BulkRecipient recipients = 2;
+   */
+  recipients: BulkRecipient[];
+
+  /**
+   * When true (the default when unset) a recipient without a personal token
+   * claimed by this integrator gets one minted inline (needs an approved
+   * catalog request); when false such a recipient fails with
+   * `no_approved_request`.
+   *
+   * @generated from field: optional bool auto_claim = 3;
+   */
+  autoClaim?: boolean | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.PublishBulkRequest.
+ * Use `create(PublishBulkRequestSchema)` to create a new message.
+ */
+export const PublishBulkRequestSchema: GenMessage<PublishBulkRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 8);
+
+/**
+ * PublishBulkResponse has one result row per expanded recipient.
+ *
+ * @generated from message fluxdesk.events.v1.PublishBulkResponse
+ */
+export type PublishBulkResponse = Message<"fluxdesk.events.v1.PublishBulkResponse"> & {
+  /**
+   * One row per recipient, in request order, groups expanded in place (by
+   * member email). Each row is either a delivery or an error.
+   *
+   * @generated from field: repeated fluxdesk.events.v1.BulkDeliveryResult results = 1;
+   */
+  results: BulkDeliveryResult[];
+
+  /**
+   * Echo of the request id (`x-request-id`; generated as `req_<id>` when
+   * absent).
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.PublishBulkResponse.
+ * Use `create(PublishBulkResponseSchema)` to create a new message.
+ */
+export const PublishBulkResponseSchema: GenMessage<PublishBulkResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 9);
+
+/**
+ * BulkRecipient is one fan-out target (SPEC Recipient, bulk). Exactly the
+ * field named by `type` must be set; any other set field gives
+ * invalid_argument.
+ *
+ * @generated from message fluxdesk.events.v1.BulkRecipient
+ */
+export type BulkRecipient = Message<"fluxdesk.events.v1.BulkRecipient"> & {
+  /**
+   * Recipient kind; one of `email` (uses email), `user_id` (uses user_id) or
+   * `group` (uses slug: every member of that project or group). Required.
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * Recipient's email address when type is `email`; valid email, at most 120
+   * chars.
+   *
+   * @generated from field: optional string email = 2;
+   */
+  email?: string | undefined;
+
+  /**
+   * Recipient's user id when type is `user_id`; uuid.
+   *
+   * @generated from field: optional string user_id = 3;
+   */
+  userId?: string | undefined;
+
+  /**
+   * Project or group slug when type is `group`; 1-80 chars.
+   *
+   * @generated from field: optional string slug = 4;
+   */
+  slug?: string | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.BulkRecipient.
+ * Use `create(BulkRecipientSchema)` to create a new message.
+ */
+export const BulkRecipientSchema: GenMessage<BulkRecipient> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 10);
+
+/**
+ * BulkDeliveryResult is the outcome for one recipient (SPEC
+ * BulkEventDeliveryResult): either the success fields (delivery_id, deduped,
+ * pushed, auto_claimed) or error, never both.
+ *
+ * @generated from message fluxdesk.events.v1.BulkDeliveryResult
+ */
+export type BulkDeliveryResult = Message<"fluxdesk.events.v1.BulkDeliveryResult"> & {
+  /**
+   * Recipient's email address; empty for a `user_id` recipient that matched
+   * no user (see user_id).
+   *
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * Delivery id (uuid) created or updated for this recipient; success rows
+   * only. Several rows naming the same user share one delivery.
+   *
+   * @generated from field: optional string delivery_id = 2;
+   */
+  deliveryId?: string | undefined;
+
+  /**
+   * True when (recipient token, event_id) had arrived before, or the same
+   * user was already served earlier in this request; success rows only.
+   *
+   * @generated from field: optional bool deduped = 3;
+   */
+  deduped?: boolean | undefined;
+
+  /**
+   * True when the recipient was nudged (push or chat); success rows only.
+   *
+   * @generated from field: optional bool pushed = 4;
+   */
+  pushed?: boolean | undefined;
+
+  /**
+   * Set (to true) only when a personal token was minted inline for this
+   * recipient.
+   *
+   * @generated from field: optional bool auto_claimed = 5;
+   */
+  autoClaimed?: boolean | undefined;
+
+  /**
+   * Stable failure code; one of `no_token`, `no_approved_request`,
+   * `user_not_found`, `user_inactive`, `token_disabled`,
+   * `cross_project_blocked`, `schema_invalid:<detail>`,
+   * `auto_claim_lookup_failed`. Unset on success rows.
+   *
+   * @generated from field: optional string error = 6;
+   */
+  error?: string | undefined;
+
+  /**
+   * The requested user id (uuid) of a `user_id` recipient that matched no
+   * user (error `user_not_found`).
+   *
+   * @generated from field: optional string user_id = 7;
+   */
+  userId?: string | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.BulkDeliveryResult.
+ * Use `create(BulkDeliveryResultSchema)` to create a new message.
+ */
+export const BulkDeliveryResultSchema: GenMessage<BulkDeliveryResult> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 11);
+
+/**
  * InboundEvent is one event sent by an integrator (inbound protocol v2).
  * Enumerated values are plain strings validated by the service so that all
  * issues are reported together; unknown values give invalid_argument. The
@@ -244,7 +436,8 @@ export type InboundEvent = Message<"fluxdesk.events.v1.InboundEvent"> & {
 
   /**
    * Free-text event type used for grouping, not interpreted; 1-60 chars.
-   * Must start with the token's allowed_event_prefix; recommended form
+   * Must start with the token's allowed_event_prefix (else invalid_argument,
+   * violation code `namespace_mismatch`); recommended form
    * `<integrator-slug>.<entity>.<action>`. Required.
    *
    * @generated from field: string event_type = 3;
@@ -388,7 +581,7 @@ export type InboundEvent = Message<"fluxdesk.events.v1.InboundEvent"> & {
  * Use `create(InboundEventSchema)` to create a new message.
  */
 export const InboundEventSchema: GenMessage<InboundEvent> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 8);
+  messageDesc(file_fluxdesk_events_v1_events, 12);
 
 /**
  * Actor is the person who caused an event; display only.
@@ -416,7 +609,7 @@ export type Actor = Message<"fluxdesk.events.v1.Actor"> & {
  * Use `create(ActorSchema)` to create a new message.
  */
 export const ActorSchema: GenMessage<Actor> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 9);
+  messageDesc(file_fluxdesk_events_v1_events, 13);
 
 /**
  * ActionButton is a button shown with an event. Either opens a URL or, on
@@ -462,7 +655,7 @@ export type ActionButton = Message<"fluxdesk.events.v1.ActionButton"> & {
  * Use `create(ActionButtonSchema)` to create a new message.
  */
 export const ActionButtonSchema: GenMessage<ActionButton> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 10);
+  messageDesc(file_fluxdesk_events_v1_events, 14);
 
 /**
  * RecipientHint is the deprecated recipient description, stored as given and
@@ -499,7 +692,7 @@ export type RecipientHint = Message<"fluxdesk.events.v1.RecipientHint"> & {
  * Use `create(RecipientHintSchema)` to create a new message.
  */
 export const RecipientHintSchema: GenMessage<RecipientHint> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 11);
+  messageDesc(file_fluxdesk_events_v1_events, 15);
 
 /**
  * Recipient is the structured recipient of an event sent with a moderation
@@ -529,7 +722,7 @@ export type Recipient = Message<"fluxdesk.events.v1.Recipient"> & {
  * Use `create(RecipientSchema)` to create a new message.
  */
 export const RecipientSchema: GenMessage<Recipient> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 12);
+  messageDesc(file_fluxdesk_events_v1_events, 16);
 
 /**
  * Delivery is the stored result of an inbound event for one recipient. In
@@ -715,7 +908,7 @@ export type Delivery = Message<"fluxdesk.events.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 13);
+  messageDesc(file_fluxdesk_events_v1_events, 17);
 
 /**
  * Supplement is an append-only follow-up note attached to a delivery.
@@ -750,7 +943,7 @@ export type Supplement = Message<"fluxdesk.events.v1.Supplement"> & {
  * Use `create(SupplementSchema)` to create a new message.
  */
 export const SupplementSchema: GenMessage<Supplement> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 14);
+  messageDesc(file_fluxdesk_events_v1_events, 18);
 
 /**
  * EventService is the Connect/gRPC face of the REST v1 `/api/v1/events`
@@ -770,10 +963,11 @@ export const EventService: GenService<{
    * sends no push and returns it with deduped = true (created = false,
    * REST 200). Limits: 60 events per minute per token (resource_exhausted),
    * request body at most 256 KB. Errors: invalid_argument (validation,
-   * forbidden key), unauthenticated (missing, malformed, disabled, revoked
-   * or expired token), permission_denied (namespace mismatch on event_type,
-   * cross_project_blocked), resource_exhausted (rate limit or circuit
-   * breaker).
+   * forbidden key; an event_type outside the token's allowed_event_prefix is
+   * a violation with code `namespace_mismatch` on field `event.event_type`),
+   * unauthenticated (missing, malformed, disabled, revoked or expired token),
+   * permission_denied (cross_project_blocked), resource_exhausted (rate
+   * limit or circuit breaker).
    *
    * @generated from rpc fluxdesk.events.v1.EventService.Publish
    */
@@ -820,6 +1014,30 @@ export const EventService: GenService<{
     methodKind: "unary";
     input: typeof SupplementRequestSchema;
     output: typeof SupplementResponseSchema;
+  },
+  /**
+   * PublishBulk fans one template event out to 1-100 recipients (REST
+   * `POST /api/v1/events/bulk`). Unlike the other calls it takes a
+   * tools-token owned by an admin (`Bearer svc-tools-...`; another token kind
+   * gives unauthenticated `token_mismatch`, a non-admin owner
+   * permission_denied `forbidden_admin_only`). Each recipient gets its own
+   * delivery under the personal token this integrator claimed for them
+   * (minted inline when auto_claim is on), so dedup is per (recipient,
+   * event_id). A recipient that cannot be served gets a result row with
+   * `error` and never fails the call. Honours the `idempotency-key` metadata
+   * (at most 200 chars; replays for 24 h). Errors (whole call):
+   * invalid_argument (the template or the recipient list; violation fields
+   * are `event.<field>` and `recipients.<index>.<field>`; an unknown group
+   * is code `unknown_group`), unauthenticated, permission_denied
+   * (`forbidden_admin_only`, `cross_project_blocked`), aborted (idempotency
+   * conflict), resource_exhausted (rate limit).
+   *
+   * @generated from rpc fluxdesk.events.v1.EventService.PublishBulk
+   */
+  publishBulk: {
+    methodKind: "unary";
+    input: typeof PublishBulkRequestSchema;
+    output: typeof PublishBulkResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fluxdesk_events_v1_events, 0);
