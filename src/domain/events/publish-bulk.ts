@@ -118,7 +118,7 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
           if ('error' in claimed) rows[index] = { email, error: claimed.error };
           else {
             tokenByUser.set(user.id, { id: claimed.tokenId, owner_user_id: user.id, status: 'active' });
-            pending.push({ index, user, tokenId: claimed.tokenId, autoClaimed: true });
+            pending.push({ index, user, tokenId: claimed.tokenId, autoClaimed: claimed.minted });
           }
         }
       }
@@ -179,11 +179,14 @@ function toNewDelivery(ev: InboundEvent, tools: InboundTokenPrincipal, userId: s
 
 const BULK_CLAIM_ERRORS = new Set(['no_approved_request', 'user_not_found', 'user_inactive', 'domain_not_allowed']);
 
-/** Mint inline (its own transaction, like a claim); a failure becomes the recipient's error code. */
-async function autoClaim(ctx: OpContext<InboundTokenPrincipal>, email: string): Promise<{ tokenId: string } | { error: string }> {
+/**
+ * Mint inline (its own transaction, like a claim); a failure becomes the recipient's error code.
+ * A token claimed meanwhile (concurrent claim or bulk) is used as it is, never rotated.
+ */
+async function autoClaim(ctx: OpContext<InboundTokenPrincipal>, email: string): Promise<{ tokenId: string; minted: boolean } | { error: string }> {
   try {
-    const r = await claimOne(ctx, { email, daily_limit: 50 });
-    return { tokenId: r.tokenId };
+    const r = await claimOne(ctx, { email, daily_limit: 50, reuseExisting: true });
+    return { tokenId: r.tokenId, minted: r.reused !== true };
   } catch (err) {
     if (err instanceof DomainError && BULK_CLAIM_ERRORS.has(err.code)) return { error: err.code === 'domain_not_allowed' ? 'no_approved_request' : err.code };
     ctx.log.warn({ err: { message: (err as Error).message } }, 'auto-claim lookup failed');

@@ -22,12 +22,16 @@ export interface ClaimOutcome {
   ownerUserId: string;
   expiresPriorAt: string;
   rotated: boolean;
+  /** Only with `reuseExisting`: an active claimed token already existed and was kept as it is (`token` is then empty: a value is never re-shown). */
+  reused?: boolean;
 }
 
 export interface ClaimRequest {
   email: string;
   label?: string;
   daily_limit: number;
+  /** Bulk auto-claim: mint only when no active claimed token exists; never rotate one (a concurrent claim's value stays current). */
+  reuseExisting?: boolean;
 }
 
 export const noApprovedRequest = (email: string) =>
@@ -48,6 +52,9 @@ export async function claimInTransaction(em: EntityManager, ctx: OpContext<Inbou
   const now = ctx.clock.now();
   const token = newTokenValue(TOKEN_PREFIX.personal);
   const existing = await em.findOne(InboundToken, { ownerUserId: user.id, integratorId: tools.integratorId, status: 'active', claimedByToolsTokenId: { $ne: null } });
+  if (existing && req.reuseExisting) {
+    return { email, token: '', tokenId: existing.id, ownerUserId: user.id, expiresPriorAt: now.toISOString(), rotated: false, reused: true };
+  }
   if (existing) {
     const priorUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);
     existing.priorTokenHash = existing.tokenHash;
