@@ -16,7 +16,7 @@ export async function probeNoApproval(em: EntityManager, clock: Clock, original:
   if (typeof targetEmail !== 'string' || targetEmail.length === 0 || targetEmail.length > 120) return original;
   let tools: InboundTokenPrincipal;
   try {
-    tools = (await authenticate(em, { kind: 'inbound', tokenKinds: ['tools_claim'] }, `Bearer ${callerToolsToken}`, clock)) as InboundTokenPrincipal;
+    tools = (await authenticate(em, { kind: 'inbound', tokenKinds: ['tools_claim'] }, `Bearer ${callerToolsToken.replace(/^Bearer /, '')}`, clock)) as InboundTokenPrincipal;
   } catch {
     return original;
   }

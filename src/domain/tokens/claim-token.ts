@@ -95,5 +95,8 @@ export const pingToolsToken = defineOperation<unknown, ToolsPing, InboundTokenPr
   rateLimited: false,
   idempotent: false,
   input: z.unknown(),
-  handler: async (_input, ctx) => ({ ok: true, kind: 'tools_claim', tools_token_id: ctx.principal.tokenId, label: ctx.principal.label, owner: ctx.principal.userEmail, now: ctx.clock.now().toISOString() }),
+  handler: async (_input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    return { ok: true, kind: 'tools_claim', tools_token_id: ctx.principal.tokenId, label: ctx.principal.label, owner: ctx.principal.userEmail, now: ctx.clock.now().toISOString() };
+  },
 });
