@@ -1,4 +1,5 @@
-// Operator operations reachable from the CLI (locally or through the embedded server's socket).
+// Name -> operation registries: operator operations (the CLI, locally or through the embedded
+// server's socket) and agent operations (the MCP tools).
 import type { Operation } from '../domain/context.js';
 import { bootstrap } from '../domain/users/bootstrap.js';
 import { createUser } from '../domain/users/create-user.js';
@@ -7,7 +8,18 @@ import { createPersonalToken } from '../domain/tokens/create-personal-token.js';
 import { createProject } from '../domain/projects/create-project.js';
 import { createToolsToken } from '../domain/tokens/create-tools-token.js';
 import { applyForCatalogItem } from '../domain/catalog/approvals.js';
+import { whoami } from '../domain/agent/whoami.js';
+import { agentPing } from '../domain/agent/ping.js';
+import { listInbox } from '../domain/inbox/list-inbox.js';
+import { getNotification } from '../domain/inbox/get-notification.js';
+import { markNotificationRead } from '../domain/inbox/mark-notification-read.js';
+import { markAllNotificationsRead } from '../domain/inbox/mark-all-notifications-read.js';
 
 export const OPERATOR_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
   [bootstrap, createUser, createAgentToken, createPersonalToken, createProject, createToolsToken, applyForCatalogItem].map((op) => [op.name, op]),
+);
+
+/** Agent-token operations (the live MCP tools); each MCP tool wraps exactly one of these. */
+export const AGENT_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
+  [whoami, agentPing, listInbox, getNotification, markNotificationRead, markAllNotificationsRead].map((op) => [op.name, op]),
 );

@@ -1,4 +1,4 @@
-// createServer(deps): Fastify on PORT (HTTP/1.1: REST v1, legacy, Connect + gRPC-Web) and a
+// createServer(deps): Fastify on PORT (HTTP/1.1: REST v1, legacy, MCP at /mcp, Connect + gRPC-Web) and a
 // cleartext HTTP/2 listener for gRPC on GRPC_PORT sharing the same Connect routes.
 // Build and listen are separate so tests can start it on port 0.
 import http2 from 'node:http2';
@@ -10,6 +10,7 @@ import type { AppDeps } from '../../app/deps.js';
 import { DomainError } from '../../domain/errors.js';
 import { connectRoutes } from '../connect/routes.js';
 import { legacyPlugin } from '../legacy/plugin.js';
+import { mcpPlugin } from '../mcp/plugin.js';
 import { restV1Plugin } from '../rest-v1/plugin.js';
 import { sendProblem } from '../rest-v1/problem.js';
 import { pathOnly, tokenInQuery, fastifyErrorToDomain } from './json-body.js';
@@ -56,6 +57,7 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
 
   await app.register(restV1Plugin, { deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, publicBaseUrl: opts.publicBaseUrl, serviceVersion: opts.serviceVersion });
   await app.register(legacyPlugin, { deps: opts.deps });
+  await app.register(mcpPlugin, { deps: opts.deps, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl });
   // Connect replaces content-type parsers in its own scope: registered without fastify-plugin.
   await app.register(fastifyConnectPlugin, { routes: connectRoutes(opts.deps), grpcWeb: true, connect: true, grpc: false });
   return app;

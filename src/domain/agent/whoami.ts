@@ -1,0 +1,19 @@
+// `whoami` (SPEC C read tools): no scope needed; lists the token's scopes.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { AgentIdentityOutput, loadAgentIdentity } from './agent-identity.js';
+
+export const WhoamiInput = z.strictObject({});
+export const WhoamiOutput = AgentIdentityOutput.extend({ scopes: z.array(z.string()) });
+export type WhoamiResult = z.infer<typeof WhoamiOutput>;
+
+export const whoami = defineOperation<z.infer<typeof WhoamiInput>, WhoamiResult, AgentPrincipal>({
+  name: 'agent.whoami',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  // No requiredScopes: works with any agent token (SPEC "Agent token scopes", matching rules).
+  // No scope: works with any agent token (SPEC "Agent token scopes", matching rules).
+  idempotent: false,
+  input: WhoamiInput,
+  handler: async (_input, ctx) => ({ ...(await loadAgentIdentity(ctx)), scopes: [...ctx.principal.scopes] }),
+});

@@ -1,0 +1,6 @@
+// Audit keys of agent inbox writes. The summary names the tool and the ids involved, never a
+// token value or a notification body.
+export const INBOX_AUDIT = {
+  notificationRead: 'inbox.notification.read',
+  allNotificationsRead: 'inbox.notification.read_all',
+} as const;

@@ -1,0 +1,34 @@
+// `mark_all_notifications_read` (SPEC C write tools, scope write:inbox): every unread notification
+// of the caller, in one statement.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { recordAudit } from '../audit/audit.js';
+import { INBOX_AUDIT } from './inbox.audit.js';
+import { markAllOwnNotificationsRead } from './inbox.repository.js';
+
+export const MarkAllNotificationsReadInput = z.strictObject({});
+export const MarkAllNotificationsReadOutput = z.object({ updatedCount: z.number().int().min(0) });
+export type MarkAllNotificationsReadResult = z.infer<typeof MarkAllNotificationsReadOutput>;
+
+export const markAllNotificationsRead = defineOperation<z.infer<typeof MarkAllNotificationsReadInput>, MarkAllNotificationsReadResult, AgentPrincipal>({
+  name: 'inbox.mark_all_read',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['write:inbox'],
+  idempotent: true,
+  input: MarkAllNotificationsReadInput,
+  handler: async (_input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const updatedCount = await markAllOwnNotificationsRead(em, ctx.principal.userId, ctx.clock.now());
+      recordAudit(em, ctx, {
+        action: INBOX_AUDIT.allNotificationsRead,
+        actorUserId: ctx.principal.userId,
+        tokenId: ctx.principal.tokenId,
+        targetType: 'user',
+        targetId: ctx.principal.userId,
+        summary: { tool: 'mark_all_notifications_read', updatedCount },
+      });
+      await em.flush();
+      return { updatedCount };
+    }),
+});

@@ -1,0 +1,38 @@
+// `mark_notification_read` (SPEC C write tools, scope write:inbox): own notifications only.
+// `updated` is false when it was already read; another user's id answers not found and changes
+// nothing.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { notFound } from '../errors.js';
+import { recordAudit } from '../audit/audit.js';
+import { INBOX_AUDIT } from './inbox.audit.js';
+import { markOwnNotificationRead } from './inbox.repository.js';
+
+export const MarkNotificationReadInput = z.strictObject({ notificationId: z.uuid({ error: 'must be a UUID' }) });
+export const MarkNotificationReadOutput = z.object({ updated: z.boolean() });
+export type MarkNotificationReadResult = z.infer<typeof MarkNotificationReadOutput>;
+
+export const markNotificationRead = defineOperation<z.infer<typeof MarkNotificationReadInput>, MarkNotificationReadResult, AgentPrincipal>({
+  name: 'inbox.mark_read',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['write:inbox'],
+  idempotent: true,
+  input: MarkNotificationReadInput,
+  handler: async ({ notificationId }, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const outcome = await markOwnNotificationRead(em, ctx.principal.userId, notificationId, ctx.clock.now());
+      if (outcome === 'absent') throw notFound('notification');
+      const updated = outcome === 'updated';
+      recordAudit(em, ctx, {
+        action: INBOX_AUDIT.notificationRead,
+        actorUserId: ctx.principal.userId,
+        tokenId: ctx.principal.tokenId,
+        targetType: 'notification',
+        targetId: notificationId,
+        summary: { tool: 'mark_notification_read', notificationId, updated },
+      });
+      await em.flush();
+      return { updated };
+    }),
+});

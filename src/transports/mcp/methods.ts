@@ -1,0 +1,151 @@
+// The MCP methods served at POST /mcp: initialize, ping, tools/list, tools/call, server/discover,
+// and notifications. Each tools/call is exactly one runOperation (surface `mcp`); this file only
+// maps JSON-RPC params in and results or errors out.
+import { z } from 'zod';
+import type { AppDeps } from '../../app/deps.js';
+import { runOperation, toDomainError } from '../../app/run-operation.js';
+import type { Logger } from '../../domain/context.js';
+import type { AgentSession } from '../../domain/agent/agent-session.js';
+import { hasScope } from '../../domain/tokens/scopes.rules.js';
+import { fieldPath } from '../../domain/validation.js';
+import { classifyToolError, MCP_CODES, toolErrorEnvelope } from './errors.js';
+import { RPC, RpcError, type Envelope, type Outcome, type RpcId } from './jsonrpc.js';
+import { TOOLS_BY_NAME } from './tools/index.js';
+
+/** Newest first. A client asking for one of these gets it back; anything else gets the newest. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+/** Revisions without the initialize handshake: every request carries its version in params._meta. */
+export const STATELESS_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+
+export const INSTRUCTIONS =
+  'fluxdesk agent tools act on your own data with your visibility. The protocol (tools, scopes, errors, limits) is at GET /api/internal-os/agent/protocol.';
+
+const CAPABILITIES = { tools: { listChanged: false } };
+
+export interface CallContext {
+  deps: AppDeps;
+  session: AgentSession;
+  requestId: string;
+  authorization: string | undefined;
+  log: Logger;
+  serviceVersion: string;
+  errorsBaseUrl: string;
+}
+
+type Message = Extract<Envelope, { kind: 'request' | 'notification' }>;
+
+const InitializeParams = z.looseObject({
+  protocolVersion: z.string().min(1),
+  capabilities: z.looseObject({}).optional(),
+  clientInfo: z.looseObject({ name: z.string(), version: z.string() }).optional(),
+});
+const ListToolsParams = z.looseObject({ cursor: z.string().optional() });
+const CallToolParams = z.looseObject({
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+
+function parseParams<T>(schema: z.ZodType<T>, params: Record<string, unknown> | undefined): T {
+  const r = schema.safeParse(params ?? {});
+  if (r.success) return r.data;
+  const errors = r.error.issues.map((i) => ({ field: fieldPath(i.path), code: i.code, message: i.message }));
+  throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: ${errors[0]!.field || 'params'} ${errors[0]!.message}`, { type: 'INVALID_INPUT', field: errors[0]!.field, errors });
+}
+
+/** The version a request declares in `_meta` (stateless revisions), if any. */
+export function metaProtocolVersion(params: Record<string, unknown> | undefined): string | undefined {
+  const meta = params?._meta;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const v = (meta as Record<string, unknown>)[META_PROTOCOL_VERSION];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export const isSupportedVersion = (v: string): boolean => (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v);
+
+export function unsupportedVersion(requested: string): RpcError {
+  return new RpcError(MCP_CODES.UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${requested}`, { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested }, 400);
+}
+
+function ok(id: RpcId, result: Record<string, unknown>, headers: Record<string, string | number> = {}): Outcome {
+  return { response: { jsonrpc: '2.0', id, result }, status: 200, headers };
+}
+
+function serverInfo(c: CallContext) {
+  return { name: 'fluxdesk', title: 'fluxdesk', version: c.serviceVersion };
+}
+
+function visibleTools(scopes: readonly string[]) {
+  return [...TOOLS_BY_NAME.values()].filter(({ listing }) => listing.requiredScopes.length === 0 || hasScope(scopes, listing.requiredScopes)).map((t) => t.listing);
+}
+
+async function callTool(c: CallContext, id: RpcId, params: Record<string, unknown> | undefined): Promise<Outcome> {
+  const p = parseParams(CallToolParams, params);
+  const tool = TOOLS_BY_NAME.get(p.name);
+  // MCP: an unknown tool is an invalid-params error (the roster is version-dependent; tools/list is the truth).
+  if (!tool) throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${p.name}`, { type: 'INVALID_INPUT', field: 'name', errors: [{ field: 'name', code: 'unknown_tool', message: `no tool named ${p.name}; call tools/list` }] });
+  try {
+    const { output, rateLimit } = await runOperation(c.deps, tool.def.operation, {
+      surface: 'mcp',
+      requestId: c.requestId,
+      authorization: c.authorization,
+      input: p.arguments ?? {},
+      log: c.log,
+    });
+    const result: Record<string, unknown> = { content: [{ type: 'text', text: JSON.stringify(output) }], isError: false };
+    if (tool.def.output) result.structuredContent = output;
+    const headers: Record<string, string | number> = {};
+    if (rateLimit) Object.assign(headers, { 'x-ratelimit-limit': rateLimit.limit, 'x-ratelimit-remaining': rateLimit.remaining, 'x-ratelimit-reset': rateLimit.resetAtUnix });
+    return ok(id, result, headers);
+  } catch (err) {
+    const de = toDomainError(err, c.log);
+    const how = classifyToolError(de);
+    if (how.kind === 'rpc') throw how.error;
+    // The tool's own failure: the call itself succeeded at the protocol level.
+    const envelope = toolErrorEnvelope(de, tool.def.errorForm ?? 'flat', c.errorsBaseUrl);
+    return ok(id, { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: true });
+  }
+}
+
+/** Answers one message; null for notifications (they never get a response). */
+export async function dispatch(c: CallContext, env: Message): Promise<Outcome | null> {
+  if (env.kind === 'notification') return null; // notifications/initialized, notifications/cancelled, ...: nothing to do statelessly
+
+  const declared = metaProtocolVersion(env.params);
+  if (declared !== undefined && !isSupportedVersion(declared)) throw unsupportedVersion(declared);
+  const stateless = declared !== undefined && STATELESS_PROTOCOL_VERSIONS.includes(declared);
+
+  const outcome = await answer(c, env.id, env.method, env.params, stateless);
+  // Stateless revisions: every result says it is complete and who produced it.
+  if (stateless && outcome.response.result) {
+    outcome.response.result = { resultType: 'complete', ...(outcome.response.result as object), _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo(c) } };
+  }
+  return outcome;
+}
+
+async function answer(c: CallContext, id: RpcId, method: string, params: Record<string, unknown> | undefined, stateless: boolean): Promise<Outcome> {
+  switch (method) {
+    case 'initialize': {
+      const p = parseParams(InitializeParams, params);
+      const protocolVersion = isSupportedVersion(p.protocolVersion) ? p.protocolVersion : LATEST_PROTOCOL_VERSION;
+      return ok(id, { protocolVersion, capabilities: CAPABILITIES, serverInfo: serverInfo(c), instructions: INSTRUCTIONS });
+    }
+    case 'server/discover':
+      return ok(id, { supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS], capabilities: CAPABILITIES, serverInfo: serverInfo(c), instructions: INSTRUCTIONS, ttlMs: 3_600_000, cacheScope: 'public' });
+    case 'ping':
+      return ok(id, {});
+    case 'tools/list': {
+      parseParams(ListToolsParams, params);
+      const result: Record<string, unknown> = { tools: visibleTools(c.session.scopes) };
+      // The list depends on the token's scopes: cacheable only within the same authorization.
+      if (stateless) Object.assign(result, { ttlMs: 300_000, cacheScope: 'private' });
+      return ok(id, result);
+    }
+    case 'tools/call':
+      return callTool(c, id, params);
+    default:
+      // MCP 2026-07-28 answers an unknown method with HTTP 404; earlier revisions with 200.
+      throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`, undefined, stateless ? 404 : 200);
+  }
+}

@@ -1,0 +1,174 @@
+// The agent protocol surface (SPEC C): POST /mcp, JSON-RPC 2.0 over streamable HTTP, stateless.
+// Its own encapsulated plugin with its own body parser and error handler: every answer, even a
+// refused one, is a JSON-RPC body (never problem+json, never a bare 5xx for bad input).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../app/deps.js';
+import { runOperation, toDomainError } from '../../app/run-operation.js';
+import type { Logger } from '../../domain/context.js';
+import { agentSession, type AgentSession } from '../../domain/agent/agent-session.js';
+import { fastifyErrorToDomain } from '../http/json-body.js';
+import { header } from '../http/invoke.js';
+import { MCP_CODES, wholeRequestError } from './errors.js';
+import { classify, errorResponse, GATEWAY_BUDGET_MS, MAX_BATCH, parseBody, RPC, RpcError, runMessages, type Envelope, type Outcome, type RpcResponse } from './jsonrpc.js';
+import { dispatch, isSupportedVersion, metaProtocolVersion, STATELESS_PROTOCOL_VERSIONS, unsupportedVersion, type CallContext } from './methods.js';
+
+export interface McpOptions {
+  deps: AppDeps;
+  serviceVersion: string;
+  errorsBaseUrl: string;
+  /** Time budget of one POST (the 8 s gateway timeout); lower in tests. */
+  budgetMs?: number;
+}
+
+/** What the reply carries: a JSON-RPC body (object or array), or nothing (202). */
+interface Answer {
+  status: number;
+  body?: RpcResponse | RpcResponse[];
+  headers: Record<string, string | number>;
+}
+
+function fromRpcError(err: RpcError, id: RpcResponse['id'] = null): Answer {
+  return { status: err.status ?? 400, body: errorResponse(id, err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }), headers: err.headers };
+}
+
+/** SSE only when the client accepts event streams and not JSON (SPEC C; MCP clients send both). */
+function wantsEventStream(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept
+    .split(',')
+    .map((part) => {
+      const [type, ...ps] = part.trim().toLowerCase().split(';');
+      const q = ps.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { type: type!.trim(), q: q ? Number(q.slice(2)) : 1 };
+    })
+    .filter((t) => t.q > 0)
+    .map((t) => t.type);
+  const json = types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*');
+  return !json && types.includes('text/event-stream');
+}
+
+/** Decodes the `=?base64?...?=` sentinel of MCP 2026-07-28 header values. */
+function headerValue(v: string): string {
+  const m = /^=\?base64\?(.*)\?=$/.exec(v);
+  return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : v;
+}
+
+/**
+ * MCP 2026-07-28 mirrors the body into headers so gateways can route without parsing; a lone
+ * stateless request must carry them and they must agree with the body (-32020, HTTP 400).
+ */
+function checkStatelessHeaders(req: FastifyRequest, env: Envelope): RpcError | null {
+  if (env.kind !== 'request' && env.kind !== 'notification') return null;
+  const declared = metaProtocolVersion(env.params);
+  if (declared === undefined || !STATELESS_PROTOCOL_VERSIONS.includes(declared)) return null;
+  const mismatch = (what: string) => new RpcError(MCP_CODES.HEADER_MISMATCH, `Header mismatch: ${what}`, undefined, 400);
+  const pv = header(req, 'mcp-protocol-version');
+  if (pv !== declared) return mismatch(pv === undefined ? 'MCP-Protocol-Version header is required' : `MCP-Protocol-Version '${pv}' does not match _meta '${declared}'`);
+  if (env.kind === 'notification') return null; // this revision defines no header rules for notification POSTs
+  const method = header(req, 'mcp-method');
+  if (method !== env.method) return mismatch(method === undefined ? 'Mcp-Method header is required' : `Mcp-Method '${method}' does not match body '${env.method}'`);
+  if (env.method === 'tools/call') {
+    const name = env.params?.name;
+    const raw = header(req, 'mcp-name');
+    if (raw === undefined) return mismatch('Mcp-Name header is required for tools/call');
+    if (headerValue(raw) !== name) return mismatch(`Mcp-Name '${raw}' does not match body '${String(name)}'`);
+  }
+  return null;
+}
+
+/** Body -> classified messages, or the error refusing the whole body (media type, JSON, batch size). */
+function readMessages(req: FastifyRequest): { batch: boolean; envs: Envelope[] } | RpcError {
+  const ct = header(req, 'content-type');
+  if (ct !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(ct)) {
+    return new RpcError(RPC.INVALID_REQUEST, 'Content-Type must be application/json', { type: 'UNSUPPORTED_MEDIA_TYPE' }, 415);
+  }
+  const charset = ct && /charset\s*=\s*"?([^";\s]+)/i.exec(ct)?.[1]?.toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+    return new RpcError(RPC.INVALID_REQUEST, 'Content-Type charset must be utf-8', { type: 'UNSUPPORTED_MEDIA_TYPE' }, 415);
+  }
+  const parsed = parseBody(req.body as Buffer | undefined);
+  if (!parsed.ok) return new RpcError(parsed.error.code, parsed.error.message, undefined, 400);
+  const batch = Array.isArray(parsed.value);
+  const messages: unknown[] = batch ? (parsed.value as unknown[]) : [parsed.value];
+  if (batch && messages.length === 0) return new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch', { type: 'INVALID_REQUEST' }, 400);
+  // Refused whole, before anything runs: a batch is a unit of at most MAX_BATCH messages.
+  if (messages.length > MAX_BATCH) return new RpcError(RPC.INVALID_REQUEST, `batch too large (max ${MAX_BATCH})`, { type: 'BATCH_TOO_LARGE', max: MAX_BATCH, received: messages.length }, 400);
+  return { batch, envs: messages.map(classify) };
+}
+
+export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise<void> {
+  const { deps } = opts;
+  const budgetMs = opts.budgetMs ?? GATEWAY_BUDGET_MS;
+
+  // Bodies are parsed here, not by Fastify, so malformed JSON is a JSON-RPC -32700 like any other.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err, req, reply) => {
+    const de = fastifyErrorToDomain(err) ?? toDomainError(err, req.log as unknown as Logger);
+    return send(req, reply, fromRpcError(wholeRequestError(de)));
+  });
+
+  const notAllowed = async (req: FastifyRequest, reply: FastifyReply) =>
+    send(req, reply, {
+      status: 405,
+      // Stateless: no server-initiated stream (GET) and no session to delete (DELETE).
+      headers: { allow: 'POST' },
+      body: errorResponse(null, { code: RPC.INVALID_REQUEST, message: `${req.method} is not supported at /mcp: POST JSON-RPC messages; this server opens no server-initiated stream and keeps no sessions` }),
+    });
+  app.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: '/mcp', exposeHeadRoute: true, handler: notAllowed });
+
+  app.post('/mcp', async (req, reply) => send(req, reply, await handlePost(req)));
+
+  async function handlePost(req: FastifyRequest): Promise<Answer> {
+    const log = req.log as unknown as Logger;
+    const authorization = header(req, 'authorization');
+    // Authenticate once for the whole body: a bad token is one 401, whatever the body holds.
+    let session: AgentSession;
+    try {
+      ({ output: session } = await runOperation(deps, agentSession, { surface: 'mcp', requestId: req.id, authorization, input: {}, log }));
+    } catch (err) {
+      return fromRpcError(wholeRequestError(toDomainError(err, log)));
+    }
+
+    const read = readMessages(req);
+    if (read instanceof RpcError) return fromRpcError(read, null);
+    const { batch, envs } = read;
+    const loneId = !batch && envs[0]!.kind === 'request' ? envs[0]!.id : null;
+    // Earlier revisions send the negotiated version as a header; one we do not serve is refused.
+    const pv = header(req, 'mcp-protocol-version');
+    if (pv !== undefined && !isSupportedVersion(pv)) return fromRpcError(unsupportedVersion(pv), loneId);
+    if (!batch) {
+      const headerError = checkStatelessHeaders(req, envs[0]!);
+      if (headerError) return fromRpcError(headerError, loneId);
+    }
+
+    const ctx: CallContext = { deps, session, requestId: req.id, authorization, log, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl };
+    const outcomes = await runMessages(envs, (env) => dispatch(ctx, env), {
+      budgetMs,
+      oncePerBatch: ['initialize'],
+      onUnexpected: (err) => log.error({ err }, 'unexpected error in an MCP method'),
+    });
+    const answered = outcomes.filter((o): o is Outcome => o !== null);
+    // Only notifications (or responses): accepted, nothing to say.
+    if (answered.length === 0) return { status: 202, headers: {} };
+    if (!batch) return { status: answered[0]!.status, body: answered[0]!.response, headers: answered[0]!.headers };
+    // A batch answers 200 with one member per request, matched by id; each failure stays in its member.
+    const headers: Record<string, string | number> = {};
+    for (const o of answered) Object.assign(headers, o.headers);
+    delete headers['www-authenticate'];
+    return { status: 200, body: answered.map((o) => o.response), headers };
+  }
+
+  function send(req: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply {
+    for (const [k, v] of Object.entries(a.headers)) reply.header(k, v);
+    reply.code(a.status);
+    if (a.body === undefined) return reply.send();
+    if (a.status === 200 && wantsEventStream(header(req, 'accept'))) {
+      // One `message` event per response, in request order, then the stream ends.
+      const events = (Array.isArray(a.body) ? a.body : [a.body]).map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
+      return reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no').type('text/event-stream').send(events);
+    }
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(a.body));
+  }
+}
