@@ -3,6 +3,8 @@
 // update of the existing one, plus the audit row. `xmax = 0` tells a fresh insert from a repeat,
 // so N concurrent identical posts give one row, fire_count N and exactly one "inserted".
 import type { EntityManager } from '@mikro-orm/core';
+import type { InboundEvent } from './event-validation.rules.js';
+import { PREPARED } from '../sql-hints.js';
 
 export interface DeliveryRow {
   id: string;
@@ -53,6 +55,33 @@ export interface NewDelivery {
   occurredAt: string;
 }
 
+/** The stored shape of an accepted InboundEvent for one recipient token. */
+export function newDelivery(
+  ev: InboundEvent,
+  to: { tokenId: string; integratorId: string; recipientUserId: string; projectId: string | null },
+): NewDelivery {
+  return {
+    ...to,
+    eventId: ev.event_id,
+    eventType: ev.event_type,
+    severity: ev.severity,
+    tone: ev.tone ?? null,
+    title: ev.title,
+    summary: ev.summary ?? null,
+    markdownBody: ev.markdown_body ?? null,
+    markdownBodyRendering: ev.markdown_body_rendering ?? null,
+    externalUrl: ev.external_url ?? null,
+    externalStatus: ev.external_status ?? null,
+    actor: ev.actor,
+    labels: ev.labels,
+    actions: ev.actions,
+    recipientHint: ev.recipient_hint,
+    recipient: ev.recipient,
+    locale: ev.locale ?? null,
+    occurredAt: new Date(ev.occurred_at).toISOString(),
+  };
+}
+
 export interface UpsertContext {
   now: string;
   source: string;
@@ -69,7 +98,7 @@ const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, 
   ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz)`;
 
 function upsertSql(rows: number): string {
-  return `
+  return `${PREPARED}
 with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title, summary,
         markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions, recipient_hint,
         recipient, locale, occurred_at) as (

@@ -14,7 +14,7 @@ import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import { claimOne } from '../tokens/claim.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, type InboundEvent } from './event-validation.rules.js';
-import { upsertDeliveries, type NewDelivery } from './events.repository.js';
+import { newDelivery, upsertDeliveries, type NewDelivery } from './events.repository.js';
 
 export const BulkRecipientSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('email'), email: z.email({ error: 'must be a valid email address' }).max(120) }),
@@ -151,31 +151,9 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
   },
 });
 
-function toNewDelivery(ev: InboundEvent, tools: InboundTokenPrincipal, userId: string, tokenId: string, projectId: string | null): NewDelivery {
-  return {
-    tokenId,
-    integratorId: tools.integratorId,
-    recipientUserId: userId,
-    projectId,
-    eventId: ev.event_id,
-    eventType: ev.event_type,
-    severity: ev.severity,
-    tone: ev.tone ?? null,
-    title: ev.title,
-    summary: ev.summary ?? null,
-    markdownBody: ev.markdown_body ?? null,
-    markdownBodyRendering: ev.markdown_body_rendering ?? null,
-    externalUrl: ev.external_url ?? null,
-    externalStatus: ev.external_status ?? null,
-    actor: ev.actor,
-    labels: ev.labels,
-    actions: ev.actions,
-    recipientHint: null,
-    recipient: null,
-    locale: ev.locale ?? null,
-    occurredAt: new Date(ev.occurred_at).toISOString(),
-  };
-}
+// Recipients are explicit rows: the template never carries recipient or recipient_hint.
+const toNewDelivery = (ev: InboundEvent, tools: InboundTokenPrincipal, userId: string, tokenId: string, projectId: string | null): NewDelivery =>
+  newDelivery(ev, { tokenId, integratorId: tools.integratorId, recipientUserId: userId, projectId });
 
 const BULK_CLAIM_ERRORS = new Set(['no_approved_request', 'user_not_found', 'user_inactive', 'domain_not_allowed']);
 

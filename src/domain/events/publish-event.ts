@@ -5,7 +5,7 @@ import { DomainError } from '../errors.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
-import { upsertDeliveries } from './events.repository.js';
+import { newDelivery, upsertDeliveries } from './events.repository.js';
 import { probeNoApproval } from './no-approval-probe.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 
@@ -48,29 +48,8 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
   handler: async (ev, ctx) => {
     const p = ctx.principal;
     const projectId = ev.project_slug ? await resolveProject(ev.project_slug, ctx) : null;
-    const [row] = await upsertDeliveries(ctx.em, [{
-      tokenId: p.tokenId,
-      integratorId: p.integratorId,
-      recipientUserId: p.userId,
-      projectId,
-      eventId: ev.event_id,
-      eventType: ev.event_type,
-      severity: ev.severity,
-      tone: ev.tone ?? null,
-      title: ev.title,
-      summary: ev.summary ?? null,
-      markdownBody: ev.markdown_body ?? null,
-      markdownBodyRendering: ev.markdown_body_rendering ?? null,
-      externalUrl: ev.external_url ?? null,
-      externalStatus: ev.external_status ?? null,
-      actor: ev.actor,
-      labels: ev.labels,
-      actions: ev.actions,
-      recipientHint: ev.recipient_hint,
-      recipient: ev.recipient,
-      locale: ev.locale ?? null,
-      occurredAt: new Date(ev.occurred_at).toISOString(),
-    }], { now: ctx.clock.now().toISOString(), source: ctx.surface, requestId: ctx.requestId });
+    const delivery = newDelivery(ev, { tokenId: p.tokenId, integratorId: p.integratorId, recipientUserId: p.userId, projectId });
+    const [row] = await upsertDeliveries(ctx.em, [delivery], { now: ctx.clock.now().toISOString(), source: ctx.surface, requestId: ctx.requestId });
     const created = row!.inserted === true;
     // Push and chat nudges are not sent by this version: `pushed` is always false (truthful).
     return { created, delivery: toDeliveryView(row!, { deduped: !created, pushed: false, requestId: ctx.requestId }) };

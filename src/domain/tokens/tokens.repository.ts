@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import { PREPARED } from '../sql-hints.js';
 
 export interface InboundTokenAuthRow {
   id: string;
@@ -19,16 +20,19 @@ export interface InboundTokenAuthRow {
   allowed_event_prefix: string;
 }
 
-/** One indexed lookup by current or prior (rotation overlap) hash. No cache: revocation is immediate. */
-export async function findInboundTokenByHash(em: EntityManager, hash: string): Promise<InboundTokenAuthRow | undefined> {
-  const rows = (await em.getConnection().execute(
-    `select t.id, t.kind, t.status, t.token_hash, t.prior_token_hash, t.prior_valid_until, t.label, t.daily_limit,
+// Hot path of every inbound request: a prepared statement (see sql-hints.ts), one constant string.
+const INBOUND_TOKEN_BY_HASH = `${PREPARED} select t.id, t.kind, t.status, t.token_hash, t.prior_token_hash, t.prior_valid_until, t.label, t.daily_limit,
             t.last_used_at, u.id as user_id, u.email, u.role, u.status as user_status, i.id as integrator_id,
             i.slug as integrator_slug, i.allowed_event_prefix
        from inbound_tokens t
        join users u on u.id = t.owner_user_id
        join integrators i on i.id = t.integrator_id
-      where t.token_hash = ? or t.prior_token_hash = ?`,
+      where t.token_hash = ? or t.prior_token_hash = ?`;
+
+/** One indexed lookup by current or prior (rotation overlap) hash. No cache: revocation is immediate. */
+export async function findInboundTokenByHash(em: EntityManager, hash: string): Promise<InboundTokenAuthRow | undefined> {
+  const rows = (await em.getConnection().execute(
+    INBOUND_TOKEN_BY_HASH,
     [hash, hash],
     'all',
   )) as InboundTokenAuthRow[];
@@ -47,10 +51,12 @@ export interface AgentTokenAuthRow {
   user_status: string;
 }
 
+const AGENT_TOKEN_BY_HASH = `${PREPARED} select a.id, a.scopes, a.revoked_at, a.last_used_at, a.created_at, u.id as user_id, u.email, u.role, u.status as user_status
+       from agent_tokens a join users u on u.id = a.user_id where a.token_hash = ?`;
+
 export async function findAgentTokenByHash(em: EntityManager, hash: string): Promise<AgentTokenAuthRow | undefined> {
   const rows = (await em.getConnection().execute(
-    `select a.id, a.scopes, a.revoked_at, a.last_used_at, a.created_at, u.id as user_id, u.email, u.role, u.status as user_status
-       from agent_tokens a join users u on u.id = a.user_id where a.token_hash = ?`,
+    AGENT_TOKEN_BY_HASH,
     [hash],
     'all',
   )) as AgentTokenAuthRow[];

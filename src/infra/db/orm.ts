@@ -7,6 +7,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { ENTITIES } from '../../domain/entities.js';
+import { PreparedStatementDriver } from './prepared-statements.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export interface OrmOptions {
@@ -26,7 +27,7 @@ const common = {
 
 export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
   if (opts.databaseUrl) {
-    return PgORM.init({ ...common, clientUrl: opts.databaseUrl, pool: { min: 0, max: opts.poolMax } }) as unknown as Promise<MikroORM>;
+    return PgORM.init({ ...common, driver: PreparedStatementDriver, clientUrl: opts.databaseUrl, pool: { min: 0, max: opts.poolMax } }) as unknown as Promise<MikroORM>;
   }
   const dir = path.resolve(opts.dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true });

@@ -1,0 +1,445 @@
+// `npm run bench`: throughput and latency of the event publish path (POST /api/v1/events) against
+// a real PostgreSQL + Redis, with the server in a child process (its RSS is measured, and
+// autocannon does not share its event loop). See bench/README.md for how to read the output.
+//
+// Scenarios: NEW events (fresh event_id each, 202), REPEAT events (already published event_ids,
+// the dedup path, 200), and a bare Fastify route as the ceiling. The 60/min/token sliding window
+// stays on: each token is used at most 55 times in the whole run, so the bench never meets a 429.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { loadConfig } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
+import { runOperator } from '../src/transports/cli/operator-socket.js';
+import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
+
+const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
+const DURATION_S = num('BENCH_DURATION', 10);
+/** Token budget per scenario is sized for these rates; a faster server ends the scenario early (noted). */
+const NEW_MAX_RPS = num('BENCH_NEW_MAX_RPS', 4500);
+const REPEAT_MAX_RPS = num('BENCH_REPEAT_MAX_RPS', 10000);
+const PER_TOKEN = 55; // < 60/min: the rate limit is never reached
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'new,repeat,bare').split(',').map((s) => s.trim()));
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF; // e.g. /tmp/prof: server child runs with --cpu-prof
+
+const TARGETS = { newRps: 3000, newP99Ms: 30, repeatRps: 8000, rssMb: 300 };
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  tail: string[];
+  exited: Promise<number | null>;
+}
+
+function spawnChild(name: string, args: string[], env: Record<string, string>): Child {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) tail.push(line);
+    if (tail.length > 40) tail.splice(0, tail.length - 40);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return { name, proc, tail, exited };
+}
+
+async function stopChild(c: Child | undefined): Promise<void> {
+  if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+  c.proc.kill('SIGTERM');
+  const timer = setTimeout(() => c.proc.kill('SIGKILL'), 10_000);
+  await c.exited;
+  clearTimeout(timer);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHttp(url: string, child: Child, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited (${child.proc.exitCode}):\n${child.tail.join('\n')}`);
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${child.name} not healthy after ${timeoutMs} ms:\n${child.tail.join('\n')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RSS of the server child, sampled from /proc
+
+class RssSampler {
+  peakKb = 0;
+  private timer: NodeJS.Timeout | undefined;
+  constructor(private readonly pid: number) {}
+  private read(field: 'VmRSS' | 'VmHWM'): number {
+    try {
+      const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) : 0;
+    } catch {
+      return 0;
+    }
+  }
+  start(): void {
+    this.timer ??= setInterval(() => (this.peakKb = Math.max(this.peakKb, this.read('VmRSS'))), 100);
+  }
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+  /** Kernel's own high-water mark (includes boot and migrations). */
+  hwmKb(): number {
+    return this.read('VmHWM');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU accounting from /proc: where the machine's CPU went during a scenario (ms per request).
+// On a small shared machine this says more than a profile: service vs PostgreSQL vs Redis vs
+// the load generator vs everything else (other jobs on the box).
+
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+/** utime + stime of one process. */
+function procTicks(pid: number | string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+function ticksByComm(comm: string, include: (cmdline: string) => boolean = () => true): number {
+  let sum = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
+      if (include(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))) sum += procTicks(pid);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return sum;
+}
+
+/** Backends of the bench database plus PostgreSQL's own background processes, not other databases' backends. */
+let benchDbName = '';
+const ourPostgres = (cmdline: string) => (benchDbName !== '' && cmdline.includes(` ${benchDbName} `)) || !/\(\d+\)|\[local\]|autovacuum worker/.test(cmdline);
+
+interface CpuSnap {
+  service: number;
+  postgres: number;
+  redis: number;
+  loadgen: number;
+  busy: number;
+}
+
+function cpuSnap(servicePid: number | undefined): CpuSnap {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  const busy = cpu.reduce((a, b) => a + b, 0) - (cpu[3] ?? 0) - (cpu[4] ?? 0); // minus idle, iowait
+  return { service: servicePid ? procTicks(servicePid) : 0, postgres: ticksByComm('postgres', ourPostgres), redis: ticksByComm('redis-server'), loadgen: procTicks(process.pid), busy };
+}
+
+function cpuPerRequest(a: CpuSnap, b: CpuSnap, requests: number): Record<keyof CpuSnap | 'other', number> {
+  const d = (k: keyof CpuSnap) => ((b[k] - a[k]) * TICK_MS) / Math.max(1, requests);
+  const other = d('busy') - d('service') - d('postgres') - d('redis') - d('loadgen');
+  return { service: d('service'), postgres: d('postgres'), redis: d('redis'), loadgen: d('loadgen'), other: Math.max(0, other), busy: d('busy') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Slot {
+  auth: string;
+  eventId: string;
+}
+
+function eventBody(eventId: string, occurredAt: string): string {
+  return JSON.stringify({
+    spec_version: '2',
+    event_id: eventId,
+    event_type: 'personal.build.failed',
+    severity: 'warn',
+    title: 'Build failed on main',
+    summary: 'bench event',
+    occurred_at: occurredAt,
+  });
+}
+
+interface ScenarioResult {
+  name: string;
+  expected: number;
+  result: Result;
+  budget: number;
+  overflow: number;
+  cpu: Record<keyof CpuSnap | 'other', number>;
+}
+
+/** Runs autocannon over `slots` (each used at most once; the run stops early when they run out). */
+async function load(name: string, url: string, slots: Slot[] | null, expected: number, occurredAt: string, servicePid: number | undefined): Promise<ScenarioResult> {
+  let next = 0;
+  const before = cpuSnap(servicePid);
+  let overflow = 0;
+  const budget = slots ? slots.length - CONNECTIONS : 0; // a little headroom for prebuilt requests
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    timeout: 10,
+    ...(slots ? { maxOverallRequests: budget } : {}),
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/events',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => {
+          if (!slots) return { ...req, body: eventBody(`bare-${next++}`, occurredAt) };
+          if (next >= slots.length) overflow++;
+          const s = slots[next++ % slots.length]!;
+          return { ...req, headers: { ...req.headers, authorization: s.auth }, body: eventBody(s.eventId, occurredAt) };
+        },
+      },
+    ],
+  });
+  const cpu = cpuPerRequest(before, cpuSnap(servicePid), result.requests.total);
+  return { name, expected, result, budget, overflow, cpu };
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (i < items.length) {
+        const k = i++;
+        out[k] = await fn(items[k]!, k);
+      }
+    }),
+  );
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const runId = randomBytes(4).toString('hex');
+  const children: Child[] = [];
+  let db: Awaited<ReturnType<typeof createDatabase>> | undefined;
+  let rss: RssSampler | undefined;
+  const cleanup = async () => {
+    rss?.stop();
+    for (const c of children) await stopChild(c).catch(() => undefined);
+    await db?.drop().catch((err) => log(`could not drop database: ${(err as Error).message}`));
+    db = undefined;
+  };
+  const onSignal = () => void cleanup().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    // 1. Database, service child, tokens
+    db = await createDatabase();
+    benchDbName = db.url.replace(/^.*\//, '');
+    log(`database ${benchDbName}`);
+    const [port, grpcPort, barePort] = [await freePort(), await freePort(), await freePort()];
+    const serverEnv: Record<string, string> = {
+      PORT: String(port),
+      GRPC_PORT: String(grpcPort),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    };
+    const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [];
+    const server = spawnChild('service', [...nodeArgs, '--import', 'tsx', 'src/main.ts'], serverEnv);
+    children.push(server);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${baseUrl}/api/v1/health`, server);
+    rss = new RssSampler(server.proc.pid!);
+    log(`service pid ${server.proc.pid} on ${baseUrl}${process.env.DB_POOL_MAX ? ` (DB_POOL_MAX=${process.env.DB_POOL_MAX})` : ''}`);
+
+    const nNew = ONLY.has('new') ? Math.ceil((NEW_MAX_RPS * DURATION_S + 2 * CONNECTIONS) / PER_TOKEN) : 0;
+    const nRepeat = ONLY.has('repeat') ? Math.ceil((REPEAT_MAX_RPS * DURATION_S + 2 * CONNECTIONS) / (PER_TOKEN - 1)) : 0;
+    const t0 = Date.now();
+    const setup = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', DB_POOL_MAX: '16' }, 'bench'), { role: 'cli' });
+    let tokens: string[];
+    try {
+      tokens = await mapLimit(Array.from({ length: nNew + nRepeat }), 16, async (_, i) => {
+        const email = `bench-${runId}-${i}@example.test`;
+        const u = await runOperator(setup, 'users.create', { email, name: `Bench ${i}` });
+        if (!u.ok) throw new Error(`users.create: ${JSON.stringify(u.error)}`);
+        const t = await runOperator(setup, 'tokens.create_personal', { email, label: 'bench', daily_limit: 200 });
+        if (!t.ok) throw new Error(`tokens.create_personal: ${JSON.stringify(t.error)}`);
+        return `Bearer ${(t.output as { token: string }).token}`;
+      });
+    } finally {
+      await setup.close();
+    }
+    log(`created ${tokens.length} users + personal tokens in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const newTokens = tokens.slice(0, nNew);
+    const repeatTokens = tokens.slice(nNew);
+    const occurredAt = new Date(Date.now() - 60_000).toISOString();
+    const results: ScenarioResult[] = [];
+
+    // 2. Pre-publish one event per repeat token (counts 1 against its window; also a warm-up).
+    rss.start();
+    if (repeatTokens.length > 0) {
+      const t1 = Date.now();
+      const statuses = new Map<number, number>();
+      await mapLimit(repeatTokens, CONNECTIONS, async (auth, i) => {
+        const res = await fetch(`${baseUrl}/api/v1/events`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: eventBody(`rep-${runId}-${i}`, occurredAt) });
+        await res.arrayBuffer();
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      });
+      log(`pre-published ${repeatTokens.length} events in ${((Date.now() - t1) / 1000).toFixed(1)} s: ${JSON.stringify(Object.fromEntries(statuses))}`);
+      if (statuses.get(202) !== repeatTokens.length) throw new Error('pre-publish did not answer 202 for every event');
+    }
+
+    // 3. NEW events: slot i -> token i mod n (round robin, <= 55 per token), fresh event_id.
+    if (ONLY.has('new')) {
+      const slots: Slot[] = Array.from({ length: nNew * PER_TOKEN }, (_, i) => ({ auth: newTokens[i % nNew]!, eventId: `new-${runId}-${i}` }));
+      log(`NEW events: ${CONNECTIONS} connections, ${DURATION_S} s, budget ${slots.length - CONNECTIONS} requests over ${nNew} tokens`);
+      results.push(await load('new events (202)', baseUrl, slots, 202, occurredAt, server.proc.pid));
+    }
+
+    // 4. REPEAT events: slot i -> the pre-published event of token i mod n (<= 54 repeats each).
+    if (ONLY.has('repeat')) {
+      const n = repeatTokens.length;
+      const slots: Slot[] = Array.from({ length: n * (PER_TOKEN - 1) }, (_, i) => ({ auth: repeatTokens[i % n]!, eventId: `rep-${runId}-${i % n}` }));
+      log(`REPEAT events: ${CONNECTIONS} connections, ${DURATION_S} s, budget ${slots.length - CONNECTIONS} requests over ${n} tokens`);
+      results.push(await load('repeat events (200)', baseUrl, slots, 200, occurredAt, server.proc.pid));
+    }
+    rss.stop();
+    const hwmKb = rss.hwmKb();
+    // Let requests whose clients autocannon already dropped finish before the service shuts down.
+    await new Promise((r) => setTimeout(r, 1000));
+    if (CPU_PROF_DIR) log(`cpu profile of the service will be written to ${CPU_PROF_DIR}`);
+    await stopChild(server);
+
+    // 5. Bare Fastify ceiling, in its own child process.
+    if (ONLY.has('bare')) {
+      const bare = spawnChild('bare-fastify', ['--import', 'tsx', 'bench/bare-fastify.ts'], { PORT: String(barePort) });
+      children.push(bare);
+      await waitForHttp(`http://127.0.0.1:${barePort}/health`, bare);
+      log(`BARE fastify: ${CONNECTIONS} connections, ${DURATION_S} s`);
+      results.push(await load('bare fastify (200)', `http://127.0.0.1:${barePort}`, null, 200, occurredAt, bare.proc.pid));
+      await stopChild(bare);
+    }
+
+    return report(results, rss.peakKb, hwmKb, server.tail);
+  } finally {
+    await cleanup();
+  }
+}
+
+function report(results: ScenarioResult[], peakKb: number, hwmKb: number, serverTail: string[]): number {
+  const rate = (s: ScenarioResult) => {
+    const r = s.result;
+    // A scenario that used up its token budget stopped early: the per-second mean then includes a
+    // partial last second, so use completed / elapsed instead.
+    return capped(s) ? r.requests.total / r.duration : r.requests.average;
+  };
+  const capped = (s: ScenarioResult) => s.budget > 0 && s.result.requests.total >= s.budget - CONNECTIONS;
+  const find = (prefix: string) => results.find((s) => s.name.startsWith(prefix));
+
+  const rows = results.map((s) => {
+    const r = s.result;
+    const c = s.cpu;
+    const ms = (v: number) => v.toFixed(2);
+    return {
+      scenario: s.name,
+      requests: String(r.requests.total),
+      'req/s': rate(s).toFixed(0) + (capped(s) ? '*' : ''),
+      'p50 ms': r.latency.p50.toFixed(1),
+      'p99 ms': r.latency.p99.toFixed(1),
+      'non-2xx': String(r.non2xx),
+      'err/timeout': `${r.errors}/${r.timeouts}`,
+      // CPU ms per request from /proc: where the machine went (2 cores = 2000 ms per second).
+      'cpu svc': ms(c.service),
+      'cpu pg': ms(c.postgres),
+      'cpu redis': ms(c.redis),
+      'cpu loadgen': ms(c.loadgen),
+      'cpu other jobs': ms(c.other),
+    };
+  });
+  const cols = Object.keys(rows[0] ?? { scenario: '' }) as (keyof (typeof rows)[number])[];
+  const width = (c: (typeof cols)[number]) => Math.max(c.length, ...rows.map((r) => r[c].length));
+  const labels = ['server peak RSS (MB)', 'new/s ÷ bare req/s'];
+  const w0 = Math.max(width('scenario'), ...labels.map((l) => l.length));
+  const line = (cells: Record<string, string>) => cols.map((c, i) => (i === 0 ? cells[c]!.padEnd(w0) : cells[c]!.padStart(width(c)))).join(' | ');
+
+  const newS = find('new');
+  const repS = find('repeat');
+  const bareS = find('bare');
+  const peakMb = peakKb / 1024;
+  out('');
+  out(line(Object.fromEntries(cols.map((c) => [c, c]))));
+  out(cols.map((c, i) => '-'.repeat(i === 0 ? w0 : width(c))).join('-|-'));
+  for (const r of rows) out(line(r));
+  out(`${labels[0]!.padEnd(w0)} | ${(peakMb.toFixed(0) + ` (VmHWM incl. boot ${(hwmKb / 1024).toFixed(0)})`)}`);
+  if (newS && bareS) out(`${labels[1]!.padEnd(w0)} | ${(rate(newS) / rate(bareS)).toFixed(3)}`);
+  if (results.some(capped)) out('* used up its token budget before the duration ended: the server is faster than the bench was sized for (BENCH_NEW_MAX_RPS / BENCH_REPEAT_MAX_RPS)');
+  const noisy = results.filter((s) => s.cpu.other > 0.25 * s.cpu.busy);
+  if (noisy.length > 0) out(`NOTE: other jobs used ${noisy.map((s) => `${((100 * s.cpu.other) / s.cpu.busy).toFixed(0)}%`).join(' / ')} of the busy CPU during ${noisy.map((s) => s.name.split(' (')[0]).join(' / ')}: figures are depressed by a shared machine`);
+  out('');
+
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+  if (newS) {
+    out(`target new events >= ${TARGETS.newRps}/s        : ${rate(newS).toFixed(0)}/s -> ${verdict(rate(newS) >= TARGETS.newRps)}`);
+    out(`target new events p99 <= ${TARGETS.newP99Ms} ms       : ${newS.result.latency.p99.toFixed(1)} ms -> ${verdict(newS.result.latency.p99 <= TARGETS.newP99Ms)}`);
+  }
+  if (repS) out(`target repeat events >= ${TARGETS.repeatRps}/s     : ${rate(repS).toFixed(0)}/s -> ${verdict(rate(repS) >= TARGETS.repeatRps)}`);
+  if (newS || repS) out(`target server RSS <= ${TARGETS.rssMb} MB          : ${peakMb.toFixed(0)} MB -> ${verdict(peakMb <= TARGETS.rssMb)}`);
+
+  // A run with errors, non-2xx (429 included) or unexpected statuses measured something else.
+  const invalid = results.filter((s) => {
+    const r = s.result;
+    return r.errors > 0 || r.timeouts > 0 || r.non2xx > 0 || s.overflow > 0 || r.requests.total !== (r.statusCodeStats[String(s.expected)]?.count ?? 0);
+  });
+  if (invalid.length > 0) {
+    out('');
+    for (const s of invalid) out(`WARNING: INVALID RUN - ${s.name}: statuses ${JSON.stringify(s.result.statusCodeStats)}, errors ${s.result.errors}, timeouts ${s.result.timeouts}, token slot overflow ${s.overflow}`);
+    if (serverTail.length > 0) out(`last service log lines:\n${serverTail.slice(-10).join('\n')}`);
+    return 1;
+  }
+  return 0;
+}
+
+function out(s: string): void {
+  process.stdout.write(`${s}\n`);
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`[bench] broken run: ${(err as Error).stack ?? err}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+// PostgreSQL driver whose hot statements (SQL starting with PREPARED, see domain/sql-hints.ts) run
+// as protocol-level named prepared statements: `pg` sends Parse once per pooled connection, then
+// only Bind/Execute with the values, so PostgreSQL stops re-parsing and re-planning them on every
+// request. Everything else, and anything inside a transaction, goes through MikroORM unchanged.
+// Same SQL, same single round trip and autocommit, so a 2xx still means committed. Behind a
+// transaction-mode PgBouncer this needs max_prepared_statements (PgBouncer >= 1.21).
+import { createHash } from 'node:crypto';
+import type { Configuration, LoggingOptions, Transaction } from '@mikro-orm/core';
+import { PostgreSqlConnection, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { PREPARED } from '../../domain/sql-hints.js';
+
+interface Statement {
+  name: string;
+  text: string;
+  placeholders: number;
+}
+
+/** `?` -> `$1..$n` outside string literals; `?::type` casts keep working. */
+export function toNumberedPlaceholders(sql: string): { text: string; placeholders: number } {
+  let out = '';
+  let n = 0;
+  let inQuote = false;
+  for (let i = 0; i < sql.length; i++) {
+    const ch = sql[i]!;
+    if (ch === "'") inQuote = !inQuote;
+    if (ch === '?' && !inQuote) {
+      if (sql[i + 1] === '?' || sql[i + 1] === '|' || sql[i + 1] === '&') throw new Error('prepared statements take plain ? placeholders only');
+      out += `$${++n}`;
+    } else out += ch;
+  }
+  return { text: out, placeholders: n };
+}
+
+const MAX_STATEMENTS = 200; // distinct SQL texts; a bound on per-connection server memory
+
+export class PreparedStatementConnection extends PostgreSqlConnection {
+  private readonly statements = new Map<string, Statement>();
+
+  override async execute<T>(query: unknown, params: readonly unknown[] | Record<string, unknown> = [], method: 'all' | 'get' | 'run' = 'all', ctx?: Transaction, loggerContext?: LoggingOptions): Promise<T> {
+    const stmt = ctx === undefined && typeof query === 'string' && Array.isArray(params) && query.startsWith(PREPARED) ? this.statement(query, params.length) : undefined;
+    const abortable = loggerContext as { signal?: unknown; inflightQueryAbortStrategy?: unknown } | undefined;
+    if (!stmt || abortable?.signal != null || abortable?.inflightQueryAbortStrategy != null) {
+      return super.execute(query as string, params, method, ctx, loggerContext) as Promise<T>;
+    }
+    const pool = await this.getNativeClient();
+    return this.executeQuery(query as string, async () => {
+      const res = await pool.query({ name: stmt.name, text: stmt.text, values: params as unknown[] });
+      return this.transformRawResult({ rows: res.rows, numAffectedRows: res.rowCount ?? undefined }, method);
+    }, { query: query as string, params: params as unknown[] }) as Promise<T>;
+  }
+
+  private statement(sql: string, paramCount: number): Statement | undefined {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      if (this.statements.size >= MAX_STATEMENTS) return undefined;
+      const { text, placeholders } = toNumberedPlaceholders(sql);
+      stmt = { name: `fx_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`, text, placeholders };
+      this.statements.set(sql, stmt);
+    }
+    return stmt.placeholders === paramCount ? stmt : undefined;
+  }
+}
+
+export class PreparedStatementDriver extends PostgreSqlDriver {
+  constructor(config: Configuration) {
+    super(config);
+    // The base constructor built a plain PostgreSqlConnection; it never connected (connections are lazy).
+    (this as unknown as { connection: PostgreSqlConnection }).connection = new PreparedStatementConnection(this.config);
+  }
+}
