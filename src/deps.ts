@@ -48,7 +48,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
   let orm: MikroORM;
   try {
     orm = await openOrm({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
-    await migrate(orm);
+    await migrate(orm, config.databaseUrl);
   } catch (err) {
     lock?.release();
     throw err;

@@ -4,6 +4,7 @@ import { MikroORM as PgORM } from '@mikro-orm/postgresql';
 import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MikroORM } from '@mikro-orm/core';
+import pg from 'pg';
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { ENTITIES } from '../../domain/entities.js';
@@ -35,7 +36,23 @@ export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
   return PgliteORM.init({ ...common, dbName: dir, pool: { min: 1, max: 1 } }) as unknown as Promise<MikroORM>;
 }
 
-export async function migrate(orm: MikroORM): Promise<string[]> {
-  const done = await orm.migrator.up();
-  return done.map((m) => m.name);
+/**
+ * Applies pending migrations. On PostgreSQL several processes may start at once (a rollout):
+ * a session advisory lock on a separate connection lets one migrate while the others wait,
+ * then find nothing left to do. PGlite has one owner process (DATA_DIR lock).
+ */
+export async function migrate(orm: MikroORM, databaseUrl?: string): Promise<string[]> {
+  if (!databaseUrl) return (await orm.migrator.up()).map((m) => m.name);
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    return (await orm.migrator.up()).map((m) => m.name);
+  } finally {
+    await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await lock.end();
+  }
 }
+
+/** Arbitrary constant: "fluxdesk migrations". */
+const MIGRATION_LOCK_KEY = 0x0f1d0e5c;

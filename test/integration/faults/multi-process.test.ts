@@ -2,6 +2,7 @@
 // per-token rate limit, dedup and Idempotency-Key are shared, and revocation is immediate on both
 // (ARCHITECTURE "The hard parts": no per-process token cache).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/infra/clock.js';
 import { createDatabase, event, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
 
 let db: Awaited<ReturnType<typeof createDatabase>>;
@@ -9,9 +10,10 @@ let a: Harness;
 let b: Harness;
 beforeAll(async () => {
   db = await createDatabase();
-  a = await startHarness({ databaseUrl: db.url });
-  // The second instance finds the schema already migrated and must start cleanly.
-  b = await startHarness({ databaseUrl: db.url, clock: a.clock });
+  // Both start at once on an empty database (a rollout): one migrates under the advisory lock,
+  // the other waits and finds nothing left to do.
+  const clock = new ManualClock();
+  [a, b] = await Promise.all([startHarness({ databaseUrl: db.url, clock }), startHarness({ databaseUrl: db.url, clock })]);
 });
 afterAll(async () => {
   await b?.close();
