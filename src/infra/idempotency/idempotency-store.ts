@@ -86,6 +86,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
   async complete(key: string, fingerprint: string, response: StoredResponse, ttlMs: number): Promise<void> {
     this.entries.set(key, { s: 'done', f: fingerprint, r: response, expiresAt: Date.now() + ttlMs });
+    if (this.entries.size > 10_000) this.sweep();
+  }
+  /** Expired records leave memory (the embedded store has no TTL of its own). */
+  private sweep(): void {
+    const now = Date.now();
+    for (const [k, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(k);
   }
   async abandon(key: string, fingerprint: string): Promise<void> {
     const cur = this.entries.get(key);
