@@ -118,6 +118,29 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
     });
   app.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: '/mcp', exposeHeadRoute: true, handler: notAllowed });
 
+  // DNS-rebinding protection (MCP streamable HTTP): Host and, when sent, Origin must name this
+  // service: loopback names or the host of PUBLIC_BASE_URL. Anything else is refused with 403.
+  const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', '::1', new URL(deps.config.publicBaseUrl).hostname.toLowerCase()]);
+  const hostOf = (v: string | undefined, isOrigin: boolean): string | null => {
+    if (v === undefined) return null;
+    try {
+      return new URL(isOrigin ? v : `http://${v}`).hostname.toLowerCase();
+    } catch {
+      return '';
+    }
+  };
+  app.addHook('onRequest', async (req, reply) => {
+    const host = hostOf(header(req, 'host'), false);
+    const origin = hostOf(header(req, 'origin'), true);
+    if ((host !== null && !allowedHosts.has(host)) || (origin !== null && !allowedHosts.has(origin))) {
+      return send(req, reply, {
+        status: 403,
+        headers: {},
+        body: errorResponse(null, { code: RPC.INVALID_REQUEST, message: 'Host or Origin is not this service (DNS-rebinding protection); use the PUBLIC_BASE_URL host' }),
+      });
+    }
+  });
+
   app.post('/mcp', async (req, reply) => send(req, reply, await handlePost(req)));
 
   async function handlePost(req: FastifyRequest): Promise<Answer> {
