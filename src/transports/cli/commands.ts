@@ -10,6 +10,7 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   bootstrap --email E --name N                       first super admin + agent token (scopes ["*"])
   user create --email E --name N [--role R]
   agent-token --email E [--scopes a,b] [--label L]
+  agent-connect --email E [--scopes a,b] [--label L] one-click client setup: {session_id, expires_at} (10 min, single use)
   project create --slug S --name N [--owner E] [--members E,..] [--leads E,..] [--tech-leads E,..]
   token create --email E --label L [--daily-limit 50|200|500|1000] [--note T]
   tools-token create --owner E --integrator SLUG --name N   {tokenId,token,integratorSlug,catalogSlug}
@@ -63,6 +64,10 @@ export function parseCommand(argv: string[]): ParsedCommand | { op: 'migrate' } 
     case a === 'agent-token': {
       const f = take(['email', 'scopes', 'label'], argv.slice(1));
       return { op: 'agent_tokens.create', input: defined({ email: f.email, scopes: list(f.scopes), label: f.label }) };
+    }
+    case a === 'agent-connect': {
+      const f = take(['email', 'scopes', 'label'], argv.slice(1));
+      return { op: 'agent_connect.start', input: defined({ email: f.email, scopes: list(f.scopes), label: f.label }) };
     }
     case two === 'project create': {
       const f = take(['slug', 'name', 'owner', 'members', 'leads', 'tech-leads'], rest);

@@ -30,6 +30,10 @@ import type { EventTypeRow as EventTypeRowView, EventTypesResponse } from '../..
 import type { ClaimBatchRow, ToolsPing } from '../../domain/tokens/claim-token.js';
 import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/approvals.js';
 import type { CatalogItemView } from '../../domain/catalog/items.js';
+import { AgentTokenSchema, ClickActionResponseSchema, PersonalTokenSchema, type AgentToken, type ClickActionResponse, type PersonalToken } from '../../../gen/fluxdesk/account/v1/account_pb.js';
+import type { OwnTokenView } from '../../domain/tokens/own-token-operations.js';
+import type { AgentTokenView } from '../../domain/agent/agent-tokens.js';
+import type { CallbackOutcome } from '../../domain/actions/callback-sender.js';
 
 /** Drops unset proto3 `optional` fields, so the validator sees the same keys a JSON body would carry. */
 export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
@@ -218,4 +222,45 @@ export function catalogItemToProto(v: CatalogItemView): CatalogItem {
     createdAt: ts(v.created_at),
     updatedAt: ts(v.updated_at),
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// fluxdesk.account.v1
+
+/** Scopes for a create request: an empty repeated field means "none chosen" (`*`), like an absent JSON key. */
+export function scopesRequestToJson(r: { scopes: string[]; label?: string }): Record<string, unknown> {
+  return defined({ scopes: r.scopes.length > 0 ? [...r.scopes] : undefined, label: r.label });
+}
+
+export function personalTokenToProto(t: OwnTokenView): PersonalToken {
+  return create(PersonalTokenSchema, {
+    tokenId: t.tokenId,
+    kind: t.kind,
+    label: t.label,
+    status: t.status,
+    displayPrefix: t.displayPrefix,
+    dailyLimit: t.dailyLimit,
+    integratorId: t.integratorId,
+    createdAt: ts(t.createdAt),
+    lastUsedAt: tsOrUnset(t.lastUsedAt),
+    revokedAt: tsOrUnset(t.revokedAt),
+    callbackSecret: t.callbackSecret,
+  });
+}
+
+export function agentTokenToProto(t: AgentTokenView): AgentToken {
+  return create(AgentTokenSchema, {
+    tokenId: t.tokenId,
+    label: t.label,
+    scopes: t.scopes,
+    displayPrefix: t.displayPrefix,
+    createdAt: ts(t.createdAt),
+    lastUsedAt: tsOrUnset(t.lastUsedAt),
+    revokedAt: tsOrUnset(t.revokedAt),
+    current: t.current,
+  });
+}
+
+export function clickOutcomeToProto(o: CallbackOutcome): ClickActionResponse {
+  return create(ClickActionResponseSchema, { status: o.status, ok: o.ok, error: o.error });
 }

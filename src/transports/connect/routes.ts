@@ -1,11 +1,13 @@
 // Connect services (used by both listeners): EventService, ToolsTokenService,
-// CatalogApprovalService, CatalogItemService, IntegratorService and grpc.health.v1.Health. Each handler maps the proto
+// CatalogApprovalService, CatalogItemService, IntegratorService, AccountService and grpc.health.v1.Health. Each handler maps the proto
 // request to the snake_case input the REST route passes, calls the same operation, maps back.
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { ToolsTokenService } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
 import { CatalogApprovalService, CatalogItemService, IntegratorService } from '../../../gen/fluxdesk/catalog/v1/catalog_pb.js';
 import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
+import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation } from '../../app/run-operation.js';
 import type { Logger, Operation } from '../../domain/context.js';
@@ -20,13 +22,21 @@ import { claimToken, claimTokenBatch, pingToolsToken } from '../../domain/tokens
 import { listIntegrators } from '../../domain/tokens/list-integrators.js';
 import { assignCatalogApproval, listCatalogApprovals, reviewCatalogApproval, revokeCatalogApproval } from '../../domain/catalog/approvals.js';
 import { createCatalogItem, deleteCatalogItem, getCatalogItem, listCatalogItems, updateCatalogItem } from '../../domain/catalog/items.js';
+import { disableOwnToken, enableOwnToken, issueOwnPersonalToken, listOwnTokens, revokeOwnToken, rotateOwnToken } from '../../domain/tokens/own-token-operations.js';
+import { adminRevokeToken, offboardUser } from '../../domain/tokens/admin-token-operations.js';
+import { createOwnAgentToken, listOwnAgentTokens, revokeOwnAgentToken } from '../../domain/agent/agent-tokens.js';
+import { startConnectSession } from '../../domain/agent/connect-session.js';
+import { clickActionOperation } from '../../domain/actions/click-action.js';
+import { createEgressClient } from '../../infra/http-egress/egress-client.js';
 import {
+  agentTokenToProto,
   approvalToProto,
   bulkRowToProto,
   catalogItemToProto,
   claimBatchRowToProto,
   claimedTokenToProto,
   claimTokenRequestToJson,
+  clickOutcomeToProto,
   createItemToJson,
   defined,
   deliveryToProto,
@@ -34,7 +44,9 @@ import {
   inboundEventToJson,
   integratorToProto,
   listItemsToJson,
+  personalTokenToProto,
   publishBulkToJson,
+  scopesRequestToJson,
   toolsPingToProto,
   updateItemToJson,
 } from './mappers.js';
@@ -67,6 +79,9 @@ async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input: unknow
 }
 
 export function connectRoutes(deps: AppDeps) {
+  // Webhook action callbacks leave through the SSRF-guarded egress client (allowlist and timeout:
+  // its module settings, see src/infra/http-egress/egress-client.ts).
+  const clickAction = clickActionOperation(createEgressClient());
   return (router: ConnectRouter): void => {
     router.service(EventService, {
       async publish(req, ctx) {
@@ -153,7 +168,53 @@ export function connectRoutes(deps: AppDeps) {
       },
     });
 
-    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, Health.typeName]);
+    // The caller's own account, authenticated with their agent token (`sk-svc-`).
+    router.service(AccountService, {
+      async issuePersonalToken(req, ctx) {
+        const out = await call(deps, issueOwnPersonalToken, defined({ label: req.label, daily_limit: req.dailyLimit }), ctx);
+        return { tokenId: out.token_id, tokenValue: out.token_value, endpointUrl: out.endpoint_url };
+      },
+      async listPersonalTokens(_req, ctx) {
+        return { tokens: (await call(deps, listOwnTokens, {}, ctx)).items.map(personalTokenToProto) };
+      },
+      async disablePersonalToken(req, ctx) {
+        return call(deps, disableOwnToken, { token_id: req.tokenId }, ctx);
+      },
+      async enablePersonalToken(req, ctx) {
+        return call(deps, enableOwnToken, { token_id: req.tokenId }, ctx);
+      },
+      async rotatePersonalToken(req, ctx) {
+        const out = await call(deps, rotateOwnToken, { token_id: req.tokenId }, ctx);
+        return { tokenId: out.tokenId, token: out.token, expiresPriorAt: timestampFromDate(new Date(out.expiresPriorAt)), callbackSecret: out.callbackSecret };
+      },
+      async deletePersonalToken(req, ctx) {
+        return call(deps, revokeOwnToken, { token_id: req.tokenId }, ctx);
+      },
+      async adminRevokeToken(req, ctx) {
+        return call(deps, adminRevokeToken, defined({ token_id: req.tokenId, reason: req.reason }), ctx);
+      },
+      async offboardUser(req, ctx) {
+        return call(deps, offboardUser, { email: req.email }, ctx);
+      },
+      async createAgentToken(req, ctx) {
+        return call(deps, createOwnAgentToken, scopesRequestToJson(req), ctx);
+      },
+      async listAgentTokens(_req, ctx) {
+        return { tokens: (await call(deps, listOwnAgentTokens, {}, ctx)).items.map(agentTokenToProto) };
+      },
+      async revokeAgentToken(req, ctx) {
+        return call(deps, revokeOwnAgentToken, { token_id: req.tokenId }, ctx);
+      },
+      async startConnectSession(req, ctx) {
+        const out = await call(deps, startConnectSession, scopesRequestToJson(req), ctx);
+        return { sessionId: out.session_id, expiresAt: timestampFromDate(new Date(out.expires_at)) };
+      },
+      async clickAction(req, ctx) {
+        return clickOutcomeToProto(await call(deps, clickAction, { delivery_id: req.deliveryId, action_index: req.actionIndex }, ctx));
+      },
+    });
+
+    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, Health.typeName]);
     router.service(Health, {
       async check(req) {
         if (!KNOWN.has(req.service)) throw new ConnectError(`unknown service ${req.service}`, Code.NotFound);

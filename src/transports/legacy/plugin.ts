@@ -9,6 +9,7 @@ import { publishEvent } from '../../domain/events/publish-event.js';
 import { pingPersonalToken } from '../../domain/tokens/ping-token.js';
 import { claimToken, legacyClaimBatch, pingToolsToken } from '../../domain/tokens/claim-token.js';
 import { revokeCatalogApproval } from '../../domain/catalog/approvals.js';
+import { exchangeConnectSession } from '../../domain/agent/connect-session.js';
 import { fastifyErrorToDomain, registerJsonBodyParser } from '../http/json-body.js';
 import { invoke } from '../http/invoke.js';
 import { sendLegacyError } from './errors.js';
@@ -56,6 +57,13 @@ export async function legacyPlugin(app: FastifyInstance, opts: { deps: AppDeps }
   app.post('/api/internal-os/integrations/catalog/approval', async (req, reply) => {
     const { output } = await invoke(deps, revokeCatalogApproval, req, reply, req.body, LEGACY);
     return reply.send({ ok: true, revoked: output.revoked, tokens_invalidated: output.tokensInvalidated });
+  });
+
+  // One-click client setup: a connect session id (no bearer) for one agent token, exactly once;
+  // unknown, expired and reused sessions all get 400 {error: 'invalid_session'}.
+  app.post('/api/internal-os/agent/connect-callback', async (req, reply) => {
+    const { output } = await invoke(deps, exchangeConnectSession, req, reply, req.body, LEGACY);
+    return reply.header('cache-control', 'no-store').send(output);
   });
 
   app.get('/api/internal-os/integrations/protocol', async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(INBOUND_PROTOCOL));

@@ -1,0 +1,181 @@
+// Outgoing HTTP POSTs to user-controlled URLs (webhook action callbacks, SPEC "Action callback
+// (outgoing)", Limits: callback timeout 5 s), guarded against SSRF:
+//  - https only; plain http only for a host on the egress allowlist (local test receivers);
+//  - the host is resolved once (all addresses) and refused when ANY address is loopback, private,
+//    link-local, CGNAT, unspecified, multicast, reserved or a cloud metadata address (IPv4-mapped
+//    IPv6 included; see address-policy.ts);
+//  - the socket connects to that checked address (pinned through the `lookup` hook), so a second,
+//    rebinding DNS answer is never used; Host and TLS SNI/certificate checks keep the original name;
+//  - redirects are not followed (a 3xx is reported as the status);
+//  - one deadline covers DNS, connect, TLS and the response headers.
+// A failure is a value ({status: 0, error}), never an exception: the caller shows it as a toast.
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isAllowedAddress } from './address-policy.js';
+
+export const DEFAULT_EGRESS_TIMEOUT_MS = 5_000;
+
+export type EgressError = 'timeout' | 'blocked_target' | 'network_error';
+
+export interface EgressResponse {
+  /** The receiver's HTTP status; 0 when none was received. */
+  status: number;
+  /** status is 2xx. */
+  ok: boolean;
+  error?: EgressError;
+}
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface EgressOptions {
+  /** Deadline for the whole exchange up to the response headers. Default: the module setting (5 s). */
+  timeoutMs?: number;
+  /**
+   * Hostnames or IP literals (as written in the URL) that may be reached over plain http and may
+   * resolve to private or loopback addresses (never metadata, multicast or unspecified ones).
+   * Default: the module setting (empty).
+   */
+  allowHosts?: readonly string[];
+  /** DNS resolution; default `dns.lookup(host, {all: true})` (what the OS resolver answers). */
+  resolve?: Resolver;
+}
+
+export interface EgressClient {
+  /** POSTs `body` as is (raw bytes; the caller signs exactly these) to `url`. */
+  post(url: string, body: Uint8Array, headers: Record<string, string>): Promise<EgressResponse>;
+}
+
+// Module settings: the defaults of every client made without explicit options. The service
+// config does not carry them yet; tests (and later the composition root) set them here.
+const settings: { allowHosts: readonly string[]; timeoutMs: number } = { allowHosts: [], timeoutMs: DEFAULT_EGRESS_TIMEOUT_MS };
+
+/** Hosts exempt from the https-only and private-address rules (e.g. `['127.0.0.1']` in tests). */
+export function setEgressAllowlist(hosts: readonly string[]): void {
+  settings.allowHosts = hosts.map(normalizeHost);
+}
+
+/** The callback deadline; tests shorten it instead of waiting 5 s. */
+export function setEgressTimeoutMs(ms: number): void {
+  settings.timeoutMs = ms;
+}
+
+export function resetEgressSettings(): void {
+  settings.allowHosts = [];
+  settings.timeoutMs = DEFAULT_EGRESS_TIMEOUT_MS;
+}
+
+const normalizeHost = (h: string) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+
+const systemResolver: Resolver = async (hostname) => dns.promises.lookup(hostname, { all: true, order: 'verbatim' });
+
+const result = (status: number, error?: EgressError): EgressResponse => (error ? { status: 0, ok: false, error } : { status, ok: status >= 200 && status < 300 });
+
+class TimeoutError extends Error {}
+
+export function createEgressClient(opts: EgressOptions = {}): EgressClient {
+  return {
+    async post(url, body, headers) {
+      const timeoutMs = opts.timeoutMs ?? settings.timeoutMs;
+      const allowHosts = (opts.allowHosts ?? settings.allowHosts).map(normalizeHost);
+      const resolve = opts.resolve ?? systemResolver;
+      const deadline = Date.now() + timeoutMs;
+
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        return result(0, 'blocked_target');
+      }
+      const host = normalizeHost(target.hostname);
+      const allowlisted = allowHosts.includes(host);
+      if (!(target.protocol === 'https:' || (target.protocol === 'http:' && allowlisted))) return result(0, 'blocked_target');
+
+      let addresses: ResolvedAddress[];
+      const literal = isIP(host);
+      if (literal !== 0) addresses = [{ address: host, family: literal }];
+      else {
+        try {
+          addresses = await withDeadline(resolve(host), deadline);
+        } catch (err) {
+          return result(0, err instanceof TimeoutError ? 'timeout' : 'network_error');
+        }
+      }
+      if (addresses.length === 0) return result(0, 'network_error');
+      // One bad answer refuses the target: a mixed answer is how rebinding attacks start.
+      if (!addresses.every((a) => isAllowedAddress(a.address, allowlisted))) return result(0, 'blocked_target');
+      return send(target, host, addresses[0]!, body, headers, deadline);
+    },
+  };
+}
+
+function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new TimeoutError('timeout')), Math.max(0, deadline - Date.now()));
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+/** Node's socket asks this instead of DNS: it only ever gets the address that was checked. */
+function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  }) as LookupFunction;
+}
+
+function send(target: URL, host: string, pinned: ResolvedAddress, body: Uint8Array, headers: Record<string, string>, deadline: number): Promise<EgressResponse> {
+  return new Promise<EgressResponse>((resolve) => {
+    let settled = false;
+    const settle = (r: EgressResponse) => {
+      if (!settled) {
+        settled = true;
+        resolve(r);
+      }
+    };
+    const isHttps = target.protocol === 'https:';
+    const req = (isHttps ? https : http).request({
+      method: 'POST',
+      hostname: host,
+      port: target.port || (isHttps ? 443 : 80),
+      path: `${target.pathname}${target.search}`,
+      headers: { ...headers, 'content-length': String(body.byteLength) },
+      lookup: pinnedLookup(pinned),
+      // SNI and the certificate check use the URL's name (never an IP literal as SNI).
+      ...(isHttps && isIP(host) === 0 ? { servername: host } : {}),
+      // A fresh connection per callback: no pooled socket to another address is ever reused.
+      agent: false,
+    });
+    // Until the whole response is read: a receiver that answers headers then stalls is cut too.
+    const timer = setTimeout(() => {
+      settle(result(0, 'timeout'));
+      req.destroy();
+    }, Math.max(0, deadline - Date.now()));
+    req.on('response', (res) => {
+      settle(result(res.statusCode ?? 0));
+      res.on('end', () => clearTimeout(timer));
+      res.on('error', () => clearTimeout(timer));
+      res.resume();
+    });
+    req.on('error', () => {
+      clearTimeout(timer);
+      settle(result(0, 'network_error'));
+    });
+    req.end(body);
+  });
+}

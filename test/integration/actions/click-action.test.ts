@@ -1,0 +1,260 @@
+// Webhook actions (SPEC "Action callback (outgoing)", "Action callback body", ActionButton,
+// Authentication 9, Limits: callback timeout 5 s) through AccountService.ClickAction.
+//
+// Receivers are local plain-http servers on 127.0.0.1. Validation only accepts https webhook URLs
+// that are not loopback, so each test publishes a valid https action and then points the stored
+// action at its local receiver with SQL; the egress allowlist exempts 127.0.0.1 from the
+// https-only and private-address rules, and the callback deadline is cut to 300 ms.
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
+import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
+import { event, newPersonalToken, operator, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
+import { resetEgressSettings, setEgressAllowlist, setEgressTimeoutMs } from '../../../src/infra/http-egress/egress-client.js';
+
+const TIMEOUT_MS = 300;
+
+interface Received {
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  raw: Buffer;
+}
+
+let h: Harness;
+let receiver: http.Server;
+let receiverPort: number;
+let receiverConnections = 0;
+const received: Received[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  setEgressAllowlist(['127.0.0.1']);
+  setEgressTimeoutMs(TIMEOUT_MS);
+  receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ url: req.url!, headers: req.headers, raw: Buffer.concat(chunks) });
+      if (req.url!.startsWith('/hang')) return;
+      if (req.url!.startsWith('/teapot')) return void res.writeHead(418).end();
+      if (req.url!.startsWith('/redirect')) return void res.writeHead(307, { location: 'http://10.0.0.1/internal' }).end();
+      res.writeHead(204).end();
+    });
+  });
+  receiver.on('connection', () => receiverConnections++);
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverPort = (receiver.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  resetEgressSettings();
+  closeSessions();
+  receiver?.closeAllConnections();
+  await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
+  await h?.close();
+});
+
+const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
+
+async function connectErrorOf(p: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await p;
+  } catch (e) {
+    return ConnectError.from(e);
+  }
+  throw new Error('expected the call to fail');
+}
+
+interface Recipient {
+  inbound: TestToken;
+  agentToken: string;
+  account: Client<typeof AccountService>;
+}
+
+/** A user with a personal token (the sender) and an agent token (the clicker: the same user). */
+async function recipient(protocol: Protocol = 'connect'): Promise<Recipient> {
+  const inbound = await newPersonalToken(h);
+  const { token } = await operator<{ token: string }>(h, 'agent_tokens.create', { email: inbound.user.email });
+  return { inbound, agentToken: token, account: createClient(AccountService, transportFor(h, protocol, [bearer(token)])) };
+}
+
+const ACTIONS = [
+  { label: 'Approve', action_type: 'webhook', webhook_url: 'https://hooks.example.test/approve' },
+  { label: 'Open', action_type: 'url', url: 'https://example.test/item/1' },
+];
+
+/** Publishes an event with ACTIONS; `webhookPath` repoints action 0 at the local receiver. */
+async function deliveryWithActions(r: Recipient, webhookPath?: string, actions: unknown[] = ACTIONS): Promise<{ deliveryId: string; eventType: string }> {
+  const ev = event(h, { actions });
+  const res = await publish(h, r.inbound.token, ev);
+  expect(res.status).toBe(202);
+  if (webhookPath !== undefined) {
+    const stored = (await sql(`select actions from deliveries where id = ?`, [res.body.deliveryId]))[0].actions as Array<Record<string, unknown>>;
+    stored[0]!.webhook_url = `http://127.0.0.1:${receiverPort}${webhookPath}`;
+    await sql(`update deliveries set actions = ?::jsonb where id = ?`, [JSON.stringify(stored), res.body.deliveryId]);
+  }
+  return { deliveryId: res.body.deliveryId, eventType: String(ev.event_type) };
+}
+
+const takeReceived = (path: string) => received.filter((x) => x.url === path);
+
+describe('ClickAction', () => {
+  it('POSTs the signed callback body with the spec headers; the receiver verifies the signature', async () => {
+    const r = await recipient();
+    const path = `/ok/${randomUUID()}`;
+    const { deliveryId, eventType } = await deliveryWithActions(r, path);
+    const secret = (await r.account.listPersonalTokens({})).tokens.find((t) => t.tokenId === r.inbound.tokenId)!.callbackSecret;
+
+    const before = h.clock.now().getTime();
+    const out = await r.account.clickAction({ deliveryId, actionIndex: 0 });
+    const after = h.clock.now().getTime();
+    expect(out).toMatchObject({ status: 204, ok: true });
+    expect(out.error).toBeUndefined();
+
+    const [got] = takeReceived(path);
+    expect(got).toBeDefined();
+    expect(got!.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(got!.headers['user-agent']).toBe('fluxdesk-Inbox-Callback/v2');
+    expect(got!.headers['content-length']).toBe(String(got!.raw.length));
+
+    // What a receiver does: HMAC-SHA256 over the raw bytes, constant-time compare.
+    const signature = String(got!.headers['x-svc-signature']);
+    expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+    const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(got!.raw).digest('hex')}`);
+    expect(expected.length === signature.length && timingSafeEqual(expected, Buffer.from(signature))).toBe(true);
+    // A receiver holding another secret rejects it.
+    expect(`sha256=${createHmac('sha256', 'f'.repeat(64)).update(got!.raw).digest('hex')}`).not.toBe(signature);
+
+    const body = JSON.parse(got!.raw.toString('utf8'));
+    expect(Object.keys(body).sort()).toEqual(['action_index', 'action_label', 'clicked_at', 'clicked_by', 'delivery_id', 'event_type']);
+    expect(body).toMatchObject({ delivery_id: deliveryId, action_label: 'Approve', action_index: 0, event_type: eventType, clicked_by: { email: r.inbound.user.email, name: 'Test User' } });
+    expect(body.clicked_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const clickedAt = Date.parse(body.clicked_at);
+    expect(clickedAt).toBeGreaterThanOrEqual(before);
+    expect(clickedAt).toBeLessThanOrEqual(after);
+
+    const audit = await sql(`select actor_user_id, token_id, target_type, target_id, source, summary from audit_log where action = 'inbound.action.clicked' and target_id = ?`, [deliveryId]);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_user_id: r.inbound.user.userId, token_id: r.inbound.tokenId, target_type: 'delivery', source: 'connect', summary: { action_index: 0, action_label: 'Approve', status: 204, ok: true, error: null, target_host: `127.0.0.1:${receiverPort}` } });
+  });
+
+  it('after a rotation the callback is signed with the new secret', async () => {
+    const r = await recipient();
+    const path = `/ok/${randomUUID()}`;
+    const { deliveryId } = await deliveryWithActions(r, path);
+    const { callbackSecret } = await r.account.rotatePersonalToken({ tokenId: r.inbound.tokenId });
+    await r.account.clickAction({ deliveryId, actionIndex: 0 });
+    const [got] = takeReceived(path);
+    expect(got!.headers['x-svc-signature']).toBe(`sha256=${createHmac('sha256', callbackSecret).update(got!.raw).digest('hex')}`);
+  });
+
+  it("passes the receiver's status through for the toast (418 is not ok)", async () => {
+    const r = await recipient();
+    const { deliveryId } = await deliveryWithActions(r, `/teapot/${randomUUID()}`);
+    const out = await r.account.clickAction({ deliveryId, actionIndex: 0 });
+    expect(out).toMatchObject({ status: 418, ok: false });
+    expect(out.error).toBeUndefined();
+  });
+
+  it('a hanging receiver is cut at the deadline: status 0, error timeout', async () => {
+    const r = await recipient();
+    const path = `/hang/${randomUUID()}`;
+    const { deliveryId } = await deliveryWithActions(r, path);
+    const started = Date.now();
+    const out = await r.account.clickAction({ deliveryId, actionIndex: 0 });
+    const took = Date.now() - started;
+    expect(out).toMatchObject({ status: 0, ok: false, error: 'timeout' });
+    expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS - 10);
+    expect(took).toBeLessThan(3000);
+    expect(takeReceived(path)).toHaveLength(1);
+    const audit = await sql(`select summary from audit_log where action = 'inbound.action.clicked' and target_id = ?`, [deliveryId]);
+    expect(audit[0].summary).toMatchObject({ status: 0, ok: false, error: 'timeout' });
+  });
+
+  it('a redirect (here to a private address) is reported, not followed', async () => {
+    const r = await recipient();
+    const path = `/redirect/${randomUUID()}`;
+    const { deliveryId } = await deliveryWithActions(r, path);
+    const before = received.length;
+    const out = await r.account.clickAction({ deliveryId, actionIndex: 0 });
+    expect(out).toMatchObject({ status: 307, ok: false });
+    expect(out.error).toBeUndefined();
+    await new Promise((res) => setTimeout(res, 50));
+    expect(received.slice(before).map((x) => x.url)).toEqual([path]);
+  });
+
+  it.each([
+    ['a private literal', 'https://10.0.0.5/x'],
+    ['the metadata address', 'https://169.254.169.254/latest/meta-data/'],
+    ['a CGNAT literal', 'https://100.64.0.9/hook'],
+    ['an IPv4-mapped private literal', 'https://[::ffff:192.168.1.10]/hook'],
+    ['a unique-local IPv6 literal', 'https://[fd00::5]/hook'],
+  ])('%s is blocked_target, without any connection attempt', async (_name, url) => {
+    const r = await recipient();
+    const { deliveryId } = await deliveryWithActions(r, undefined, [{ label: 'Go', action_type: 'webhook', webhook_url: url }]);
+    const connectionsBefore = receiverConnections;
+    const started = Date.now();
+    const out = await r.account.clickAction({ deliveryId, actionIndex: 0 });
+    // A connection attempt to an unroutable address would have ended in `timeout` after 300 ms.
+    expect(out).toMatchObject({ status: 0, ok: false, error: 'blocked_target' });
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
+    expect(receiverConnections).toBe(connectionsBefore);
+  });
+
+  it('plain http to a host that is not allowlisted is blocked_target', async () => {
+    const r = await recipient();
+    const { deliveryId } = await deliveryWithActions(r, '/ok/x');
+    await sql(`update deliveries set actions = jsonb_set(actions, '{0,webhook_url}', to_jsonb(?::text)) where id = ?`, [`http://localhost:${receiverPort}/ok/x`, deliveryId]);
+    const before = receiverConnections;
+    expect(await r.account.clickAction({ deliveryId, actionIndex: 0 })).toMatchObject({ status: 0, ok: false, error: 'blocked_target' });
+    expect(receiverConnections).toBe(before);
+  });
+
+  it("another user's delivery is NotFound, and nothing is sent", async () => {
+    const owner = await recipient();
+    const path = `/ok/${randomUUID()}`;
+    const { deliveryId } = await deliveryWithActions(owner, path);
+    const stranger = await recipient();
+    const err = await connectErrorOf(stranger.account.clickAction({ deliveryId, actionIndex: 0 }));
+    expect(err.code).toBe(Code.NotFound);
+    expect((await connectErrorOf(stranger.account.clickAction({ deliveryId: randomUUID(), actionIndex: 0 }))).code).toBe(Code.NotFound);
+    expect(takeReceived(path)).toHaveLength(0);
+  });
+
+  it('a url action is FailedPrecondition not_webhook_action', async () => {
+    const r = await recipient();
+    const { deliveryId } = await deliveryWithActions(r);
+    const err = await connectErrorOf(r.account.clickAction({ deliveryId, actionIndex: 1 }));
+    expect(err.code).toBe(Code.FailedPrecondition);
+    expect(err.findDetails(ErrorInfoSchema)[0]?.code).toBe('not_webhook_action');
+  });
+
+  it('an index past the actions, a negative index or a bad id is InvalidArgument', async () => {
+    const r = await recipient();
+    const { deliveryId } = await deliveryWithActions(r);
+    const past = await connectErrorOf(r.account.clickAction({ deliveryId, actionIndex: 2 }));
+    expect(past.code).toBe(Code.InvalidArgument);
+    expect(past.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => [v.field, v.code])).toEqual([['action_index', 'out_of_range']]);
+    expect((await connectErrorOf(r.account.clickAction({ deliveryId, actionIndex: -1 }))).code).toBe(Code.InvalidArgument);
+    const bad = await connectErrorOf(r.account.clickAction({ deliveryId: 'not-a-uuid', actionIndex: 0 }));
+    expect(bad.code).toBe(Code.InvalidArgument);
+    expect(bad.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => v.field)).toEqual(['delivery_id']);
+  });
+
+  it('a delivery without actions has no index 0', async () => {
+    const r = await recipient();
+    const res = await publish(h, r.inbound.token, event(h));
+    expect((await connectErrorOf(r.account.clickAction({ deliveryId: res.body.deliveryId, actionIndex: 0 }))).code).toBe(Code.InvalidArgument);
+  });
+
+  it.each(['grpc', 'grpc-web'] as Protocol[])('works over %s', async (protocol) => {
+    const r = await recipient(protocol);
+    const path = `/ok/${randomUUID()}`;
+    const { deliveryId } = await deliveryWithActions(r, path);
+    expect(await r.account.clickAction({ deliveryId, actionIndex: 0 })).toMatchObject({ status: 204, ok: true });
+    expect(takeReceived(path)).toHaveLength(1);
+  });
+});
