@@ -14,13 +14,15 @@ import { listInbox } from '../domain/inbox/list-inbox.js';
 import { getNotification } from '../domain/inbox/get-notification.js';
 import { markNotificationRead } from '../domain/inbox/mark-notification-read.js';
 import { markAllNotificationsRead } from '../domain/inbox/mark-all-notifications-read.js';
+import { AGENT_TOOL_OPERATIONS } from '../domain/agent/tool-operations.js';
 import { startConnectSessionForUser } from '../domain/agent/connect-session.js';
+import { TASK_AGENT_OPERATIONS, TASK_OPERATOR_OPERATIONS } from '../domain/tasks/task-operations.js';
 
 export const OPERATOR_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
-  [bootstrap, createUser, createAgentToken, createPersonalToken, createProject, createToolsToken, applyForCatalogItem, startConnectSessionForUser].map((op) => [op.name, op]),
+  [bootstrap, createUser, createAgentToken, createPersonalToken, createProject, createToolsToken, applyForCatalogItem, startConnectSessionForUser, ...TASK_OPERATOR_OPERATIONS].map((op) => [op.name, op]),
 );
 
 /** Agent-token operations (the live MCP tools); each MCP tool wraps exactly one of these. */
 export const AGENT_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
-  [whoami, agentPing, listInbox, getNotification, markNotificationRead, markAllNotificationsRead].map((op) => [op.name, op]),
+  [whoami, agentPing, listInbox, getNotification, markNotificationRead, markAllNotificationsRead, ...AGENT_TOOL_OPERATIONS, ...TASK_AGENT_OPERATIONS].map((op) => [op.name, op]),
 );

@@ -1,6 +1,8 @@
 // Catalog approvals (SPEC "Catalog approval", "Catalog approval status"): admin assign (bypasses
 // review, idempotent), list, revoke (cascades to personal tokens claimed under the approval),
-// review of pending requests, and an operator "apply" that files a pending request.
+// review of pending requests, and an operator "apply" that files a pending request. The
+// `*InTransaction` cores and the lookups below are shared with the agent tools (domain/agent/),
+// which add the agent-side status vocabulary (pending, approved, in_execution, completed, ...).
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
@@ -13,7 +15,7 @@ import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { AccessAsset, CatalogRequest } from './catalog.entity.js';
 import { findItemBySlug, findLiveApproval, findLiveRequest, lockPair, type CatalogItemRow, type RequestRow } from './catalog.repository.js';
-import { REST_APPROVAL_STATUSES, restApprovalStatus, storedStatusesFor } from './catalog.rules.js';
+import { LIVE_APPROVED, REST_APPROVAL_STATUSES, restApprovalStatus, storedStatusesFor } from './catalog.rules.js';
 
 export const CatalogApprovalListItemSchema = z.strictObject({
   id: z.uuid(),
@@ -63,14 +65,52 @@ const toView = (r: ViewRow): CatalogApprovalListItem => ({
   reviewedByEmail: r.reviewed_by_email,
 });
 
-async function requireLiveItem(em: EntityManager, slug: string): Promise<CatalogItemRow> {
-  const item = await findItemBySlug(em, slug);
-  if (!item || item.archived_at !== null) throw notFound(`catalog item "${slug}"`);
+/** A catalog row addressed by slug or by id (the agent tools take either, exactly one). */
+export type CatalogItemRef = { slug: string } | { id: string };
+
+const refLabel = (ref: CatalogItemRef) => ('slug' in ref ? `catalog item "${ref.slug}"` : `catalog item ${ref.id}`);
+
+/** The row, archived or not; undefined when absent. */
+export async function findCatalogItem(em: EntityManager, ref: CatalogItemRef): Promise<CatalogItemRow | undefined> {
+  if ('slug' in ref) return findItemBySlug(em, ref.slug);
+  const rows = (await em.getConnection().execute(`select * from catalog_items where id = ?`, [ref.id], 'all', em.getTransactionContext())) as CatalogItemRow[];
+  return rows[0];
+}
+
+/** Assign and apply need a live (not archived) row; revoke also reaches archived ones. */
+export async function requireLiveItem(em: EntityManager, ref: CatalogItemRef | string): Promise<CatalogItemRow> {
+  const r = typeof ref === 'string' ? { slug: ref } : ref;
+  const item = await findCatalogItem(em, r);
+  if (!item || item.archived_at !== null) throw notFound(refLabel(r));
   return item;
 }
 
-function grantAsset(em: EntityManager, now: Date, req: { id: string; userId: string; catalogItemId: string }): void {
-  em.create(AccessAsset, { id: randomUUID(), userId: req.userId, catalogItemId: req.catalogItemId, requestId: req.id, status: 'active', createdAt: now });
+export async function requireItem(em: EntityManager, ref: CatalogItemRef): Promise<CatalogItemRow> {
+  const item = await findCatalogItem(em, ref);
+  if (!item) throw notFound(refLabel(ref));
+  return item;
+}
+
+/** Creates the access asset of an approved request; returns its id. */
+function grantAsset(em: EntityManager, now: Date, req: { id: string; userId: string; catalogItemId: string }): string {
+  return em.create(AccessAsset, { id: randomUUID(), userId: req.userId, catalogItemId: req.catalogItemId, requestId: req.id, status: 'active', createdAt: now }).id;
+}
+
+export interface AssignOptions {
+  /** Stored on a new request row (default: "assigned by an admin"). */
+  note?: string;
+  /**
+   * Agent tool rule (SPEC "Catalog approval status"): a pending row is reused as it is and reported
+   * idempotent. The REST assign approves a pending row instead.
+   */
+  reusePending?: boolean;
+}
+
+export interface AssignOutcome {
+  requestId: string;
+  idempotent: boolean;
+  /** Stored (agent-side) status after the call. */
+  status: string;
 }
 
 /** Approve-or-create inside a transaction; reused by the agent tool `assign_catalog_to_employee`. */
@@ -80,11 +120,12 @@ export async function assignInTransaction(
   actorUserId: string,
   item: CatalogItemRow,
   userId: string,
-): Promise<{ requestId: string; idempotent: boolean }> {
+  opts: AssignOptions = {},
+): Promise<AssignOutcome> {
   await lockPair(em, userId, item.id);
   const now = ctx.clock.now();
   const live = await findLiveRequest(em, userId, item.id);
-  if (live && live.status !== 'pending') return { requestId: live.id, idempotent: true };
+  if (live && (live.status !== 'pending' || opts.reusePending)) return { requestId: live.id, idempotent: true, status: live.status };
   if (live) {
     await em.getConnection().execute(
       `update catalog_requests set status = 'approved', reviewed_at = ?::timestamptz, reviewed_by_user_id = ?, updated_at = ?::timestamptz where id = ?`,
@@ -94,14 +135,14 @@ export async function assignInTransaction(
     );
     grantAsset(em, now, { id: live.id, userId, catalogItemId: item.id });
     await em.flush();
-    return { requestId: live.id, idempotent: false };
+    return { requestId: live.id, idempotent: false, status: 'approved' };
   }
   const req = em.create(CatalogRequest, {
     id: randomUUID(),
     userId,
     catalogItemId: item.id,
     status: 'approved',
-    note: 'assigned by an admin',
+    note: opts.note ?? 'assigned by an admin',
     requestedAt: now,
     reviewedAt: now,
     reviewedByUserId: actorUserId,
@@ -111,7 +152,7 @@ export async function assignInTransaction(
   await em.flush();
   grantAsset(em, now, { id: req.id, userId, catalogItemId: item.id });
   await em.flush();
-  return { requestId: req.id, idempotent: false };
+  return { requestId: req.id, idempotent: false, status: 'approved' };
 }
 
 export const assignCatalogApproval = defineOperation<z.infer<typeof CatalogApprovalAssignRequestSchema>, CatalogApprovalListItem, InboundTokenPrincipal>({
@@ -174,7 +215,11 @@ export interface RevokeOutcome {
   approvalId: string | null;
 }
 
-/** Revoke inside a transaction; an idempotent repeat changes nothing and notifies no one. */
+/**
+ * Revoke inside a transaction; an idempotent repeat changes nothing and notifies no one. With
+ * `onlyApprovalId` (the agent tool addressed by `approval_id`) only that request is revoked: when
+ * it is no longer the live approval of the pair, the call is a no-op.
+ */
 export async function revokeInTransaction(
   em: EntityManager,
   ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId' | 'config'>,
@@ -182,10 +227,11 @@ export async function revokeInTransaction(
   item: CatalogItemRow,
   userId: string,
   notify: boolean,
+  onlyApprovalId?: string,
 ): Promise<RevokeOutcome> {
   await lockPair(em, userId, item.id);
   const approval: RequestRow | undefined = await findLiveApproval(em, userId, item.id);
-  if (!approval) return { revoked: false, tokensInvalidated: 0, approvalId: null };
+  if (!approval || (onlyApprovalId !== undefined && approval.id !== onlyApprovalId)) return { revoked: false, tokensInvalidated: 0, approvalId: null };
   const now = ctx.clock.now().toISOString();
   const conn = em.getConnection();
   const tx = em.getTransactionContext();
@@ -238,6 +284,32 @@ export const CatalogApprovalReviewRequestSchema = z.strictObject({
   note: z.string().max(500).optional(),
 });
 
+/**
+ * Approve or reject a pending request inside a transaction (REST review and the agent tool
+ * `approve_team_support_request`). Returns the access asset created by an approval.
+ */
+export async function reviewInTransaction(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock'>,
+  actorUserId: string,
+  requestId: string,
+  decision: 'approve' | 'reject',
+  note?: string,
+): Promise<{ request: CatalogRequest; accessAssetId: string | null }> {
+  const req = await em.findOne(CatalogRequest, { id: requestId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!req) throw notFound('request');
+  if (req.status !== 'pending') throw new DomainError('conflict', `request is ${restApprovalStatus(req.status)}, not pending`, { code: 'not_pending' });
+  const now = ctx.clock.now();
+  req.status = decision === 'approve' ? 'approved' : 'rejected';
+  req.reviewedAt = now;
+  req.reviewedByUserId = actorUserId;
+  req.reviewNote = note ?? null;
+  req.updatedAt = now;
+  const accessAssetId = decision === 'approve' ? grantAsset(em, now, req) : null;
+  await em.flush();
+  return { request: req, accessAssetId };
+}
+
 export const reviewCatalogApproval = defineOperation<z.infer<typeof CatalogApprovalReviewRequestSchema>, CatalogApprovalListItem, InboundTokenPrincipal>({
   name: 'catalog.approvals.review',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
@@ -247,23 +319,34 @@ export const reviewCatalogApproval = defineOperation<z.infer<typeof CatalogAppro
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
     return ctx.em.transactional(async (em) => {
-      const req = await em.findOne(CatalogRequest, { id: input.request_id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!req) throw notFound('request');
-      if (req.status !== 'pending') throw new DomainError('conflict', `request is ${restApprovalStatus(req.status)}, not pending`, { code: 'not_pending' });
-      const now = ctx.clock.now();
-      req.status = input.decision === 'approve' ? 'approved' : 'rejected';
-      req.reviewedAt = now;
-      req.reviewedByUserId = ctx.principal.userId;
-      req.reviewNote = input.note ?? null;
-      req.updatedAt = now;
-      if (input.decision === 'approve') grantAsset(em, now, req);
-      await em.flush();
-      return loadView(em, req.id);
+      const { request } = await reviewInTransaction(em, ctx, ctx.principal.userId, input.request_id, input.decision, input.note);
+      return loadView(em, request.id);
     });
   },
 });
 
 export const ApplyInput = z.strictObject({ email: z.email().max(120), catalog_slug: z.string().min(1).max(80), note: z.string().max(500).optional() });
+
+/**
+ * Files a pending request for `userId` inside a transaction, or returns the live one the pair
+ * already has (`created` false). `createdByUserId` is the employee, or the admin filing on their
+ * behalf.
+ */
+export async function applyInTransaction(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock'>,
+  item: CatalogItemRow,
+  userId: string,
+  opts: { note?: string | null; createdByUserId: string },
+): Promise<{ requestId: string; status: string; created: boolean }> {
+  await lockPair(em, userId, item.id);
+  const live = await findLiveRequest(em, userId, item.id);
+  if (live) return { requestId: live.id, status: live.status, created: false };
+  const now = ctx.clock.now();
+  const req = em.create(CatalogRequest, { id: randomUUID(), userId, catalogItemId: item.id, status: 'pending', note: opts.note ?? null, requestedAt: now, createdByUserId: opts.createdByUserId, updatedAt: now });
+  await em.flush();
+  return { requestId: req.id, status: 'pending', created: true };
+}
 
 /** An employee's application (operator CLI until the web flow exists): a pending request. */
 export const applyForCatalogItem = defineOperation<z.infer<typeof ApplyInput>, { requestId: string; status: string }>({
@@ -276,12 +359,69 @@ export const applyForCatalogItem = defineOperation<z.infer<typeof ApplyInput>, {
     ctx.em.transactional(async (em) => {
       const item = await requireLiveItem(em, input.catalog_slug);
       const user = await requireUserByEmail(em, input.email);
-      await lockPair(em, user.id, item.id);
-      const live = await findLiveRequest(em, user.id, item.id);
-      if (live) return { requestId: live.id, status: restApprovalStatus(live.status) };
-      const now = ctx.clock.now();
-      const req = em.create(CatalogRequest, { id: randomUUID(), userId: user.id, catalogItemId: item.id, status: 'pending', note: input.note ?? null, requestedAt: now, createdByUserId: user.id, updatedAt: now });
-      await em.flush();
-      return { requestId: req.id, status: 'pending' };
+      const r = await applyInTransaction(em, ctx, item, user.id, { note: input.note, createdByUserId: user.id });
+      return { requestId: r.requestId, status: restApprovalStatus(r.status) };
     }),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Agent-side reads (status vocabulary of SPEC "Catalog approval status": stored statuses as they are)
+
+/** `list_approvals_for_user` filter -> stored statuses (`all`: no filter). */
+export const AGENT_APPROVAL_FILTERS = {
+  approved: [...LIVE_APPROVED],
+  revoked: ['withdrawn', 'rejected', 'cancelled', 'revoked'],
+  pending: ['pending'],
+  all: null,
+} as const satisfies Record<string, readonly string[] | null>;
+export type AgentApprovalFilter = keyof typeof AGENT_APPROVAL_FILTERS;
+
+export interface UserApprovalRow {
+  id: string;
+  catalog_slug: string | null;
+  catalog_name: string;
+  status: string;
+  requested_at: Date | string;
+  reviewed_at: Date | string | null;
+  reviewed_by_email: string | null;
+}
+
+/** One user's requests, newest first. */
+export async function listRequestsOfUser(em: EntityManager, userId: string, filter: AgentApprovalFilter, limit = 500): Promise<UserApprovalRow[]> {
+  const statuses = AGENT_APPROVAL_FILTERS[filter];
+  return (await em.getConnection().execute(
+    `select r.id, c.slug as catalog_slug, c.name as catalog_name, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
+       from catalog_requests r join catalog_items c on c.id = r.catalog_item_id left join users rv on rv.id = r.reviewed_by_user_id
+      where r.user_id = ? and (?::text[] is null or r.status = any(?::text[]))
+      order by r.requested_at desc, r.id limit ?`,
+    [userId, statuses ? `{${statuses.join(',')}}` : null, statuses ? `{${statuses.join(',')}}` : null, limit],
+    'all',
+    em.getTransactionContext(),
+  )) as UserApprovalRow[];
+}
+
+export interface PendingRequestRow {
+  id: string;
+  catalog_slug: string | null;
+  catalog_name: string;
+  user_id: string;
+  email: string;
+  name: string;
+  note: string | null;
+  requested_at: Date | string;
+  created_by_email: string | null;
+}
+
+/** Pending requests, oldest first (the review queue), optionally for one row or one user. */
+export async function listPendingRequests(em: EntityManager, f: { catalogItemId?: string; userId?: string }, limit: number): Promise<PendingRequestRow[]> {
+  return (await em.getConnection().execute(
+    `select r.id, c.slug as catalog_slug, c.name as catalog_name, u.id as user_id, u.email, u.name, r.note, r.requested_at, cb.email as created_by_email
+       from catalog_requests r join catalog_items c on c.id = r.catalog_item_id join users u on u.id = r.user_id
+       left join users cb on cb.id = r.created_by_user_id
+      where r.status = 'pending' and (?::uuid is null or r.catalog_item_id = ?) and (?::uuid is null or r.user_id = ?)
+      order by r.requested_at, r.id limit ?`,
+    [f.catalogItemId ?? null, f.catalogItemId ?? null, f.userId ?? null, f.userId ?? null, limit],
+    'all',
+    em.getTransactionContext(),
+  )) as PendingRequestRow[];
+}

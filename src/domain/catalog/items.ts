@@ -14,6 +14,20 @@ import { ASSET_TYPES, CATALOG_SLUG, LIVE_STATUSES, categoryDisplay, type AssetTy
 
 const AUTH = { kind: 'inbound', tokenKinds: ['tools_claim'] } as const;
 
+/**
+ * Who changes the catalog: an admin tools-token (REST, Connect) or an admin's agent token (the
+ * `catalog_item_*` tools, which name themselves in `tool`). Audited as the acting user and token.
+ */
+export interface CatalogActor {
+  userId: string;
+  tokenId: string;
+  tool?: string;
+}
+
+type CoreContext = Pick<OpContext, 'em' | 'clock' | 'surface' | 'requestId'>;
+
+const actorOf = (p: InboundTokenPrincipal): CatalogActor => ({ userId: p.userId, tokenId: p.tokenId });
+
 const AUDIT_ACTIONS = {
   created: 'catalog.item.created',
   updated: 'catalog.item.updated',
@@ -184,13 +198,18 @@ export function toCatalogItemView(r: CatalogItemRow): CatalogItemView {
   };
 }
 
+/** A row addressed by slug (REST, Connect, agent tools) or by id (agent tools). */
+export type ItemRef = { slug: string } | { id: string };
+
 /** Locks the row for the rest of the transaction (patch, archive and delete serialise on it). */
-async function lockItemBySlug(em: EntityManager, slug: string): Promise<CatalogItemRow | undefined> {
-  const rows = await exec<CatalogItemRow>(em, `select * from catalog_items where slug = ? for update`, [slug]);
+async function lockItem(em: EntityManager, ref: ItemRef): Promise<CatalogItemRow | undefined> {
+  const rows = 'slug' in ref
+    ? await exec<CatalogItemRow>(em, `select * from catalog_items where slug = ? for update`, [ref.slug])
+    : await exec<CatalogItemRow>(em, `select * from catalog_items where id = ? for update`, [ref.id]);
   return rows[0];
 }
 
-const missing = (slug: string) => notFound(`catalog item "${slug}"`);
+const missing = (ref: ItemRef | string) => notFound(typeof ref === 'string' ? `catalog item "${ref}"` : 'slug' in ref ? `catalog item "${ref.slug}"` : `catalog item ${ref.id}`);
 
 const slugTaken = (slug: string) =>
   new DomainError('conflict', `catalog slug "${slug}" is already taken (archived rows keep their slug)`, { code: 'slug_taken', extra: { slug } });
@@ -221,111 +240,90 @@ async function checkReferences(
 const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505' || (err as { name?: string })?.name === 'UniqueConstraintViolationException';
 
 // ---------------------------------------------------------------------------------------------
-// Operations
+// Cores (shared by the tools-token operations below and the agent tools in domain/agent/)
 
-export const createCatalogItem = defineOperation<CatalogItemCreateRequest, CatalogItemEnvelope, InboundTokenPrincipal>({
-  name: 'catalog.item.create',
-  auth: AUTH,
-  rateLimited: true,
-  idempotent: true,
-  input: CatalogItemCreateRequestSchema,
-  handler: async (input, ctx) => {
-    requireAdminToolsToken(ctx.principal);
-    try {
-      return await ctx.em.transactional(async (em) => {
-        const { issues, integratorId } = await checkReferences(em, input);
-        if (issues.length > 0) throw validationFailed(issues);
-        const now = ctx.clock.now().toISOString();
-        // ON CONFLICT: a concurrent create of the same slug answers 409, not a 500.
-        const rows = await exec<CatalogItemRow>(
-          em,
-          `insert into catalog_items (id, slug, name, type, description, category, url, application_guide, use_cases, is_pinned,
-             approval_required, display_order, contact_user_id, linked_tools_token_id, integrator_id, archived_at, created_at, updated_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, null, ?::timestamptz, ?::timestamptz)
-           on conflict (slug) do nothing returning *`,
-          [
-            randomUUID(),
-            input.slug,
-            input.name,
-            input.type,
-            input.description ?? null,
-            input.category ?? null,
-            input.url ?? null,
-            input.application_guide ?? null,
-            JSON.stringify(input.use_cases ?? []),
-            input.is_pinned,
-            input.approval_required,
-            input.display_order ?? 0,
-            input.contact_user_id ?? null,
-            input.linked_tools_token_id ?? null,
-            integratorId,
-            now,
-            now,
-          ],
-        );
-        const row = rows[0];
-        if (!row) throw slugTaken(input.slug);
-        audit(em, ctx, AUDIT_ACTIONS.created, row, { type: row.type });
-        await em.flush();
-        return { ok: true as const, item: toCatalogItemView(row), requestId: ctx.requestId };
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw slugTaken(input.slug);
-      throw err;
-    }
-  },
-});
+/** Creates a row; 409 `slug_taken` when the slug exists (archived rows keep theirs). */
+export async function createItem(ctx: CoreContext, actor: CatalogActor, input: CatalogItemCreateRequest): Promise<CatalogItemView> {
+  try {
+    return await ctx.em.transactional(async (em) => {
+      const { issues, integratorId } = await checkReferences(em, input);
+      if (issues.length > 0) throw validationFailed(issues);
+      const now = ctx.clock.now().toISOString();
+      // ON CONFLICT: a concurrent create of the same slug answers 409, not a 500.
+      const rows = await exec<CatalogItemRow>(
+        em,
+        `insert into catalog_items (id, slug, name, type, description, category, url, application_guide, use_cases, is_pinned,
+           approval_required, display_order, contact_user_id, linked_tools_token_id, integrator_id, archived_at, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, null, ?::timestamptz, ?::timestamptz)
+         on conflict (slug) do nothing returning *`,
+        [
+          randomUUID(),
+          input.slug,
+          input.name,
+          input.type,
+          input.description ?? null,
+          input.category ?? null,
+          input.url ?? null,
+          input.application_guide ?? null,
+          JSON.stringify(input.use_cases ?? []),
+          input.is_pinned,
+          input.approval_required,
+          input.display_order ?? 0,
+          input.contact_user_id ?? null,
+          input.linked_tools_token_id ?? null,
+          integratorId,
+          now,
+          now,
+        ],
+      );
+      const row = rows[0];
+      if (!row) throw slugTaken(input.slug);
+      audit(em, ctx, actor, AUDIT_ACTIONS.created, row, { type: row.type });
+      await em.flush();
+      return toCatalogItemView(row);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw slugTaken(input.slug);
+    throw err;
+  }
+}
 
-export const listCatalogItems = defineOperation<ListCatalogItemsInput, CatalogItemListResponse, InboundTokenPrincipal>({
-  name: 'catalog.items.list',
-  auth: AUTH,
-  rateLimited: true,
-  idempotent: false,
-  input: ListCatalogItemsInput,
-  handler: async (input, ctx) => {
-    requireAdminToolsToken(ctx.principal);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (input.active_only) where.push('c.archived_at is null');
-    if (input.category !== undefined) {
-      where.push('c.category = ?');
-      params.push(input.category);
-    }
-    if (input.type !== undefined) {
-      where.push('c.type = ?');
-      params.push(input.type);
-    }
-    if (input.integrator_slug !== undefined) {
-      where.push('c.integrator_id = (select i.id from integrators i where i.slug = ?)');
-      params.push(input.integrator_slug);
-    }
-    // The window count is taken before LIMIT: totalCount covers every matching row.
-    const rows = await exec<CatalogItemRow & { total_count: string | number }>(
-      ctx.em,
-      `select c.*, count(*) over () as total_count from catalog_items c
-        ${where.length ? `where ${where.join(' and ')}` : ''}
-        order by c.display_order, c.name, c.id limit ?`,
-      [...params, input.limit],
-    );
-    const totalCount = rows.length === 0 ? 0 : Number(rows[0]!.total_count);
-    return { items: rows.map(({ total_count: _t, ...r }) => toCatalogItemView(r)), totalCount, requestId: ctx.requestId };
-  },
-});
+export interface CatalogItemFilter {
+  active_only: boolean;
+  category?: string;
+  type?: AssetType;
+  integrator_slug?: string;
+  limit: number;
+}
 
-export const getCatalogItem = defineOperation<z.infer<typeof GetCatalogItemInput>, CatalogItemEnvelope, InboundTokenPrincipal>({
-  name: 'catalog.items.get',
-  auth: AUTH,
-  rateLimited: true,
-  idempotent: false,
-  input: GetCatalogItemInput,
-  handler: async (input, ctx) => {
-    requireAdminToolsToken(ctx.principal);
-    const rows = await exec<CatalogItemRow>(ctx.em, `select * from catalog_items where slug = ?`, [input.slug]);
-    const row = rows[0];
-    if (!row || row.archived_at !== null) throw missing(input.slug);
-    return { ok: true, item: toCatalogItemView(row), requestId: ctx.requestId };
-  },
-});
+/** Ordered by display_order then name; totalCount covers every matching row. */
+export async function listItems(em: EntityManager, input: CatalogItemFilter): Promise<{ items: CatalogItemView[]; totalCount: number }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (input.active_only) where.push('c.archived_at is null');
+  if (input.category !== undefined) {
+    where.push('c.category = ?');
+    params.push(input.category);
+  }
+  if (input.type !== undefined) {
+    where.push('c.type = ?');
+    params.push(input.type);
+  }
+  if (input.integrator_slug !== undefined) {
+    where.push('c.integrator_id = (select i.id from integrators i where i.slug = ?)');
+    params.push(input.integrator_slug);
+  }
+  // The window count is taken before LIMIT: totalCount covers every matching row.
+  const rows = await exec<CatalogItemRow & { total_count: string | number }>(
+    em,
+    `select c.*, count(*) over () as total_count from catalog_items c
+      ${where.length ? `where ${where.join(' and ')}` : ''}
+      order by c.display_order, c.name, c.id limit ?`,
+    [...params, input.limit],
+  );
+  const totalCount = rows.length === 0 ? 0 : Number(rows[0]!.total_count);
+  return { items: rows.map(({ total_count: _t, ...r }) => toCatalogItemView(r)), totalCount };
+}
 
 /** Request keys of the update body are the column names (SPEC spells them snake_case). */
 const UPDATABLE_COLUMNS = [
@@ -342,48 +340,43 @@ const UPDATABLE_COLUMNS = [
   'linked_tools_token_id',
 ] as const;
 
-export const updateCatalogItem = defineOperation<UpdateCatalogItemInput, CatalogItemEnvelope, InboundTokenPrincipal>({
-  name: 'catalog.item.update',
-  auth: AUTH,
-  rateLimited: true,
-  idempotent: true,
-  input: UpdateCatalogItemInput,
-  handler: async (input, ctx) => {
-    requireAdminToolsToken(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const row = await lockItemBySlug(em, input.path_slug);
-      if (!row || row.archived_at !== null) throw missing(input.path_slug);
-      const { issues, integratorId } = await checkReferences(em, input);
-      if (issues.length > 0) throw validationFailed(issues);
-      const sets: string[] = [];
-      const params: unknown[] = [];
-      const changed: string[] = [];
-      for (const col of UPDATABLE_COLUMNS) {
-        const v = input[col];
-        if (v === undefined) continue;
-        changed.push(col);
-        if (col === 'use_cases') {
-          sets.push(`use_cases = ?::jsonb`);
-          params.push(JSON.stringify(v));
-        } else {
-          sets.push(`${col} = ?`);
-          params.push(v);
-        }
+export type CatalogItemPatch = Partial<Pick<z.infer<typeof CatalogItemUpdateRequestSchema>, (typeof UPDATABLE_COLUMNS)[number]>>;
+
+/** Patches a live row (an archived one is not found). */
+export async function updateItem(ctx: CoreContext, actor: CatalogActor, ref: ItemRef, patch: CatalogItemPatch): Promise<CatalogItemView> {
+  return ctx.em.transactional(async (em) => {
+    const row = await lockItem(em, ref);
+    if (!row || row.archived_at !== null) throw missing(ref);
+    const { issues, integratorId } = await checkReferences(em, patch);
+    if (issues.length > 0) throw validationFailed(issues);
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    const changed: string[] = [];
+    for (const col of UPDATABLE_COLUMNS) {
+      const v = patch[col];
+      if (v === undefined) continue;
+      changed.push(col);
+      if (col === 'use_cases') {
+        sets.push(`use_cases = ?::jsonb`);
+        params.push(JSON.stringify(v));
+      } else {
+        sets.push(`${col} = ?`);
+        params.push(v);
       }
-      // A new tools-token link moves the row to that token's integrator (claim eligibility).
-      if (integratorId !== null) {
-        sets.push('integrator_id = ?');
-        params.push(integratorId);
-      }
-      sets.push('updated_at = ?::timestamptz');
-      params.push(ctx.clock.now().toISOString());
-      const updated = await exec<CatalogItemRow>(em, `update catalog_items set ${sets.join(', ')} where id = ? returning *`, [...params, row.id]);
-      audit(em, ctx, AUDIT_ACTIONS.updated, row, { fields: changed });
-      await em.flush();
-      return { ok: true as const, item: toCatalogItemView(updated[0]!), requestId: ctx.requestId };
-    });
-  },
-});
+    }
+    // A new tools-token link moves the row to that token's integrator (claim eligibility).
+    if (integratorId !== null) {
+      sets.push('integrator_id = ?');
+      params.push(integratorId);
+    }
+    sets.push('updated_at = ?::timestamptz');
+    params.push(ctx.clock.now().toISOString());
+    const updated = await exec<CatalogItemRow>(em, `update catalog_items set ${sets.join(', ')} where id = ? returning *`, [...params, row.id]);
+    audit(em, ctx, actor, AUDIT_ACTIONS.updated, row, { fields: changed });
+    await em.flush();
+    return toCatalogItemView(updated[0]!);
+  });
+}
 
 /** Dependents that block a hard delete (SPEC CatalogItemDeleteBlockers). */
 export async function countDeleteBlockers(em: EntityManager, item: Pick<CatalogItemRow, 'id' | 'linked_tools_token_id'>): Promise<CatalogItemDeleteBlockers> {
@@ -403,8 +396,8 @@ export async function countDeleteBlockers(em: EntityManager, item: Pick<CatalogI
 
 const hasBlockers = (b: CatalogItemDeleteBlockers) => b.liveApprovals + b.liveAssets + b.liveTokens > 0;
 
-const deleteBlocked = (slug: string, blockers: CatalogItemDeleteBlockers, detail?: string) =>
-  new DomainError('conflict', detail ?? `catalog item "${slug}" has live approvals, assets or tokens; archive it (soft delete) or revoke them first`, {
+const deleteBlocked = (name: string, blockers: CatalogItemDeleteBlockers, detail?: string) =>
+  new DomainError('conflict', detail ?? `catalog item "${name}" has live approvals, assets or tokens; archive it (soft delete) or revoke them first`, {
     code: 'delete_blocked',
     extra: { blockers },
   });
@@ -422,6 +415,113 @@ async function removeItem(em: EntityManager, itemId: string): Promise<void> {
   await exec(em, `delete from catalog_items where id = ?`, [itemId]);
 }
 
+export interface ItemDeleted {
+  mode: 'soft' | 'hard';
+  /** The row's slug (old rows may have none). */
+  slug: string | null;
+  item: CatalogItemView | null;
+  already_archived: boolean;
+}
+
+/** Soft archive (repeatable) or hard delete (refused with `blockers` while dependents live). */
+export async function deleteItem(ctx: CoreContext, actor: CatalogActor, ref: ItemRef, hard: boolean): Promise<ItemDeleted> {
+  const name = 'slug' in ref ? ref.slug : ref.id;
+  let blockers: CatalogItemDeleteBlockers = { liveApprovals: 0, liveAssets: 0, liveTokens: 0 };
+  try {
+    return await ctx.em.transactional(async (em): Promise<ItemDeleted> => {
+      const row = await lockItem(em, ref);
+      if (!row) throw missing(ref);
+      if (!hard) {
+        if (row.archived_at !== null) return { mode: 'soft', slug: row.slug, item: toCatalogItemView(row), already_archived: true };
+        const now = ctx.clock.now().toISOString();
+        const archived = await exec<CatalogItemRow>(em, `update catalog_items set archived_at = ?::timestamptz, updated_at = ?::timestamptz where id = ? returning *`, [now, now, row.id]);
+        audit(em, ctx, actor, AUDIT_ACTIONS.archived, row, {});
+        await em.flush();
+        return { mode: 'soft', slug: row.slug, item: toCatalogItemView(archived[0]!), already_archived: false };
+      }
+      // Hard delete is allowed on an archived row too; only live dependents refuse it.
+      blockers = await countDeleteBlockers(em, row);
+      if (hasBlockers(blockers)) throw deleteBlocked(name, blockers);
+      await removeItem(em, row.id);
+      audit(em, ctx, actor, AUDIT_ACTIONS.deleted, row, { name: row.name, type: row.type, was_archived: row.archived_at !== null });
+      await em.flush();
+      return { mode: 'hard', slug: row.slug, item: null, already_archived: false };
+    });
+  } catch (err) {
+    // A reference this operation does not know about (a table added later) refuses cleanly.
+    if (err instanceof ForeignKeyConstraintViolationException || (err as { code?: string })?.code === '23503') {
+      throw deleteBlocked(name, blockers, `catalog item "${name}" is still referenced by other records; archive it instead`);
+    }
+    throw err;
+  }
+}
+
+function audit(em: EntityManager, ctx: Pick<OpContext, 'surface' | 'requestId' | 'clock'>, actor: CatalogActor, action: string, row: CatalogItemRow, summary: Record<string, unknown>): void {
+  recordAudit(em, ctx, {
+    action,
+    actorUserId: actor.userId,
+    tokenId: actor.tokenId,
+    targetType: 'catalog_item',
+    targetId: row.id,
+    summary: { ...(actor.tool ? { tool: actor.tool } : {}), slug: row.slug, ...summary },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations (admin tools-token: REST v1 and Connect)
+
+export const createCatalogItem = defineOperation<CatalogItemCreateRequest, CatalogItemEnvelope, InboundTokenPrincipal>({
+  name: 'catalog.item.create',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: true,
+  input: CatalogItemCreateRequestSchema,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    return { ok: true as const, item: await createItem(ctx, actorOf(ctx.principal), input), requestId: ctx.requestId };
+  },
+});
+
+export const listCatalogItems = defineOperation<ListCatalogItemsInput, CatalogItemListResponse, InboundTokenPrincipal>({
+  name: 'catalog.items.list',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: false,
+  input: ListCatalogItemsInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    return { ...(await listItems(ctx.em, input)), requestId: ctx.requestId };
+  },
+});
+
+export const getCatalogItem = defineOperation<z.infer<typeof GetCatalogItemInput>, CatalogItemEnvelope, InboundTokenPrincipal>({
+  name: 'catalog.items.get',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: false,
+  input: GetCatalogItemInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const rows = await exec<CatalogItemRow>(ctx.em, `select * from catalog_items where slug = ?`, [input.slug]);
+    const row = rows[0];
+    if (!row || row.archived_at !== null) throw missing(input.slug);
+    return { ok: true, item: toCatalogItemView(row), requestId: ctx.requestId };
+  },
+});
+
+export const updateCatalogItem = defineOperation<UpdateCatalogItemInput, CatalogItemEnvelope, InboundTokenPrincipal>({
+  name: 'catalog.item.update',
+  auth: AUTH,
+  rateLimited: true,
+  idempotent: true,
+  input: UpdateCatalogItemInput,
+  handler: async (input, ctx) => {
+    requireAdminToolsToken(ctx.principal);
+    const { path_slug, slug: _slug, type: _type, ...patch } = input;
+    return { ok: true as const, item: await updateItem(ctx, actorOf(ctx.principal), { slug: path_slug }, patch), requestId: ctx.requestId };
+  },
+});
+
 export const deleteCatalogItem = defineOperation<DeleteCatalogItemInput, CatalogItemDeleteResponse, InboundTokenPrincipal>({
   name: 'catalog.item.delete',
   auth: AUTH,
@@ -430,45 +530,7 @@ export const deleteCatalogItem = defineOperation<DeleteCatalogItemInput, Catalog
   input: DeleteCatalogItemInput,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    const base = { ok: true as const, slug: input.slug, requestId: ctx.requestId };
-    let blockers: CatalogItemDeleteBlockers = { liveApprovals: 0, liveAssets: 0, liveTokens: 0 };
-    try {
-      return await ctx.em.transactional(async (em): Promise<CatalogItemDeleteResponse> => {
-        const row = await lockItemBySlug(em, input.slug);
-        if (!row) throw missing(input.slug);
-        if (!input.hard) {
-          if (row.archived_at !== null) return { ...base, mode: 'soft', item: toCatalogItemView(row), already_archived: true };
-          const now = ctx.clock.now().toISOString();
-          const archived = await exec<CatalogItemRow>(em, `update catalog_items set archived_at = ?::timestamptz, updated_at = ?::timestamptz where id = ? returning *`, [now, now, row.id]);
-          audit(em, ctx, AUDIT_ACTIONS.archived, row, {});
-          await em.flush();
-          return { ...base, mode: 'soft', item: toCatalogItemView(archived[0]!), already_archived: false };
-        }
-        // Hard delete is allowed on an archived row too; only live dependents refuse it.
-        blockers = await countDeleteBlockers(em, row);
-        if (hasBlockers(blockers)) throw deleteBlocked(input.slug, blockers);
-        await removeItem(em, row.id);
-        audit(em, ctx, AUDIT_ACTIONS.deleted, row, { name: row.name, type: row.type, was_archived: row.archived_at !== null });
-        await em.flush();
-        return { ...base, mode: 'hard', item: null, already_archived: false };
-      });
-    } catch (err) {
-      // A reference this operation does not know about (a table added later) refuses cleanly.
-      if (err instanceof ForeignKeyConstraintViolationException || (err as { code?: string })?.code === '23503') {
-        throw deleteBlocked(input.slug, blockers, `catalog item "${input.slug}" is still referenced by other records; archive it instead`);
-      }
-      throw err;
-    }
+    const r = await deleteItem(ctx, actorOf(ctx.principal), { slug: input.slug }, input.hard);
+    return { ok: true as const, mode: r.mode, slug: input.slug, item: r.item, already_archived: r.already_archived, requestId: ctx.requestId };
   },
 });
-
-function audit(em: EntityManager, ctx: OpContext<InboundTokenPrincipal>, action: string, row: CatalogItemRow, summary: Record<string, unknown>): void {
-  recordAudit(em, ctx, {
-    action,
-    actorUserId: ctx.principal.userId,
-    tokenId: ctx.principal.tokenId,
-    targetType: 'catalog_item',
-    targetId: row.id,
-    summary: { slug: row.slug, ...summary },
-  });
-}

@@ -1,9 +1,11 @@
 // Tools-token (`svc-tools-`, mode 3): admin-owned integrator identity. Creating one also creates
 // the integrator (prefix `<slug>.`) and its catalog row when absent; personal tokens claimed with
-// it belong to that integrator. Operators use the CLI until the agent tool exists.
+// it belong to that integrator. Operators use the CLI (`tokens.create_tools`); admins use the agent
+// tool `issue_admin_tools_claim_token`. Both run `createToolsTokenInTransaction`.
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { CatalogItem } from '../catalog/catalog.entity.js';
@@ -17,6 +19,8 @@ import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './toke
 import { displayPrefix } from './token-format.rules.js';
 
 export const INTEGRATOR_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** A tools-token's daily budget (the organisation cap). */
+export const TOOLS_TOKEN_DAILY_LIMIT = 1000;
 
 export const CreateToolsTokenInput = z.strictObject({
   owner: z.email().max(120),
@@ -35,6 +39,87 @@ export interface ToolsTokenCreated {
   catalogRowId: string;
 }
 
+export interface ToolsTokenSpec {
+  integrator: string;
+  /** The token's label. */
+  name: string;
+  integratorName?: string;
+  catalogDisplayName?: string;
+  catalogDescription?: string;
+  /** Free-text note kept on the token row (never a secret). */
+  note?: string | null;
+}
+
+/**
+ * Mints a tools-token for an admin `owner` inside the caller's transaction (the value is returned
+ * once and stored only as a hash). `audit` names who acted and adds summary members (e.g. the tool).
+ */
+export async function createToolsTokenInTransaction(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>,
+  owner: { id: string; role: string },
+  spec: ToolsTokenSpec,
+  audit: { actorUserId: string; tokenId?: string | null; summary?: Record<string, unknown> } = { actorUserId: owner.id },
+): Promise<ToolsTokenCreated> {
+  if (!ADMIN_ROLES.includes(owner.role)) throw new DomainError('forbidden', 'tools-tokens are owned by admins', { code: 'forbidden_admin_only' });
+  const now = ctx.clock.now();
+  const integratorId = await ensureIntegrator(em, { slug: spec.integrator, name: spec.integratorName ?? spec.integrator }, now);
+  const token = newTokenValue(TOKEN_PREFIX.tools);
+  const row = em.create(InboundToken, {
+    id: randomUUID(),
+    kind: 'tools_claim',
+    tokenHash: sha256Hex(token),
+    displayPrefix: displayPrefix(token),
+    ownerUserId: owner.id,
+    integratorId,
+    label: spec.name,
+    note: spec.note ?? null,
+    dailyLimit: TOOLS_TOKEN_DAILY_LIMIT,
+    status: 'active',
+    callbackSecret: newSigningSecret(),
+    createdAt: now,
+  });
+  await em.flush();
+  const item = await findItemForIntegrator(em, integratorId);
+  let catalogSlug = item?.slug ?? null;
+  let catalogRowId = item?.id ?? null;
+  if (!item) {
+    const created = em.create(CatalogItem, {
+      id: randomUUID(),
+      slug: integratorCatalogSlug(spec.integrator),
+      name: spec.catalogDisplayName ?? `${spec.integratorName ?? spec.integrator} inbound events`,
+      type: 'api_key',
+      description: spec.catalogDescription ?? `Personal inbound tokens claimed by the ${spec.integrator} integrator.`,
+      category: 'inbound-integration',
+      url: null,
+      applicationGuide: null,
+      useCases: [],
+      isPinned: false,
+      approvalRequired: true,
+      displayOrder: 0,
+      contactUserId: owner.id,
+      linkedToolsTokenId: row.id,
+      integratorId,
+      createdAt: now,
+      updatedAt: now,
+    });
+    catalogSlug = created.slug ?? null;
+    catalogRowId = created.id;
+  } else if (item.linked_tools_token_id === null) {
+    await em.getConnection().execute(`update catalog_items set linked_tools_token_id = ? where id = ?`, [row.id, item.id], 'run', em.getTransactionContext());
+  }
+  recordAudit(em, ctx, {
+    action: AUDIT.tokenCreated,
+    actorUserId: audit.actorUserId,
+    tokenId: audit.tokenId ?? row.id,
+    targetType: 'inbound_token',
+    targetId: row.id,
+    summary: { kind: 'tools_claim', integrator: spec.integrator, ...audit.summary },
+  });
+  await em.flush();
+  return { tokenId: row.id, token, integratorSlug: spec.integrator, catalogSlug: catalogSlug ?? '', catalogRowId: catalogRowId! };
+}
+
 export const createToolsToken = defineOperation<z.infer<typeof CreateToolsTokenInput>, ToolsTokenCreated>({
   name: 'tokens.create_tools',
   auth: { kind: 'system' },
@@ -44,54 +129,12 @@ export const createToolsToken = defineOperation<z.infer<typeof CreateToolsTokenI
   handler: async (input, ctx) =>
     ctx.em.transactional(async (em) => {
       const owner = await requireUserByEmail(em, input.owner);
-      if (!ADMIN_ROLES.includes(owner.role)) throw new DomainError('forbidden', 'tools-tokens are owned by admins', { code: 'forbidden_admin_only' });
-      const now = ctx.clock.now();
-      const integratorId = await ensureIntegrator(em, { slug: input.integrator, name: input.integrator_name ?? input.integrator }, now);
-      const token = newTokenValue(TOKEN_PREFIX.tools);
-      const row = em.create(InboundToken, {
-        id: randomUUID(),
-        kind: 'tools_claim',
-        tokenHash: sha256Hex(token),
-        displayPrefix: displayPrefix(token),
-        ownerUserId: owner.id,
-        integratorId,
-        label: input.name,
-        dailyLimit: 1000,
-        status: 'active',
-        callbackSecret: newSigningSecret(),
-        createdAt: now,
+      return createToolsTokenInTransaction(em, ctx, owner, {
+        integrator: input.integrator,
+        name: input.name,
+        integratorName: input.integrator_name,
+        catalogDisplayName: input.catalog_display_name,
+        catalogDescription: input.catalog_description,
       });
-      await em.flush();
-      const item = await findItemForIntegrator(em, integratorId);
-      let catalogSlug = item?.slug ?? null;
-      let catalogRowId = item?.id ?? null;
-      if (!item) {
-        const created = em.create(CatalogItem, {
-          id: randomUUID(),
-          slug: integratorCatalogSlug(input.integrator),
-          name: input.catalog_display_name ?? `${input.integrator_name ?? input.integrator} inbound events`,
-          type: 'api_key',
-          description: input.catalog_description ?? `Personal inbound tokens claimed by the ${input.integrator} integrator.`,
-          category: 'inbound-integration',
-          url: null,
-          applicationGuide: null,
-          useCases: [],
-          isPinned: false,
-          approvalRequired: true,
-          displayOrder: 0,
-          contactUserId: owner.id,
-          linkedToolsTokenId: row.id,
-          integratorId,
-          createdAt: now,
-          updatedAt: now,
-        });
-        catalogSlug = created.slug ?? null;
-        catalogRowId = created.id;
-      } else if (item.linked_tools_token_id === null) {
-        await em.getConnection().execute(`update catalog_items set linked_tools_token_id = ? where id = ?`, [row.id, item.id], 'run', em.getTransactionContext());
-      }
-      recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: owner.id, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { kind: 'tools_claim', integrator: input.integrator } });
-      await em.flush();
-      return { tokenId: row.id, token, integratorSlug: input.integrator, catalogSlug: catalogSlug ?? '', catalogRowId: catalogRowId! };
     }),
 });

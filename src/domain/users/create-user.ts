@@ -1,4 +1,4 @@
-// Create a user (operators via CLI; later admins via invite_user). Idempotent on email only for
+// Create a user (operators via CLI; admins invite through the agent tool `invite_user`). Idempotent on email only for
 // bootstrap; a plain create of an existing email is 422 user-already-exists.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -20,9 +20,18 @@ export interface UserCreated {
   email: string;
 }
 
-export function insertUser(em: EntityManager, ctx: Pick<OpContext, 'clock'>, input: { email: string; name: string; role: string }): User {
+export function insertUser(em: EntityManager, ctx: Pick<OpContext, 'clock'>, input: { email: string; name: string; role: string; status?: string }): User {
   const now = ctx.clock.now();
-  return em.create(User, { id: randomUUID(), email: normalizeEmail(input.email), name: input.name, role: input.role, status: 'active', createdAt: now, updatedAt: now });
+  return em.create(User, { id: randomUUID(), email: normalizeEmail(input.email), name: input.name, role: input.role, status: input.status ?? 'active', createdAt: now, updatedAt: now });
+}
+
+/** 422 user-already-exists with `email` and `user_id` (a caller may treat it as an idempotent hit). */
+export function userAlreadyExists(existing: { id: string; email: string }, extra: Record<string, unknown> = {}): DomainError {
+  return new DomainError('unprocessable', `a user with email ${existing.email} already exists`, {
+    code: 'user_already_exists',
+    typeSlug: 'user-already-exists',
+    extra: { email: existing.email, user_id: existing.id, ...extra },
+  });
 }
 
 export const createUser = defineOperation<z.infer<typeof CreateUserInput>, UserCreated>({
@@ -35,13 +44,7 @@ export const createUser = defineOperation<z.infer<typeof CreateUserInput>, UserC
     assertDomainAllowed(normalizeEmail(input.email), ctx.config.allowedEmailDomains);
     return ctx.em.transactional(async (em) => {
       const existing = await findUserByEmail(em, input.email);
-      if (existing) {
-        throw new DomainError('unprocessable', `a user with email ${existing.email} already exists`, {
-          code: 'user_already_exists',
-          typeSlug: 'user-already-exists',
-          extra: { email: existing.email, user_id: existing.id },
-        });
-      }
+      if (existing) throw userAlreadyExists(existing);
       const u = insertUser(em, ctx, input);
       await em.flush();
       return { userId: u.id, email: u.email };

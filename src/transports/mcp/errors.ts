@@ -84,11 +84,17 @@ export function toRpcError(err: DomainError, ch: Extract<Channel, { rpc: number 
 
 export type ToolErrorForm = 'flat' | 'structured';
 
-/** The error envelope a tool returns in its result text. */
-export function toolErrorEnvelope(err: DomainError, form: ToolErrorForm, errorsBaseUrl: string): { error: string | Record<string, unknown> } {
+/**
+ * The error envelope a tool returns in its result text. An `error_envelope` the operation attached
+ * (broadcast_event's operator hints) rides next to `error` in either form.
+ */
+export function toolErrorEnvelope(err: DomainError, form: ToolErrorForm, errorsBaseUrl: string): { error: string | Record<string, unknown>; error_envelope?: unknown } {
   const ch = CHANNELS[err.kind];
   const flat = 'tool' in ch ? ch.flat : 'INTERNAL_ERROR';
-  if (form === 'flat') return { error: `${flat}: ${err.message}` };
+  const envelope = err.extra.error_envelope === undefined ? {} : { error_envelope: err.extra.error_envelope };
+  // A fixed flat text even for a structured tool (SPEC C create_task: {error: 'project_slug is required'}).
+  if (typeof err.extra.flat_error === 'string') return { error: err.extra.flat_error, ...envelope };
+  if (form === 'flat') return { error: `${flat}: ${err.message}`, ...envelope };
   // Structured: 422 cases name their full problem URI; the rest one of the closed type names.
   const type = err.kind === 'unprocessable' && err.typeSlug ? `${errorsBaseUrl}/${errorTypeSlug(err)}` : 'tool' in ch ? ch.structured : 'internal';
   const genericCodes = new Set<string>([err.kind, 'schema_invalid', 'not_found', 'forbidden', 'conflict', 'internal']);
@@ -100,7 +106,10 @@ export function toolErrorEnvelope(err: DomainError, form: ToolErrorForm, errorsB
   };
   const field = typeof err.extra.field === 'string' ? err.extra.field : err.issues[0]?.field;
   if (field) error.field = field;
-  return { error };
+  // 422 bodies keep their members (SPEC Errors: `email`, `domain`, `user_id`...): a caller may
+  // treat user-already-exists as an idempotent hit.
+  if (err.kind === 'unprocessable') for (const [k, v] of Object.entries(err.extra)) if (!(k in error) && k !== 'field') error[k] = v;
+  return { error, ...envelope };
 }
 
 /** How a DomainError from a tool call is answered. */

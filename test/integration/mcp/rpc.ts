@@ -10,6 +10,19 @@ export interface McpResult {
 
 export const ACCEPT_BOTH = 'application/json, text/event-stream';
 
+/** Every live tool (agent protocol "Live now"): what a `*` token sees in tools/list. */
+export const LIVE_TOOLS = [
+  'whoami', 'ping', 'list_inbox', 'get_notification', 'mark_notification_read', 'mark_all_notifications_read',
+  'issue_personal_inbound_token', 'revoke_personal_token', 'revoke_admin_token', 'issue_admin_tools_claim_token', 'list_inbound_tokens',
+  'resolve_inbound_event', 'supplement_inbound_event', 'broadcast_event',
+  'assign_catalog_to_employee', 'revoke_catalog_approval', 'approve_team_support_request', 'create_team_support_request_on_behalf',
+  'list_pending_team_support_requests', 'list_approvals_for_user',
+  'catalog_item_create', 'catalog_item_list', 'catalog_item_update', 'catalog_item_delete',
+  'invite_user', 'search_user_by_username',
+  'list_projects', 'list_tasks', 'get_task', 'get_owner_intake_templates', 'create_task', 'publish_task_draft', 'claim_task',
+  'update_task_status', 'add_task_comment', 'submit_daily_update',
+] as const;
+
 export async function mcp(
   h: Harness,
   payload: unknown,

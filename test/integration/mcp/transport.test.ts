@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPersonalToken, startHarness, type Harness } from '../../helpers/harness.js';
-import { call, mcp, newAgent, rpc, toolText, type AgentUser, type McpResult } from './rpc.js';
+import { call, LIVE_TOOLS, mcp, newAgent, rpc, toolText, type AgentUser, type McpResult } from './rpc.js';
 
 let h: Harness;
 let star: AgentUser;
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
-const ALL_TOOLS = ['whoami', 'ping', 'list_inbox', 'get_notification', 'mark_notification_read', 'mark_all_notifications_read'];
+const ALL_TOOLS = [...LIVE_TOOLS];
 
 function expectRpcError(r: McpResult, status: number, code: number, id: unknown = expect.anything()) {
   expect(r.status, r.text).toBe(status);
@@ -114,7 +114,7 @@ describe('tools/list', () => {
     const reader = await newAgent(h, ['read:inbox']);
     expect(names(await mcp(h, rpc('tools/list'), { token: reader.token }))).toEqual(['get_notification', 'list_inbox', 'ping', 'whoami']);
     const writer = await newAgent(h, ['write:inbox']);
-    expect(names(await mcp(h, rpc('tools/list'), { token: writer.token }))).toEqual(['mark_all_notifications_read', 'mark_notification_read', 'ping', 'whoami']);
+    expect(names(await mcp(h, rpc('tools/list'), { token: writer.token }))).toEqual(['issue_personal_inbound_token', 'mark_all_notifications_read', 'mark_notification_read', 'ping', 'revoke_personal_token', 'whoami']);
     const readAll = await newAgent(h, ['read:*']);
     expect(names(await mcp(h, rpc('tools/list'), { token: readAll.token }))).toEqual(['get_notification', 'list_inbox', 'ping', 'whoami']);
     const other = await newAgent(h, ['read:tasks']);

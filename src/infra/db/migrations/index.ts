@@ -1,10 +1,14 @@
 import { Migration20261122000000Initial } from './Migration20261122000000Initial.js';
 import { Migration20261122010000Catalog } from './Migration20261122010000Catalog.js';
+import { Migration20261122020000Onboarding } from './Migration20261122020000Onboarding.js';
 import { Migration20261122030000Account } from './Migration20261122030000Account.js';
+import { Migration20261122050000Tasks } from './Migration20261122050000Tasks.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
   { name: 'Migration20261122000000Initial', class: Migration20261122000000Initial },
   { name: 'Migration20261122010000Catalog', class: Migration20261122010000Catalog },
+  { name: 'Migration20261122020000Onboarding', class: Migration20261122020000Onboarding },
   { name: 'Migration20261122030000Account', class: Migration20261122030000Account },
+  { name: 'Migration20261122050000Tasks', class: Migration20261122050000Tasks },
 ];

@@ -16,6 +16,10 @@ export interface ToolDefinition {
   errorForm?: ToolErrorForm;
   /** Does the tool change anything? (annotations for clients; writes are audited by the operation). */
   readOnly: boolean;
+  /** May the write destroy something (revoke, delete)? Default false. */
+  destructive?: boolean;
+  /** Does repeating the call with the same arguments change nothing more? Default true. */
+  idempotent?: boolean;
 }
 
 export interface ToolListing {
@@ -45,7 +49,7 @@ export function toListing(t: ToolDefinition): ToolListing {
     inputSchema: jsonSchema(t.operation.input, 'input'),
     requiredScopes,
     _meta: { 'fluxdesk/requiredScopes': requiredScopes },
-    annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: t.destructive ?? false, idempotentHint: t.idempotent ?? true, openWorldHint: false },
   };
   if (t.output) listing.outputSchema = jsonSchema(t.output, 'output');
   return listing;

@@ -1,0 +1,48 @@
+// `list_tasks` (SPEC C read tools, scope read:tasks): published tasks in projects the caller may
+// see (members; admins, super admins and coordinators see all), newest first. The visibility
+// predicate and every filter run in SQL (tasks.repository.ts listVisibleTasks). An unknown or
+// invisible project slug simply matches nothing.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { canSeeAllProjects } from '../projects/project-roles.rules.js';
+import { TaskListItem, toTaskListItem } from './task.view.js';
+import { listVisibleTasks } from './tasks.repository.js';
+import { TASK_PRIORITIES, TASK_STATUSES } from './tasks.rules.js';
+
+export const LIST_TASKS_DEFAULT_LIMIT = 50;
+export const LIST_TASKS_MAX_LIMIT = 200;
+
+export const ListTasksInput = z.strictObject({
+  /** `me` or a user id. */
+  assignee: z.union([z.literal('me'), z.uuid()], { error: 'must be "me" or a user id (UUID)' }).optional(),
+  /** A project slug. */
+  project: z.string().trim().min(1).max(80).optional(),
+  status: z.enum(TASK_STATUSES).optional(),
+  priority: z.enum(TASK_PRIORITIES).optional(),
+  limit: z.number().int().min(1).max(LIST_TASKS_MAX_LIMIT).default(LIST_TASKS_DEFAULT_LIMIT),
+});
+export type ListTasksInput = z.infer<typeof ListTasksInput>;
+
+export const ListTasksOutput = z.object({ items: z.array(TaskListItem) });
+export type ListTasksResult = z.infer<typeof ListTasksOutput>;
+
+export const listTasks = defineOperation<ListTasksInput, ListTasksResult, AgentPrincipal>({
+  name: 'tasks.list',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['read:tasks'],
+  idempotent: false,
+  input: ListTasksInput,
+  handler: async (input, ctx) => {
+    const rows = await listVisibleTasks(ctx.em, {
+      viewerId: ctx.principal.userId,
+      allProjects: canSeeAllProjects(ctx.principal.userRole),
+      assigneeUserId: input.assignee === 'me' ? ctx.principal.userId : input.assignee?.toLowerCase(),
+      projectSlug: input.project,
+      status: input.status,
+      priority: input.priority,
+      limit: input.limit,
+    });
+    return { items: rows.map((r) => toTaskListItem(ctx.config, r)) };
+  },
+});

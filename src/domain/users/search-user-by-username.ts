@@ -1,0 +1,63 @@
+// `search_user_by_username` (SPEC C read tools; admin, scope admin:users): users whose email
+// local part matches `username` (exact first, then prefix, then substring), at most 20. A
+// username containing "@" is the structured 422 `username_contains_at`.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { DomainError } from '../errors.js';
+import { iso } from '../events/delivery.view.js';
+import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { emailDomain } from './users.rules.js';
+
+export const SEARCH_USER_LIMIT = 20;
+
+export const SearchUserByUsernameInput = z.strictObject({
+  username: z.string().trim().min(1).max(120),
+  only_active: z.boolean().default(true),
+});
+
+export const UserSearchItem = z.object({
+  user_id: z.uuid(),
+  email: z.string(),
+  name: z.string(),
+  role: z.string(),
+  status: z.string(),
+  domain: z.string(),
+  created_at: z.iso.datetime(),
+});
+export const SearchUserByUsernameOutput = z.object({ items: z.array(UserSearchItem) });
+export type SearchUserByUsernameResult = z.infer<typeof SearchUserByUsernameOutput>;
+
+/** LIKE pattern text with its wildcards escaped (the escape character is `\`). */
+const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export const searchUserByUsername = defineOperation<z.infer<typeof SearchUserByUsernameInput>, SearchUserByUsernameResult, AgentPrincipal>({
+  name: 'users.search_by_username',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['admin:users'],
+  idempotent: false,
+  input: SearchUserByUsernameInput,
+  handler: async (input, ctx) => {
+    requireAdminUser(ctx.principal);
+    if (input.username.includes('@')) {
+      throw new DomainError('unprocessable', 'username is the local part of an email address and must not contain "@"', {
+        code: 'username_contains_at',
+        typeSlug: 'username-contains-at',
+        extra: { field: 'username' },
+      });
+    }
+    const term = input.username.toLowerCase();
+    const lit = likeLiteral(term);
+    // Emails are stored lower-case; the match and the ranking happen in SQL.
+    const rows = (await ctx.em.getConnection().execute(
+      `select id, email, name, role, status, created_at from users
+        where split_part(email, '@', 1) like ? escape '\\' and (not ?::boolean or status = 'active')
+        order by (split_part(email, '@', 1) = ?) desc, (split_part(email, '@', 1) like ? escape '\\') desc, email
+        limit ?`,
+      [`%${lit}%`, input.only_active, term, `${lit}%`, SEARCH_USER_LIMIT],
+    )) as Array<{ id: string; email: string; name: string; role: string; status: string; created_at: Date | string }>;
+    return {
+      items: rows.map((r) => ({ user_id: r.id, email: r.email, name: r.name, role: r.role, status: r.status, domain: emailDomain(r.email), created_at: iso(r.created_at) })),
+    };
+  },
+});

@@ -1,0 +1,14 @@
+import { getTask } from '../../../../domain/tasks/get-task.js';
+import { TaskDetail } from '../../../../domain/tasks/task.view.js';
+import type { ToolDefinition } from '../tool.js';
+
+export const getTaskTool: ToolDefinition = {
+  name: 'get_task',
+  title: 'Get task',
+  description:
+    'One task by code (e.g. OPS-12) or task_id (uuid); task_code is a deprecated alias of code. Returns the task with assignee(s), reviewers, cc, status_history and the newest 50 comments. ' +
+    'A task outside your projects answers NOT_FOUND.',
+  operation: getTask,
+  output: TaskDetail,
+  readOnly: true,
+};
