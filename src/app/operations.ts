@@ -17,6 +17,7 @@ import { markAllNotificationsRead } from '../domain/inbox/mark-all-notifications
 import { AGENT_TOOL_OPERATIONS } from '../domain/agent/tool-operations.js';
 import { startConnectSessionForUser } from '../domain/agent/connect-session.js';
 import { TASK_AGENT_OPERATIONS, TASK_OPERATOR_OPERATIONS } from '../domain/tasks/task-operations.js';
+import { DOC_OPERATIONS } from '../domain/docs/doc-operations.js';
 
 export const OPERATOR_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
   [bootstrap, createUser, createAgentToken, createPersonalToken, createProject, createToolsToken, applyForCatalogItem, startConnectSessionForUser, ...TASK_OPERATOR_OPERATIONS].map((op) => [op.name, op]),
@@ -24,5 +25,5 @@ export const OPERATOR_OPERATIONS: Record<string, Operation<any, any, any>> = Obj
 
 /** Agent-token operations (the live MCP tools); each MCP tool wraps exactly one of these. */
 export const AGENT_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
-  [whoami, agentPing, listInbox, getNotification, markNotificationRead, markAllNotificationsRead, ...AGENT_TOOL_OPERATIONS, ...TASK_AGENT_OPERATIONS].map((op) => [op.name, op]),
+  [whoami, agentPing, listInbox, getNotification, markNotificationRead, markAllNotificationsRead, ...AGENT_TOOL_OPERATIONS, ...TASK_AGENT_OPERATIONS, ...DOC_OPERATIONS].map((op) => [op.name, op]),
 );

@@ -46,6 +46,21 @@ const SPEC_SCOPES: Record<string, string[]> = {
   update_task_status: ['write:tasks'],
   add_task_comment: ['write:tasks'],
   submit_daily_update: ['write:tasks'],
+  // Documents.
+  list_docs: ['read:docs'],
+  get_doc: ['read:docs'],
+  search_docs: ['read:docs'],
+  list_doc_drafts: ['read:docs'],
+  list_tags: ['read:docs'],
+  search_by_tags: ['read:docs'],
+  create_doc_draft: ['write:docs:draft'],
+  update_doc_draft: ['write:docs:draft'],
+  publish_doc_draft: ['write:docs:publish'],
+  archive_doc: ['write:docs:publish'],
+  restore_doc: ['write:docs:publish'],
+  update_doc: ['write:docs:publish'],
+  tag_doc: ['write:docs:draft', 'write:docs:publish'],
+  untag_doc: ['write:docs:draft', 'write:docs:publish'],
 };
 
 describe('tool roster', () => {

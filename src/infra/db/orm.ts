@@ -5,6 +5,7 @@ import { MikroORM as PgliteORM } from '@mikro-orm/pglite';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MikroORM } from '@mikro-orm/core';
 import pg from 'pg';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { ENTITIES } from '../../domain/entities.js';
@@ -33,7 +34,8 @@ export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
   const dir = path.resolve(opts.dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true });
   // PGlite serialises connections; one connection avoids waits and failed transactions.
-  return PgliteORM.init({ ...common, dbName: dir, pool: { min: 1, max: 1 } }) as unknown as Promise<MikroORM>;
+  // pg_trgm is loaded so document search gets the same trigram indexes as on PostgreSQL.
+  return PgliteORM.init({ ...common, dbName: dir, pool: { min: 1, max: 1 }, driverOptions: { extensions: { pg_trgm } } }) as unknown as Promise<MikroORM>;
 }
 
 /**

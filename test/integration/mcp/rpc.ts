@@ -21,6 +21,8 @@ export const LIVE_TOOLS = [
   'invite_user', 'search_user_by_username',
   'list_projects', 'list_tasks', 'get_task', 'get_owner_intake_templates', 'create_task', 'publish_task_draft', 'claim_task',
   'update_task_status', 'add_task_comment', 'submit_daily_update',
+  'list_docs', 'get_doc', 'search_docs', 'list_doc_drafts', 'list_tags', 'search_by_tags', 'create_doc_draft', 'update_doc_draft',
+  'publish_doc_draft', 'archive_doc', 'restore_doc', 'update_doc', 'tag_doc', 'untag_doc',
 ] as const;
 
 export async function mcp(

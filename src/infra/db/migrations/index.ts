@@ -3,6 +3,7 @@ import { Migration20261122010000Catalog } from './Migration20261122010000Catalog
 import { Migration20261122020000Onboarding } from './Migration20261122020000Onboarding.js';
 import { Migration20261122030000Account } from './Migration20261122030000Account.js';
 import { Migration20261122050000Tasks } from './Migration20261122050000Tasks.js';
+import { Migration20261122060000Docs } from './Migration20261122060000Docs.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122020000Onboarding', class: Migration20261122020000Onboarding },
   { name: 'Migration20261122030000Account', class: Migration20261122030000Account },
   { name: 'Migration20261122050000Tasks', class: Migration20261122050000Tasks },
+  { name: 'Migration20261122060000Docs', class: Migration20261122060000Docs },
 ];

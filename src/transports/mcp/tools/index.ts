@@ -7,6 +7,7 @@ import { markNotificationReadTool } from './mark-notification-read.js';
 import { pingTool } from './ping.js';
 import { toListing, type ToolDefinition, type ToolListing } from './tool.js';
 import { whoamiTool } from './whoami.js';
+import { DOC_TOOLS } from './docs/index.js';
 import { approveTeamSupportRequestTool } from './approve-team-support-request.js';
 import { assignCatalogToEmployeeTool } from './assign-catalog-to-employee.js';
 import { broadcastEventTool } from './broadcast-event.js';
@@ -56,6 +57,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   catalogItemDeleteTool,
   inviteUserTool,
   searchUserByUsernameTool,
+  ...DOC_TOOLS,
   ...TASK_TOOLS,
 ];
 

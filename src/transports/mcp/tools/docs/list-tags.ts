@@ -1,0 +1,12 @@
+import { listTags, ListTagsOutput } from '../../../../domain/docs/list-tags.js';
+import type { ToolDefinition } from '../tool.js';
+
+export const listTagsTool: ToolDefinition = {
+  name: 'list_tags',
+  title: 'List document tags',
+  description:
+    'Tags on the drafts and published documents you can see, each with the number of such documents, most used first. Filters: project_slug, space_slug, prefix; limit 1-200 (default 100). Scope read:docs.',
+  operation: listTags,
+  output: ListTagsOutput,
+  readOnly: true,
+};
