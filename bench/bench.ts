@@ -2,9 +2,12 @@
 // a real PostgreSQL + Redis, with the server in a child process (its RSS is measured, and
 // autocannon does not share its event loop). See bench/README.md for how to read the output.
 //
-// Scenarios: NEW events (fresh event_id each, 202), REPEAT events (already published event_ids,
-// the dedup path, 200), and a bare Fastify route as the ceiling. The 60/min/token sliding window
-// stays on: each token is used at most 55 times in the whole run, so the bench never meets a 429.
+// Scenarios: NEW events (fresh event_id each, 202), NUDGED events (the same, for users with a chat
+// destination: every event also queues a chat nudge that the service's worker sends to a local
+// receiver while the load runs), REPEAT events (already published event_ids, the dedup path, 200),
+// a bare Fastify route as the ceiling, and the worker's DRAIN rate (a pre-filled outbox timed to
+// the receiver). The 60/min/token sliding window stays on: each token is used at most 55 times in
+// the whole run, so the bench never meets a 429.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -14,6 +17,7 @@ import autocannon, { type Result } from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
+import pg from 'pg';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -25,10 +29,11 @@ const DURATION_S = num('BENCH_DURATION', 10);
 const NEW_MAX_RPS = num('BENCH_NEW_MAX_RPS', 4500);
 const REPEAT_MAX_RPS = num('BENCH_REPEAT_MAX_RPS', 10000);
 const PER_TOKEN = 55; // < 60/min: the rate limit is never reached
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'new,repeat,bare').split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'new,nudges,repeat,bare,drain').split(',').map((s) => s.trim()));
+const DRAIN_N = num('BENCH_DRAIN_N', 20000);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF; // e.g. /tmp/prof: server child runs with --cpu-prof
 
-const TARGETS = { newRps: 3000, newP99Ms: 30, repeatRps: 8000, rssMb: 300 };
+const TARGETS = { newRps: 3000, newP99Ms: 30, repeatRps: 8000, rssMb: 300, nudgedRatio: 0.85, drainPerS: 2000 };
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -268,7 +273,16 @@ async function main(): Promise<number> {
     db = await createDatabase();
     benchDbName = db.url.replace(/^.*\//, '');
     log(`database ${benchDbName}`);
-    const [port, grpcPort, barePort] = [await freePort(), await freePort(), await freePort()];
+    const [port, grpcPort, barePort, rxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    // The chat webhook receiver of the nudged and drain scenarios (its own process).
+    const receiverUrl = `http://127.0.0.1:${rxPort}`;
+    const needReceiver = ONLY.has('nudges') || ONLY.has('drain');
+    if (needReceiver) {
+      const rx = spawnChild('receiver', ['--import', 'tsx', 'bench/receiver.ts'], { PORT: String(rxPort) });
+      children.push(rx);
+      await waitForHttp(`${receiverUrl}/count`, rx);
+    }
+    const rxCount = async () => ((await (await fetch(`${receiverUrl}/count`)).json()) as { hits: number; distinct: number });
     const serverEnv: Record<string, string> = {
       PORT: String(port),
       GRPC_PORT: String(grpcPort),
@@ -276,6 +290,8 @@ async function main(): Promise<number> {
       DATABASE_URL: db.url,
       REDIS_URL,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      // The receiver is local: allow plain http to loopback for it (never a production setting).
+      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
     };
     const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [];
     const server = spawnChild('service', [...nodeArgs, '--import', 'tsx', 'src/main.ts'], serverEnv);
@@ -286,15 +302,23 @@ async function main(): Promise<number> {
     log(`service pid ${server.proc.pid} on ${baseUrl}${process.env.DB_POOL_MAX ? ` (DB_POOL_MAX=${process.env.DB_POOL_MAX})` : ''}`);
 
     const nNew = ONLY.has('new') ? Math.ceil((NEW_MAX_RPS * DURATION_S + 2 * CONNECTIONS) / PER_TOKEN) : 0;
+    const nNudge = ONLY.has('nudges') ? Math.ceil((NEW_MAX_RPS * DURATION_S + 2 * CONNECTIONS) / PER_TOKEN) : 0;
     const nRepeat = ONLY.has('repeat') ? Math.ceil((REPEAT_MAX_RPS * DURATION_S + 2 * CONNECTIONS) / (PER_TOKEN - 1)) : 0;
     const t0 = Date.now();
     const setup = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', DB_POOL_MAX: '16' }, 'bench'), { role: 'cli' });
     let tokens: string[];
     try {
-      tokens = await mapLimit(Array.from({ length: nNew + nRepeat }), 16, async (_, i) => {
+      tokens = await mapLimit(Array.from({ length: nNew + nNudge + nRepeat }), 16, async (_, i) => {
         const email = `bench-${runId}-${i}@example.test`;
         const u = await runOperator(setup, 'users.create', { email, name: `Bench ${i}` });
         if (!u.ok) throw new Error(`users.create: ${JSON.stringify(u.error)}`);
+        if (i >= nNew && i < nNew + nNudge) {
+          // A chat destination (Slack style) at the local receiver: every new event nudges.
+          await setup.orm.em.fork().getConnection().execute(
+            `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
+            [(u.output as { userId: string }).userId, `${receiverUrl}/chat/${i}`],
+          );
+        }
         const t = await runOperator(setup, 'tokens.create_personal', { email, label: 'bench', daily_limit: 200 });
         if (!t.ok) throw new Error(`tokens.create_personal: ${JSON.stringify(t.error)}`);
         return `Bearer ${(t.output as { token: string }).token}`;
@@ -304,7 +328,10 @@ async function main(): Promise<number> {
     }
     log(`created ${tokens.length} users + personal tokens in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const newTokens = tokens.slice(0, nNew);
-    const repeatTokens = tokens.slice(nNew);
+    const nudgeTokens = tokens.slice(nNew, nNew + nNudge);
+    const repeatTokens = tokens.slice(nNew + nNudge);
+    let nudgeBacklog: { sent: number; drainS: number } | undefined;
+    let drain: { n: number; seconds: number; cpu: Record<keyof CpuSnap | 'other', number> } | undefined;
     const occurredAt = new Date(Date.now() - 60_000).toISOString();
     const results: ScenarioResult[] = [];
 
@@ -329,12 +356,76 @@ async function main(): Promise<number> {
       results.push(await load('new events (202)', baseUrl, slots, 202, occurredAt, server.proc.pid));
     }
 
+    // 3b. NUDGED events: as NEW, but every recipient has a chat destination; the service's worker
+    // dispatches to the receiver while the load runs. Then wait until every nudge has arrived.
+    if (ONLY.has('nudges')) {
+      const before = await rxCount();
+      const slots: Slot[] = Array.from({ length: nNudge * PER_TOKEN }, (_, i) => ({ auth: nudgeTokens[i % nNudge]!, eventId: `nudge-${runId}-${i}` }));
+      log(`NUDGED events: ${CONNECTIONS} connections, ${DURATION_S} s, budget ${slots.length - CONNECTIONS} requests over ${nNudge} tokens with chat destinations`);
+      const s = await load('nudged events (202)', baseUrl, slots, 202, occurredAt, server.proc.pid);
+      results.push(s);
+      const expected = s.result.statusCodeStats['202']?.count ?? 0;
+      const t1 = Date.now();
+      const deadline = t1 + 180_000;
+      let got = await rxCount();
+      while (got.distinct - before.distinct < expected && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        got = await rxCount();
+      }
+      nudgeBacklog = { sent: got.distinct - before.distinct, drainS: (Date.now() - t1) / 1000 };
+      log(`nudges: ${nudgeBacklog.sent}/${expected} arrived; the backlog after the load drained in ${nudgeBacklog.drainS.toFixed(1)} s (${got.hits - before.hits} requests)`);
+    }
+
     // 4. REPEAT events: slot i -> the pre-published event of token i mod n (<= 54 repeats each).
     if (ONLY.has('repeat')) {
       const n = repeatTokens.length;
       const slots: Slot[] = Array.from({ length: n * (PER_TOKEN - 1) }, (_, i) => ({ auth: repeatTokens[i % n]!, eventId: `rep-${runId}-${i % n}` }));
       log(`REPEAT events: ${CONNECTIONS} connections, ${DURATION_S} s, budget ${slots.length - CONNECTIONS} requests over ${n} tokens`);
       results.push(await load('repeat events (200)', baseUrl, slots, 200, occurredAt, server.proc.pid));
+    }
+    // 4b. DRAIN: N deliveries (with inbox rows) for the users with a chat destination are written
+    // first; then N outbox rows are committed in one statement and timed until the receiver has
+    // them all: relay -> pg-boss -> worker -> HTTP POST.
+    if (ONLY.has('drain')) {
+      if (!ONLY.has('nudges')) throw new Error('the drain scenario sends to the nudged scenario users: add nudges to BENCH_ONLY');
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        const idle = async () => {
+          const { rows } = await c.query(`select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`);
+          return rows[0].n === 0;
+        };
+        for (const deadline = Date.now() + 120_000; !(await idle()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+        await c.query(
+          `with src as (select t.id as token_id, t.integrator_id, t.owner_user_id from inbound_tokens t join nudge_preferences p on p.user_id = t.owner_user_id),
+           d as (insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
+                 select gen_random_uuid(), src.token_id, src.integrator_id, src.owner_user_id, 'drain-' || g, 'personal.bench.drain', 'critical', 'Drain ' || g, now(), now(), now(), 1
+                   from src cross join generate_series(1, ceil($1::numeric / greatest(1, (select count(*) from src)))::int) g limit $1
+                 returning id, recipient_user_id, title)
+           insert into notifications (id, user_id, type, title, delivery_id, created_at, updated_at) select gen_random_uuid(), recipient_user_id, 'system', title, id, now(), now() from d`,
+          [DRAIN_N],
+        );
+        const before = await rxCount();
+        const snap = cpuSnap(server.proc.pid);
+        const t0 = Date.now();
+        const ins = await c.query(
+          `insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
+           select gen_random_uuid(), id, recipient_user_id, 'chat', now() from deliveries where event_type = 'personal.bench.drain'`,
+        );
+        const n = ins.rowCount ?? 0;
+        log(`DRAIN: ${n} nudges committed to the outbox`);
+        let got = await rxCount();
+        for (const deadline = Date.now() + 300_000; got.distinct - before.distinct < n && Date.now() < deadline; ) {
+          await new Promise((r) => setTimeout(r, 20));
+          got = await rxCount();
+        }
+        const seconds = (Date.now() - t0) / 1000;
+        const sent = got.distinct - before.distinct;
+        drain = { n: sent, seconds, cpu: cpuPerRequest(snap, cpuSnap(server.proc.pid), Math.max(1, sent)) };
+        log(`DRAIN: ${sent}/${n} arrived in ${seconds.toFixed(2)} s (${got.hits - before.hits} requests)`);
+      } finally {
+        await c.end();
+      }
     }
     rss.stop();
     const hwmKb = rss.hwmKb();
@@ -353,13 +444,18 @@ async function main(): Promise<number> {
       await stopChild(bare);
     }
 
-    return report(results, rss.peakKb, hwmKb, server.tail);
+    return report(results, rss.peakKb, hwmKb, server.tail, { nudgeBacklog, drain });
   } finally {
     await cleanup();
   }
 }
 
-function report(results: ScenarioResult[], peakKb: number, hwmKb: number, serverTail: string[]): number {
+interface NudgeFigures {
+  nudgeBacklog?: { sent: number; drainS: number };
+  drain?: { n: number; seconds: number; cpu: Record<keyof CpuSnap | 'other', number> };
+}
+
+function report(results: ScenarioResult[], peakKb: number, hwmKb: number, serverTail: string[], nf: NudgeFigures = {}): number {
   const rate = (s: ScenarioResult) => {
     const r = s.result;
     // A scenario that used up its token budget stopped early: the per-second mean then includes a
@@ -396,6 +492,7 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
   const line = (cells: Record<string, string>) => cols.map((c, i) => (i === 0 ? cells[c]!.padEnd(w0) : cells[c]!.padStart(width(c)))).join(' | ');
 
   const newS = find('new');
+  const nudS = find('nudged');
   const repS = find('repeat');
   const bareS = find('bare');
   const peakMb = peakKb / 1024;
@@ -405,6 +502,12 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
   for (const r of rows) out(line(r));
   out(`${labels[0]!.padEnd(w0)} | ${(peakMb.toFixed(0) + ` (VmHWM incl. boot ${(hwmKb / 1024).toFixed(0)})`)}`);
   if (newS && bareS) out(`${labels[1]!.padEnd(w0)} | ${(rate(newS) / rate(bareS)).toFixed(3)}`);
+  if (newS && nudS) out(`${'nudged/s ÷ new/s'.padEnd(w0)} | ${(rate(nudS) / rate(newS)).toFixed(3)}`);
+  if (nf.nudgeBacklog) out(`${'nudges after the load'.padEnd(w0)} | ${nf.nudgeBacklog.sent} arrived; backlog drained ${nf.nudgeBacklog.drainS.toFixed(1)} s after the load ended`);
+  if (nf.drain) {
+    const c = nf.drain.cpu;
+    out(`${'worker drain'.padEnd(w0)} | ${nf.drain.n} nudges in ${nf.drain.seconds.toFixed(2)} s = ${(nf.drain.n / nf.drain.seconds).toFixed(0)}/s (cpu ms per nudge: svc ${c.service.toFixed(2)}, pg ${c.postgres.toFixed(2)}, receiver+other ${c.other.toFixed(2)})`);
+  }
   if (results.some(capped)) out('* used up its token budget before the duration ended: the server is faster than the bench was sized for (BENCH_NEW_MAX_RPS / BENCH_REPEAT_MAX_RPS)');
   const noisy = results.filter((s) => s.cpu.other > 0.25 * s.cpu.busy);
   if (noisy.length > 0) out(`NOTE: other jobs used ${noisy.map((s) => `${((100 * s.cpu.other) / s.cpu.busy).toFixed(0)}%`).join(' / ')} of the busy CPU during ${noisy.map((s) => s.name.split(' (')[0]).join(' / ')}: figures are depressed by a shared machine`);
@@ -415,6 +518,8 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
     out(`target new events >= ${TARGETS.newRps}/s        : ${rate(newS).toFixed(0)}/s -> ${verdict(rate(newS) >= TARGETS.newRps)}`);
     out(`target new events p99 <= ${TARGETS.newP99Ms} ms       : ${newS.result.latency.p99.toFixed(1)} ms -> ${verdict(newS.result.latency.p99 <= TARGETS.newP99Ms)}`);
   }
+  if (newS && nudS) out(`target nudged >= ${TARGETS.nudgedRatio} × new events   : ${(rate(nudS) / rate(newS)).toFixed(3)} -> ${verdict(rate(nudS) / rate(newS) >= TARGETS.nudgedRatio)}`);
+  if (nf.drain) out(`target worker drain >= ${TARGETS.drainPerS}/s       : ${(nf.drain.n / nf.drain.seconds).toFixed(0)}/s -> ${verdict(nf.drain.n / nf.drain.seconds >= TARGETS.drainPerS)}`);
   if (repS) out(`target repeat events >= ${TARGETS.repeatRps}/s     : ${rate(repS).toFixed(0)}/s -> ${verdict(rate(repS) >= TARGETS.repeatRps)}`);
   if (newS || repS) out(`target server RSS <= ${TARGETS.rssMb} MB          : ${peakMb.toFixed(0)} MB -> ${verdict(peakMb <= TARGETS.rssMb)}`);
 

@@ -15,6 +15,19 @@ const EnvSchema = z.object({
   ALLOWED_EMAIL_DOMAINS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
+  // Nudges (browser push and chat) through the outbox and the pg-boss job queue.
+  WORKER: z.enum(['on', 'off']).default('on'),
+  NUDGE_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(5),
+  NUDGE_RETRY_DELAY_S: z.coerce.number().int().min(1).max(3600).default(5),
+  NUDGE_RETRY_DELAY_MAX_S: z.coerce.number().int().min(1).max(86400).default(600),
+  NUDGE_JOB_EXPIRE_S: z.coerce.number().int().min(1).max(3600).default(60),
+  NUDGE_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(200),
+  NUDGE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(3),
+  NUDGE_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60000).default(200),
+  NUDGE_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(30000).default(5000),
+  NUDGE_PUSH_TTL_S: z.coerce.number().int().min(0).max(2419200).default(86400),
+  NUDGE_EGRESS_ALLOW_HOSTS: z.string().optional(),
+  VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)/, { error: 'must be a mailto: or https:// URL' }).optional(),
 });
 
 export type Config = Readonly<{
@@ -30,6 +43,21 @@ export type Config = Readonly<{
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   dbPoolMax: number;
   serviceVersion: string;
+  nudges: Readonly<{
+    worker: boolean;
+    retryLimit: number;
+    retryDelaySeconds: number;
+    retryDelayMaxSeconds: number;
+    expireInSeconds: number;
+    batchSize: number;
+    concurrency: number;
+    relayIntervalMs: number;
+    sendTimeoutMs: number;
+    pushTtlSeconds: number;
+    /** Hosts reachable over plain http and on private/loopback addresses (local test receivers). Empty by default. */
+    egressAllowHosts: readonly string[];
+    vapidSubject: string;
+  }>;
 }>;
 
 /** Parses the environment once; throws a readable error for bad values. */
@@ -55,5 +83,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
     serviceVersion,
+    nudges: Object.freeze({
+      worker: e.WORKER === 'on',
+      retryLimit: e.NUDGE_RETRY_LIMIT,
+      retryDelaySeconds: e.NUDGE_RETRY_DELAY_S,
+      retryDelayMaxSeconds: e.NUDGE_RETRY_DELAY_MAX_S,
+      expireInSeconds: e.NUDGE_JOB_EXPIRE_S,
+      batchSize: e.NUDGE_BATCH_SIZE,
+      concurrency: e.NUDGE_CONCURRENCY,
+      relayIntervalMs: e.NUDGE_RELAY_INTERVAL_MS,
+      sendTimeoutMs: e.NUDGE_SEND_TIMEOUT_MS,
+      pushTtlSeconds: e.NUDGE_PUSH_TTL_S,
+      egressAllowHosts: Object.freeze((e.NUDGE_EGRESS_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+      // Push services contact the operator here; an https public URL serves, else a mailto placeholder.
+      vapidSubject: e.VAPID_SUBJECT ?? (publicBaseUrl.startsWith('https://') ? publicBaseUrl : 'mailto:fluxdesk-push@invalid'),
+    }),
   });
 }

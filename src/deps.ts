@@ -10,6 +10,12 @@ import { MemoryRateLimiter, RedisRateLimiter } from './infra/rate-limit/rate-lim
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './infra/idempotency/idempotency-store.js';
 import { systemClock } from './infra/clock.js';
 import { acquireDataDirLock, type DataDirLock } from './infra/db/data-dir-lock.js';
+import { NudgeQueue } from './infra/queue/nudge-queue.js';
+import { createNudgeEgressClient } from './infra/chat/nudge-egress.js';
+import { createChatSender } from './infra/chat/chat-sender.js';
+import { createWebPushSender } from './infra/push/web-push-sender.js';
+import { loadOrCreateVapidKeys } from './infra/push/vapid-keys.js';
+import { dispatchNudges } from './domain/nudges/dispatch-nudges.js';
 
 export interface Deps extends AppDeps {
   redis: Redis | null;
@@ -71,6 +77,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     clock: opts.clock ?? systemClock,
     config: { publicBaseUrl: config.publicBaseUrl, allowedEmailDomains: config.allowedEmailDomains },
     log: logger as unknown as Logger,
+    nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
     async close() {
       redis?.disconnect();
       await orm.close(true);
@@ -78,4 +85,45 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     },
   };
   return deps;
+}
+
+/**
+ * The nudge worker (outbox relay + pg-boss worker + chat/push senders), started by startService
+ * unless WORKER=off. VAPID keys are created on first start even without a worker, so browsers can
+ * subscribe (GetVapidPublicKey) while another process dispatches.
+ */
+export async function startNudgeWorker(deps: Deps, config: Config): Promise<NudgeQueue | null> {
+  const vapid = await loadOrCreateVapidKeys(deps.orm, deps.clock.now());
+  if (!config.nudges.worker) return null;
+  const n = config.nudges;
+  // User-supplied URLs leave only under the egress rules (https, public addresses after DNS, one
+  // deadline; plain http / loopback only for hosts named in NUDGE_EGRESS_ALLOW_HOSTS), over pooled
+  // keep-alive connections (see infra/chat/nudge-egress.ts).
+  const egress = createNudgeEgressClient({ timeoutMs: n.sendTimeoutMs, allowHosts: n.egressAllowHosts, maxSocketsPerHost: Math.max(8, n.concurrency * 8) });
+  const userAgent = `fluxdesk-Nudge/${config.serviceVersion}`;
+  const env = {
+    chat: createChatSender(egress, userAgent),
+    push: createWebPushSender(egress, { vapid, subject: n.vapidSubject, ttlSeconds: n.pushTtlSeconds }),
+    publicBaseUrl: config.publicBaseUrl,
+    clock: deps.clock,
+    log: deps.log.child({ component: 'nudges' }),
+  };
+  const queue = new NudgeQueue({
+    orm: deps.orm,
+    databaseUrl: config.databaseUrl,
+    log: env.log,
+    handle: (jobs) => dispatchNudges(deps.orm.em.fork(), env, jobs),
+    retryLimit: n.retryLimit,
+    retryDelaySeconds: n.retryDelaySeconds,
+    retryDelayMaxSeconds: n.retryDelayMaxSeconds,
+    expireInSeconds: n.expireInSeconds,
+    batchSize: n.batchSize,
+    concurrency: n.concurrency,
+    relayIntervalMs: n.relayIntervalMs,
+    relayBatch: 500,
+    poolMax: Math.max(2, Math.min(10, n.concurrency + 2)),
+    onStopped: () => egress.close(),
+  });
+  await queue.start();
+  return queue;
 }

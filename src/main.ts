@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.js';
-import { createDeps, type Deps } from './deps.js';
+import { createDeps, startNudgeWorker, type Deps } from './deps.js';
+import type { NudgeQueue } from './infra/queue/nudge-queue.js';
 import { createGrpcServer, createServer } from './transports/http/server.js';
 import { startOperatorSocket } from './transports/cli/operator-socket.js';
 import type { FastifyInstance } from 'fastify';
@@ -19,6 +20,8 @@ export interface RunningService {
   port: number;
   grpcPort: number;
   baseUrl: string;
+  /** The nudge worker (null with WORKER=off). */
+  nudges: NudgeQueue | null;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,13 @@ export async function startService(config: Config, opts: { clock?: Clock; logger
     config = Object.freeze({ ...config, port, publicBaseUrl, errorsBaseUrl });
   }
   const deps = await createDeps(config, { clock: opts.clock, logger: opts.logger, role: 'server' });
+  let nudges: NudgeQueue | null;
+  try {
+    nudges = await startNudgeWorker(deps, config);
+  } catch (err) {
+    await deps.close();
+    throw err;
+  }
   const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion });
   const grpc = createGrpcServer(deps);
   const operator = deps.lock ? await startOperatorSocket(deps, deps.lock.socketPath) : null;
@@ -62,11 +72,14 @@ export async function startService(config: Config, opts: { clock?: Clock; logger
     port,
     grpcPort,
     baseUrl: `http://${config.host}:${port}`,
+    nudges,
     close() {
       closing ??= (async () => {
         await new Promise<void>((r) => grpc.close(() => r()));
         await app.close();
         await operator?.close();
+        // In-flight sends finish (or time out); undispatched nudges stay in the outbox / queue.
+        await nudges?.stop();
         await deps.close();
       })();
       return closing;
@@ -78,7 +91,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env, SERVICE_VERSION);
   const svc = await startService(config);
   svc.deps.logger.info(
-    { port: svc.port, grpcPort: svc.grpcPort, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'redis' : 'in-process' },
+    { port: svc.port, grpcPort: svc.grpcPort, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'redis' : 'in-process', nudgeWorker: svc.nudges ? 'on' : 'off' },
     `fluxdesk ${SERVICE_VERSION} ready on ${svc.baseUrl} (gRPC h2c on :${svc.grpcPort})`,
   );
   const stop = (signal: string) => {

@@ -11,4 +11,6 @@ export interface AppDeps {
   clock: Clock;
   config: DomainConfig;
   log: Logger;
+  /** Hosts a user-supplied nudge URL may name over plain http (local test receivers); empty in production. */
+  nudgeEgressAllowHosts?: readonly string[];
 }

@@ -2,9 +2,17 @@
 // implicit transaction): upsert on (token_id, event_id), then either a new inbox row or an
 // update of the existing one, plus the audit row. `xmax = 0` tells a fresh insert from a repeat,
 // so N concurrent identical posts give one row, fire_count N and exactly one "inserted".
+// The same statement counts new deliveries per token and per user for the UTC day of the service
+// clock (SPEC Limits) and writes the nudge outbox rows (transactional outbox: a nudge exists
+// exactly when its delivery committed; the relay in infra/queue hands the rows to the job queue).
 import type { EntityManager } from '@mikro-orm/core';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
+import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY, TERMINAL_EXTERNAL_STATUSES } from '../nudges/nudge.rules.js';
+
+// Constants inlined into the fixed SQL text (no apostrophes inside: they are plain words).
+const TERMINAL_SQL = TERMINAL_EXTERNAL_STATUSES.map((st) => `'${st}'`).join(', ');
+const DEFAULT_SEVERITIES_SQL = `{${DEFAULT_NUDGE_SEVERITIES.join(',')}}`;
 
 export interface DeliveryRow {
   id: string;
@@ -29,6 +37,10 @@ export interface DeliveryRow {
   resolution_note: string | null;
   fire_count: number;
   inserted?: boolean;
+  /** Publish only: over the token's daily_limit or the user's 500/day (inbox only, no nudge). */
+  degraded?: boolean;
+  /** Publish only: at least one nudge (push or chat) was queued in the outbox. */
+  pushed?: boolean;
 }
 
 export interface NewDelivery {
@@ -84,6 +96,10 @@ export function newDelivery(
 
 export interface UpsertContext {
   now: string;
+  /** The service clock's UTC date (YYYY-MM-DD): the day the daily counters count in. */
+  day: string;
+  /** false for moderation tokens: their events are never nudged. */
+  nudge: boolean;
   source: string;
   requestId: string;
 }
@@ -97,6 +113,9 @@ const DELIVERY_COLUMNS = `id, token_id, integrator_id, recipient_user_id, projec
 const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar,
   ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz)`;
 
+// The outbox part reads the recipient's preferences and push subscriptions through LATERAL ...
+// LIMIT 1: one index probe per new delivery, whatever the table sizes were when the prepared
+// statement was planned (a plain join or EXISTS got planned as a hash of the whole table).
 function upsertSql(rows: number): string {
   return `${PREPARED}
 with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title, summary,
@@ -113,24 +132,53 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
     external_status = coalesce(excluded.external_status, deliveries.external_status),
     last_event_at = excluded.last_event_at
   returning ${DELIVERY_COLUMNS}, (xmax = 0) as inserted
+), tc as (
+  insert into token_daily_counts as c (token_id, day, count)
+  select d.token_id, ?::date, count(*)::int from d where d.inserted group by d.token_id
+  on conflict (token_id, day) do update set count = c.count + excluded.count
+  returning c.token_id, c.count
+), uc as (
+  insert into user_daily_counts as c (user_id, day, count)
+  select d.recipient_user_id, ?::date, count(*)::int from d where d.inserted group by d.recipient_user_id
+  on conflict (user_id, day) do update set count = c.count + excluded.count
+  returning c.user_id, c.count
+), lim as (
+  select d.id, tc.count > t.daily_limit as token_over, uc.count > ${MAX_INBOX_PER_USER_PER_DAY} as user_over
+  from d join tc on tc.token_id = d.token_id join uc on uc.user_id = d.recipient_user_id join inbound_tokens t on t.id = d.token_id
+  where d.inserted
 ), n as (
   insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at)
   select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url,
     ?::timestamptz, ?::timestamptz
-  from d where d.inserted
+  from d join lim on lim.id = d.id where not lim.user_over
 ), nu as (
   update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = ?::timestamptz
   from d join v on v.token_id = d.token_id and v.event_id = d.event_id
   where not d.inserted and notifications.delivery_id = d.id
+), o as (
+  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
+  select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, ?::timestamptz
+  from d
+  join lim on lim.id = d.id and not lim.token_over and not lim.user_over
+  left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true
+  left join lateral (select true as has_sub from push_subscriptions s where s.user_id = d.recipient_user_id limit 1) ps on true
+  cross join (values ('push'), ('chat')) as ch (channel)
+  where ?::boolean
+    and (d.external_status is null or d.external_status not in (${TERMINAL_SQL}))
+    and d.severity = any (coalesce(p.push_severities, '${DEFAULT_SEVERITIES_SQL}'::text[]))
+    and case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end
+  returning delivery_id
 ), a as (
   insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
   select gen_random_uuid(), case when d.inserted then 'inbound.event.received' else 'inbound.event.deduped' end, ?,
     d.recipient_user_id, d.token_id, 'delivery', d.id::text, ?,
-    jsonb_build_object('event_type', d.event_type, 'event_id', d.event_id, 'severity', d.severity, 'fire_count', d.fire_count),
+    jsonb_build_object('event_type', d.event_type, 'event_id', d.event_id, 'severity', d.severity, 'fire_count', d.fire_count,
+      'degraded', coalesce(lim.token_over or lim.user_over, false)),
     ?::timestamptz
-  from d
+  from d left join lim on lim.id = d.id
 )
-select * from d`;
+select d.*, coalesce(lim.token_over or lim.user_over, false) as degraded, exists (select 1 from o where o.delivery_id = d.id) as pushed
+from d left join lim on lim.id = d.id`;
 }
 
 const SQL_CACHE = new Map<number, string>();
@@ -154,7 +202,8 @@ export async function upsertDeliveries(em: EntityManager, items: NewDelivery[], 
       json(n.actions), json(n.recipientHint), json(n.recipient), n.locale, n.occurredAt,
     );
   }
-  params.push(c.now, c.now, c.now, c.now, c.now, c.source, c.requestId, c.now);
+  // In the order the placeholders appear: d, tc, uc, n, nu, o, a.
+  params.push(c.now, c.now, c.day, c.day, c.now, c.now, c.now, c.now, c.nudge, c.source, c.requestId, c.now);
   const rows = (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as DeliveryRow[];
   if (items.length === 1) return rows;
   const byKey = new Map(rows.map((r) => [`${r.token_id}\u0000${r.event_id}`, r]));

@@ -15,6 +15,7 @@ import { claimOne } from '../tokens/claim.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, type InboundEvent } from './event-validation.rules.js';
 import { newDelivery, upsertDeliveries, type NewDelivery } from './events.repository.js';
+import { utcDay } from '../nudges/nudge.rules.js';
 
 export const BulkRecipientSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('email'), email: z.email({ error: 'must be a valid email address' }).max(120) }),
@@ -37,6 +38,8 @@ export const BulkEventDeliveryResultSchema = z.object({
   autoClaimed: z.literal(true).optional(),
   error: z.string().optional(),
   userId: z.uuid().optional(),
+  /** Over the recipient token's daily_limit or the user's 500/day: inbox only, no nudge. */
+  degraded: z.literal(true).optional(),
 });
 export type BulkRow = z.infer<typeof BulkEventDeliveryResultSchema>;
 export const BulkEventResponseSchema = z.strictObject({ results: z.array(BulkEventDeliveryResultSchema), requestId: z.string() });
@@ -127,8 +130,11 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
     // The same user named twice shares one delivery: write each (token, event_id) once.
     const unique = [...new Map(pending.map((p) => [p.tokenId, p])).values()];
     if (unique.length > 0) {
+      const now = ctx.clock.now();
       const written = await upsertDeliveries(ctx.em, unique.map((p) => toNewDelivery(input.event, ctx.principal, p.user.id, p.tokenId, project?.id ?? null)), {
-        now: ctx.clock.now().toISOString(),
+        now: now.toISOString(),
+        day: utcDay(now),
+        nudge: true,
         source: ctx.surface,
         requestId: ctx.requestId,
       });
@@ -142,7 +148,9 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
           email: p.user.email,
           deliveryId: d.id,
           deduped: !(first && d.inserted === true),
-          pushed: false,
+          // Truthful: a nudge was queued for this recipient (only the first row of a repeated recipient).
+          pushed: first && d.pushed === true,
+          ...(first && d.degraded === true ? { degraded: true } : {}),
           ...(p.autoClaimed && first ? { autoClaimed: true as const } : {}),
         };
       }

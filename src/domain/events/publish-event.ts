@@ -8,9 +8,14 @@ import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EV
 import { newDelivery, upsertDeliveries } from './events.repository.js';
 import { probeNoApproval } from './no-approval-probe.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
+import { utcDay } from '../nudges/nudge.rules.js';
 
 export interface PublishResult {
-  /** true on first arrival (202), false on a repeat of (token, event_id) (200). */
+  /**
+   * Answer as a first arrival (202): true on a first arrival within the daily limits; false on a
+   * repeat of (token, event_id) and on a first arrival over a daily limit, which SPEC Limits
+   * answers with 200 and `degraded: true` (`deduped` false tells it from a repeat).
+   */
   created: boolean;
   delivery: DeliveryView;
 }
@@ -49,10 +54,22 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
     const p = ctx.principal;
     const projectId = ev.project_slug ? await resolveProject(ev.project_slug, ctx) : null;
     const delivery = newDelivery(ev, { tokenId: p.tokenId, integratorId: p.integratorId, recipientUserId: p.userId, projectId });
-    const [row] = await upsertDeliveries(ctx.em, [delivery], { now: ctx.clock.now().toISOString(), source: ctx.surface, requestId: ctx.requestId });
-    const created = row!.inserted === true;
-    // Push and chat nudges are not sent by this version: `pushed` is always false (truthful).
-    return { created, delivery: toDeliveryView(row!, { deduped: !created, pushed: false, requestId: ctx.requestId }) };
+    const now = ctx.clock.now();
+    // One statement: delivery, inbox row, daily counters, nudge outbox rows and audit (see the repository).
+    const [row] = await upsertDeliveries(ctx.em, [delivery], {
+      now: now.toISOString(),
+      day: utcDay(now),
+      nudge: p.kind !== 'moderation',
+      source: ctx.surface,
+      requestId: ctx.requestId,
+    });
+    const inserted = row!.inserted === true;
+    const degraded = row!.degraded === true;
+    // pushed: a nudge (push or chat) was queued for a channel the user has; degraded: over a daily limit.
+    return {
+      created: inserted && !degraded,
+      delivery: toDeliveryView(row!, { deduped: !inserted, pushed: row!.pushed === true, degraded, requestId: ctx.requestId }),
+    };
   },
 });
 

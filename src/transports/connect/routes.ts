@@ -51,6 +51,7 @@ import {
   updateItemToJson,
 } from './mappers.js';
 import { toConnectError } from './errors.js';
+import { registerNotificationRoutes } from './notifications-routes.js';
 import { requestIdFrom } from '../http/request-id.js';
 
 /** `inputField`: the request field holding the operation input (violations are reported under it). */
@@ -213,6 +214,8 @@ export function connectRoutes(deps: AppDeps) {
         return clickOutcomeToProto(await call(deps, clickAction, { delivery_id: req.deliveryId, action_index: req.actionIndex }, ctx));
       },
     });
+
+    registerNotificationRoutes(router, deps);
 
     const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, Health.typeName]);
     router.service(Health, {

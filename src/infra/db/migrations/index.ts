@@ -2,6 +2,7 @@ import { Migration20261122000000Initial } from './Migration20261122000000Initial
 import { Migration20261122010000Catalog } from './Migration20261122010000Catalog.js';
 import { Migration20261122020000Onboarding } from './Migration20261122020000Onboarding.js';
 import { Migration20261122030000Account } from './Migration20261122030000Account.js';
+import { Migration20261122040000Nudges } from './Migration20261122040000Nudges.js';
 import { Migration20261122050000Tasks } from './Migration20261122050000Tasks.js';
 import { Migration20261122060000Docs } from './Migration20261122060000Docs.js';
 
@@ -11,6 +12,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261122010000Catalog', class: Migration20261122010000Catalog },
   { name: 'Migration20261122020000Onboarding', class: Migration20261122020000Onboarding },
   { name: 'Migration20261122030000Account', class: Migration20261122030000Account },
+  { name: 'Migration20261122040000Nudges', class: Migration20261122040000Nudges },
   { name: 'Migration20261122050000Tasks', class: Migration20261122050000Tasks },
   { name: 'Migration20261122060000Docs', class: Migration20261122060000Docs },
 ];

@@ -1,0 +1,46 @@
+// A user's chat destination: one incoming-webhook URL (Slack- or Feishu/Lark-style payloads) that
+// new deliveries are announced to (title, severity, inbox link; never the body).
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { CHAT_STYLES, receiverUrlIssue } from './nudge.rules.js';
+import { savePreferences } from './nudges.repository.js';
+import { preferencesView, type PreferencesView } from './preferences.js';
+
+export const SetChatDestinationInput = z.strictObject({
+  url: z.string().min(1).max(2000),
+  style: z.enum(CHAT_STYLES),
+});
+
+export const setChatDestinationOperation = (allowHttpHosts: readonly string[]) =>
+  defineOperation<z.infer<typeof SetChatDestinationInput>, PreferencesView, AgentPrincipal>({
+    name: 'nudges.set_chat_destination',
+    auth: { kind: 'agent' },
+    rateLimited: true,
+    requiredScopes: ['write:inbox'],
+    idempotent: false,
+    input: SetChatDestinationInput,
+    contextRules: (raw) => {
+      const url = (raw as { url?: unknown } | null)?.url;
+      const issue = typeof url === 'string' ? receiverUrlIssue(url, allowHttpHosts) : null;
+      return issue ? [{ field: 'url', code: 'invalid_url', message: issue }] : [];
+    },
+    handler: async (input, ctx) =>
+      ctx.em.transactional(async (em) => {
+        await savePreferences(em, ctx.principal.userId, { chat: { url: input.url, style: input.style } }, ctx.clock.now());
+        return preferencesView(em, ctx.principal.userId);
+      }),
+  });
+
+export const clearChatDestination = defineOperation<Record<string, never>, PreferencesView, AgentPrincipal>({
+  name: 'nudges.clear_chat_destination',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['write:inbox'],
+  idempotent: false,
+  input: z.strictObject({}),
+  handler: async (_input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      await savePreferences(em, ctx.principal.userId, { chat: null }, ctx.clock.now());
+      return preferencesView(em, ctx.principal.userId);
+    }),
+});

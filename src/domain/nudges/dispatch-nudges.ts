@@ -1,0 +1,107 @@
+// Sends a batch of queued nudges (the job queue's worker calls this; no principal, no transport).
+// Content is read at send time: title, severity and the inbox link of the delivery, to the user's
+// current chat destination and push subscriptions. Each job ends completed, failed (the queue
+// retries it with backoff) or dead (recorded in nudge_failures, visible through ListFailedNudges).
+import type { EntityManager } from '@mikro-orm/core';
+import type { Clock, Logger } from '../context.js';
+import { chatPayload, inboxLink, nudgeId, pushPayload, type ChatStyle, type NudgeChannel, type NudgeContent } from './nudge.rules.js';
+import { dropPushSubscription, listPushSubscriptions, loadDispatchContext, recordNudgeFailure, type PushSubscriptionRow } from './nudges.repository.js';
+
+export interface NudgeJob {
+  /** Job id (= the outbox row id). */
+  id: string;
+  deliveryId: string;
+  userId: string;
+  channel: NudgeChannel;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** No retry follows a failure of this attempt. */
+  lastAttempt: boolean;
+}
+
+export type NudgeOutcome = { id: string; status: 'completed' } | { id: string; status: 'failed' | 'dead'; error: string };
+
+/** status 0 = no HTTP answer (error says why). */
+export interface SendResult {
+  status: number;
+  ok: boolean;
+  error?: string;
+}
+
+/** Ports implemented in infra/chat and infra/push (SSRF-guarded egress). */
+export interface ChatSender {
+  send(url: string, payload: Record<string, unknown>, idempotencyId: string): Promise<SendResult>;
+}
+export interface PushSender {
+  send(sub: PushSubscriptionRow, payload: string, opts: { idempotencyId: string; topic: string; urgency: 'high' | 'normal' | 'low' }): Promise<SendResult>;
+}
+
+export interface DispatchEnv {
+  chat: ChatSender;
+  push: PushSender;
+  publicBaseUrl: string;
+  clock: Clock;
+  log: Logger;
+}
+
+/** 4xx other than timeout/too-early/too-many means the receiver will not take it: no retry. */
+const permanent = (r: SendResult) => r.error === 'blocked_target' || (r.status >= 400 && r.status < 500 && ![408, 425, 429].includes(r.status));
+const describe = (r: SendResult) => (r.status > 0 ? `HTTP ${r.status}` : (r.error ?? 'network_error'));
+const URGENCY: Record<string, 'high' | 'normal' | 'low'> = { critical: 'high', warn: 'normal' };
+
+type Attempt = { ok: true } | { ok: false; permanent: boolean; error: string };
+
+export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: readonly NudgeJob[]): Promise<NudgeOutcome[]> {
+  const ctxByDelivery = await loadDispatchContext(em, [...new Set(jobs.map((j) => j.deliveryId))]);
+  const pushUsers = [...new Set(jobs.filter((j) => j.channel === 'push').map((j) => j.userId))];
+  const subsByUser = new Map<string, PushSubscriptionRow[]>();
+  for (const s of await listPushSubscriptions(em, pushUsers)) subsByUser.set(s.user_id, [...(subsByUser.get(s.user_id) ?? []), s]);
+
+  return Promise.all(
+    jobs.map(async (job): Promise<NudgeOutcome> => {
+      const c = ctxByDelivery.get(job.deliveryId);
+      // A delivery that no longer exists has nothing to announce.
+      if (!c) return { id: job.id, status: 'completed' };
+      const content: NudgeContent = { title: c.title, severity: c.severity, url: inboxLink(env.publicBaseUrl, c.notification_id ?? job.deliveryId) };
+      const idem = nudgeId(job.deliveryId, job.channel);
+      let a: Attempt;
+      try {
+        if (job.channel === 'chat') {
+          // Destination cleared or chat turned off since the event: nothing to send.
+          if (!c.chat_url || !c.chat_style || c.chat_enabled === false) return { id: job.id, status: 'completed' };
+          const r = await env.chat.send(c.chat_url, chatPayload(c.chat_style as ChatStyle, content), idem);
+          a = r.ok ? { ok: true } : { ok: false, permanent: permanent(r), error: `chat: ${describe(r)}` };
+        } else {
+          a = await sendPush(em, env, subsByUser.get(job.userId) ?? [], content, idem, job.deliveryId);
+        }
+      } catch (err) {
+        a = { ok: false, permanent: false, error: `${job.channel}: ${(err as Error).message}`.slice(0, 200) };
+      }
+      if (a.ok) return { id: job.id, status: 'completed' };
+      if (!a.permanent && !job.lastAttempt) return { id: job.id, status: 'failed', error: a.error };
+      await recordNudgeFailure(em, { deliveryId: job.deliveryId, userId: job.userId, channel: job.channel, attempts: job.attempt, error: a.error }, env.clock.now());
+      env.log.warn({ deliveryId: job.deliveryId, channel: job.channel, attempts: job.attempt, error: a.error }, 'nudge dead after its last attempt');
+      return { id: job.id, status: 'dead', error: a.error };
+    }),
+  );
+}
+
+/**
+ * One push message per subscription of the user. A 404/410 drops the subscription (the browser
+ * unsubscribed). A retry re-sends to every subscription; the Topic header (the delivery id) lets
+ * a push service replace a copy it has not delivered yet.
+ */
+async function sendPush(em: EntityManager, env: DispatchEnv, subs: PushSubscriptionRow[], content: NudgeContent, idem: string, deliveryId: string): Promise<Attempt> {
+  if (subs.length === 0) return { ok: true };
+  const payload = pushPayload(content);
+  const opts = { idempotencyId: idem, topic: deliveryId.replaceAll('-', ''), urgency: URGENCY[content.severity] ?? ('low' as const) };
+  const results = await Promise.all(subs.map((s) => env.push.send(s, payload, opts)));
+  const failures: SendResult[] = [];
+  for (const [i, r] of results.entries()) {
+    if (r.ok) continue;
+    if (r.status === 404 || r.status === 410) await dropPushSubscription(em, subs[i]!.id);
+    else failures.push(r);
+  }
+  if (failures.length === 0) return { ok: true };
+  return { ok: false, permanent: failures.every(permanent), error: `push: ${failures.length} of ${subs.length} endpoints failed (${describe(failures[0]!)})` };
+}

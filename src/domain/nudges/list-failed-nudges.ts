@@ -1,0 +1,38 @@
+// The caller's nudges that used up their attempts (the dead state of the job queue), newest first.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { iso } from '../events/delivery.view.js';
+import { listFailedNudges as listFailed } from './nudges.repository.js';
+
+export interface FailedNudgeView {
+  deliveryId: string;
+  channel: 'push' | 'chat';
+  attempts: number;
+  lastError: string;
+  failedAt: string;
+  title: string | null;
+  severity: string | null;
+}
+
+export const listFailedNudges = defineOperation<{ limit: number }, { items: FailedNudgeView[] }, AgentPrincipal>({
+  name: 'nudges.list_failed',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['read:inbox'],
+  idempotent: false,
+  input: z.strictObject({ limit: z.number().int().min(1).max(200).default(50) }),
+  handler: async (input, ctx) => {
+    const rows = await listFailed(ctx.em, ctx.principal.userId, input.limit);
+    return {
+      items: rows.map((r) => ({
+        deliveryId: r.delivery_id,
+        channel: r.channel,
+        attempts: Number(r.attempts),
+        lastError: r.last_error,
+        failedAt: iso(r.failed_at),
+        title: r.title,
+        severity: r.severity,
+      })),
+    };
+  },
+});

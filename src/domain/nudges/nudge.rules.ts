@@ -1,0 +1,78 @@
+// Pure rules of nudges (browser push and chat messages for a new delivery).
+// SPEC "What the service does" 1, "Side effects of a new delivery", "Delivery external status",
+// Limits (daily notifications per token, 500 inbox notifications per user per day, 00:00 UTC reset).
+import { SEVERITIES } from '../events/event-validation.rules.js';
+
+export type Severity = (typeof SEVERITIES)[number];
+export type NudgeChannel = 'push' | 'chat';
+export const CHAT_STYLES = ['slack', 'feishu'] as const;
+export type ChatStyle = (typeof CHAT_STYLES)[number];
+
+/**
+ * The spec leaves open which severities push. Default: critical and warn nudge (push and chat);
+ * info and success only land in the inbox. Each user can change the set (SetPreferences).
+ */
+export const DEFAULT_NUDGE_SEVERITIES: readonly Severity[] = ['critical', 'warn'];
+
+/** Events that move external_status to one of these create no new notification and no nudge. */
+export const TERMINAL_EXTERNAL_STATUSES = ['resolved', 'approved', 'rejected', 'withdrawn'] as const;
+
+/** SPEC Limits: inbox notifications per user per day, not adjustable. */
+export const MAX_INBOX_PER_USER_PER_DAY = 500;
+
+/** The day the daily counters count in: the UTC date of the service clock (reset at 00:00 UTC). */
+export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);
+
+/** Title, severity and a link: never the markdown body, summary or anything else of the event. */
+export interface NudgeContent {
+  title: string;
+  severity: string;
+  /** `${publicBaseUrl}/inbox/<notificationId>` */
+  url: string;
+}
+
+/** Receivers dedupe on this id: a job replayed after a crash carries the same one. */
+export const nudgeId = (deliveryId: string, channel: NudgeChannel): string => `${deliveryId}:${channel}`;
+
+export const inboxLink = (publicBaseUrl: string, notificationId: string): string => `${publicBaseUrl}/inbox/${notificationId}`;
+
+const SEVERITY_LABEL: Record<string, string> = { critical: 'CRITICAL', warn: 'WARN', info: 'INFO', success: 'OK' };
+
+/** One line of chat text: `[WARN] Build failed on main <link>` (Slack angle-link form for Slack). */
+export function chatPayload(style: ChatStyle, c: NudgeContent): Record<string, unknown> {
+  const label = `[${SEVERITY_LABEL[c.severity] ?? c.severity.toUpperCase()}]`;
+  if (style === 'feishu') {
+    // Feishu/Lark custom bot: {msg_type: "text", content: {text}}.
+    return { msg_type: 'text', content: { text: `${label} ${c.title}\n${c.url}` } };
+  }
+  // Slack incoming webhook: `text` is the fallback; one section block with the same content.
+  const text = `${label} ${escapeSlack(c.title)} <${c.url}|Open in inbox>`;
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
+/** Slack mrkdwn control characters (SPEC 2: a summary and an entry point, nothing interpreted). */
+const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The Web Push message body (encrypted for the browser): {title, severity, url}. */
+export const pushPayload = (c: NudgeContent): string => JSON.stringify({ title: c.title, severity: c.severity, url: c.url });
+
+/**
+ * A user-supplied receiver URL (chat webhook, push endpoint): https only, at most 2000 chars, no
+ * credentials in the userinfo part. `allowHttpHosts` (tests: local receivers on 127.0.0.1) is an
+ * explicit deployment option, empty by default. Address checks (no private or loopback targets)
+ * happen again at send time, after DNS.
+ */
+export function receiverUrlIssue(raw: string, allowHttpHosts: readonly string[]): string | null {
+  if (raw.length > 2000) return 'at most 2000 characters';
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (u.username || u.password) return 'must not carry credentials';
+  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (u.protocol === 'https:') return null;
+  if (u.protocol === 'http:' && allowHttpHosts.includes(host)) return null;
+  return 'must start with https://';
+}

@@ -1,0 +1,160 @@
+// Named queries for nudge settings (preferences, chat destination, push subscriptions), the
+// dispatch context of queued nudges and the dead ones. Plain SQL on the operation's EntityManager.
+import type { EntityManager } from '@mikro-orm/core';
+import { DEFAULT_NUDGE_SEVERITIES, type ChatStyle, type NudgeChannel } from './nudge.rules.js';
+
+const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
+
+/** A PostgreSQL array literal for `= any(?::type[])` (values here are uuids and severities). */
+export const pgArray = (values: readonly string[]): string => `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+
+/** Severities come back as a JS array from pg and PGlite; a text form is parsed defensively. */
+const severities = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.replace(/^\{|\}$/g, '').split(',').filter(Boolean) : [...DEFAULT_NUDGE_SEVERITIES]);
+
+export interface PreferencesRow {
+  pushSeverities: string[];
+  chatEnabled: boolean;
+  chatUrl: string | null;
+  chatStyle: ChatStyle | null;
+}
+
+export async function getPreferences(em: EntityManager, userId: string): Promise<PreferencesRow> {
+  const [r] = await run<{ push_severities: unknown; chat_enabled: boolean; chat_url: string | null; chat_style: string | null }>(
+    em,
+    `select push_severities, chat_enabled, chat_url, chat_style from nudge_preferences where user_id = ?`,
+    [userId],
+  );
+  if (!r) return { pushSeverities: [...DEFAULT_NUDGE_SEVERITIES], chatEnabled: true, chatUrl: null, chatStyle: null };
+  return { pushSeverities: severities(r.push_severities), chatEnabled: r.chat_enabled, chatUrl: r.chat_url, chatStyle: r.chat_style as ChatStyle | null };
+}
+
+/** Upserts the fields given; the others keep their stored (or default) values. */
+export async function savePreferences(
+  em: EntityManager,
+  userId: string,
+  patch: { pushSeverities?: readonly string[]; chatEnabled?: boolean; chat?: { url: string; style: ChatStyle } | null },
+  now: Date,
+): Promise<void> {
+  const cur = await getPreferences(em, userId);
+  const next = {
+    sev: patch.pushSeverities ?? cur.pushSeverities,
+    enabled: patch.chatEnabled ?? cur.chatEnabled,
+    url: patch.chat === undefined ? cur.chatUrl : (patch.chat?.url ?? null),
+    style: patch.chat === undefined ? cur.chatStyle : (patch.chat?.style ?? null),
+  };
+  await run(
+    em,
+    `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at)
+     values (?, ?::text[], ?, ?, ?, ?)
+     on conflict (user_id) do update set push_severities = excluded.push_severities, chat_enabled = excluded.chat_enabled,
+       chat_url = excluded.chat_url, chat_style = excluded.chat_style, updated_at = excluded.updated_at`,
+    [userId, pgArray(next.sev), next.enabled, next.url, next.style, now.toISOString()],
+  );
+}
+
+export interface PushSubscriptionRow {
+  id: string;
+  user_id: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+}
+
+/** Registering the same endpoint again refreshes its keys (a browser re-subscribing). */
+export async function upsertPushSubscription(em: EntityManager, userId: string, s: { endpoint: string; p256dh: string; auth: string }, now: Date): Promise<string> {
+  const [r] = await run<{ id: string }>(
+    em,
+    `insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (gen_random_uuid(), ?, ?, ?, ?, ?)
+     on conflict (user_id, endpoint) do update set p256dh = excluded.p256dh, auth = excluded.auth
+     returning id`,
+    [userId, s.endpoint, s.p256dh, s.auth, now.toISOString()],
+  );
+  return r!.id;
+}
+
+export async function deletePushSubscription(em: EntityManager, userId: string, by: { id?: string; endpoint?: string }): Promise<number> {
+  const rows = await run<{ id: string }>(
+    em,
+    `delete from push_subscriptions where user_id = ? and (id = ?::uuid or endpoint = ?) returning id`,
+    [userId, by.id ?? null, by.endpoint ?? null],
+  );
+  return rows.length;
+}
+
+export async function countPushSubscriptions(em: EntityManager, userId: string): Promise<number> {
+  const [r] = await run<{ n: number | string }>(em, `select count(*) as n from push_subscriptions where user_id = ?`, [userId]);
+  return Number(r?.n ?? 0);
+}
+
+export async function listPushSubscriptions(em: EntityManager, userIds: readonly string[]): Promise<PushSubscriptionRow[]> {
+  if (userIds.length === 0) return [];
+  return run<PushSubscriptionRow>(em, `select id, user_id, endpoint, p256dh, auth from push_subscriptions where user_id = any(?::uuid[])`, [pgArray(userIds)]);
+}
+
+/** A push service answered 404/410: the browser dropped the subscription. */
+export async function dropPushSubscription(em: EntityManager, id: string): Promise<void> {
+  await run(em, `delete from push_subscriptions where id = ?`, [id]);
+}
+
+export interface DispatchContextRow {
+  delivery_id: string;
+  title: string;
+  severity: string;
+  notification_id: string | null;
+  chat_url: string | null;
+  chat_style: string | null;
+  chat_enabled: boolean | null;
+}
+
+/** What a batch of queued nudges needs to be sent, read at send time (current destination). */
+export async function loadDispatchContext(em: EntityManager, deliveryIds: readonly string[]): Promise<Map<string, DispatchContextRow>> {
+  if (deliveryIds.length === 0) return new Map();
+  const rows = await run<DispatchContextRow>(
+    em,
+    `select d.id as delivery_id, d.title, d.severity, n.id as notification_id, p.chat_url, p.chat_style, p.chat_enabled
+       from deliveries d
+       left join notifications n on n.delivery_id = d.id
+       left join nudge_preferences p on p.user_id = d.recipient_user_id
+      where d.id = any(?::uuid[])`,
+    [pgArray(deliveryIds)],
+  );
+  return new Map(rows.map((r) => [r.delivery_id, r]));
+}
+
+export async function recordNudgeFailure(
+  em: EntityManager,
+  f: { deliveryId: string; userId: string; channel: NudgeChannel; attempts: number; error: string },
+  now: Date,
+): Promise<void> {
+  await run(
+    em,
+    `insert into nudge_failures (id, delivery_id, user_id, channel, attempts, last_error, failed_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?)
+     on conflict (delivery_id, channel) do update set attempts = excluded.attempts, last_error = excluded.last_error, failed_at = excluded.failed_at`,
+    [f.deliveryId, f.userId, f.channel, f.attempts, f.error.slice(0, 500), now.toISOString()],
+  );
+}
+
+export interface FailedNudgeRow {
+  delivery_id: string;
+  channel: NudgeChannel;
+  attempts: number;
+  last_error: string;
+  failed_at: Date | string;
+  title: string | null;
+  severity: string | null;
+}
+
+export async function listFailedNudges(em: EntityManager, userId: string, limit: number): Promise<FailedNudgeRow[]> {
+  return run<FailedNudgeRow>(
+    em,
+    `select f.delivery_id, f.channel, f.attempts, f.last_error, f.failed_at, d.title, d.severity
+       from nudge_failures f left join deliveries d on d.id = f.delivery_id
+      where f.user_id = ? order by f.failed_at desc limit ?`,
+    [userId, limit],
+  );
+}
+
+export async function getServiceKey(em: EntityManager, name: string): Promise<{ publicKey: string } | null> {
+  const [r] = await run<{ public_key: string }>(em, `select public_key from service_keys where name = ?`, [name]);
+  return r ? { publicKey: r.public_key } : null;
+}

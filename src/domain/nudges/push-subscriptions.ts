@@ -1,0 +1,73 @@
+// A user's browser push subscriptions (Web Push, RFC 8030/8291/8292), registered with their own
+// agent token: the browser's PushSubscription JSON ({endpoint, keys: {p256dh, auth}}) after it
+// subscribed with the service's VAPID public key (GetVapidPublicKey).
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { DomainError } from '../errors.js';
+import { receiverUrlIssue } from './nudge.rules.js';
+import { countPushSubscriptions, deletePushSubscription, getServiceKey, upsertPushSubscription } from './nudges.repository.js';
+
+const base64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+=*$/, { error: 'must be base64url' });
+
+export const RegisterPushSubscriptionInput = z.strictObject({
+  endpoint: z.string().min(1).max(2000),
+  p256dh: base64url(200),
+  auth: base64url(100),
+});
+
+/** `allowHttpHosts`: deployment option for local test receivers (empty in production). */
+export const registerPushSubscriptionOperation = (allowHttpHosts: readonly string[]) =>
+  defineOperation<z.infer<typeof RegisterPushSubscriptionInput>, { subscriptionId: string; subscriptionCount: number }, AgentPrincipal>({
+    name: 'nudges.register_push_subscription',
+    auth: { kind: 'agent' },
+    rateLimited: true,
+    requiredScopes: ['write:inbox'],
+    idempotent: false,
+    input: RegisterPushSubscriptionInput,
+    contextRules: (raw) => {
+      const endpoint = (raw as { endpoint?: unknown } | null)?.endpoint;
+      const issue = typeof endpoint === 'string' ? receiverUrlIssue(endpoint, allowHttpHosts) : null;
+      return issue ? [{ field: 'endpoint', code: 'invalid_url', message: issue }] : [];
+    },
+    handler: async (input, ctx) =>
+      ctx.em.transactional(async (em) => {
+        const subscriptionId = await upsertPushSubscription(em, ctx.principal.userId, input, ctx.clock.now());
+        return { subscriptionId, subscriptionCount: await countPushSubscriptions(em, ctx.principal.userId) };
+      }),
+  });
+
+export const RemovePushSubscriptionInput = z
+  .strictObject({ subscription_id: z.uuid({ error: 'must be a UUID' }).optional(), endpoint: z.string().min(1).max(2000).optional() })
+  .refine((v) => v.subscription_id !== undefined || v.endpoint !== undefined, { error: 'give subscription_id or endpoint', path: ['subscription_id'] });
+
+export const removePushSubscription = defineOperation<z.infer<typeof RemovePushSubscriptionInput>, { removed: boolean; subscriptionCount: number }, AgentPrincipal>({
+  name: 'nudges.remove_push_subscription',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['write:inbox'],
+  idempotent: false,
+  input: RemovePushSubscriptionInput,
+  handler: async (input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const n = await deletePushSubscription(em, ctx.principal.userId, { id: input.subscription_id, endpoint: input.endpoint });
+      return { removed: n > 0, subscriptionCount: await countPushSubscriptions(em, ctx.principal.userId) };
+    }),
+});
+
+/** The applicationServerKey a browser subscribes with (generated on first start, shared by all processes). */
+export const getVapidPublicKey = defineOperation<Record<string, never>, { publicKey: string }, AgentPrincipal>({
+  name: 'nudges.get_vapid_public_key',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['read:inbox'],
+  idempotent: false,
+  input: z.strictObject({}),
+  handler: async (_input, ctx) => {
+    const key = await getServiceKey(ctx.em, VAPID_KEY_NAME);
+    if (!key) throw new DomainError('unavailable', 'push keys are not generated yet; retry later', { code: 'unavailable', retryAfterSeconds: 1 });
+    return { publicKey: key.publicKey };
+  },
+});
+
+/** Row name of the VAPID key pair in service_keys (infra/push generates it). */
+export const VAPID_KEY_NAME = 'vapid';
