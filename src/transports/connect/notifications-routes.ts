@@ -1,44 +1,18 @@
 // fluxdesk.notifications.v1.NotificationSettingsService: the caller's nudge settings (push
 // subscriptions, chat destination, severities) and failed nudges. Map -> call -> map.
-import type { ConnectRouter, HandlerContext } from '@connectrpc/connect';
+import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatStyle, NotificationSettingsService } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { PreferencesSchema } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import type { AppDeps } from '../../app/deps.js';
-import { runOperation } from '../../app/run-operation.js';
-import type { Logger, Operation } from '../../domain/context.js';
-import { DomainError } from '../../domain/errors.js';
 import { getVapidPublicKey, registerPushSubscriptionOperation, removePushSubscription } from '../../domain/nudges/push-subscriptions.js';
 import { clearChatDestination, setChatDestinationOperation } from '../../domain/nudges/chat-destination.js';
 import { getNudgePreferences, setNudgePreferences, type PreferencesView } from '../../domain/nudges/preferences.js';
 import { listFailedNudges } from '../../domain/nudges/list-failed-nudges.js';
-import { toConnectError } from './errors.js';
 import { defined } from './mappers.js';
-import { requestIdFrom } from '../http/request-id.js';
+import { call } from './call.js';
 
-async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input: unknown, hctx: HandlerContext): Promise<O> {
-  const requestId = requestIdFrom(hctx.requestHeader.get('x-request-id') ?? undefined);
-  hctx.responseHeader.set('x-request-id', requestId);
-  try {
-    const r = await runOperation(deps, op, {
-      surface: 'connect',
-      channel: 'v1',
-      requestId,
-      authorization: hctx.requestHeader.get('authorization') ?? undefined,
-      input,
-      log: deps.log.child({ requestId, procedure: hctx.method.name }) as Logger,
-    });
-    if (r.rateLimit) {
-      hctx.responseHeader.set('x-ratelimit-limit', String(r.rateLimit.limit));
-      hctx.responseHeader.set('x-ratelimit-remaining', String(r.rateLimit.remaining));
-      hctx.responseHeader.set('x-ratelimit-reset', String(r.rateLimit.resetAtUnix));
-    }
-    return r.output;
-  } catch (err) {
-    throw err instanceof DomainError ? toConnectError(err) : err;
-  }
-}
 
 const STYLE_TO_PROTO = { slack: ChatStyle.SLACK, feishu: ChatStyle.FEISHU } as const;
 const STYLE_FROM_PROTO: Record<number, string | undefined> = { [ChatStyle.SLACK]: 'slack', [ChatStyle.FEISHU]: 'feishu' };

@@ -1,17 +1,15 @@
 // Connect services (used by both listeners): EventService, ToolsTokenService,
 // CatalogApprovalService, CatalogItemService, IntegratorService, AccountService and grpc.health.v1.Health. Each handler maps the proto
 // request to the snake_case input the REST route passes, calls the same operation, maps back.
-import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import { Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { ToolsTokenService } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
 import { CatalogApprovalService, CatalogItemService, IntegratorService } from '../../../gen/fluxdesk/catalog/v1/catalog_pb.js';
 import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
+import { NotificationSettingsService } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import type { AppDeps } from '../../app/deps.js';
-import { runOperation } from '../../app/run-operation.js';
-import type { Logger, Operation } from '../../domain/context.js';
-import { DomainError } from '../../domain/errors.js';
 import { publishEvent } from '../../domain/events/publish-event.js';
 import { getDelivery } from '../../domain/events/get-delivery.js';
 import { resolveDelivery } from '../../domain/events/resolve-delivery.js';
@@ -50,34 +48,9 @@ import {
   toolsPingToProto,
   updateItemToJson,
 } from './mappers.js';
-import { toConnectError } from './errors.js';
 import { registerNotificationRoutes } from './notifications-routes.js';
-import { requestIdFrom } from '../http/request-id.js';
+import { call } from './call.js';
 
-/** `inputField`: the request field holding the operation input (violations are reported under it). */
-async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input: unknown, hctx: HandlerContext, inputField?: string): Promise<O> {
-  const requestId = requestIdFrom(hctx.requestHeader.get('x-request-id') ?? undefined);
-  hctx.responseHeader.set('x-request-id', requestId);
-  try {
-    const r = await runOperation(deps, op, {
-      surface: 'connect',
-      channel: 'v1',
-      requestId,
-      authorization: hctx.requestHeader.get('authorization') ?? undefined,
-      idempotencyKey: hctx.requestHeader.get('idempotency-key') ?? undefined,
-      input,
-      log: deps.log.child({ requestId, procedure: hctx.method.name }) as Logger,
-    });
-    if (r.rateLimit) {
-      hctx.responseHeader.set('x-ratelimit-limit', String(r.rateLimit.limit));
-      hctx.responseHeader.set('x-ratelimit-remaining', String(r.rateLimit.remaining));
-      hctx.responseHeader.set('x-ratelimit-reset', String(r.rateLimit.resetAtUnix));
-    }
-    return r.output;
-  } catch (err) {
-    throw err instanceof DomainError ? toConnectError(err, inputField) : err;
-  }
-}
 
 export function connectRoutes(deps: AppDeps) {
   // Webhook action callbacks leave through the SSRF-guarded egress client (allowlist and timeout:
@@ -217,7 +190,7 @@ export function connectRoutes(deps: AppDeps) {
 
     registerNotificationRoutes(router, deps);
 
-    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, Health.typeName]);
+    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, NotificationSettingsService.typeName, Health.typeName]);
     router.service(Health, {
       async check(req) {
         if (!KNOWN.has(req.service)) throw new ConnectError(`unknown service ${req.service}`, Code.NotFound);

@@ -1,0 +1,34 @@
+// The one Connect call path: request id, authorization and Idempotency-Key from the headers ->
+// runOperation -> rate-limit headers; DomainErrors become ConnectErrors with their details.
+import type { HandlerContext } from '@connectrpc/connect';
+import type { AppDeps } from '../../app/deps.js';
+import { runOperation } from '../../app/run-operation.js';
+import type { Logger, Operation } from '../../domain/context.js';
+import { DomainError } from '../../domain/errors.js';
+import { toConnectError } from './errors.js';
+import { requestIdFrom } from '../http/request-id.js';
+
+/** `inputField`: the request field holding the operation input (violations are reported under it). */
+export async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input: unknown, hctx: HandlerContext, inputField?: string): Promise<O> {
+  const requestId = requestIdFrom(hctx.requestHeader.get('x-request-id') ?? undefined);
+  hctx.responseHeader.set('x-request-id', requestId);
+  try {
+    const r = await runOperation(deps, op, {
+      surface: 'connect',
+      channel: 'v1',
+      requestId,
+      authorization: hctx.requestHeader.get('authorization') ?? undefined,
+      idempotencyKey: hctx.requestHeader.get('idempotency-key') ?? undefined,
+      input,
+      log: deps.log.child({ requestId, procedure: hctx.method.name }) as Logger,
+    });
+    if (r.rateLimit) {
+      hctx.responseHeader.set('x-ratelimit-limit', String(r.rateLimit.limit));
+      hctx.responseHeader.set('x-ratelimit-remaining', String(r.rateLimit.remaining));
+      hctx.responseHeader.set('x-ratelimit-reset', String(r.rateLimit.resetAtUnix));
+    }
+    return r.output;
+  } catch (err) {
+    throw err instanceof DomainError ? toConnectError(err, inputField) : err;
+  }
+}
