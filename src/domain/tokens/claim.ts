@@ -13,7 +13,7 @@ import { assertDomainAllowed, normalizeEmail } from '../users/users.rules.js';
 import { InboundToken } from './tokens.entity.js';
 import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
 import { displayPrefix } from './token-format.rules.js';
-import { ROTATION_OVERLAP_MS } from './token-lifecycle.rules.js';
+import { rotateTokenValue } from './rotate-token.js';
 
 export interface ClaimOutcome {
   email: string;
@@ -50,26 +50,20 @@ export async function claimInTransaction(em: EntityManager, ctx: OpContext<Inbou
   if (!approval) throw noApprovedRequest(email);
 
   const now = ctx.clock.now();
-  const token = newTokenValue(TOKEN_PREFIX.personal);
   const existing = await em.findOne(InboundToken, { ownerUserId: user.id, integratorId: tools.integratorId, status: 'active', claimedByToolsTokenId: { $ne: null } });
   if (existing && req.reuseExisting) {
     return { email, token: '', tokenId: existing.id, ownerUserId: user.id, expiresPriorAt: now.toISOString(), rotated: false, reused: true };
   }
   if (existing) {
-    const priorUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);
-    existing.priorTokenHash = existing.tokenHash;
-    existing.priorValidUntil = priorUntil;
-    existing.tokenHash = sha256Hex(token);
-    existing.displayPrefix = displayPrefix(token);
-    existing.callbackSecret = newSigningSecret();
-    existing.rotatedAt = now;
+    const token = rotateTokenValue(existing, now);
     existing.approvalId = approval.id;
     existing.dailyLimit = req.daily_limit;
     if (req.label !== undefined) existing.label = req.label;
     recordAudit(em, ctx, { action: AUDIT.tokenRotated, actorUserId: tools.userId, tokenId: existing.id, targetType: 'inbound_token', targetId: existing.id, summary: { via: 'claim', tools_token_id: tools.tokenId } });
     await em.flush();
-    return { email, token, tokenId: existing.id, ownerUserId: user.id, expiresPriorAt: priorUntil.toISOString(), rotated: true };
+    return { email, token, tokenId: existing.id, ownerUserId: user.id, expiresPriorAt: existing.priorValidUntil!.toISOString(), rotated: true };
   }
+  const token = newTokenValue(TOKEN_PREFIX.personal);
   const row = em.create(InboundToken, {
     id: randomUUID(),
     kind: 'personal',

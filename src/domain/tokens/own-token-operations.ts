@@ -9,9 +9,7 @@ import { iso } from '../events/delivery.view.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { mintSelfServiceToken } from './create-personal-token.js';
 import { requireOwnToken } from './own-tokens.repository.js';
-import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
-import { displayPrefix } from './token-format.rules.js';
-import { ROTATION_OVERLAP_MS } from './token-lifecycle.rules.js';
+import { rotateTokenValue } from './rotate-token.js';
 
 const TokenIdInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }) });
 type TokenIdInput = z.infer<typeof TokenIdInput>;
@@ -133,15 +131,9 @@ export const rotateOwnToken = defineOperation<TokenIdInput, { tokenId: string; t
       const t = await requireOwnToken(em, ctx.principal.userId, token_id);
       if (t.status !== 'active') throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
       const now = ctx.clock.now();
-      const token = newTokenValue(TOKEN_PREFIX.personal);
-      t.priorTokenHash = t.tokenHash;
-      t.priorValidUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);
-      t.tokenHash = sha256Hex(token);
-      t.displayPrefix = displayPrefix(token);
-      t.callbackSecret = newSigningSecret();
-      t.rotatedAt = now;
+      const token = rotateTokenValue(t, now);
       recordAudit(em, ctx, { action: AUDIT.tokenRotated, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
       await em.flush();
-      return { tokenId: t.id, token, expiresPriorAt: t.priorValidUntil.toISOString(), callbackSecret: t.callbackSecret };
+      return { tokenId: t.id, token, expiresPriorAt: t.priorValidUntil!.toISOString(), callbackSecret: t.callbackSecret };
     }),
 });
