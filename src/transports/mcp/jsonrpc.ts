@@ -164,6 +164,9 @@ export async function runMessages(envs: readonly Envelope[], handle: Handler, op
   const deadline = Date.now() + budgetMs;
   const seen = new Set<string>();
   const out: Array<Outcome | null> = [];
+  // Set once a member times out: a timer may fire a millisecond before Date.now() reaches the
+  // deadline, and nothing may start after the budget has been declared spent.
+  let spent = false;
   for (const env of envs) {
     if (env.kind === 'response') {
       out.push(null);
@@ -181,7 +184,7 @@ export async function runMessages(envs: readonly Envelope[], handle: Handler, op
       seen.add(env.method);
     }
     const remaining = deadline - Date.now();
-    if (remaining <= 0) {
+    if (spent || remaining <= 0) {
       out.push(env.kind === 'request' ? budgetExceeded(env.id, false, budgetMs) : null);
       continue;
     }
@@ -195,6 +198,7 @@ export async function runMessages(envs: readonly Envelope[], handle: Handler, op
     );
     const settled = await Promise.race([run, timeout]);
     clearTimeout(timer);
+    if (settled === 'timeout') spent = true;
     if (env.kind === 'notification') {
       out.push(null);
       continue;
