@@ -8,6 +8,8 @@ declare module 'autocannon' {
   }
   export interface AutocannonRequest extends RequestParams {
     setupRequest?: (req: RequestParams, context: Record<string, unknown>) => RequestParams | null | undefined;
+    /** Called with each response body (bench:mcp counts JSON-RPC error members with it). */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   }
   export interface Options {
     url: string;

@@ -293,7 +293,9 @@ async function main(): Promise<number> {
       // The receiver is local: allow plain http to loopback for it (never a production setting).
       NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
     };
-    const nodeArgs = CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [];
+    // The service runs with the V8 flags `npm start` gives it (package.json "start"), so RSS and speed are the shipped ones.
+    const startFlags = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(/\s+/).filter((a) => a.startsWith('--') && a !== '--import');
+    const nodeArgs = [...startFlags, ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [])];
     const server = spawnChild('service', [...nodeArgs, '--import', 'tsx', 'src/main.ts'], serverEnv);
     children.push(server);
     const baseUrl = `http://127.0.0.1:${port}`;

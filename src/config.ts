@@ -22,12 +22,17 @@ const EnvSchema = z.object({
   NUDGE_RETRY_DELAY_MAX_S: z.coerce.number().int().min(1).max(86400).default(600),
   NUDGE_JOB_EXPIRE_S: z.coerce.number().int().min(1).max(3600).default(60),
   NUDGE_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(200),
-  NUDGE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(3),
-  NUDGE_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60000).default(200),
+  NUDGE_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  NUDGE_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
   NUDGE_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(30000).default(5000),
   NUDGE_PUSH_TTL_S: z.coerce.number().int().min(0).max(2419200).default(86400),
   NUDGE_EGRESS_ALLOW_HOSTS: z.string().optional(),
   VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)/, { error: 'must be a mailto: or https:// URL' }).optional(),
+  // Mail (token inactivity warnings) through the mail outbox; none configured = recorded as skipped.
+  SMTP_URL: z.string().trim().regex(/^smtps?:\/\/[^\s]+$/i, { error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  MAIL_FROM: z.string().trim().min(3).max(200).optional(),
+  // Hosts webhook action callbacks may reach over plain http and on private/loopback addresses.
+  EGRESS_ALLOW_HOSTS: z.string().optional(),
 });
 
 export type Config = Readonly<{
@@ -58,7 +63,21 @@ export type Config = Readonly<{
     egressAllowHosts: readonly string[];
     vapidSubject: string;
   }>;
+  mail: Readonly<{
+    /** SMTP relay (may hold credentials: never logged); null = mails are recorded as skipped. */
+    smtpUrl: string | null;
+    from: string;
+  }>;
+  /**
+   * Hostnames or IP literals, as written in a webhook action URL, exempt from the https-only and
+   * public-address rules of the action-callback egress client (local test receivers). Empty = strict.
+   */
+  egressAllowHosts: readonly string[];
 }>;
+
+/** A comma list of hostnames or IP literals (`[::1]` or `::1`), lower-cased, without a trailing dot. */
+const hostList = (v: string | undefined): readonly string[] =>
+  Object.freeze((v ?? '').split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '')).filter(Boolean));
 
 /** Parses the environment once; throws a readable error for bad values. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, serviceVersion = '0.0.0'): Config {
@@ -98,5 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // Push services contact the operator here; an https public URL serves, else a mailto placeholder.
       vapidSubject: e.VAPID_SUBJECT ?? (publicBaseUrl.startsWith('https://') ? publicBaseUrl : 'mailto:fluxdesk-push@invalid'),
     }),
+    mail: Object.freeze({ smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM ?? 'fluxdesk <no-reply@fluxdesk.invalid>' }),
+    egressAllowHosts: hostList(e.EGRESS_ALLOW_HOSTS),
   });
 }

@@ -16,6 +16,10 @@ import { createChatSender } from './infra/chat/chat-sender.js';
 import { createWebPushSender } from './infra/push/web-push-sender.js';
 import { loadOrCreateVapidKeys } from './infra/push/vapid-keys.js';
 import { dispatchNudges } from './domain/nudges/dispatch-nudges.js';
+import { createSmtpMailer } from './infra/mail/mailer.js';
+import { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
+import { setEgressAllowlist } from './infra/http-egress/egress-client.js';
+import { MAINTENANCE_TASKS } from './app/maintenance-tasks.js';
 
 export interface Deps extends AppDeps {
   redis: Redis | null;
@@ -78,13 +82,43 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     config: { publicBaseUrl: config.publicBaseUrl, allowedEmailDomains: config.allowedEmailDomains },
     log: logger as unknown as Logger,
     nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
+    mailer: config.mail.smtpUrl ? createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, messageIdDomain: messageIdDomain(config.publicBaseUrl) }) : null,
     async close() {
+      deps.mailer?.close();
       redis?.disconnect();
       await orm.close(true);
       lock?.release();
     },
   };
+  // Webhook action callbacks: hosts exempt from the https-only / public-address rules (EGRESS_ALLOW_HOSTS,
+  // empty = strict). The callback client reads this module setting at send time.
+  setEgressAllowlist(config.egressAllowHosts);
   return deps;
+}
+
+const messageIdDomain = (publicBaseUrl: string) => {
+  try {
+    return new URL(publicBaseUrl).hostname || 'fluxdesk.invalid';
+  } catch {
+    return 'fluxdesk.invalid';
+  }
+};
+
+/**
+ * The maintenance runner (every MAINTENANCE_TASKS entry, once per period across all processes on the
+ * database), started with the worker (WORKER=on); each run reads `now` from the injected clock.
+ */
+export async function startMaintenance(deps: Deps, config: Config): Promise<MaintenanceQueue | null> {
+  if (!config.nudges.worker) return null;
+  const log = deps.log.child({ component: 'maintenance' });
+  const queue = new MaintenanceQueue({
+    orm: deps.orm,
+    databaseUrl: config.databaseUrl,
+    log,
+    jobs: MAINTENANCE_TASKS.map((t) => ({ name: t.name, everySeconds: t.everySeconds, run: () => t.run(deps, deps.clock.now()) })),
+  });
+  await queue.start();
+  return queue;
 }
 
 /**

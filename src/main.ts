@@ -2,13 +2,14 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.js';
-import { createDeps, startNudgeWorker, type Deps } from './deps.js';
+import { createDeps, startMaintenance, startNudgeWorker, type Deps } from './deps.js';
 import type { NudgeQueue } from './infra/queue/nudge-queue.js';
+import type { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
 import { createGrpcServer, createServer } from './transports/http/server.js';
 import { startOperatorSocket } from './transports/cli/operator-socket.js';
 import type { FastifyInstance } from 'fastify';
 import type http2 from 'node:http2';
-import type { Clock } from './domain/context.js';
+import type { Clock, Logger } from './domain/context.js';
 import type pino from 'pino';
 
 export const SERVICE_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -22,6 +23,8 @@ export interface RunningService {
   baseUrl: string;
   /** The nudge worker (null with WORKER=off). */
   nudges: NudgeQueue | null;
+  /** The maintenance runner (null with WORKER=off). */
+  maintenance: MaintenanceQueue | null;
   close(): Promise<void>;
 }
 
@@ -47,10 +50,13 @@ export async function startService(config: Config, opts: { clock?: Clock; logger
     config = Object.freeze({ ...config, port, publicBaseUrl, errorsBaseUrl });
   }
   const deps = await createDeps(config, { clock: opts.clock, logger: opts.logger, role: 'server' });
-  let nudges: NudgeQueue | null;
+  let nudges: NudgeQueue | null = null;
+  let maintenance: MaintenanceQueue | null;
   try {
     nudges = await startNudgeWorker(deps, config);
+    maintenance = await startMaintenance(deps, config);
   } catch (err) {
+    await nudges?.stop();
     await deps.close();
     throw err;
   }
@@ -73,18 +79,37 @@ export async function startService(config: Config, opts: { clock?: Clock; logger
     grpcPort,
     baseUrl: `http://${config.host}:${port}`,
     nudges,
+    maintenance,
     close() {
       closing ??= (async () => {
         await new Promise<void>((r) => grpc.close(() => r()));
         await app.close();
         await operator?.close();
         // In-flight sends finish (or time out); undispatched nudges stay in the outbox / queue.
-        await nudges?.stop();
-        await deps.close();
+        // Each step has a deadline: a queue stuck on a dead connection must not keep the process
+        // (or a test's afterAll) alive; what it had not finished is retried by the next process.
+        await withDeadline('nudge worker stop', nudges?.stop(), deps.log);
+        await withDeadline('maintenance stop', maintenance?.stop(), deps.log);
+        await withDeadline('database and redis close', deps.close(), deps.log);
       })();
       return closing;
     },
   };
+}
+
+const STOP_DEADLINE_MS = 15_000;
+
+async function withDeadline(step: string, work: Promise<unknown> | undefined, log: Logger): Promise<void> {
+  if (!work) return;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => {
+    timer = setTimeout(() => r('late'), STOP_DEADLINE_MS);
+    timer.unref();
+  });
+  const outcome = await Promise.race([work.then(() => 'done' as const, (err: unknown) => err), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') log.warn({ step, ms: STOP_DEADLINE_MS }, 'shutdown step overran its deadline; going on');
+  else if (outcome !== 'done') log.warn({ step, err: { message: (outcome as Error)?.message } }, 'shutdown step failed; going on');
 }
 
 async function main(): Promise<void> {

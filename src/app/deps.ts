@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { Clock, DomainConfig, Logger } from '../domain/context.js';
 import type { RateLimiter } from '../infra/rate-limit/rate-limiter.js';
 import type { IdempotencyStore } from '../infra/idempotency/idempotency-store.js';
+import type { Mailer } from '../infra/mail/mailer.js';
 
 /** What the runner needs; built in src/deps.ts. */
 export interface AppDeps {
@@ -13,4 +14,6 @@ export interface AppDeps {
   log: Logger;
   /** Hosts a user-supplied nudge URL may name over plain http (local test receivers); empty in production. */
   nudgeEgressAllowHosts?: readonly string[];
+  /** SMTP sender of the mail outbox; null/absent = no SMTP_URL (mails are recorded as skipped). */
+  mailer?: Mailer | null;
 }

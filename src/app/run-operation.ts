@@ -8,6 +8,7 @@ import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
 import { zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
+import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
 
 export const INBOUND_RATE_LIMIT = 60;
 export const INBOUND_RATE_WINDOW_MS = 60_000;
@@ -27,23 +28,34 @@ export interface Invocation {
   callerToolsToken?: string;
   /** CLI only: operator principal. */
   system?: boolean;
+  /**
+   * Who this transport request was already authenticated as, with the SAME `authorization`, by an
+   * earlier operation of the same request (RunResult.principal). The MCP surface authenticates
+   * once per POST and hands it to each tools/call: no second token lookup per call. Used only
+   * when it is an agent principal and the operation takes agent tokens; anything else
+   * authenticates as usual.
+   */
+  authenticated?: Principal;
 }
 
 export interface RunResult<O> {
   output: O;
   replayed: boolean;
   rateLimit?: RateLimitInfo;
+  /** Who the call was authenticated as (see Invocation.authenticated). */
+  principal: Principal;
 }
 
 export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
-  const log = inv.log.child({ op: op.name, surface: inv.surface });
+  const log = lazyChild(inv.log, { op: op.name, surface: inv.surface });
   const em = deps.orm.em.fork();
   let rateLimit: RateLimitInfo | undefined;
   try {
     if (op.auth.kind === 'system' && !inv.system) throw new DomainError('forbidden', 'operator-only operation', { code: 'forbidden' });
     let principal: P;
     try {
-      principal = (await authenticate(em, op.auth, inv.authorization, deps.clock)) as P;
+      const reuse = inv.authenticated?.type === 'agent' && op.auth.kind === 'agent';
+      principal = (reuse ? inv.authenticated : await authenticate(em, op.auth, inv.authorization, deps.clock)) as P;
     } catch (err) {
       if (err instanceof DomainError && op.onUnauthenticated) throw await op.onUnauthenticated(err, inv.input, { em, clock: deps.clock, callerToolsToken: inv.callerToolsToken });
       throw err;
@@ -67,7 +79,7 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
     const input = parsed.data;
 
     if (inv.idempotencyKey === undefined || !op.idempotent) {
-      return { output: await op.handler(input, ctx), replayed: false, rateLimit };
+      return { output: await op.handler(input, ctx), replayed: false, rateLimit, principal };
     }
     return await withIdempotency(deps, op, ctx, inv.idempotencyKey, inv.input, rateLimit, () => op.handler(input, ctx));
   } catch (err) {
@@ -79,8 +91,24 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
   }
 }
 
+/**
+ * The operation's child logger, built on first use: most calls never log, and a pino child costs
+ * more than the rest of a cheap tool call's bookkeeping.
+ */
+function lazyChild(parent: Logger, bindings: object): Logger {
+  let child: Logger | undefined;
+  const get = () => (child ??= parent.child(bindings));
+  return {
+    info: (obj, msg) => get().info(obj, msg),
+    warn: (obj, msg) => get().warn(obj, msg),
+    error: (obj, msg) => get().error(obj, msg),
+    debug: (obj, msg) => get().debug(obj, msg),
+    child: (b) => get().child(b),
+  };
+}
+
 /** Windows per principal kind: inbound tokens 60/min; agent tokens 60/min and 5000/day. */
-const WINDOWS: Record<'inbound_token' | 'agent', Array<{ suffix: string; limit: number; windowMs: number; label: string }>> = {
+const WINDOWS: Record<'inbound_token' | 'agent', Array<RateWindow & { label: string }>> = {
   inbound_token: [{ suffix: '', limit: INBOUND_RATE_LIMIT, windowMs: INBOUND_RATE_WINDOW_MS, label: 'per minute' }],
   agent: [
     { suffix: '', limit: 60, windowMs: 60_000, label: 'per minute' },
@@ -88,32 +116,31 @@ const WINDOWS: Record<'inbound_token' | 'agent', Array<{ suffix: string; limit: 
   ],
 };
 
+/**
+ * Every window of the principal in ONE store round trip (hitAll): counted in all of them only when
+ * all allow it, so a call refused by one window uses up none. The first window's figures go in
+ * the X-RateLimit-* headers; a refusal reports the first window that refused.
+ */
 async function applyRateLimit(deps: AppDeps, principal: Principal, log: Logger): Promise<RateLimitInfo | undefined> {
   if (principal.type === 'system') return undefined;
   const nowMs = deps.clock.now().getTime();
-  let first: RateLimitInfo | undefined;
-  for (const w of WINDOWS[principal.type]) {
-    const info = await hitWindow(deps, `tok:${principal.tokenId}${w.suffix}`, w.limit, w.windowMs, w.label, nowMs, log);
-    first ??= info;
-  }
-  return first;
-}
-
-async function hitWindow(deps: AppDeps, key: string, limit: number, windowMs: number, label: string, nowMs: number, log: Logger): Promise<RateLimitInfo | undefined> {
-  let d;
+  const windows = WINDOWS[principal.type];
+  let decisions;
   try {
-    d = await deps.rateLimiter.hit(key, limit, windowMs, nowMs);
+    decisions = await deps.rateLimiter.hitAll(`tok:${principal.tokenId}`, windows, nowMs);
   } catch (err) {
     // Fails open: event intake stays available when Redis is down (dedup still holds in PostgreSQL).
     log.warn({ err: { message: (err as Error).message } }, 'rate-limit store unavailable; request allowed');
     return undefined;
   }
-  const info: RateLimitInfo = { limit: d.limit, remaining: d.remaining, resetAtUnix: Math.ceil(d.resetAtMs / 1000) };
-  if (!d.allowed) {
+  const info = (i: number): RateLimitInfo => ({ limit: decisions[i]!.limit, remaining: decisions[i]!.remaining, resetAtUnix: Math.ceil(decisions[i]!.resetAtMs / 1000) });
+  const refused = decisions.findIndex((d) => !d.allowed);
+  if (refused >= 0) {
+    const d = decisions[refused]!;
     const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
-    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${label} exceeded`, { code: 'rate_limited', rateLimit: { ...info, retryAfterSeconds } });
+    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${windows[refused]!.label} exceeded`, { code: 'rate_limited', rateLimit: { ...info(refused), retryAfterSeconds } });
   }
-  return info;
+  return info(0);
 }
 
 async function withIdempotency<O>(
@@ -141,11 +168,11 @@ async function withIdempotency<O>(
   }
   if (begun.state === 'mismatch') throw new DomainError('conflict', 'Idempotency-Key was already used with a different request body', { code: 'idempotency_key_reused' });
   if (begun.state === 'in_flight') throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress', { code: 'idempotency_in_flight', retryAfterSeconds: 1 });
-  if (begun.state === 'replay') return { output: begun.response.output as O, replayed: true, rateLimit };
+  if (begun.state === 'replay') return { output: begun.response.output as O, replayed: true, rateLimit, principal: ctx.principal };
   try {
     const output = await run();
     await deps.idempotency.complete(storeKey, fingerprint, { output }, IDEMPOTENCY_TTL_MS).catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'could not store idempotent response'));
-    return { output, replayed: false, rateLimit };
+    return { output, replayed: false, rateLimit, principal: ctx.principal };
   } catch (err) {
     await deps.idempotency.abandon(storeKey, fingerprint).catch(() => undefined);
     throw err;

@@ -61,6 +61,20 @@ const SPEC_SCOPES: Record<string, string[]> = {
   update_doc: ['write:docs:publish'],
   tag_doc: ['write:docs:draft', 'write:docs:publish'],
   untag_doc: ['write:docs:draft', 'write:docs:publish'],
+  // Feedback.
+  list_feedback: ['read:feedback'],
+  get_feedback: ['read:feedback'],
+  create_feedback: ['write:feedback'],
+  add_feedback_comment: ['write:feedback'],
+  // Repositories.
+  list_project_repositories: ['read:projects'],
+  list_project_repository_commits: ['read:projects'],
+  bind_project_repository: ['code:repo:bind', 'admin:projects'],
+  unbind_project_repository: ['code:repo:bind', 'admin:projects'],
+  // Search.
+  search: ['read:*'],
+  // Moderation.
+  issue_admin_moderation_token: ['admin:tokens'],
 };
 
 describe('tool roster', () => {

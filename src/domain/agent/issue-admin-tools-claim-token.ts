@@ -49,7 +49,7 @@ export function slugifyLabel(label: string): string {
  * free. Callers hold the advisory lock on `base`, so concurrent issues with one label do not pick
  * the same slug.
  */
-async function uniqueIntegratorSlug(em: EntityManager, base: string): Promise<string> {
+export async function uniqueIntegratorSlug(em: EntityManager, base: string): Promise<string> {
   const rows = (await em.getConnection().execute(
     // The base is [a-z0-9-] only: no LIKE wildcard to escape.
     `select slug from integrators where slug = ? or slug like ?

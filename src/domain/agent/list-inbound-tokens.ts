@@ -1,7 +1,7 @@
 // `list_inbound_tokens` (SPEC C read tools; admin, scope admin:catalog): admin oversight of every
 // inbound token (Authentication 6): owner, label, kind and dates, never token values or secrets.
 // `linked_catalog_slug`: for a tools-token the catalog row it is linked to (else its integrator's
-// row); for a claimed personal token the row of the approval it was minted under; otherwise null.
+// row; a moderation token: its integrator's row); for a claimed personal token the row of the approval it was minted under; otherwise null.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { iso } from '../events/delivery.view.js';
@@ -52,7 +52,7 @@ export const listInboundTokens = defineOperation<z.infer<typeof ListInboundToken
     // Named columns only: the hash, prior hash and callback secret never leave the table.
     const rows = (await ctx.em.getConnection().execute(
       `select t.id, t.label, t.kind, t.status, u.email as owner_email, t.created_at, t.revoked_at,
-              case when t.kind = 'tools_claim'
+              case when t.kind in ('tools_claim', 'moderation')
                    then coalesce((select c.slug from catalog_items c where c.linked_tools_token_id = t.id order by c.created_at, c.id limit 1),
                                  (select c.slug from catalog_items c where c.integrator_id = t.integrator_id and c.archived_at is null order by c.created_at, c.id limit 1))
                    else (select c.slug from catalog_requests r join catalog_items c on c.id = r.catalog_item_id where r.id = t.approval_id)

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { LIVE_APPROVED, LIVE_STATUSES } from './catalog.rules.js';
+import { CatalogItem } from './catalog.entity.js';
+import { integratorCatalogSlug, LIVE_APPROVED, LIVE_STATUSES } from './catalog.rules.js';
 
 const exec = <T>(em: EntityManager, sql: string, params: unknown[]) =>
   em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
@@ -69,4 +71,30 @@ export async function findLiveRequest(em: EntityManager, userId: string, itemId:
 /** Serialises concurrent writers on one (user, item-or-integrator) pair inside a transaction. */
 export async function lockPair(em: EntityManager, a: string, b: string): Promise<void> {
   await em.getConnection().execute(`select pg_advisory_xact_lock(hashtextextended(? || ':' || ?, 0))`, [a, b], 'all', em.getTransactionContext());
+}
+
+/** The catalog row of an integrator's inbound tokens (`<slug>.inbound-token`), persisted on the next flush. */
+export function createIntegratorCatalogRow(
+  em: EntityManager,
+  r: { integratorSlug: string; integratorId: string; name: string; description: string; approvalRequired: boolean; contactUserId: string; linkedToolsTokenId: string | null; now: Date },
+): CatalogItem {
+  return em.create(CatalogItem, {
+    id: randomUUID(),
+    slug: integratorCatalogSlug(r.integratorSlug),
+    name: r.name,
+    type: 'api_key',
+    description: r.description,
+    category: 'inbound-integration',
+    url: null,
+    applicationGuide: null,
+    useCases: [],
+    isPinned: false,
+    approvalRequired: r.approvalRequired,
+    displayOrder: 0,
+    contactUserId: r.contactUserId,
+    linkedToolsTokenId: r.linkedToolsTokenId,
+    integratorId: r.integratorId,
+    createdAt: r.now,
+    updatedAt: r.now,
+  });
 }

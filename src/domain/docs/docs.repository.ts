@@ -31,7 +31,9 @@ export function visibleSql(actor: DocActor): { sql: string; params: Params } {
   if (actor.elevated) return { sql: 'true', params: [] };
   const lead = leadExpr(actor);
   return {
-    sql: `(d.project_id in (select pm.project_id from project_members pm where pm.user_id = ? union all select pr.id from projects pr where pr.owner_user_id = ?)
+    // `= any(array(...))`: the project ids become one value, so the planner can AND an index on
+    // project_id with the search's trigram bitmaps (bench:work) instead of filtering afterwards.
+    sql: `(d.project_id = any(array(select pm.project_id from project_members pm where pm.user_id = ? union all select pr.id from projects pr where pr.owner_user_id = ?))
            and (coalesce(d.archived_from_status, d.status) <> 'draft' or d.author_user_id = ? or ${lead.sql}))`,
     params: [actor.userId, actor.userId, actor.userId, ...lead.params],
   };
@@ -168,6 +170,7 @@ export interface SearchRow extends ListRow {
  * Order: title matches first, then full-text rank (title weighted over body, on the first 20k
  * characters of the body to bound the cost), pinned, recency. The body window around the first
  * match comes back with each hit (the snippet is cut from it; the whole body never leaves SQL).
+ * `d.search_vector` is that title (A) + body (B) tsvector, stored (Migration20261122080000).
  */
 export async function searchVisiblePages(em: EntityManager, actor: DocActor, query: string, f: ListFilter, limit: number): Promise<SearchRow[]> {
   const vis = visibleSql(actor);
@@ -179,7 +182,7 @@ export async function searchVisiblePages(em: EntityManager, actor: DocActor, que
     `with hits as (
        select d.id, d.title, d.slug, s.slug as space_slug, p.slug as project_slug, d.kind, d.status, d.updated_at, d.pinned,
               strpos(lower(d.title), lower(?)) as title_pos,
-              ts_rank(setweight(to_tsvector('simple', d.title), 'A') || setweight(to_tsvector('simple', left(d.body, 20000)), 'B'), plainto_tsquery('simple', ?)) as rank
+              ts_rank(d.search_vector, plainto_tsquery('simple', ?)) as rank
          ${FROM}
         where (lower(d.title) like lower(?) escape '\\' or lower(d.body) like lower(?) escape '\\')
           and ${flt.sql} and ${vis.sql}

@@ -5,7 +5,12 @@
 // The same statement counts new deliveries per token and per user for the UTC day of the service
 // clock (SPEC Limits) and writes the nudge outbox rows (transactional outbox: a nudge exists
 // exactly when its delivery committed; the relay in infra/queue hands the rows to the job queue).
-import type { EntityManager } from '@mikro-orm/core';
+// A moderation token's delivery (`hold`) gets a hold-for-forwarding queue entry instead of an
+// inbox row, no nudge, and does not count against its owner's per-user inbox budget.
+// Single publishes of personal tokens share statements (group commit, publish-batcher.ts): each
+// row carries its own request id, surface and time; the counters are summed per statement, so
+// rows of one token or one user never share a statement there.
+import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
 import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY, TERMINAL_EXTERNAL_STATUSES } from '../nudges/nudge.rules.js';
@@ -100,6 +105,8 @@ export interface UpsertContext {
   day: string;
   /** false for moderation tokens: their events are never nudged. */
   nudge: boolean;
+  /** true for moderation tokens: a moderation_queue entry instead of an inbox row (SPEC mode 2). */
+  hold?: boolean;
   source: string;
   requestId: string;
 }
@@ -111,7 +118,8 @@ const DELIVERY_COLUMNS = `id, token_id, integrator_id, recipient_user_id, projec
 // Every placeholder is cast: a VALUES list takes its column types from the casts, and a NULL
 // in the first row must not turn a uuid/jsonb column into text.
 const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar,
-  ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz)`;
+  ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz,
+  ?::varchar, ?::varchar, ?::timestamptz)`;
 
 // The outbox part reads the recipient's preferences and push subscriptions through LATERAL ...
 // LIMIT 1: one index probe per new delivery, whatever the table sizes were when the prepared
@@ -120,44 +128,55 @@ function upsertSql(rows: number): string {
   return `${PREPARED}
 with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title, summary,
         markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions, recipient_hint,
-        recipient, locale, occurred_at) as (
+        recipient, locale, occurred_at, source, request_id, at) as (
   values ${Array.from({ length: rows }, () => VALUE_ROW).join(',\n')}
 ), d as (
   insert into deliveries (id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone,
     title, summary, markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions,
     recipient_hint, recipient, locale, occurred_at, created_at, last_event_at, fire_count)
-  select gen_random_uuid(), v.*, ?::timestamptz, ?::timestamptz, 1 from v
+  select gen_random_uuid(), v.token_id, v.integrator_id, v.recipient_user_id, v.project_id, v.event_id, v.event_type, v.severity,
+    v.tone, v.title, v.summary, v.markdown_body, v.markdown_body_rendering, v.external_url, v.external_status, v.actor, v.labels,
+    v.actions, v.recipient_hint, v.recipient, v.locale, v.occurred_at, v.at, v.at, 1 from v where v.token_id is not null
   on conflict (token_id, event_id) do update set
     fire_count = deliveries.fire_count + 1,
     external_status = coalesce(excluded.external_status, deliveries.external_status),
     last_event_at = excluded.last_event_at
-  returning ${DELIVERY_COLUMNS}, (xmax = 0) as inserted
+  returning ${DELIVERY_COLUMNS}, last_event_at as at, (xmax = 0) as inserted
 ), tc as (
   insert into token_daily_counts as c (token_id, day, count)
-  select d.token_id, ?::date, count(*)::int from d where d.inserted group by d.token_id
+  select d.token_id, ?::date, count(*)::int from d where d.inserted group by d.token_id order by d.token_id
   on conflict (token_id, day) do update set count = c.count + excluded.count
   returning c.token_id, c.count
 ), uc as (
   insert into user_daily_counts as c (user_id, day, count)
-  select d.recipient_user_id, ?::date, count(*)::int from d where d.inserted group by d.recipient_user_id
+  select d.recipient_user_id, ?::date, count(*)::int from d where d.inserted and not ?::boolean group by d.recipient_user_id
+  order by d.recipient_user_id
   on conflict (user_id, day) do update set count = c.count + excluded.count
   returning c.user_id, c.count
 ), lim as (
-  select d.id, tc.count > t.daily_limit as token_over, uc.count > ${MAX_INBOX_PER_USER_PER_DAY} as user_over
-  from d join tc on tc.token_id = d.token_id join uc on uc.user_id = d.recipient_user_id join inbound_tokens t on t.id = d.token_id
+  select d.id, tc.count > t.daily_limit as token_over, coalesce(uc.count > ${MAX_INBOX_PER_USER_PER_DAY}, false) as user_over
+  from d join tc on tc.token_id = d.token_id left join uc on uc.user_id = d.recipient_user_id join inbound_tokens t on t.id = d.token_id
   where d.inserted
 ), n as (
   insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at)
-  select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url,
-    ?::timestamptz, ?::timestamptz
-  from d join lim on lim.id = d.id where not lim.user_over
+  select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url, d.at, d.at
+  from d join lim on lim.id = d.id where not lim.user_over and not ?::boolean
 ), nu as (
-  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = ?::timestamptz
+  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
   from d join v on v.token_id = d.token_id and v.event_id = d.event_id
   where not d.inserted and notifications.delivery_id = d.id
+), q as (
+  insert into moderation_queue (id, delivery_id, token_id, admin_user_id, status, title, summary, body, created_at, updated_at)
+  select gen_random_uuid(), d.id, d.token_id, d.recipient_user_id, 'pending', d.title, d.summary, d.markdown_body, d.at, d.at
+  from d where d.inserted and ?::boolean
+), qu as (
+  update moderation_queue set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
+  where ?::boolean and not d.inserted and moderation_queue.delivery_id = d.id and moderation_queue.status = 'pending'
+    and moderation_queue.edited_at is null
 ), o as (
   insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
-  select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, ?::timestamptz
+  select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, d.at
   from d
   join lim on lim.id = d.id and not lim.token_over and not lim.user_over
   left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true
@@ -170,44 +189,81 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
   returning delivery_id
 ), a as (
   insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
-  select gen_random_uuid(), case when d.inserted then 'inbound.event.received' else 'inbound.event.deduped' end, ?,
-    d.recipient_user_id, d.token_id, 'delivery', d.id::text, ?,
+  select gen_random_uuid(), case when d.inserted then 'inbound.event.received' else 'inbound.event.deduped' end, v.source,
+    d.recipient_user_id, d.token_id, 'delivery', d.id::text, v.request_id,
     jsonb_build_object('event_type', d.event_type, 'event_id', d.event_id, 'severity', d.severity, 'fire_count', d.fire_count,
       'degraded', coalesce(lim.token_over or lim.user_over, false)),
-    ?::timestamptz
-  from d left join lim on lim.id = d.id
+    d.at
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id left join lim on lim.id = d.id
 )
 select d.*, coalesce(lim.token_over or lim.user_over, false) as degraded, exists (select 1 from o where o.delivery_id = d.id) as pushed
 from d left join lim on lim.id = d.id`;
 }
 
 const SQL_CACHE = new Map<number, string>();
+const NULL_ROW: null[] = Array.from({ length: 24 }, () => null);
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/** Per-delivery context that may differ between the rows of one statement (group commit). */
+export interface RowContext {
+  now: string;
+  source: string;
+  requestId: string;
+}
+
+/** Context shared by every row of one statement. */
+export interface SharedUpsertContext {
+  day: string;
+  nudge: boolean;
+  hold?: boolean;
+}
 
 /**
  * One statement for 1..N deliveries (the publish path and bulk fan-out). The (token_id, event_id)
  * pairs must be distinct within one call. Rows come back matched to the input order.
  */
 export async function upsertDeliveries(em: EntityManager, items: NewDelivery[], c: UpsertContext): Promise<DeliveryRow[]> {
-  let sql = SQL_CACHE.get(items.length);
+  const row: RowContext = { now: c.now, source: c.source, requestId: c.requestId };
+  return writeDeliveries(em.getConnection(), em.getTransactionContext(), items.map((item) => ({ item, row })), c);
+}
+
+/**
+ * The statement behind upsertDeliveries, with a context per row: the publish batcher writes the
+ * deliveries of concurrent single publishes (each with its own request id, surface and time) in
+ * one statement. Besides distinct (token_id, event_id) pairs, rows that must count one by one
+ * against a daily limit (same token, same user) must not share a call: the counters are summed
+ * per statement.
+ */
+export async function writeDeliveries(
+  conn: Connection,
+  trx: Transaction | undefined,
+  items: Array<{ item: NewDelivery; row: RowContext }>,
+  c: SharedUpsertContext,
+): Promise<DeliveryRow[]> {
+  // Padded to a power of two with all-NULL rows (skipped by `v.token_id is not null`): a few
+  // statement texts, each prepared and planned once per pooled connection, whatever the batch size.
+  const size = items.length <= 128 ? 2 ** Math.ceil(Math.log2(items.length)) : items.length;
+  let sql = SQL_CACHE.get(size);
   if (!sql) {
-    sql = upsertSql(items.length);
-    if (items.length <= 100) SQL_CACHE.set(items.length, sql);
+    sql = upsertSql(size);
+    if (size <= 128) SQL_CACHE.set(size, sql);
   }
   const params: unknown[] = [];
-  for (const n of items) {
+  for (const { item: n, row: r } of items) {
     params.push(
       n.tokenId, n.integratorId, n.recipientUserId, n.projectId, n.eventId, n.eventType, n.severity, n.tone, n.title,
       n.summary, n.markdownBody, n.markdownBodyRendering, n.externalUrl, n.externalStatus, json(n.actor), json(n.labels),
-      json(n.actions), json(n.recipientHint), json(n.recipient), n.locale, n.occurredAt,
+      json(n.actions), json(n.recipientHint), json(n.recipient), n.locale, n.occurredAt, r.source, r.requestId, r.now,
     );
   }
-  // In the order the placeholders appear: d, tc, uc, n, nu, o, a.
-  params.push(c.now, c.now, c.day, c.day, c.now, c.now, c.now, c.now, c.nudge, c.source, c.requestId, c.now);
-  const rows = (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as DeliveryRow[];
+  for (let i = items.length; i < size; i++) params.push(...NULL_ROW);
+  // In the order the placeholders appear: tc, uc, n, q, qu, o.
+  const hold = c.hold === true;
+  params.push(c.day, c.day, hold, hold, hold, hold, c.nudge);
+  const rows = (await conn.execute(sql, params, 'all', trx)) as DeliveryRow[];
   if (items.length === 1) return rows;
   const byKey = new Map(rows.map((r) => [`${r.token_id}\u0000${r.event_id}`, r]));
-  return items.map((n) => byKey.get(`${n.tokenId}\u0000${n.eventId}`)!);
+  return items.map(({ item: n }) => byKey.get(`${n.tokenId}\u0000${n.eventId}`)!);
 }
 
 export async function findDelivery(em: EntityManager, id: string): Promise<DeliveryRow | undefined> {

@@ -3,15 +3,16 @@
 // under its own claimed personal token, so dedup is per (recipient, event_id).
 //
 // Transaction boundaries (documented in the inbound protocol): the template is validated once
-// (400 for the whole request, nothing stored); recipients are resolved in one read; inline
-// auto-claims each run in their own transaction (as a claim does); all deliveries of the request
+// (400 for the whole request, nothing stored); recipients are resolved in one read; the inline
+// auto-claims of all recipients that need one run as ONE set-based claim in its own transaction
+// (committed before the deliveries, as a claim batch would be); all deliveries of the request
 // are then written by ONE statement (atomic together). A recipient that cannot be served gets an
 // `error` row and never blocks the others.
 import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
 import { DomainError, type Issue } from '../errors.js';
 import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
-import { claimOne } from '../tokens/claim.js';
+import { claimMany } from '../tokens/claim.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, type InboundEvent } from './event-validation.rules.js';
 import { newDelivery, upsertDeliveries, type NewDelivery } from './events.repository.js';
@@ -60,6 +61,8 @@ interface TokenRow {
   id: string;
   owner_user_id: string;
   status: string;
+  /** Circuit breaker of the claimed token: suspended until then (row error `circuit_open`). */
+  breaker_open_until?: Date | string | null;
 }
 
 const prefixIssues = (issues: Issue[], prefix: string): Issue[] => issues.map((i) => ({ ...i, field: i.field ? `${prefix}.${i.field}` : prefix }));
@@ -90,7 +93,7 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
     const byId = new Map(users.map((u) => [u.id, u]));
     const tokens = users.length
       ? ((await conn.execute(
-          `select id, owner_user_id, status from inbound_tokens
+          `select id, owner_user_id, status, breaker_open_until from inbound_tokens
             where integrator_id = ? and claimed_by_tools_token_id is not null and owner_user_id = any(?::uuid[]) and status in ('active', 'disabled')
             order by (status = 'active') desc, created_at desc`,
           [ctx.principal.integratorId, pgArray(users.map((u) => u.id))],
@@ -102,6 +105,7 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
 
     const rows: BulkRow[] = new Array(targets.length);
     const pending: Array<{ index: number; user: UserRow; tokenId: string; autoClaimed: boolean }> = [];
+    const toClaim: Array<{ index: number; user: UserRow }> = [];
     for (const [index, t] of targets.entries()) {
       const user = t.userId ? byId.get(t.userId) : byEmail.get(t.lookupEmail!);
       if (!user) {
@@ -114,17 +118,24 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
       else {
         const tok = tokenByUser.get(user.id);
         if (tok?.status === 'disabled') rows[index] = { email, error: 'token_disabled' };
+        else if (tok?.breaker_open_until && ctx.clock.now() < new Date(tok.breaker_open_until)) rows[index] = { email, error: 'circuit_open' };
         else if (tok) pending.push({ index, user, tokenId: tok.id, autoClaimed: false });
         else if (!input.auto_claim) rows[index] = { email, error: 'no_approved_request' };
-        else {
-          const claimed = await autoClaim(ctx, email);
-          if ('error' in claimed) rows[index] = { email, error: claimed.error };
-          else {
-            tokenByUser.set(user.id, { id: claimed.tokenId, owner_user_id: user.id, status: 'active' });
-            pending.push({ index, user, tokenId: claimed.tokenId, autoClaimed: claimed.minted });
-          }
-        }
+        else toClaim.push({ index, user });
       }
+    }
+    if (toClaim.length > 0) {
+      // One claim for every recipient without a token (a recipient named twice is claimed once;
+      // only its first row reports autoClaimed), then back to request order.
+      const claimed = await autoClaim(ctx, [...new Set(toClaim.map((c) => c.user.email))]);
+      const seen = new Set<string>();
+      for (const { index, user } of toClaim) {
+        const c = claimed.get(user.email)!;
+        if ('error' in c) rows[index] = { email: user.email, error: c.error };
+        else pending.push({ index, user, tokenId: c.tokenId, autoClaimed: c.minted && !seen.has(user.id) });
+        seen.add(user.id);
+      }
+      pending.sort((a, b) => a.index - b.index);
     }
 
     // The same user named twice shares one delivery: write each (token, event_id) once.
@@ -165,19 +176,34 @@ const toNewDelivery = (ev: InboundEvent, tools: InboundTokenPrincipal, userId: s
 
 const BULK_CLAIM_ERRORS = new Set(['no_approved_request', 'user_not_found', 'user_inactive', 'domain_not_allowed']);
 
+type AutoClaimed = { tokenId: string; minted: boolean } | { error: string };
+
 /**
- * Mint inline (its own transaction, like a claim); a failure becomes the recipient's error code.
- * A token claimed meanwhile (concurrent claim or bulk) is used as it is, never rotated.
+ * Mint inline for many recipients: one set-based claim (claim.ts, its own transaction); a refused
+ * row becomes that recipient's error code. A token claimed meanwhile (concurrent claim or bulk) is
+ * used as it is, never rotated. An unexpected failure of the claim fails every one of these
+ * recipients with auto_claim_lookup_failed (nothing of it was stored), never the request.
  */
-async function autoClaim(ctx: OpContext<InboundTokenPrincipal>, email: string): Promise<{ tokenId: string; minted: boolean } | { error: string }> {
+async function autoClaim(ctx: OpContext<InboundTokenPrincipal>, emails: string[]): Promise<Map<string, AutoClaimed>> {
+  const out = new Map<string, AutoClaimed>();
+  let results;
   try {
-    const r = await claimOne(ctx, { email, daily_limit: 50, reuseExisting: true });
-    return { tokenId: r.tokenId, minted: r.reused !== true };
+    results = await claimMany(ctx, emails.map((email) => ({ email, daily_limit: 50, reuseExisting: true })));
   } catch (err) {
-    if (err instanceof DomainError && BULK_CLAIM_ERRORS.has(err.code)) return { error: err.code === 'domain_not_allowed' ? 'no_approved_request' : err.code };
     ctx.log.warn({ err: { message: (err as Error).message } }, 'auto-claim lookup failed');
-    return { error: 'auto_claim_lookup_failed' };
+    for (const email of emails) out.set(email, { error: 'auto_claim_lookup_failed' });
+    return out;
   }
+  for (const [i, r] of results.entries()) {
+    const email = emails[i]!;
+    if (r.ok) out.set(email, { tokenId: r.value.tokenId, minted: r.value.reused !== true });
+    else if (BULK_CLAIM_ERRORS.has(r.error.code)) out.set(email, { error: r.error.code === 'domain_not_allowed' ? 'no_approved_request' : r.error.code });
+    else {
+      ctx.log.warn({ err: { message: r.error.message } }, 'auto-claim lookup failed');
+      out.set(email, { error: 'auto_claim_lookup_failed' });
+    }
+  }
+  return out;
 }
 
 async function expandRecipients(ctx: OpContext<InboundTokenPrincipal>, recipients: BulkEventRequest['recipients']): Promise<Target[]> {

@@ -7,8 +7,10 @@ import { findProjectForMember } from '../projects/projects.repository.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
 import { newDelivery, upsertDeliveries } from './events.repository.js';
 import { probeNoApproval } from './no-approval-probe.js';
+import { publishGrouped } from './publish-batcher.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { utcDay } from '../nudges/nudge.rules.js';
+import { evaluateBreakerAfterFailure } from '../tokens/circuit-breaker.js';
 
 export interface PublishResult {
   /**
@@ -37,32 +39,29 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
       allowedEventPrefix: ctx.principal.allowedEventPrefix,
       now: ctx.clock.now(),
     }),
-  onRejected: async (issues, raw, ctx) => {
-    const eventId = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? String((raw as { event_id: string }).event_id).slice(0, 120) : null;
-    const em = ctx.em.fork();
-    recordAudit(em, ctx, {
-      action: AUDIT.eventRejected,
-      actorUserId: ctx.principal.userId,
-      tokenId: ctx.principal.tokenId,
-      targetType: 'event',
-      targetId: eventId,
-      summary: { fields: issues.map((i) => `${i.field}:${i.code}`).slice(0, 20) },
-    });
-    await em.flush();
-  },
+  onRejected: (issues, raw, ctx) => recordRejection(ctx, raw, issues.map((i) => `${i.field}:${i.code}`)),
   handler: async (ev, ctx) => {
     const p = ctx.principal;
-    const projectId = ev.project_slug ? await resolveProject(ev.project_slug, ctx) : null;
+    const projectId = ev.project_slug ? await resolveProjectOrCountFailure(ev, ctx) : null;
     const delivery = newDelivery(ev, { tokenId: p.tokenId, integratorId: p.integratorId, recipientUserId: p.userId, projectId });
     const now = ctx.clock.now();
-    // One statement: delivery, inbox row, daily counters, nudge outbox rows and audit (see the repository).
-    const [row] = await upsertDeliveries(ctx.em, [delivery], {
-      now: now.toISOString(),
-      day: utcDay(now),
-      nudge: p.kind !== 'moderation',
-      source: ctx.surface,
-      requestId: ctx.requestId,
-    });
+    const at = { now: now.toISOString(), source: ctx.surface, requestId: ctx.requestId };
+    // One statement: delivery, inbox row, daily counters, nudge outbox rows and audit (see the
+    // repository). Personal tokens go through the group commit (publish-batcher.ts): the rows of
+    // concurrent publishes share one statement. Moderation tokens (and a caller inside a
+    // transaction) write their own.
+    const row =
+      p.kind !== 'moderation' && ctx.em.getTransactionContext() === undefined
+        ? await publishGrouped(ctx.em.getConnection(), delivery, at, utcDay(now))
+        : (
+            await upsertDeliveries(ctx.em, [delivery], {
+              ...at,
+              day: utcDay(now),
+              nudge: p.kind !== 'moderation',
+              // Mode 2: the admin's hold-for-forwarding queue instead of an inbox row.
+              hold: p.kind === 'moderation',
+            })
+          )[0];
     const inserted = row!.inserted === true;
     const degraded = row!.degraded === true;
     // pushed: a nudge (push or chat) was queued for a channel the user has; degraded: over a daily limit.
@@ -72,6 +71,36 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
     };
   },
 });
+
+/**
+ * A rejected event: audited as inbound.event.rejected, then counted by the token's circuit breaker
+ * (the failure path only; accepted events never pay for this).
+ */
+async function recordRejection(ctx: OpContext<InboundTokenPrincipal>, raw: unknown, fields: string[]): Promise<void> {
+  const eventId = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? String((raw as { event_id: string }).event_id).slice(0, 120) : null;
+  const em = ctx.em.fork();
+  recordAudit(em, ctx, {
+    action: AUDIT.eventRejected,
+    actorUserId: ctx.principal.userId,
+    tokenId: ctx.principal.tokenId,
+    targetType: 'event',
+    targetId: eventId,
+    summary: { fields: fields.slice(0, 20) },
+  });
+  await em.flush();
+  await evaluateBreakerAfterFailure(em, ctx, ctx.principal.tokenId);
+}
+
+async function resolveProjectOrCountFailure(ev: InboundEvent, ctx: OpContext<InboundTokenPrincipal>): Promise<string> {
+  try {
+    return await resolveProject(ev.project_slug!, ctx);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'cross_project_blocked') {
+      await recordRejection(ctx, ev, ['project_slug:cross_project_blocked']).catch((e) => ctx.log.warn({ err: e }, 'could not audit a rejected event'));
+    }
+    throw err;
+  }
+}
 
 function withoutKey(raw: unknown, key: string): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !(key in raw)) return raw;

@@ -4,7 +4,9 @@ import { defineEntity, p } from '@mikro-orm/core';
 export const NotificationSchema = defineEntity({
   name: 'Notification',
   tableName: 'notifications',
-  indexes: [{ properties: ['userId', 'createdAt'] }],
+  // Schema lives in the migrations; this mirrors them (Migration20261122120000InboxCounters also
+  // adds the inbox_counters table and its triggers).
+  indexes: [{ properties: ['userId', 'createdAt', 'id'] }],
   properties: {
     id: p.uuid().primary(),
     userId: p.uuid(),

@@ -1,7 +1,8 @@
 // Named inbox queries. Every statement filters on the owner in SQL (`user_id = ?`): a caller can
 // never see, count or change another user's rows, whatever id it sends. Lists walk the
-// notifications(user_id, created_at) index backwards.
+// notifications(user_id, created_at, id) index backwards; counts come from inbox_counters.
 import type { EntityManager } from '@mikro-orm/core';
+import { PREPARED } from '../sql-hints.js';
 
 export type NotificationType = 'task' | 'review' | 'meeting' | 'system';
 
@@ -31,30 +32,62 @@ export interface NotificationRow {
 const exec = <T>(em: EntityManager, sql: string, params: unknown[]) =>
   em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
-// One text per statement: optional filters are NULL-guarded parameters, never concatenated SQL.
-const FILTER = `n.user_id = ? and (?::varchar is null or n.type = ?) and (not ?::boolean or n.read_at is null)`;
-const filterParams = (f: InboxFilter) => [f.userId, f.type ?? null, f.type ?? null, f.unreadOnly === true];
-
-export async function countInbox(em: EntityManager, f: InboxFilter): Promise<{ total: number; unread: number }> {
-  const rows = await exec<{ total: string | number; unread: string | number }>(
-    em,
-    `select count(*) as total, count(*) filter (where n.read_at is null) as unread from notifications n where ${FILTER}`,
-    filterParams(f),
-  );
-  return { total: Number(rows[0]?.total ?? 0), unread: Number(rows[0]?.unread ?? 0) };
-}
-
 const COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.delivery_id, n.target_url, n.tags, n.read_at, n.created_at,
   n.updated_at, n.actor_user_id, u.email as actor_email, u.name as actor_name`;
 
+/** What a list item shows (notification.view InboxItem): no body, tags or delivery id to fetch and parse. */
+export type InboxListRow = Pick<NotificationRow, 'id' | 'type' | 'title' | 'summary' | 'target_url' | 'read_at' | 'created_at' | 'actor_user_id' | 'actor_email' | 'actor_name'>;
+const LIST_COLUMNS = `n.id, n.type, n.title, n.summary, n.target_url, n.read_at, n.created_at, n.actor_user_id,
+  u.email as actor_email, u.name as actor_name`;
+
+export interface InboxPage {
+  total: number;
+  unread: number;
+  rows: InboxListRow[];
+}
+
+/**
+ * Counts and the newest `limit` rows in ONE statement (one snapshot: the counts and the page
+ * agree). Counts come from inbox_counters (kept exact by triggers on notifications, see
+ * Migration20261122120000InboxCounters): at most 4 rows read whatever the inbox size; with
+ * unreadOnly every matching row is unread, so total = unread. Items walk the (user_id,
+ * created_at, id) index backwards (unreadOnly filters read rows out) and stop at the number of
+ * matching rows (the counters and the rows are one snapshot, so a type with no rows scans nothing
+ * and a rare type stops at its last row). One fixed SQL text per filter combination (never
+ * built from input), each a prepared statement with its own plan.
+ */
+export function inboxPageSql(byType: boolean, unreadOnly: boolean): string {
+  const typeCounter = byType ? ' and type = ?' : '';
+  const typeRow = byType ? ' and n.type = ?' : '';
+  const unreadRow = unreadOnly ? ' and n.read_at is null' : '';
+  const total = unreadOnly ? 'unread' : 'total';
+  return `${PREPARED} with c as (
+  select coalesce(sum(${total}), 0)::int as total_count, coalesce(sum(unread), 0)::int as unread_count
+  from inbox_counters where user_id = ?${typeCounter}
+)
+select c.total_count, c.unread_count, i.* from c left join lateral (
+  select ${LIST_COLUMNS} from notifications n left join users u on u.id = n.actor_user_id
+  where n.user_id = ?${typeRow}${unreadRow}
+  order by n.created_at desc, n.id desc limit least(?::int, c.total_count)
+) i on true
+order by i.created_at desc, i.id desc`;
+}
+const PAGE_SQL = new Map<string, string>();
+for (const t of [false, true]) for (const u of [false, true]) PAGE_SQL.set(`${t}:${u}`, inboxPageSql(t, u));
+
 /** Newest first; ties broken by id so pages are stable. */
-export async function listInboxPage(em: EntityManager, f: InboxFilter, limit: number): Promise<NotificationRow[]> {
-  return exec<NotificationRow>(
-    em,
-    `select ${COLUMNS} from notifications n left join users u on u.id = n.actor_user_id
-      where ${FILTER} order by n.created_at desc, n.id desc limit ?`,
-    [...filterParams(f), limit],
-  );
+export async function listInboxWithCounts(em: EntityManager, f: InboxFilter, limit: number): Promise<InboxPage> {
+  const byType = f.type !== undefined;
+  const unreadOnly = f.unreadOnly === true;
+  const params: unknown[] = byType ? [f.userId, f.type, f.userId, f.type, limit] : [f.userId, f.userId, limit];
+  const rows = await exec<InboxListRow & { total_count: number; unread_count: number }>(em, PAGE_SQL.get(`${byType}:${unreadOnly}`)!, params);
+  const first = rows[0];
+  return {
+    total: Number(first?.total_count ?? 0),
+    unread: Number(first?.unread_count ?? 0),
+    // An empty page is one row of counts with null item columns (left join).
+    rows: rows.filter((r) => r.id !== null),
+  };
 }
 
 export async function findOwnNotification(em: EntityManager, userId: string, id: string): Promise<NotificationRow | undefined> {

@@ -1,9 +1,10 @@
 // `list_inbox` (SPEC C read tools, scope read:inbox): the caller's own notifications, newest
 // first. totalCount and unreadCount count every row matching the filters (type, unreadOnly),
-// not only the returned page.
+// not only the returned page; they are read from per-user counters kept exact by the database
+// (inbox_counters), so a call costs the same for 10 or 10,000 notifications.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
-import { countInbox, listInboxPage } from './inbox.repository.js';
+import { listInboxWithCounts } from './inbox.repository.js';
 import { InboxItem, NOTIFICATION_TYPES, toInboxItem } from './notification.view.js';
 
 export const LIST_INBOX_DEFAULT_LIMIT = 50;
@@ -31,8 +32,7 @@ export const listInbox = defineOperation<z.infer<typeof ListInboxInput>, ListInb
   input: ListInboxInput,
   handler: async (input, ctx) => {
     const filter = { userId: ctx.principal.userId, type: input.type, unreadOnly: input.unreadOnly };
-    const counts = await countInbox(ctx.em, filter);
-    const rows = await listInboxPage(ctx.em, filter, input.limit);
-    return { totalCount: counts.total, unreadCount: counts.unread, items: rows.map(toInboxItem) };
+    const page = await listInboxWithCounts(ctx.em, filter, input.limit);
+    return { totalCount: page.total, unreadCount: page.unread, items: page.rows.map(toInboxItem) };
   },
 });

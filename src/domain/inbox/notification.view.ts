@@ -1,6 +1,6 @@
 // Notification shapes the agent tools return (SPEC C: list_inbox, get_notification).
 import { z } from 'zod';
-import type { NotificationRow } from './inbox.repository.js';
+import type { InboxListRow, NotificationRow } from './inbox.repository.js';
 
 export const NOTIFICATION_TYPES = ['task', 'review', 'meeting', 'system'] as const;
 
@@ -37,13 +37,13 @@ export const NotificationDetail = z.object({
 });
 export type NotificationDetail = z.infer<typeof NotificationDetail>;
 
-function actorOf(r: NotificationRow): z.infer<typeof NotificationActor> | null {
+function actorOf(r: InboxListRow): z.infer<typeof NotificationActor> | null {
   // The actor is display data: a row whose actor user no longer exists shows no actor.
   if (!r.actor_user_id || r.actor_email === null) return null;
   return { userId: r.actor_user_id, email: r.actor_email, name: r.actor_name ?? '' };
 }
 
-export function toInboxItem(r: NotificationRow): InboxItem {
+export function toInboxItem(r: InboxListRow): InboxItem {
   const item: InboxItem = { id: r.id, type: r.type, title: r.title, summary: r.summary, read: r.read_at !== null, createdAt: iso(r.created_at) };
   const actor = actorOf(r);
   if (actor) item.actor = actor;

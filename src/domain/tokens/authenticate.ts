@@ -8,6 +8,7 @@ import { unauthenticated } from '../errors.js';
 import { parseAuthorization } from './token-format.rules.js';
 import { findAgentTokenByHash, findInboundTokenByHash, touchTokenUse } from './tokens.repository.js';
 import { hashToken, isUsable, TOUCH_INTERVAL_MS, INACTIVITY_EXPIRY_MS } from './token-lifecycle.rules.js';
+import { circuitOpenError } from './circuit-breaker.rules.js';
 
 export async function authenticate(
   em: EntityManager,
@@ -46,6 +47,9 @@ export async function authenticate(
   const usable = isUsable(row, hash, now);
   if (!usable.ok) throw unauthenticated('token_revoked', usable.reason);
   if (!req.tokenKinds.includes(row.kind)) throw unauthenticated('token_mismatch', `this endpoint does not take a ${row.kind} token`);
+  // A suspended token (circuit breaker, SPEC Limits) answers 429 on every inbound call; the state
+  // comes with the row just loaded, so the check costs nothing.
+  if (row.breaker_open_until !== null && now < new Date(row.breaker_open_until)) throw circuitOpenError(new Date(row.breaker_open_until), now);
   if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() > TOUCH_INTERVAL_MS) {
     await touchTokenUse(em, 'inbound_tokens', row.id, now);
   }

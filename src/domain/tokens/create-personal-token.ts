@@ -1,18 +1,15 @@
 // Self-service personal token (mode 1): owner creates it, value shown once, a callback signing
 // secret is generated with it. Self-service tokens belong to the built-in `personal` integrator,
 // so their allowed event prefix is `personal.`.
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/core';
 import { defineOperation, type OpContext } from '../context.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
-import { InboundToken } from './tokens.entity.js';
-import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
-import { displayPrefix } from './token-format.rules.js';
 import { SELF_SERVICE_DAILY_LIMITS } from './token-lifecycle.rules.js';
 import { ensureIntegrator, PERSONAL_INTEGRATOR } from './integrators.repository.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { DomainError } from '../errors.js';
+import { createInboundTokenRow } from './new-inbound-token.js';
 
 export const CreatePersonalTokenInput = z.strictObject({
   email: z.email().max(120),
@@ -52,21 +49,7 @@ export async function mintSelfServiceToken(
 ): Promise<PersonalTokenCreated> {
   if (user.status !== 'active') throw new DomainError('forbidden', 'the user is not active', { code: 'user_inactive' });
   const integratorId = await ensureIntegrator(em, PERSONAL_INTEGRATOR, ctx.clock.now());
-  const token = newTokenValue(TOKEN_PREFIX.personal);
-  const row = em.create(InboundToken, {
-    id: randomUUID(),
-    kind: 'personal',
-    tokenHash: sha256Hex(token),
-    displayPrefix: displayPrefix(token),
-    ownerUserId: user.id,
-    integratorId,
-    label: t.label,
-    note: t.note,
-    dailyLimit: t.dailyLimit,
-    status: 'active',
-    callbackSecret: newSigningSecret(),
-    createdAt: ctx.clock.now(),
-  });
+  const { row, token } = createInboundTokenRow(em, { kind: 'personal', ownerUserId: user.id, integratorId, label: t.label, note: t.note, dailyLimit: t.dailyLimit, createdAt: ctx.clock.now() });
   recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: user.id, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { kind: row.kind, label: row.label } });
   await em.flush();
   return { tokenId: row.id, token };

@@ -2,21 +2,16 @@
 // the integrator (prefix `<slug>.`) and its catalog row when absent; personal tokens claimed with
 // it belong to that integrator. Operators use the CLI (`tokens.create_tools`); admins use the agent
 // tool `issue_admin_tools_claim_token`. Both run `createToolsTokenInTransaction`.
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import { defineOperation, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
-import { CatalogItem } from '../catalog/catalog.entity.js';
-import { findItemForIntegrator } from '../catalog/catalog.repository.js';
-import { integratorCatalogSlug } from '../catalog/catalog.rules.js';
+import { createIntegratorCatalogRow, findItemForIntegrator } from '../catalog/catalog.repository.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { ensureIntegrator } from './integrators.repository.js';
-import { InboundToken } from './tokens.entity.js';
-import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
-import { displayPrefix } from './token-format.rules.js';
+import { createInboundTokenRow } from './new-inbound-token.js';
 
 export const INTEGRATOR_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** A tools-token's daily budget (the organisation cap). */
@@ -64,44 +59,21 @@ export async function createToolsTokenInTransaction(
   if (!ADMIN_ROLES.includes(owner.role)) throw new DomainError('forbidden', 'tools-tokens are owned by admins', { code: 'forbidden_admin_only' });
   const now = ctx.clock.now();
   const integratorId = await ensureIntegrator(em, { slug: spec.integrator, name: spec.integratorName ?? spec.integrator }, now);
-  const token = newTokenValue(TOKEN_PREFIX.tools);
-  const row = em.create(InboundToken, {
-    id: randomUUID(),
-    kind: 'tools_claim',
-    tokenHash: sha256Hex(token),
-    displayPrefix: displayPrefix(token),
-    ownerUserId: owner.id,
-    integratorId,
-    label: spec.name,
-    note: spec.note ?? null,
-    dailyLimit: TOOLS_TOKEN_DAILY_LIMIT,
-    status: 'active',
-    callbackSecret: newSigningSecret(),
-    createdAt: now,
-  });
+  const { row, token } = createInboundTokenRow(em, { kind: 'tools_claim', ownerUserId: owner.id, integratorId, label: spec.name, note: spec.note, dailyLimit: TOOLS_TOKEN_DAILY_LIMIT, createdAt: now });
   await em.flush();
   const item = await findItemForIntegrator(em, integratorId);
   let catalogSlug = item?.slug ?? null;
   let catalogRowId = item?.id ?? null;
   if (!item) {
-    const created = em.create(CatalogItem, {
-      id: randomUUID(),
-      slug: integratorCatalogSlug(spec.integrator),
+    const created = createIntegratorCatalogRow(em, {
+      integratorSlug: spec.integrator,
+      integratorId,
       name: spec.catalogDisplayName ?? `${spec.integratorName ?? spec.integrator} inbound events`,
-      type: 'api_key',
       description: spec.catalogDescription ?? `Personal inbound tokens claimed by the ${spec.integrator} integrator.`,
-      category: 'inbound-integration',
-      url: null,
-      applicationGuide: null,
-      useCases: [],
-      isPinned: false,
       approvalRequired: true,
-      displayOrder: 0,
       contactUserId: owner.id,
       linkedToolsTokenId: row.id,
-      integratorId,
-      createdAt: now,
-      updatedAt: now,
+      now,
     });
     catalogSlug = created.slug ?? null;
     catalogRowId = created.id;

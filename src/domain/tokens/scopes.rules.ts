@@ -12,7 +12,7 @@ const SUPERSETS: Record<string, readonly string[]> = {
 
 export const KNOWN_SCOPES = [
   '*', 'read:*', 'read:tasks', 'read:feedback', 'read:inbox', 'read:audit', 'read:meta', 'read:projects', 'read:docs',
-  'write:*', 'write:tasks', 'write:feedback', 'write:docs', 'write:docs:draft', 'write:docs:publish', 'write:inbox',
+  'write:*', 'write:tasks', 'write:feedback', 'write:docs', 'write:docs:draft', 'write:docs:publish', 'write:inbox', 'write:projects',
   'write:inbound', 'write:inbound:bulk', 'admin:*', 'admin:catalog', 'admin:approvals', 'admin:tokens', 'admin:broadcast',
   'admin:on_behalf_of', 'admin:projects', 'admin:users', 'code:*', 'code:repo:bind',
 ] as const;

@@ -13,15 +13,26 @@ export interface UsabilityInput {
   token_hash: string;
   prior_token_hash: string | null;
   prior_valid_until: Date | string | null;
+  kind: string;
   last_used_at: Date | string | null;
+  created_at: Date | string;
   user_status: string;
+}
+
+/** Personal and moderation tokens expire after 12 months without use (tools-tokens do not). */
+const EXPIRING_KINDS = new Set(['personal', 'moderation']);
+
+/** True once a token of an expiring kind has gone unused (or, never used, unissued) for 12 months. */
+export function isInactiveExpired(t: Pick<UsabilityInput, 'kind' | 'last_used_at' | 'created_at'>, now: Date): boolean {
+  return EXPIRING_KINDS.has(t.kind) && now.getTime() - new Date(t.last_used_at ?? t.created_at).getTime() > INACTIVITY_EXPIRY_MS;
 }
 
 export function isUsable(t: UsabilityInput, presentedHash: string, now: Date): { ok: true } | { ok: false; reason: string } {
   if (t.user_status !== 'active') return { ok: false, reason: 'the token owner is no longer active' };
   if (t.status === 'revoked') return { ok: false, reason: 'token revoked' };
   if (t.status === 'disabled') return { ok: false, reason: 'token disabled by its owner' };
-  if (t.status === 'auto_expired') return { ok: false, reason: 'token expired after 12 months without use' };
+  // The daily scan marks these auto_expired; until it runs, the age alone already refuses them.
+  if (t.status === 'auto_expired' || isInactiveExpired(t, now)) return { ok: false, reason: 'token expired after 12 months without use' };
   if (hashesEqual(t.token_hash, presentedHash)) return { ok: true };
   // Presented value is the previous one: accepted during the 24 h rotation overlap only.
   if (t.prior_token_hash !== null && hashesEqual(t.prior_token_hash, presentedHash) && t.prior_valid_until !== null && now < new Date(t.prior_valid_until)) {

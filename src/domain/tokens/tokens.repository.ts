@@ -11,6 +11,7 @@ export interface InboundTokenAuthRow {
   label: string;
   daily_limit: number;
   last_used_at: Date | string | null;
+  created_at: Date | string;
   user_id: string;
   email: string;
   role: string;
@@ -18,12 +19,14 @@ export interface InboundTokenAuthRow {
   integrator_id: string;
   integrator_slug: string;
   allowed_event_prefix: string;
+  /** Circuit breaker: open (429 circuit_open) until this instant; null or past = closed. */
+  breaker_open_until: Date | string | null;
 }
 
 // Hot path of every inbound request: a prepared statement (see sql-hints.ts), one constant string.
 const INBOUND_TOKEN_BY_HASH = `${PREPARED} select t.id, t.kind, t.status, t.token_hash, t.prior_token_hash, t.prior_valid_until, t.label, t.daily_limit,
-            t.last_used_at, u.id as user_id, u.email, u.role, u.status as user_status, i.id as integrator_id,
-            i.slug as integrator_slug, i.allowed_event_prefix
+            t.last_used_at, t.created_at, u.id as user_id, u.email, u.role, u.status as user_status, i.id as integrator_id,
+            i.slug as integrator_slug, i.allowed_event_prefix, t.breaker_open_until
        from inbound_tokens t
        join users u on u.id = t.owner_user_id
        join integrators i on i.id = t.integrator_id

@@ -52,8 +52,9 @@ export interface EgressClient {
   post(url: string, body: Uint8Array, headers: Record<string, string>): Promise<EgressResponse>;
 }
 
-// Module settings: the defaults of every client made without explicit options. The service
-// config does not carry them yet; tests (and later the composition root) set them here.
+// Module settings: the defaults of every client made without explicit options. The composition
+// root (src/deps.ts) sets the allowlist from EGRESS_ALLOW_HOSTS (default empty: strict); tests may
+// set both here.
 const settings: { allowHosts: readonly string[]; timeoutMs: number } = { allowHosts: [], timeoutMs: DEFAULT_EGRESS_TIMEOUT_MS };
 
 /** Hosts exempt from the https-only and private-address rules (e.g. `['127.0.0.1']` in tests). */

@@ -15,6 +15,10 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   token create --email E --label L [--daily-limit 50|200|500|1000] [--note T]
   tools-token create --owner E --integrator SLUG --name N   {tokenId,token,integratorSlug,catalogSlug}
   catalog apply --email E --catalog SLUG [--note T]  file a pending request for a catalog row
+  moderation-token create --owner E --label L [--daily-limit N]   {tokenId,token} (mode 2, owner an admin)
+  token reset-breaker --token-id ID                  close a token's circuit breaker {token_id,was_open}
+  user grant-capability --email E --capability code.repo.bind   (user revoke-capability: same flags)
+  meeting create --project S --title T --starts-at ISO [--ends-at ISO] --by E   a meeting (found by the search tool)
   migrate                                            apply pending migrations`;
 
 function parseFlags(args: string[]): Record<string, string> {
@@ -80,6 +84,23 @@ export function parseCommand(argv: string[]): ParsedCommand | { op: 'migrate' } 
     case two === 'tools-token create': {
       const f = take(['owner', 'integrator', 'name'], rest);
       return { op: 'tokens.create_tools', input: defined({ owner: f.owner, integrator: f.integrator, name: f.name }) };
+    }
+    case two === 'moderation-token create': {
+      const f = take(['owner', 'label', 'daily-limit', 'note'], rest);
+      return { op: 'moderation.create_token', input: defined({ owner: f.owner, label: f.label, daily_limit: int('daily-limit', f['daily-limit']), note: f.note }) };
+    }
+    case two === 'token reset-breaker': {
+      const f = take(['token-id'], rest);
+      return { op: 'tokens.reset_circuit_breaker_operator', input: defined({ token_id: f['token-id'] }) };
+    }
+    case two === 'user grant-capability':
+    case two === 'user revoke-capability': {
+      const f = take(['email', 'capability'], rest);
+      return { op: b === 'grant-capability' ? 'users.grant_capability' : 'users.revoke_capability', input: defined({ email: f.email, capability: f.capability }) };
+    }
+    case two === 'meeting create': {
+      const f = take(['project', 'title', 'starts-at', 'ends-at', 'by'], rest);
+      return { op: 'meetings.create', input: defined({ project_slug: f.project, title: f.title, starts_at: f['starts-at'], ends_at: f['ends-at'], created_by_email: f.by }) };
     }
     case two === 'catalog apply': {
       const f = take(['email', 'catalog', 'note'], rest);

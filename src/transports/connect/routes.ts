@@ -1,5 +1,6 @@
 // Connect services (used by both listeners): EventService, ToolsTokenService,
-// CatalogApprovalService, CatalogItemService, IntegratorService, AccountService and grpc.health.v1.Health. Each handler maps the proto
+// CatalogApprovalService, CatalogItemService, IntegratorService, AccountService, NotificationSettingsService (notifications-routes.ts),
+// the work services (work-routes.ts), ModerationService (moderation-routes.ts) and grpc.health.v1.Health. Each handler maps the proto
 // request to the snake_case input the REST route passes, calls the same operation, maps back.
 import { Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -49,6 +50,8 @@ import {
   updateItemToJson,
 } from './mappers.js';
 import { registerNotificationRoutes } from './notifications-routes.js';
+import { registerWorkRoutes } from './work-routes.js';
+import { registerModerationRoutes } from './moderation-routes.js';
 import { call } from './call.js';
 
 
@@ -189,8 +192,9 @@ export function connectRoutes(deps: AppDeps) {
     });
 
     registerNotificationRoutes(router, deps);
+    const registered = [...registerWorkRoutes(router, deps), ...registerModerationRoutes(router, deps)];
 
-    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, NotificationSettingsService.typeName, Health.typeName]);
+    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, NotificationSettingsService.typeName, Health.typeName, ...registered]);
     router.service(Health, {
       async check(req) {
         if (!KNOWN.has(req.service)) throw new ConnectError(`unknown service ${req.service}`, Code.NotFound);

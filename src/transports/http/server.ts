@@ -11,6 +11,7 @@ import { DomainError } from '../../domain/errors.js';
 import { connectRoutes } from '../connect/routes.js';
 import { legacyPlugin } from '../legacy/plugin.js';
 import { mcpPlugin } from '../mcp/plugin.js';
+import { repositoryWebhooksPlugin } from '../legacy/repository-webhooks.js';
 import { restV1Plugin } from '../rest-v1/plugin.js';
 import { sendProblem } from '../rest-v1/problem.js';
 import { pathOnly, tokenInQuery, fastifyErrorToDomain } from './json-body.js';
@@ -58,6 +59,7 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
   await app.register(restV1Plugin, { deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, publicBaseUrl: opts.publicBaseUrl, serviceVersion: opts.serviceVersion });
   await app.register(legacyPlugin, { deps: opts.deps });
   await app.register(mcpPlugin, { deps: opts.deps, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl });
+  await app.register(repositoryWebhooksPlugin, { deps: opts.deps });
   // Connect replaces content-type parsers in its own scope: registered without fastify-plugin.
   await app.register(fastifyConnectPlugin, { routes: connectRoutes(opts.deps), grpcWeb: true, connect: true, grpc: false });
   return app;

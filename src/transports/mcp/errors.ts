@@ -53,7 +53,7 @@ function channelOf(err: DomainError): Channel {
   return CHANNELS[err.kind];
 }
 
-/** HTTP headers an error carries: Retry-After and the X-RateLimit-* budget; WWW-Authenticate on 401. */
+/** HTTP headers an error carries: Retry-After and the X-RateLimit-* budget; WWW-Authenticate on 401 and on a missing scope (403). */
 export function errorHeaders(err: DomainError): Record<string, string | number> {
   const h: Record<string, string | number> = {};
   if (err.rateLimit) {
@@ -64,6 +64,10 @@ export function errorHeaders(err: DomainError): Record<string, string | number> 
   if (err.retryAfterSeconds !== undefined) h['retry-after'] = err.retryAfterSeconds;
   if (err.kind === 'unauthenticated') {
     h['www-authenticate'] = err.code === 'missing_or_invalid_authorization' ? 'Bearer realm="fluxdesk"' : 'Bearer realm="fluxdesk", error="invalid_token"';
+  }
+  // MCP authorization "scope challenge" (RFC 6750 §3.1): which scope the call lacked.
+  if (err.kind === 'forbidden' && err.code === 'missing_scope' && typeof err.extra.required_scope === 'string') {
+    h['www-authenticate'] = `Bearer realm="fluxdesk", error="insufficient_scope", scope="${err.extra.required_scope}"`;
   }
   return h;
 }

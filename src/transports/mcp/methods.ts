@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation, toDomainError } from '../../app/run-operation.js';
-import type { Logger } from '../../domain/context.js';
+import type { Logger, Principal } from '../../domain/context.js';
 import type { AgentSession } from '../../domain/agent/agent-session.js';
 import { hasScope } from '../../domain/tokens/scopes.rules.js';
 import { fieldPath } from '../../domain/validation.js';
@@ -27,6 +27,8 @@ const CAPABILITIES = { tools: { listChanged: false } };
 export interface CallContext {
   deps: AppDeps;
   session: AgentSession;
+  /** The POST's authentication, reused by each tools/call (Invocation.authenticated). */
+  principal: Principal;
   requestId: string;
   authorization: string | undefined;
   log: Logger;
@@ -90,6 +92,7 @@ async function callTool(c: CallContext, id: RpcId, params: Record<string, unknow
       surface: 'mcp',
       requestId: c.requestId,
       authorization: c.authorization,
+      authenticated: c.principal,
       input: p.arguments ?? {},
       log: c.log,
     });

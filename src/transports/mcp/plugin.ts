@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation, toDomainError } from '../../app/run-operation.js';
-import type { Logger } from '../../domain/context.js';
+import type { Logger, Principal } from '../../domain/context.js';
 import { agentSession, type AgentSession } from '../../domain/agent/agent-session.js';
 import { fastifyErrorToDomain } from '../http/json-body.js';
 import { header } from '../http/invoke.js';
@@ -148,8 +148,9 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
     const authorization = header(req, 'authorization');
     // Authenticate once for the whole body: a bad token is one 401, whatever the body holds.
     let session: AgentSession;
+    let principal: Principal;
     try {
-      ({ output: session } = await runOperation(deps, agentSession, { surface: 'mcp', requestId: req.id, authorization, input: {}, log }));
+      ({ output: session, principal } = await runOperation(deps, agentSession, { surface: 'mcp', requestId: req.id, authorization, input: {}, log }));
     } catch (err) {
       return fromRpcError(wholeRequestError(toDomainError(err, log)));
     }
@@ -166,7 +167,8 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
       if (headerError) return fromRpcError(headerError, loneId);
     }
 
-    const ctx: CallContext = { deps, session, requestId: req.id, authorization, log, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl };
+    // Every tools/call of this POST reuses this authentication (one token lookup per POST, not per call).
+    const ctx: CallContext = { deps, session, principal, requestId: req.id, authorization, log, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl };
     const outcomes = await runMessages(envs, (env) => dispatch(ctx, env), {
       budgetMs,
       oncePerBatch: ['initialize'],

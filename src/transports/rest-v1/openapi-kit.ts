@@ -24,7 +24,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Body over 256 KB',
   415: 'Content-Type is not application/json (utf-8)',
   422: 'Unprocessable (user-not-found, domain-not-allowed, inbound-no-approval)',
-  429: 'Rate limited (60/min per token); Retry-After given',
+  429: 'Rate limited (60/min per token), or the token is suspended by its circuit breaker (same type, code circuit_open, suspended_until); Retry-After given',
   503: 'Storage unavailable; retry',
 };
 

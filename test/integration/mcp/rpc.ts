@@ -23,6 +23,14 @@ export const LIVE_TOOLS = [
   'update_task_status', 'add_task_comment', 'submit_daily_update',
   'list_docs', 'get_doc', 'search_docs', 'list_doc_drafts', 'list_tags', 'search_by_tags', 'create_doc_draft', 'update_doc_draft',
   'publish_doc_draft', 'archive_doc', 'restore_doc', 'update_doc', 'tag_doc', 'untag_doc',
+  // feedback tools
+  'list_feedback', 'get_feedback', 'create_feedback', 'add_feedback_comment',
+  // repository tools
+  'list_project_repositories', 'list_project_repository_commits', 'bind_project_repository', 'unbind_project_repository',
+  // search tools
+  'search',
+  // moderation tools
+  'issue_admin_moderation_token',
 ] as const;
 
 export async function mcp(

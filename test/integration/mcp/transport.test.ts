@@ -363,6 +363,8 @@ describe('scopes: 403 naming the missing scope', () => {
     expectRpcError(r, 403, -32003, 'm');
     expect(r.body.error.data).toMatchObject({ type: 'FORBIDDEN', code: 'missing_scope', missing_scope: 'write:inbox' });
     expect(r.body.error.message).toContain('write:inbox');
+    // The MCP authorization scope challenge names the scope to ask for.
+    expect(r.headers.get('www-authenticate')).toBe('Bearer realm="fluxdesk", error="insufficient_scope", scope="write:inbox"');
   });
 
   it('inside a batch only that member fails and the HTTP status stays 200', async () => {
@@ -370,6 +372,7 @@ describe('scopes: 403 naming the missing scope', () => {
     const r = await mcp(h, [call('mark_notification_read', { notificationId: '00000000-0000-4000-8000-000000000000' }, 1), call('list_inbox', {}, 2)], { token: reader.token });
     expect(r.status).toBe(200);
     expect(r.body[0].error).toMatchObject({ code: -32003, data: { missing_scope: 'write:inbox' } });
+    expect(r.headers.get('www-authenticate')).toBeNull();
     expect(toolText(r.body[1])).toMatchObject({ totalCount: 0, unreadCount: 0, items: [] });
   });
 

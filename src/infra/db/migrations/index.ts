@@ -5,6 +5,12 @@ import { Migration20261122030000Account } from './Migration20261122030000Account
 import { Migration20261122040000Nudges } from './Migration20261122040000Nudges.js';
 import { Migration20261122050000Tasks } from './Migration20261122050000Tasks.js';
 import { Migration20261122060000Docs } from './Migration20261122060000Docs.js';
+import { Migration20261122070000Feedback } from './Migration20261122070000Feedback.js';
+import { Migration20261122080000Repositories } from './Migration20261122080000Repositories.js';
+import { Migration20261122090000Moderation } from './Migration20261122090000Moderation.js';
+import { Migration20261122100000TokenLifecycle } from './Migration20261122100000TokenLifecycle.js';
+import { Migration20261122110000Search } from './Migration20261122110000Search.js';
+import { Migration20261122120000InboxCounters } from './Migration20261122120000InboxCounters.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -15,4 +21,10 @@ export const MIGRATIONS = [
   { name: 'Migration20261122040000Nudges', class: Migration20261122040000Nudges },
   { name: 'Migration20261122050000Tasks', class: Migration20261122050000Tasks },
   { name: 'Migration20261122060000Docs', class: Migration20261122060000Docs },
+  { name: 'Migration20261122070000Feedback', class: Migration20261122070000Feedback },
+  { name: 'Migration20261122080000Repositories', class: Migration20261122080000Repositories },
+  { name: 'Migration20261122090000Moderation', class: Migration20261122090000Moderation },
+  { name: 'Migration20261122100000TokenLifecycle', class: Migration20261122100000TokenLifecycle },
+  { name: 'Migration20261122110000Search', class: Migration20261122110000Search },
+  { name: 'Migration20261122120000InboxCounters', class: Migration20261122120000InboxCounters },
 ];

@@ -29,6 +29,10 @@ import { revokePersonalTokenTool } from './revoke-personal-token.js';
 import { searchUserByUsernameTool } from './search-user-by-username.js';
 import { supplementInboundEventTool } from './supplement-inbound-event.js';
 import { TASK_TOOLS } from './tasks/index.js';
+import { FEEDBACK_TOOLS } from './feedback/index.js';
+import { REPOSITORY_TOOLS } from './repositories/index.js';
+import { SEARCH_TOOLS } from './search/index.js';
+import { MODERATION_TOOLS } from './moderation/index.js';
 
 export const TOOLS: readonly ToolDefinition[] = [
   whoamiTool,
@@ -59,6 +63,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   searchUserByUsernameTool,
   ...DOC_TOOLS,
   ...TASK_TOOLS,
+  ...FEEDBACK_TOOLS,
+  ...REPOSITORY_TOOLS,
+  ...SEARCH_TOOLS,
+  ...MODERATION_TOOLS,
 ];
 
 export const TOOLS_BY_NAME: ReadonlyMap<string, { def: ToolDefinition; listing: ToolListing }> = new Map(TOOLS.map((t) => [t.name, { def: t, listing: toListing(t) }]));

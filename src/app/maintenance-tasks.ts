@@ -1,0 +1,16 @@
+// Periodic maintenance run by the job queue (pg-boss): each task is a domain function that reads
+// `now` from the injected clock, so tests call `run` directly after moving a ManualClock.
+import type { AppDeps } from './deps.js';
+import { feedbackAutoDeleteTask } from '../domain/feedback/auto-delete-feedback.js';
+import { tokenInactivityScanTask } from '../domain/tokens/inactivity-scan.js';
+import { mailOutboxTask } from '../infra/mail/mail-outbox.js';
+
+export interface MaintenanceTask {
+  /** Stable job name, e.g. `feedback.auto-delete`. */
+  name: string;
+  /** How often the job queue runs it. */
+  everySeconds: number;
+  run(deps: AppDeps, now: Date): Promise<{ processed: number }>;
+}
+
+export const MAINTENANCE_TASKS: MaintenanceTask[] = [feedbackAutoDeleteTask, tokenInactivityScanTask, mailOutboxTask];

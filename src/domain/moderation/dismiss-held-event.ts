@@ -1,0 +1,45 @@
+// ModerationService.DismissHeldEvent: the admin drops a pending queue entry without forwarding it.
+// Idempotent (dismissing a dismissed entry returns it unchanged); a forwarded entry cannot be
+// dismissed (aborted `invalid_state`). Admin role; scope write:inbox.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { DomainError, notFound } from '../errors.js';
+import { recordAudit } from '../audit/audit.js';
+import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { HeldEventView, toHeldEventView } from './held-event.view.js';
+import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
+
+export const DismissHeldEventInput = z.strictObject({
+  entry_id: z.uuid({ error: 'must be a UUID' }),
+  reason: z.string().max(500).optional(),
+});
+
+export const dismissHeldEvent = defineOperation<z.infer<typeof DismissHeldEventInput>, HeldEventView, AgentPrincipal>({
+  name: 'moderation.dismiss_held_event',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['write:inbox'],
+  idempotent: true,
+  input: DismissHeldEventInput,
+  handler: async (input, ctx) => {
+    requireAdminUser(ctx.principal);
+    return ctx.em.transactional(async (em) => {
+      const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
+      if (!entry) throw notFound('queue entry');
+      if (entry.status === 'dismissed') return toHeldEventView(entry);
+      if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is already ${entry.status}`, { code: 'invalid_state' });
+      const now = ctx.clock.now().toISOString();
+      await updateHeldEvent(em, entry.id, { status: 'dismissed', dismissed_at: now, dismiss_reason: input.reason ?? null, updated_at: now });
+      recordAudit(em, ctx, {
+        action: 'moderation.event.dismissed',
+        actorUserId: ctx.principal.userId,
+        tokenId: ctx.principal.tokenId,
+        targetType: 'moderation_entry',
+        targetId: entry.id,
+        summary: { delivery_id: entry.delivery_id, event_type: entry.event_type },
+      });
+      await em.flush();
+      return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
+    });
+  },
+});

@@ -1,0 +1,58 @@
+// ModerationService.EditHeldEvent: the admin rewrites the text of a pending queue entry before
+// forwarding it. The delivery's original text never changes (SPEC Delivery). Admin role; scope
+// write:inbox. Only pending entries (else aborted `invalid_state`).
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { DomainError, notFound } from '../errors.js';
+import { recordAudit } from '../audit/audit.js';
+import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { HeldEventView, toHeldEventView } from './held-event.view.js';
+import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
+
+export const EditHeldEventInput = z
+  .strictObject({
+    entry_id: z.uuid({ error: 'must be a UUID' }),
+    title: z.string().trim().min(1).max(200).regex(/^[^\r\n]*$/, { error: 'must be a single line' }).optional(),
+    /** null clears the summary. */
+    summary: z.string().max(500).nullable().optional(),
+    /** null clears the body. */
+    markdown_body: z.string().max(8000).nullable().optional(),
+  })
+  .refine((v) => v.title !== undefined || v.summary !== undefined || v.markdown_body !== undefined, {
+    error: 'give at least one of title, summary, markdown_body',
+    params: { code: 'required' },
+  });
+
+export const editHeldEvent = defineOperation<z.infer<typeof EditHeldEventInput>, HeldEventView, AgentPrincipal>({
+  name: 'moderation.edit_held_event',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['write:inbox'],
+  idempotent: true,
+  input: EditHeldEventInput,
+  handler: async (input, ctx) => {
+    requireAdminUser(ctx.principal);
+    return ctx.em.transactional(async (em) => {
+      const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
+      if (!entry) throw notFound('queue entry');
+      if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is ${entry.status}; only pending entries can be edited`, { code: 'invalid_state' });
+      const now = ctx.clock.now().toISOString();
+      const set: Record<string, unknown> = { edited_at: now, updated_at: now };
+      if (input.title !== undefined) set.title = input.title;
+      if (input.summary !== undefined) set.summary = input.summary;
+      if (input.markdown_body !== undefined) set.body = input.markdown_body;
+      await updateHeldEvent(em, entry.id, set);
+      // The summary names the edited fields only: the text itself is event content.
+      recordAudit(em, ctx, {
+        action: 'moderation.event.edited',
+        actorUserId: ctx.principal.userId,
+        tokenId: ctx.principal.tokenId,
+        targetType: 'moderation_entry',
+        targetId: entry.id,
+        summary: { fields: Object.keys(set).filter((k) => !k.endsWith('_at')).map((k) => (k === 'body' ? 'markdown_body' : k)) },
+      });
+      await em.flush();
+      return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
+    });
+  },
+});

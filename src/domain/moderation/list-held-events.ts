@@ -1,0 +1,27 @@
+// ModerationService.ListHeldEvents: the caller's hold-for-forwarding queue (entries of the
+// moderation tokens they own), newest first. Admin role; scope read:inbox.
+import { z } from 'zod';
+import { defineOperation, type AgentPrincipal } from '../context.js';
+import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { HELD_STATUSES, HeldEventView, toHeldEventView } from './held-event.view.js';
+import { listHeldEvents as listRows } from './moderation.repository.js';
+
+export const ListHeldEventsInput = z.strictObject({
+  status: z.enum([...HELD_STATUSES, 'all']).default('pending'),
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export const ListHeldEventsOutput = z.object({ items: z.array(HeldEventView) });
+
+export const listHeldEvents = defineOperation<z.infer<typeof ListHeldEventsInput>, z.infer<typeof ListHeldEventsOutput>, AgentPrincipal>({
+  name: 'moderation.list_held_events',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['read:inbox'],
+  idempotent: false,
+  input: ListHeldEventsInput,
+  handler: async (input, ctx) => {
+    requireAdminUser(ctx.principal);
+    const rows = await listRows(ctx.em, ctx.principal.userId, input.status === 'all' ? null : input.status, input.limit);
+    return { items: rows.map(toHeldEventView) };
+  },
+});

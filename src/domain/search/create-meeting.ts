@@ -1,0 +1,68 @@
+// `meetings.create` (operator only). SPEC C names meetings only as a `search` type, so the model is
+// the minimum search needs: a title, a time and a project (Migration20261122110000Search). No
+// agent tool creates, lists or edits meetings.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineOperation } from '../context.js';
+import { DomainError } from '../errors.js';
+import { requireUserByEmail } from '../users/users.repository.js';
+import { meetingUrl } from './search.rules.js';
+
+const dateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with offset' });
+
+export const CreateMeetingInput = z
+  .strictObject({
+    project_slug: z.string().trim().toLowerCase().min(1).max(80),
+    title: z.string().trim().min(1).max(200),
+    starts_at: dateTime,
+    ends_at: dateTime.optional(),
+    created_by_email: z.email().max(120),
+  })
+  .superRefine((v, c) => {
+    if (v.ends_at !== undefined && Date.parse(v.ends_at) < Date.parse(v.starts_at)) {
+      c.addIssue({ code: 'custom', path: ['ends_at'], message: 'must not be before starts_at', params: { code: 'before_start' } });
+    }
+  });
+
+export interface CreateMeetingResult {
+  meeting_id: string;
+  project_slug: string;
+  title: string;
+  starts_at: string;
+  ends_at: string | null;
+  url: string;
+}
+
+export const createMeeting = defineOperation<z.infer<typeof CreateMeetingInput>, CreateMeetingResult>({
+  name: 'meetings.create',
+  auth: { kind: 'system' },
+  rateLimited: false,
+  idempotent: false,
+  input: CreateMeetingInput,
+  handler: async (input, ctx) =>
+    ctx.em.transactional(async (em) => {
+      const conn = em.getConnection();
+      const tx = em.getTransactionContext();
+      const projects = (await conn.execute(`select id, slug from projects where slug = ? and archived_at is null`, [input.project_slug], 'all', tx)) as { id: string; slug: string }[];
+      const project = projects[0];
+      if (!project) throw new DomainError('not_found', `project "${input.project_slug}" not found`, { code: 'not_found' });
+      const creator = await requireUserByEmail(em, input.created_by_email);
+      const id = randomUUID();
+      const startsAt = new Date(input.starts_at);
+      const endsAt = input.ends_at === undefined ? null : new Date(input.ends_at);
+      await conn.execute(
+        `insert into meetings (id, project_id, title, starts_at, ends_at, created_by_user_id, created_at) values (?, ?, ?, ?, ?, ?, ?)`,
+        [id, project.id, input.title, startsAt, endsAt, creator.id, ctx.clock.now()],
+        'run',
+        tx,
+      );
+      return {
+        meeting_id: id,
+        project_slug: project.slug,
+        title: input.title,
+        starts_at: startsAt.toISOString(),
+        ends_at: endsAt?.toISOString() ?? null,
+        url: meetingUrl(ctx.config.publicBaseUrl, id),
+      };
+    }),
+});

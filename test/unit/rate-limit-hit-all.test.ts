@@ -1,0 +1,76 @@
+// RateLimiter.hitAll: several windows of one caller in one round trip, all-or-nothing (the runner
+// checks an agent token's per-minute and per-day windows with it). Same contract for the Redis and
+// the in-memory store. Time is passed explicitly as nowMs; nothing sleeps.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../../src/infra/rate-limit/rate-limiter.js';
+import { REDIS_URL } from '../helpers/harness.js';
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+});
+afterAll(async () => {
+  const keys = await redis.keys(`rl:{hitall-${RUN}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis?.disconnect();
+});
+
+const RUN = randomBytes(6).toString('hex');
+let seq = 0;
+const uniqueTag = () => `hitall-${RUN}-${seq++}`;
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const T0 = 1_800_000_000_000;
+const windows = [
+  { suffix: '', limit: 3, windowMs: MINUTE },
+  { suffix: ':day', limit: 5, windowMs: DAY },
+];
+
+describe.each<[string, () => RateLimiter]>([
+  ['RedisRateLimiter', () => new RedisRateLimiter(redis)],
+  ['MemoryRateLimiter', () => new MemoryRateLimiter()],
+])('RateLimiter.hitAll: %s', (_name, make) => {
+  it('counts in every window while all allow; a refusal by one window counts in none', async () => {
+    const rl = make();
+    const tag = uniqueTag();
+    for (let i = 0; i < 3; i++) {
+      const d = await rl.hitAll(tag, windows, T0 + i);
+      expect(d.map((x) => [x.allowed, x.remaining])).toEqual([
+        [true, 2 - i],
+        [true, 4 - i],
+      ]);
+    }
+    // The minute window is full: refused, and the day window did not count it.
+    const refused = await rl.hitAll(tag, windows, T0 + 10);
+    expect(refused.map((x) => [x.allowed, x.remaining])).toEqual([
+      [false, 0],
+      [true, 2],
+    ]);
+    expect(refused[0]!.resetAtMs).toBe(T0 + MINUTE);
+
+    // A minute later: two more fit the day window, then the day window refuses and the minute
+    // window keeps its room.
+    const later = T0 + MINUTE + 1;
+    expect((await rl.hitAll(tag, windows, later)).every((x) => x.allowed)).toBe(true);
+    expect((await rl.hitAll(tag, windows, later + 1)).map((x) => x.remaining)).toEqual([1, 0]);
+    const byDay = await rl.hitAll(tag, windows, later + 2);
+    expect(byDay.map((x) => [x.allowed, x.remaining])).toEqual([
+      [true, 1],
+      [false, 0],
+    ]);
+    expect(byDay[1]!.resetAtMs).toBe(T0 + DAY);
+  });
+
+  it('the first window is the key hit() uses for the same tag', async () => {
+    const rl = make();
+    const tag = uniqueTag();
+    await rl.hit(tag, 3, MINUTE, T0);
+    await rl.hit(tag, 3, MINUTE, T0 + 1);
+    const d = await rl.hitAll(tag, windows, T0 + 2);
+    expect(d[0]).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await rl.hit(tag, 3, MINUTE, T0 + 3)).allowed).toBe(false);
+  });
+});
