@@ -387,7 +387,7 @@ async function main(): Promise<number> {
     }
     // 4b. DRAIN: N deliveries (with inbox rows) for the users with a chat destination are written
     // first; then N outbox rows are committed in one statement and timed until the receiver has
-    // them all: relay -> pg-boss -> worker -> HTTP POST.
+    // them all: outbox claim -> HTTP POST -> settle (delete).
     if (ONLY.has('drain')) {
       if (!ONLY.has('nudges')) throw new Error('the drain scenario sends to the nudged scenario users: add nudges to BENCH_ONLY');
       const c = new pg.Client({ connectionString: db.url });

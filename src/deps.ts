@@ -122,7 +122,7 @@ export async function startMaintenance(deps: Deps, config: Config): Promise<Main
 }
 
 /**
- * The nudge worker (outbox relay + pg-boss worker + chat/push senders), started by startService
+ * The nudge worker (outbox dispatch + pg-boss retry worker + chat/push senders), started by startService
  * unless WORKER=off. VAPID keys are created on first start even without a worker, so browsers can
  * subscribe (GetVapidPublicKey) while another process dispatches.
  */
@@ -154,7 +154,6 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
     batchSize: n.batchSize,
     concurrency: n.concurrency,
     relayIntervalMs: n.relayIntervalMs,
-    relayBatch: 500,
     poolMax: Math.max(2, Math.min(10, n.concurrency + 2)),
     onStopped: () => egress.close(),
   });

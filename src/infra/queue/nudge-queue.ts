@@ -1,20 +1,23 @@
-// The nudge job queue: pg-boss (PostgreSQL job queue: retries with exponential backoff, terminal
-// `failed` state) fed from the transactional outbox.
+// Nudge dispatch: a transactional outbox whose rows are sent straight from the outbox under a
+// lease, with pg-boss (PostgreSQL job queue: retries with exponential backoff, terminal `failed`
+// state) holding only the nudges whose first attempt failed.
 //
-//  publish statement --(same commit)--> nudge_outbox --relay--> pg-boss queue `nudges` --worker--> chat / push
+//  publish statement --(same commit)--> nudge_outbox --claim (lease)--> send --ok/dead--> row deleted
+//                                                                          \--failed--> row deleted + pg-boss retry job (one transaction)
+//  pg-boss queue `nudges` --worker--> send again, backoff, ... --> completed | failed (dead)
 //
-// The relay moves outbox rows into pg-boss in ONE transaction: it deletes the rows and inserts the
-// jobs through that transaction's connection (pg-boss's `db` option), so a row is either still in
-// the outbox or a job, never both and never neither, whatever moment the process dies at. The job
-// id is the outbox row id, and pg-boss inserts with ON CONFLICT DO NOTHING, so even a replayed
-// move cannot create a second job. After a crash between commit and dispatch the rows (or queued
-// jobs) are simply picked up by the next process: each nudge is sent once. A crash DURING a send
-// makes pg-boss retry that job when it expires (at least once): every request carries the
-// idempotency id `<deliveryId>:<channel>` so a receiver can dedupe.
+// The first attempt needs no queue round trip: a claim is one UPDATE that stamps `lease_until` on
+// a batch of unclaimed rows (`for update skip locked`: several loops and processes share the
+// outbox), and settling is one DELETE by row version (plus the retry jobs, in the same
+// transaction, whose job id is the outbox row id: a replayed settle cannot create a second job).
+// A process that dies between commit and send leaves the rows unclaimed: the next process sends
+// each once. One that dies during a send leaves the row claimed: it is sent again when its lease
+// ends (at least once); every request carries the idempotency id `<deliveryId>:<channel>` so a
+// receiver can dedupe. The same holds for retry jobs through pg-boss's expiry.
 //
-// PostgreSQL: pg-boss has its own small pool on DATABASE_URL. Embedded PGlite: pg-boss runs on the
-// same single PGlite connection through its `fromPglite` adapter (backend `pglite`); the relay's
-// transaction is PGlite's exclusive transaction.
+// PostgreSQL: pg-boss has its own small pool on DATABASE_URL, which the claims and settles use too.
+// Embedded PGlite: pg-boss runs on the same single PGlite connection through its `fromPglite`
+// adapter (backend `pglite`); a settle's transaction is PGlite's exclusive transaction.
 import { PgBoss, fromPglite, type Db, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Logger } from '../../domain/context.js';
@@ -25,6 +28,8 @@ export interface NudgeJobData {
   deliveryId: string;
   userId: string;
   channel: 'push' | 'chat';
+  /** Attempts made before this job was queued (the first one, from the outbox). */
+  priorAttempts?: number;
 }
 
 export interface QueuedNudge extends NudgeJobData {
@@ -41,19 +46,18 @@ export interface NudgeQueueOptions {
   databaseUrl?: string;
   log: Logger;
   handle: (jobs: QueuedNudge[]) => Promise<QueuedOutcome[]>;
-  /** Retries after the first attempt (pg-boss retryLimit). */
+  /** Retries after the first attempt (the first from the outbox, the rest through pg-boss). */
   retryLimit: number;
   /** First retry delay; doubles (with jitter) per retry up to retryDelayMaxSeconds. */
   retryDelaySeconds: number;
   retryDelayMaxSeconds: number;
-  /** An active job whose worker died is retried after this long. */
+  /** A claimed nudge (or an active retry job) whose worker died is sent again after this long. */
   expireInSeconds: number;
-  /** Jobs per fetch and parallel fetchers (each batch is sent in parallel). */
+  /** Nudges per claim (or retry-job fetch) and parallel loops of each (a batch is sent in parallel). */
   batchSize: number;
   concurrency: number;
-  /** Outbox poll interval when it was found empty. */
+  /** Outbox poll interval after a claim that did not fill a batch. */
   relayIntervalMs: number;
-  relayBatch: number;
   poolMax: number;
   /** Called after the worker stopped (release senders' sockets). */
   onStopped?: () => void;
@@ -69,13 +73,20 @@ interface PgliteLike {
   transaction<T>(fn: (tx: { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> }) => Promise<T>): Promise<T>;
 }
 
+export interface NudgeCounts {
+  outbox: number;
+  queued: number;
+  active: number;
+  failed: number;
+  completed: number;
+}
+
 export class NudgeQueue {
   private boss!: PgBoss;
   private pglite: PgliteLike | null = null;
   private stopping = false;
-  private relayDone: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private relayFailures = 0;
+  private loopsDone: Promise<unknown> | null = null;
+  private readonly wakers = new Set<() => void>();
 
   constructor(private readonly o: NudgeQueueOptions) {}
 
@@ -102,43 +113,68 @@ export class NudgeQueue {
     await this.boss.createQueue(NUDGE_QUEUE, policy);
     // createQueue keeps an existing queue's settings: apply the configured policy.
     await this.boss.updateQueue(NUDGE_QUEUE, policy);
-    // Loads the queue into pg-boss's cache now, so an insert inside the relay transaction never
+    // Loads the queue into pg-boss's cache now, so an insert inside a settle transaction never
     // needs a second connection (on PGlite that would wait for the transaction itself).
     await this.boss.insert(NUDGE_QUEUE, []);
     await this.boss.work<NudgeJobData, unknown, { batchSize: number; includeMetadata: true; perJobResults: true; pollingIntervalSeconds: number; localConcurrency: number; burstWhenBatchFull: true }>(
       NUDGE_QUEUE,
-      // The relay wakes the worker when it queued jobs; polling only picks up retries coming due.
+      // Only retries are queued, each with a start time: polling picks them up as they come due.
       { batchSize: this.o.batchSize, includeMetadata: true, perJobResults: true, pollingIntervalSeconds: 1, localConcurrency: this.o.concurrency, burstWhenBatchFull: true },
       (jobs) => this.run(jobs),
     );
-    this.relayDone = this.relayLoop();
+    this.loopsDone = Promise.all(Array.from({ length: this.o.concurrency }, () => this.dispatchLoop()));
   }
 
   private async run(jobs: JobWithMetadata<NudgeJobData>[]): Promise<JobResult[]> {
     const outcomes = await this.o.handle(
-      jobs.map((j) => ({ id: j.id, ...j.data, attempt: j.retryCount + 1, lastAttempt: j.retryCount >= j.retryLimit })),
+      jobs.map((j) => ({ id: j.id, deliveryId: j.data.deliveryId, userId: j.data.userId, channel: j.data.channel, attempt: (j.data.priorAttempts ?? 0) + j.retryCount + 1, lastAttempt: j.retryCount >= j.retryLimit })),
     );
     // `deadletter` fails the job terminally (no retries left to spend on a receiver that refused it).
     return outcomes.map((r) => (r.status === 'completed' ? { id: r.id, status: 'completed' } : { id: r.id, status: r.status === 'dead' ? 'deadletter' : 'failed', output: { error: r.error } }));
   }
 
-  /** Moves up to relayBatch outbox rows into the queue in one transaction; returns how many. */
-  async relayOnce(): Promise<number> {
+  /**
+   * Claims up to batchSize unclaimed (or lease-expired) outbox rows, sends them, and settles them:
+   * returns how many were claimed. A settle that fails leaves the rows claimed; they are sent again
+   * when the lease ends.
+   */
+  async dispatchOnce(): Promise<number> {
+    const { rows } = await this.boss.getDb().executeSql(
+      `update nudge_outbox o set lease_until = now() + make_interval(secs => $2), attempts = o.attempts + 1
+         from (select ctid from nudge_outbox where lease_until is null or lease_until < now() limit $1 for update skip locked) s
+        where o.ctid = s.ctid
+        returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.attempts`,
+      [this.o.batchSize, this.o.expireInSeconds],
+    );
+    const claimed = rows as Claimed[];
+    if (claimed.length === 0) return 0;
+    const outcomes = await this.o.handle(
+      claimed.map((r) => ({ id: r.id, deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, attempt: r.attempts, lastAttempt: r.attempts > this.o.retryLimit })),
+    );
+    await this.settle(claimed, outcomes);
+    return claimed.length;
+  }
+
+  /** Deletes the claimed rows (by row version) and queues a retry job for each failed one, in one transaction. */
+  private async settle(claimed: Claimed[], outcomes: QueuedOutcome[]): Promise<void> {
+    const failed = new Set(outcomes.filter((r) => r.status === 'failed').map((r) => r.id));
     const tx = await this.begin();
     try {
-      const { rows } = await tx.db.executeSql(
-        `delete from nudge_outbox o using (select ctid from nudge_outbox limit $1 for update skip locked) s where o.ctid = s.ctid returning o.id, o.delivery_id, o.user_id, o.channel`,
-        [this.o.relayBatch],
-      );
-      if (rows.length > 0) {
+      await tx.db.executeSql(`delete from nudge_outbox where ctid = any($1::tid[]) and id = any($2::uuid[])`, [claimed.map((r) => r.tid), claimed.map((r) => r.id)]);
+      const retries = claimed.filter((r) => failed.has(r.id));
+      if (retries.length > 0) {
         await this.boss.insert(
           NUDGE_QUEUE,
-          rows.map((r: { id: string; delivery_id: string; user_id: string; channel: 'push' | 'chat' }) => ({ id: r.id, data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel } })),
+          retries.map((r) => ({
+            id: r.id,
+            data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, priorAttempts: r.attempts },
+            retryLimit: Math.max(0, this.o.retryLimit - r.attempts),
+            startAfter: this.o.retryDelaySeconds,
+          })),
           { db: tx.db },
         );
       }
       await tx.commit();
-      return rows.length;
     } catch (err) {
       await tx.rollback();
       throw err;
@@ -178,38 +214,34 @@ export class NudgeQueue {
     });
   }
 
-  private async relayLoop(): Promise<void> {
+  private async dispatchLoop(): Promise<void> {
+    let failures = 0;
     while (!this.stopping) {
-      let moved = 0;
+      let claimed = 0;
       try {
-        moved = await this.relayOnce();
-        this.relayFailures = 0;
-        if (moved > 0) this.wakeWorkers();
+        claimed = await this.dispatchOnce();
+        failures = 0;
       } catch (err) {
-        // Database down or restarting: rows stay in the outbox; try again later.
-        if (this.relayFailures++ % 20 === 0) this.o.log.warn({ err: { message: (err as Error).message } }, 'nudge relay failed; retrying');
+        // Database down or restarting: rows stay in the outbox (claimed ones until their lease ends).
+        if (failures++ % 20 === 0) this.o.log.warn({ err: { message: (err as Error).message } }, 'nudge dispatch failed; retrying');
       }
-      if (moved < this.o.relayBatch && !this.stopping) {
-        const backoff = this.relayFailures > 0 ? Math.min(5000, this.o.relayIntervalMs * 2 ** Math.min(this.relayFailures, 5)) : this.o.relayIntervalMs;
+      if (claimed < this.o.batchSize && !this.stopping) {
+        const pause = failures > 0 ? Math.min(5000, this.o.relayIntervalMs * 2 ** Math.min(failures, 5)) : this.o.relayIntervalMs;
         await new Promise<void>((r) => {
-          const timer = setTimeout(r, backoff);
-          this.wake = () => {
+          const wake = () => {
             clearTimeout(timer);
+            this.wakers.delete(wake);
             r();
           };
+          const timer = setTimeout(wake, pause);
+          this.wakers.add(wake);
         });
-        this.wake = null;
       }
     }
   }
 
-  /** Every local fetcher of the queue (localConcurrency of them) fetches now instead of at its next poll. */
-  private wakeWorkers(): void {
-    for (const w of this.boss.getWipData()) if (w.name === NUDGE_QUEUE) this.boss.notifyWorker(w.id);
-  }
-
-  /** Queue counts for tests, the bench and operators. */
-  async counts(): Promise<{ outbox: number; queued: number; active: number; failed: number; completed: number }> {
+  /** Queue counts for tests, the bench and operators: outbox rows (claimed or not) and retry jobs by state. */
+  async counts(): Promise<NudgeCounts> {
     const db = this.boss.getDb();
     const { rows: o } = await db.executeSql(`select count(*)::int as n from nudge_outbox`);
     const { rows } = await db.executeSql(`select state, count(*)::int as n from pgboss.job where name = $1 group by state`, [NUDGE_QUEUE]);
@@ -220,11 +252,22 @@ export class NudgeQueue {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    this.wake?.();
-    await this.relayDone?.catch(() => undefined);
+    for (const wake of [...this.wakers]) wake();
+    await this.loopsDone?.catch(() => undefined);
     await this.boss?.stop({ graceful: true, timeout: 10_000, close: true }).catch((err) => this.o.log.warn({ err: { message: (err as Error).message } }, 'job queue stop failed'));
     this.o.onStopped?.();
   }
 }
 
 class RollbackSignal extends Error {}
+
+interface Claimed {
+  /** Row version claimed (the settle deletes exactly it). */
+  tid: string;
+  id: string;
+  delivery_id: string;
+  user_id: string;
+  channel: 'push' | 'chat';
+  /** Attempts including this one. */
+  attempts: number;
+}

@@ -1,8 +1,9 @@
-// Crash between commit and dispatch (transactional outbox + pg-boss): a service process is killed
-// with SIGKILL while nudges are committed but not sent (still in the outbox, or moved into the job
-// queue and not fetched yet); a new process on the same database sends each of them exactly once.
-// A nudge whose request was already in flight when the process died is sent again (at least once)
-// with the same idempotency id, which is what a receiver dedupes on.
+// Crash between commit and dispatch (transactional outbox, first attempt sent from it under a lease;
+// pg-boss for retries): a service process is killed with SIGKILL while nudges are committed but not
+// sent (unclaimed in the outbox); a new process on the same database sends each of them exactly
+// once. A nudge whose request was already in flight when the process died (claimed, lease running)
+// is sent again when its lease ends (at least once) with the same idempotency id, which is what a
+// receiver dedupes on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -138,13 +139,13 @@ describe('kill -9 between commit and dispatch', () => {
     }
   });
 
-  it('jobs already moved into the queue but not fetched are sent exactly once; an in-flight one again with the same idempotency id', async () => {
+  it('unclaimed nudges are sent exactly once; the one in flight again after its lease, with the same idempotency id', async () => {
     const db = await createDatabase();
     cleanups.push(() => db.drop());
     const tag = `queued${Date.now().toString(36)}`;
     const people = await senders(db.url, 5, tag);
-    // Chat receivers hang: A's single worker slot takes one job (a batch of one) and waits on it;
-    // the relay meanwhile moves every other nudge into the job queue.
+    // Receivers hang: A's single dispatch loop claims one nudge (a batch of one) and waits on it;
+    // every other nudge stays unclaimed in the outbox.
     rx.behave(`/chat/${tag}`, { delayMs: 60_000 });
     rx.behave(`/push/${tag}`, { delayMs: 60_000 });
     const a = await startChild(db.url, { NUDGE_BATCH_SIZE: '1', NUDGE_CONCURRENCY: '1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_JOB_EXPIRE_S: '3', NUDGE_SEND_TIMEOUT_MS: '30000' });
@@ -153,10 +154,9 @@ describe('kill -9 between commit and dispatch', () => {
     const pg = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', WORKER: 'off' }, 'test'), { role: 'cli' });
     cleanups.push(() => pg.close());
     const q = (s: string) => pg.orm.em.fork().getConnection().execute(s) as Promise<any[]>;
-    await until('all relayed, one in flight', async () => {
-      const [o] = await q(`select count(*)::int as n from nudge_outbox`);
-      const [j] = await q(`select count(*)::int as n from pgboss.job where name = 'nudges'`);
-      return o.n === 0 && j.n === 40 && rx.hits.filter((x) => x.path.includes(tag)).length >= 1;
+    await until('all committed, one in flight', async () => {
+      const [o] = await q(`select count(*)::int as n, count(lease_until)::int as claimed from nudge_outbox`);
+      return o.n === 40 && o.claimed === 1 && rx.hits.filter((x) => x.path.includes(tag)).length >= 1;
     });
     const inFlight = new Set(rx.hits.filter((x) => x.path.includes(tag)).map((x) => String(x.headers['idempotency-key'])));
     await kill9(a);
@@ -165,7 +165,7 @@ describe('kill -9 between commit and dispatch', () => {
     rx.behave(`/push/${tag}`, {});
     const b = await startHarness({ databaseUrl: db.url, env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_JOB_EXPIRE_S: '3', NUDGE_RETRY_DELAY_S: '1' } });
     cleanups.push(() => b.close());
-    // The job that was active in A is retried once pg-boss sees it expired (NUDGE_JOB_EXPIRE_S).
+    // The nudge A had claimed is sent again once its lease (NUDGE_JOB_EXPIRE_S) has ended.
     await until('all nudges sent', async () => hitsByKey(`/chat/${tag}`).size === 20 && hitsByKey(`/push/${tag}`).size === 20 && (await drained(b)), 45_000);
     const all = new Map([...hitsByKey(`/chat/${tag}`), ...hitsByKey(`/push/${tag}`)]);
     expect(all.size).toBe(40);

@@ -98,7 +98,9 @@ describe('a new delivery nudges once per channel', () => {
     expect(push!.headers.authorization).toContain(`k=${publicKey}`);
     expect(p.browser.decrypt(push!.body)).toEqual({ title: 'Disk full on db-1', severity: 'critical', url: link });
 
-    await until('job completed', async () => (await sql(`select state from pgboss.job where name = 'nudges' and data->>'deliveryId' = ? and state <> 'completed'`, [deliveryId])).length === 0);
+    // Sent on the first attempt: settled straight from the outbox, no retry job.
+    await until('outbox row settled', async () => (await outboxRows(deliveryId)) === 0);
+    expect(await jobRows(deliveryId)).toBe(0);
     expect(rx.hitsFor(p.chatPath)).toHaveLength(1);
     expect(rx.hitsFor(p.pushPath)).toHaveLength(1);
   });
@@ -155,13 +157,13 @@ describe('what sends nothing', () => {
     const ev = event(h, { severity: 'critical' });
     const first = await publish(h, p.inbound, ev);
     expect(first.body.pushed).toBe(true);
-    await until('both nudges sent', () => rx.hitsFor(p.chatPath).length + rx.hitsFor(p.pushPath).length === 2);
+    await until('both nudges sent and settled', async () => rx.hitsFor(p.chatPath).length + rx.hitsFor(p.pushPath).length === 2 && (await outboxRows(first.body.deliveryId)) === 0);
     const again = await publish(h, p.inbound, { ...ev, title: 'Changed title' });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ pushed: false, deduped: true, fireCount: 2 });
+    // The repeat queued nothing: no outbox row, and no job (the first arrival's nudges succeeded at once).
     expect(await outboxRows(first.body.deliveryId)).toBe(0);
-    // Only the two jobs of the first arrival exist.
-    expect(await jobRows(first.body.deliveryId)).toBe(2);
+    expect(await jobRows(first.body.deliveryId)).toBe(0);
   });
 
   it('a terminal external_status (resolved, approved, rejected, withdrawn): inbox only', async () => {
@@ -209,7 +211,9 @@ describe('what sends nothing', () => {
     await p.agent.setPreferences({ chatEnabled: false });
     const r2 = await publish(h, p.inbound, event(h, { severity: 'critical' }));
     expect(r2.body.pushed).toBe(true);
-    expect((await sql(`select channel from nudge_outbox where delivery_id = ? union all select data->>'channel' from pgboss.job where name = 'nudges' and data->>'deliveryId' = ?`, [r2.body.deliveryId, r2.body.deliveryId])).map((x) => x.channel)).toEqual(['push']);
+    await until('push sent and settled', async () => rx.hitsFor(p.pushPath).length === 2 && (await outboxRows(r2.body.deliveryId)) === 0);
+    expect(rx.hitsFor(p.chatPath)).toHaveLength(1);
+    expect(await jobRows(r2.body.deliveryId)).toBe(0);
   });
 });
 

@@ -11,6 +11,7 @@ import { Migration20261122090000Moderation } from './Migration20261122090000Mode
 import { Migration20261122100000TokenLifecycle } from './Migration20261122100000TokenLifecycle.js';
 import { Migration20261122110000Search } from './Migration20261122110000Search.js';
 import { Migration20261122120000InboxCounters } from './Migration20261122120000InboxCounters.js';
+import { Migration20261122130000NudgeLease } from './Migration20261122130000NudgeLease.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122100000TokenLifecycle', class: Migration20261122100000TokenLifecycle },
   { name: 'Migration20261122110000Search', class: Migration20261122110000Search },
   { name: 'Migration20261122120000InboxCounters', class: Migration20261122120000InboxCounters },
+  { name: 'Migration20261122130000NudgeLease', class: Migration20261122130000NudgeLease },
 ];
