@@ -4,3 +4,6 @@
 // with plain `?` placeholders (no `??`, no text built from input, no apostrophes in comments);
 // on PGlite it is an ordinary comment.
 export const PREPARED = '/* prepared */';
+
+/** A PostgreSQL array literal for `= any(?::type[])` (a JS array would be expanded into a list). */
+export const pgArray = (values: readonly string[]): string => `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;

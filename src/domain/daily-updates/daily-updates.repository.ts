@@ -1,9 +1,9 @@
 // The daily_updates table (migration Migration20261122050000Tasks). One row per (user, day).
 import type { EntityManager } from '@mikro-orm/core';
+import { pgArray } from '../sql-hints.js';
 
 const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
-const pgArray = (values: readonly string[]): string => `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 export interface DailyUpdateRow {
   userId: string;

@@ -2,11 +2,10 @@
 // dispatch context of queued nudges and the dead ones. Plain SQL on the operation's EntityManager.
 import type { EntityManager } from '@mikro-orm/core';
 import { DEFAULT_NUDGE_SEVERITIES, type ChatStyle, type NudgeChannel } from './nudge.rules.js';
+import { pgArray } from '../sql-hints.js';
 
 const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
-/** A PostgreSQL array literal for `= any(?::type[])` (values here are uuids and severities). */
-export const pgArray = (values: readonly string[]): string => `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 /** Severities come back as a JS array from pg and PGlite; a text form is parsed defensively. */
 const severities = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.replace(/^\{|\}$/g, '').split(',').filter(Boolean) : [...DEFAULT_NUDGE_SEVERITIES]);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { canSeeAllProjects, effectiveProjectRole, ORG_WIDE_ROLES, type ProjectRole } from './project-roles.rules.js';
+import { pgArray } from '../sql-hints.js';
 
 export async function findProjectForMember(
   em: EntityManager,
@@ -129,5 +130,3 @@ export async function projectUsersWithRoles(em: EntityManager, projectId: string
   return [...new Set(rows.map((r) => r.user_id))];
 }
 
-/** A PostgreSQL array literal for `= any(?::type[])` (values here are uuids, roles and emails). */
-export const pgArray = (values: readonly string[]): string => `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;

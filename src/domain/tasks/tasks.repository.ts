@@ -4,7 +4,7 @@
 // decide (task-access.ts), answering "not visible" exactly like "absent".
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { pgArray } from '../projects/projects.repository.js';
+import { pgArray } from '../sql-hints.js';
 import { MAX_TASK_DEPTH, type TaskKind, type TaskPriority, type TaskStatus } from './tasks.rules.js';
 
 const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;

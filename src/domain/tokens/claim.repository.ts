@@ -3,12 +3,11 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { LIVE_APPROVED } from '../catalog/catalog.rules.js';
 import { InboundToken } from './tokens.entity.js';
+import { pgArray } from '../sql-hints.js';
 
 const exec = <T>(em: EntityManager, sql: string, params: unknown[]) =>
   em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
-/** A PostgreSQL array literal for `= any(?::type[])`. */
-const pgArray = (values: readonly string[]): string => `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 export interface ClaimUserRow {
   id: string;
