@@ -25,31 +25,34 @@ export interface InboundTokenAuthRow {
 }
 
 // Hot path of every inbound request: a prepared statement (see sql-hints.ts), one constant string.
-// The lookups of concurrent requests on one connection pool share it (TickBatcher): one array of
-// hashes, matched against the current and the prior (rotation overlap) hash.
-const INBOUND_TOKENS_BY_HASHES = `${PREPARED} select t.id, t.kind, t.status, t.token_hash, t.prior_token_hash, t.prior_valid_until, t.label, t.daily_limit,
-            t.last_used_at, t.created_at, u.id as user_id, u.email, u.role, u.status as user_status, i.id as integrator_id,
-            i.slug as integrator_slug, i.allowed_event_prefix, t.breaker_open_until
-       from inbound_tokens t
-       join users u on u.id = t.owner_user_id
-       join integrators i on i.id = t.integrator_id
-      where t.token_hash = any(?::text[]) or t.prior_token_hash = any(?::text[])`;
+// The lookups of concurrent requests on one connection pool share it (TickBatcher). Per hash:
+// the token whose current hash it is, else the one whose prior (rotation overlap) hash it is, then
+// owner and integrator; every step a LATERAL ... LIMIT 1 probe of a unique index, so the plan
+// stays index-driven whatever the batch size and table sizes (`token_hash = any(..) or
+// prior_token_hash = any(..)` over 40 hashes was planned as a sequential scan of the tokens, and a
+// plain join to users as a hash of the whole users table).
+const INBOUND_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, t.id, t.kind, t.status, t.token_hash, t.prior_token_hash, t.prior_valid_until,
+            t.label, t.daily_limit, t.last_used_at, t.created_at, u.id as user_id, u.email, u.role, u.status as user_status,
+            i.id as integrator_id, i.slug as integrator_slug, i.allowed_event_prefix, t.breaker_open_until
+       from unnest(?::text[]) as h (hash)
+       cross join lateral (
+         select c.* from ((select t.* from inbound_tokens t where t.token_hash = h.hash limit 1)
+                          union all
+                          (select t.* from inbound_tokens t where t.prior_token_hash = h.hash limit 1)) c
+         limit 1) t
+       cross join lateral (select u.id, u.email, u.role, u.status from users u where u.id = t.owner_user_id limit 1) u
+       cross join lateral (select i.id, i.slug, i.allowed_event_prefix from integrators i where i.id = t.integrator_id limit 1) i`;
 
 const inboundLookups = new WeakMap<Connection, TickBatcher<string, InboundTokenAuthRow>>();
 
-/** One indexed lookup by current or prior (rotation overlap) hash. No cache: revocation is immediate. */
+/** An indexed lookup by current or prior (rotation overlap) hash. No cache: revocation is immediate. */
 export function findInboundTokenByHash(em: EntityManager, hash: string): Promise<InboundTokenAuthRow | undefined> {
   const conn = em.getConnection();
   let b = inboundLookups.get(conn);
   if (!b) {
     b = new TickBatcher(async (hashes) => {
-      const list = pgArray(hashes);
-      const rows = (await conn.execute(INBOUND_TOKENS_BY_HASHES, [list, list], 'all')) as InboundTokenAuthRow[];
-      const byHash = new Map<string, InboundTokenAuthRow>();
-      // A current hash wins over a prior one (a hash is never both, but the order is then fixed).
-      for (const r of rows) if (r.prior_token_hash !== null && !byHash.has(r.prior_token_hash)) byHash.set(r.prior_token_hash, r);
-      for (const r of rows) byHash.set(r.token_hash, r);
-      return byHash;
+      const rows = (await conn.execute(INBOUND_TOKENS_BY_HASHES, [pgArray(hashes)], 'all')) as Array<InboundTokenAuthRow & { matched_hash: string }>;
+      return new Map(rows.map(({ matched_hash, ...row }) => [matched_hash, row]));
     });
     inboundLookups.set(conn, b);
   }
