@@ -6,8 +6,9 @@ import { Code, ConnectError, createClient, type Client } from '@connectrpc/conne
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { DocService } from '../../../gen/fluxdesk/work/v1/docs_pb.js';
+import { agents, type AgentUser } from '../../helpers/agents.js';
 import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
-import { operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { operator, startHarness, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -20,21 +21,8 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
-interface Agent {
-  userId: string;
-  email: string;
-  token: string;
-}
-
-async function agent(role = 'member'): Promise<Agent> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name: `Doc ${role}`, role });
-  return withToken(u);
-}
-async function withToken(u: { userId: string; email: string }, scopes?: string[]): Promise<Agent> {
-  const t = await operator<{ token: string }>(h, 'agent_tokens.create', { email: u.email, ...(scopes ? { scopes } : {}) });
-  return { userId: u.userId, email: u.email, token: t.token };
-}
-const docs = (a: Agent, protocol: Protocol = 'connect'): Client<typeof DocService> => createClient(DocService, transportFor(h, protocol, [bearer(a.token)]));
+const { agent, withToken } = agents(() => h);
+const docs = (a: AgentUser, protocol: Protocol = 'connect'): Client<typeof DocService> => createClient(DocService, transportFor(h, protocol, [bearer(a.token)]));
 
 async function expectCode(p: Promise<unknown>, code: Code, errorCode?: string): Promise<ConnectError> {
   let err: ConnectError | undefined;
@@ -51,7 +39,8 @@ async function expectCode(p: Promise<unknown>, code: Code, errorCode?: string): 
 const violations = (err: ConnectError) => err.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => v.field).sort();
 
 async function world() {
-  const [owner, lead, author, member, outsider, admin] = [await agent(), await agent(), await agent(), await agent(), await agent(), await agent('admin')];
+  // The author is named: its name is asserted as a draft's author.
+  const [owner, lead, author, member, outsider, admin] = [await agent(), await agent(), await agent('member', undefined, 'Doc member'), await agent(), await agent(), await agent('admin')];
   const slug = `d${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug, name: `Docs ${slug}`, owner: owner.email, members: [author.email, member.email], leads: [lead.email], tech_leads: [] });
   const otherSlug = `o${randomBytes(4).toString('hex')}`;

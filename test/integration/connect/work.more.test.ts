@@ -12,8 +12,9 @@ import { RepositoryService } from '../../../gen/fluxdesk/work/v1/repositories_pb
 import { SearchService } from '../../../gen/fluxdesk/work/v1/search_pb.js';
 import { TaskService } from '../../../gen/fluxdesk/work/v1/tasks_pb.js';
 import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
+import { agents, type AgentUser } from '../../helpers/agents.js';
 import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
-import { operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { operator, startHarness, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -26,24 +27,12 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
-interface Agent {
-  userId: string;
-  email: string;
-  token: string;
-}
-async function agent(role = 'member'): Promise<Agent> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name: `M ${role}`, role });
-  return withToken(u);
-}
-async function withToken(u: { userId: string; email: string }, scopes?: string[]): Promise<Agent> {
-  const t = await operator<{ token: string }>(h, 'agent_tokens.create', { email: u.email, ...(scopes ? { scopes } : {}) });
-  return { userId: u.userId, email: u.email, token: t.token };
-}
-const client = <S extends typeof FeedbackService | typeof RepositoryService | typeof SearchService | typeof TaskService>(s: S, a: Agent, protocol: Protocol = 'connect') =>
+const { agent, withToken } = agents(() => h);
+const client = <S extends typeof FeedbackService | typeof RepositoryService | typeof SearchService | typeof TaskService>(s: S, a: AgentUser, protocol: Protocol = 'connect') =>
   createClient(s, transportFor(h, protocol, [bearer(a.token)]));
-const feedback = (a: Agent, p?: Protocol) => client(FeedbackService, a, p);
-const repos = (a: Agent, p?: Protocol) => client(RepositoryService, a, p);
-const searcher = (a: Agent, p?: Protocol) => client(SearchService, a, p);
+const feedback = (a: AgentUser, p?: Protocol) => client(FeedbackService, a, p);
+const repos = (a: AgentUser, p?: Protocol) => client(RepositoryService, a, p);
+const searcher = (a: AgentUser, p?: Protocol) => client(SearchService, a, p);
 
 async function expectCode(p: Promise<unknown>, code: Code, errorCode?: string): Promise<ConnectError> {
   let err: ConnectError | undefined;

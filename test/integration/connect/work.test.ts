@@ -10,6 +10,7 @@ import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxd
 import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
 import { ProjectService } from '../../../gen/fluxdesk/work/v1/projects_pb.js';
 import { TaskService } from '../../../gen/fluxdesk/work/v1/tasks_pb.js';
+import { agents, type AgentUser } from '../../helpers/agents.js';
 import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
 import { newPersonalToken, operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
 
@@ -24,25 +25,11 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
-interface Agent {
-  userId: string;
-  email: string;
-  token: string;
-  tokenId: string;
-}
+const { agent, withToken } = agents(() => h);
 
-async function agent(role = 'member', scopes?: string[]): Promise<Agent> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name: `A ${role}`, role });
-  return withToken(u, scopes);
-}
-async function withToken(u: { userId: string; email: string }, scopes?: string[]): Promise<Agent> {
-  const t = await operator<{ tokenId: string; token: string }>(h, 'agent_tokens.create', { email: u.email, ...(scopes ? { scopes } : {}) });
-  return { userId: u.userId, email: u.email, token: t.token, tokenId: t.tokenId };
-}
-
-const projects = (a: Agent | string | undefined, protocol: Protocol = 'connect'): Client<typeof ProjectService> =>
+const projects = (a: AgentUser | string | undefined, protocol: Protocol = 'connect'): Client<typeof ProjectService> =>
   createClient(ProjectService, transportFor(h, protocol, [bearer(typeof a === 'object' ? a.token : a)]));
-const tasks = (a: Agent | string | undefined, protocol: Protocol = 'connect'): Client<typeof TaskService> =>
+const tasks = (a: AgentUser | string | undefined, protocol: Protocol = 'connect'): Client<typeof TaskService> =>
   createClient(TaskService, transportFor(h, protocol, [bearer(typeof a === 'object' ? a.token : a)]));
 
 async function fails(p: Promise<unknown>): Promise<ConnectError> {
@@ -82,7 +69,7 @@ async function world() {
   return { slug, code: slug.toUpperCase(), otherSlug, owner, lead, techLead, member, outsider, admin, superAdmin, coordinator };
 }
 
-const roleIn = async (a: Agent, slug: string) => (await projects(a).listProjects({})).items.find((p) => p.slug === slug)?.role ?? null;
+const roleIn = async (a: AgentUser, slug: string) => (await projects(a).listProjects({})).items.find((p) => p.slug === slug)?.role ?? null;
 const memberAudit = (slug: string) =>
   sql(`select action, source, actor_user_id, token_id, summary from audit_log where action like 'project.member.%' and target_id = (select id::text from projects where slug = ?) order by created_at`, [slug]);
 

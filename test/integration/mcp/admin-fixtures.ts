@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { TOOLS_BY_NAME } from '../../../src/transports/mcp/tools/index.js';
 import { newUser, type Harness, type TestUser } from '../../helpers/harness.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { call, mcp, newAgent, toolInvalid, toolOk, toolText, type AgentUser } from './rpc.js';
 
 // Every successful output must validate against the advertised outputSchema (SDK clients check it).
 const ajv = new Ajv2020.default({ strict: false, allErrors: true });
@@ -29,12 +29,9 @@ export async function callTool(h: Harness, token: string, name: string, args: Re
   return r.body;
 }
 
-/** The tool's successful output (isError false; structuredContent equals the text). */
+/** The tool's successful output (isError false; structuredContent equals the text), valid against its outputSchema. */
 export async function ok(h: Harness, token: string, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const body = await callTool(h, token, name, args);
-  expect(body.result.isError, JSON.stringify(body.result)).toBe(false);
-  const out = toolText(body);
-  expect(body.result.structuredContent).toEqual(out);
+  const out = await toolOk(h, token, name, args);
   const validate = validators.get(name)!;
   expect(validate(out), `${name} output vs outputSchema: ${JSON.stringify(validate.errors)}`).toBe(true);
   return out;
@@ -58,9 +55,7 @@ export async function expectMissingScope(h: Harness, token: string, name: string
 
 /** Input failing the tool's schema: -32602 with data.field. */
 export async function expectInvalidParams(h: Harness, token: string, name: string, args: Record<string, unknown>, field: string): Promise<void> {
-  const r = await mcp(h, call(name, args), { token });
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.error, r.text).toMatchObject({ code: -32602, data: { type: 'INVALID_INPUT', field } });
+  await toolInvalid(h, token, name, args, field);
 }
 
 export const FLAT_ADMIN_ONLY = { error: 'FORBIDDEN: admin only' };

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, operator, startHarness, type Harness } from '../../helpers/harness.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { newAgent, toolCalls } from './rpc.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,16 +16,7 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
 
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const r = await mcp(h, call(name, args), { token: a.token });
-  expect(r.body.result?.isError, r.text).toBe(false);
-  return toolText(r.body);
-}
-async function fails(a: AgentUser, name: string, args: Record<string, unknown> = {}): Promise<string> {
-  const r = await mcp(h, call(name, args), { token: a.token });
-  expect(r.body.result?.isError, r.text).toBe(true);
-  return toolText(r.body).error;
-}
+const { ok, flatError } = toolCalls(() => h);
 
 describe('documents on the embedded database', () => {
   it('search, states, tags and isolation behave as on PostgreSQL (with the same trigram indexes)', async () => {
@@ -53,17 +44,17 @@ describe('documents on the embedded database', () => {
     expect(r.hits[0].snippet.startsWith('…') && r.hits[0].snippet.endsWith('…')).toBe(true);
     expect((await ok(m!, 'search_docs', { query: 'KEY ROT' })).hits[0]).toMatchObject({ matched_field: 'title', snippet: 'Key rotation' });
     expect((await ok(x!, 'search_docs', { query: 'key rot' })).count).toBe(0);
-    expect(await fails(x!, 'get_doc', { page_id: doc.page_id })).toBe('NOT_FOUND: document not found');
+    expect(await flatError(x!, 'get_doc', { page_id: doc.page_id })).toBe('NOT_FOUND: document not found');
 
     await ok(a!, 'tag_doc', { page_id: doc.page_id, tags: ['Security', 'ops'] });
     expect(await ok(m!, 'list_tags', { project_slug: project })).toEqual({ count: 2, tags: [{ tag: 'ops', count: 1 }, { tag: 'security', count: 1 }] });
     expect((await ok(m!, 'search_by_tags', { tags: ['security', 'ops'], match: 'all' })).docs.map((d: any) => d.id)).toEqual([doc.page_id]);
 
-    expect(await fails(a!, 'update_doc_draft', { page_id: doc.page_id, parent_page_id: child.page_id })).toMatch(/^CONFLICT/); // published: update_doc
-    expect(await fails(a!, 'update_doc', { page_id: doc.page_id, parent_page_id: child.page_id })).toMatch(/^INVALID_INPUT: .*cycle/);
+    expect(await flatError(a!, 'update_doc_draft', { page_id: doc.page_id, parent_page_id: child.page_id })).toMatch(/^CONFLICT/); // published: update_doc
+    expect(await flatError(a!, 'update_doc', { page_id: doc.page_id, parent_page_id: child.page_id })).toMatch(/^INVALID_INPUT: .*cycle/);
     expect((await ok(a!, 'update_doc', { page_id: doc.page_id, body: 'short' })).revision).toBe(2);
     expect((await ok(a!, 'archive_doc', { page_id: doc.page_id })).archived_count).toBe(2);
-    expect(await fails(a!, 'tag_doc', { page_id: doc.page_id, tags: ['x'] })).toMatch(/^CONFLICT/);
+    expect(await flatError(a!, 'tag_doc', { page_id: doc.page_id, tags: ['x'] })).toMatch(/^CONFLICT/);
     expect(await ok(a!, 'restore_doc', { page_id: doc.page_id })).toMatchObject({ status: 'published', restored_count: 2 });
     expect((await sql('select status from doc_pages where id = ?', [child.page_id]))[0].status).toBe('draft');
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, newUser, operator, startHarness, type Harness, type TestUser } from '../../helpers/harness.js';
-import { call, mcp, newAgent, rpc, toolText, type AgentUser } from './rpc.js';
+import { mcp, newAgent, rpc, toolCalls, type AgentUser } from './rpc.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,26 +17,7 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
 
-const raw = async (token: string, name: string, args: Record<string, unknown> = {}) => mcp(h, call(name, args), { token });
-
-/** A successful tool result (its JSON). */
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const r = await raw(a.token, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(false);
-  expect(r.body.result.structuredContent).toEqual(toolText(r.body));
-  return toolText(r.body);
-}
-
-/** A tool-level failure: the flat error string. */
-async function fails(a: AgentUser, name: string, args: Record<string, unknown> = {}): Promise<string> {
-  const r = await raw(a.token, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(true);
-  const out = toolText(r.body);
-  expect(typeof out.error).toBe('string');
-  return out.error;
-}
+const { raw, ok, flatError } = toolCalls(() => h);
 
 interface World {
   project: string;
@@ -101,7 +82,7 @@ describe('document states: draft -> published -> archived -> restored', () => {
     const pub = await ok(w.author, 'publish_doc_draft', { page_id: d.page_id });
     expect(pub).toEqual({ page_id: d.page_id, slug: 'release-checklist', space_slug: w.project, project_slug: w.project, status: 'published', published_at: expect.any(String), url: d.url });
     expect(Date.parse(pub.published_at)).toBeGreaterThanOrEqual(before);
-    expect(await fails(w.author, 'publish_doc_draft', { page_id: d.page_id })).toMatch(/^CONFLICT: .*only drafts/);
+    expect(await flatError(w.author, 'publish_doc_draft', { page_id: d.page_id })).toMatch(/^CONFLICT: .*only drafts/);
     expect((await ok(w.member, 'get_doc', { page_id: d.page_id })).published_at).toBe(pub.published_at);
 
     // A subtree: d <- d2 (draft) <- d3 (published, by the lead); a sibling tree stays untouched.
@@ -118,19 +99,19 @@ describe('document states: draft -> published -> archived -> restored', () => {
     expect((await ok(w.member, 'list_docs', { project_slug: w.project, status: 'archived' })).docs.map((x: any) => x.id).sort()).toEqual([d.page_id, d3.page_id].sort());
     expect((await ok(w.member, 'get_doc', { page_id: d.page_id })).status).toBe('archived');
     // The archived draft stays a draft for visibility: the plain member still cannot see it.
-    expect(await fails(w.member, 'get_doc', { page_id: d2.page_id })).toBe('NOT_FOUND: document not found');
+    expect(await flatError(w.member, 'get_doc', { page_id: d2.page_id })).toBe('NOT_FOUND: document not found');
 
     // Only the root of the archive call restores the subtree; each page gets its status back.
-    expect(await fails(w.lead, 'restore_doc', { page_id: d3.page_id })).toMatch(/^CONFLICT: .*archived with its ancestor/);
+    expect(await flatError(w.lead, 'restore_doc', { page_id: d3.page_id })).toMatch(/^CONFLICT: .*archived with its ancestor/);
     const restored = await ok(w.author, 'restore_doc', { page_id: d.page_id });
     expect(restored).toEqual({ page_id: d.page_id, slug: 'release-checklist', space_slug: w.project, project_slug: w.project, status: 'published', restored_count: 3, url: d.url });
     expect(await Promise.all([d.page_id, d2.page_id, d3.page_id].map(statusOf))).toEqual(['published', 'draft', 'published']);
-    expect(await fails(w.author, 'restore_doc', { page_id: d.page_id })).toMatch(/^CONFLICT: .*not archived/);
+    expect(await flatError(w.author, 'restore_doc', { page_id: d.page_id })).toMatch(/^CONFLICT: .*not archived/);
 
     // A page archived on its own, then its parent: the child waits for the parent.
     await ok(w.lead, 'archive_doc', { page_id: d3.page_id });
     await ok(w.author, 'archive_doc', { page_id: d.page_id }); // d and d2 (d3 already archived)
-    expect(await fails(w.lead, 'restore_doc', { page_id: d3.page_id })).toMatch(/^CONFLICT: the parent page is archived/);
+    expect(await flatError(w.lead, 'restore_doc', { page_id: d3.page_id })).toMatch(/^CONFLICT: the parent page is archived/);
     expect((await ok(w.author, 'restore_doc', { page_id: d.page_id })).restored_count).toBe(2);
     expect(await statusOf(d3.page_id)).toBe('archived');
     expect(await ok(w.lead, 'restore_doc', { page_id: d3.page_id })).toMatchObject({ status: 'published', restored_count: 1 });
@@ -151,7 +132,7 @@ describe('document states: draft -> published -> archived -> restored', () => {
   it('update_doc changes a published page and keeps the replaced version as a revision', async () => {
     const w = await world();
     const d = await published(w, w.author, { title: 'Runbook', body: 'v1 body' });
-    expect(await fails(w.author, 'update_doc_draft', { page_id: d.page_id, body: 'x' })).toMatch(/^CONFLICT: .*use update_doc/);
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: d.page_id, body: 'x' })).toMatch(/^CONFLICT: .*use update_doc/);
     const u = await ok(w.author, 'update_doc', { page_id: d.page_id, body: 'v2 body', change_summary: 'second pass' });
     expect(u).toEqual({ page_id: d.page_id, slug: d.slug, space_slug: w.project, project_slug: w.project, status: 'published', revision: 2, updated_at: expect.any(String), url: d.url });
     expect((await ok(w.lead, 'update_doc', { page_id: d.page_id, title: 'Runbook (lead edit)' })).revision).toBe(3);
@@ -163,8 +144,8 @@ describe('document states: draft -> published -> archived -> restored', () => {
     expect(await ok(w.member, 'get_doc', { page_id: d.page_id })).toMatchObject({ title: 'Runbook (lead edit)', body: 'v2 body' });
 
     const dr = await draft(w, w.author);
-    expect(await fails(w.author, 'update_doc', { page_id: dr.page_id, body: 'x' })).toMatch(/^CONFLICT: .*use update_doc_draft/);
-    const r = await raw(w.author.token, 'update_doc', { page_id: d.page_id });
+    expect(await flatError(w.author, 'update_doc', { page_id: dr.page_id, body: 'x' })).toMatch(/^CONFLICT: .*use update_doc_draft/);
+    const r = await raw(w.author, 'update_doc', { page_id: d.page_id });
     expect(r.body.error).toMatchObject({ code: -32602 }); // nothing to change
   });
 });
@@ -180,11 +161,11 @@ describe('who may edit, publish, archive', () => {
 
     // Someone else's draft: invisible to members and the tech lead, visible but not editable for leads and admins.
     for (const a of [w.member, w.techLead, w.outsider]) {
-      expect(await fails(a, 'update_doc_draft', { page_id: d.page_id, body: 'x' })).toBe('NOT_FOUND: document not found');
-      expect(await fails(a, 'publish_doc_draft', { page_id: d.page_id })).toBe('NOT_FOUND: document not found');
+      expect(await flatError(a, 'update_doc_draft', { page_id: d.page_id, body: 'x' })).toBe('NOT_FOUND: document not found');
+      expect(await flatError(a, 'publish_doc_draft', { page_id: d.page_id })).toBe('NOT_FOUND: document not found');
     }
     for (const a of [w.lead, w.owner, w.admin, w.assistant]) {
-      expect(await fails(a, 'update_doc_draft', { page_id: d.page_id, body: 'x' })).toBe('FORBIDDEN: only the author edits a draft');
+      expect(await flatError(a, 'update_doc_draft', { page_id: d.page_id, body: 'x' })).toBe('FORBIDDEN: only the author edits a draft');
     }
 
     // Publishers: the author, the project's lead and owner, admin, assistant.
@@ -195,10 +176,10 @@ describe('who may edit, publish, archive', () => {
 
     // A published page: a plain member sees it but may not change, archive or retag it.
     const p = await published(w, w.author);
-    expect(await fails(w.member, 'update_doc', { page_id: p.page_id, body: 'x' })).toMatch(/^FORBIDDEN: /);
-    expect(await fails(w.member, 'archive_doc', { page_id: p.page_id })).toMatch(/^FORBIDDEN: /);
-    expect(await fails(w.member, 'tag_doc', { page_id: p.page_id, tags: ['x'] })).toMatch(/^FORBIDDEN: /);
-    expect(await fails(w.techLead, 'update_doc', { page_id: p.page_id, body: 'x' })).toMatch(/^FORBIDDEN: /);
+    expect(await flatError(w.member, 'update_doc', { page_id: p.page_id, body: 'x' })).toMatch(/^FORBIDDEN: /);
+    expect(await flatError(w.member, 'archive_doc', { page_id: p.page_id })).toMatch(/^FORBIDDEN: /);
+    expect(await flatError(w.member, 'tag_doc', { page_id: p.page_id, tags: ['x'] })).toMatch(/^FORBIDDEN: /);
+    expect(await flatError(w.techLead, 'update_doc', { page_id: p.page_id, body: 'x' })).toMatch(/^FORBIDDEN: /);
     // A member publishes their own draft.
     const own = await draft(w, w.member);
     expect((await ok(w.member, 'publish_doc_draft', { page_id: own.page_id })).status).toBe('published');
@@ -214,7 +195,7 @@ describe('scopes', () => {
     const drafter = await newAgent(h, ['read:docs', 'write:docs:draft'], author);
     const d = await ok(drafter, 'create_doc_draft', { project_slug: w.project, title: 'Scoped' });
     await ok(drafter, 'update_doc_draft', { page_id: d.page_id, body: 'ok' });
-    const refused = await raw(drafter.token, 'publish_doc_draft', { page_id: d.page_id });
+    const refused = await raw(drafter, 'publish_doc_draft', { page_id: d.page_id });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: -32003, data: { type: 'FORBIDDEN', missing_scope: 'write:docs:publish' } });
     const listed = await mcp(h, rpc('tools/list'), { token: drafter.token });
@@ -227,20 +208,20 @@ describe('scopes', () => {
     const writer = await newAgent(h, ['write:docs'], author);
     const d2 = await ok(writer, 'create_doc_draft', { project_slug: w.project, title: 'Parent scope' });
     expect((await ok(writer, 'publish_doc_draft', { page_id: d2.page_id })).status).toBe('published');
-    const readErr = await raw(writer.token, 'get_doc', { page_id: d2.page_id });
+    const readErr = await raw(writer, 'get_doc', { page_id: d2.page_id });
     expect(readErr.body.error).toMatchObject({ code: -32003, data: { missing_scope: 'read:docs' } });
 
     const reader = await newAgent(h, ['read:docs'], author);
-    expect((await raw(reader.token, 'create_doc_draft', { project_slug: w.project, title: 'x' })).body.error).toMatchObject({ code: -32003, data: { missing_scope: 'write:docs:draft' } });
+    expect((await raw(reader, 'create_doc_draft', { project_slug: w.project, title: 'x' })).body.error).toMatchObject({ code: -32003, data: { missing_scope: 'write:docs:draft' } });
     expect((await ok(reader, 'get_doc', { page_id: d2.page_id })).id).toBe(d2.page_id);
 
     // Tag tools: the scope follows the page's status.
     expect((await ok(drafter, 'tag_doc', { page_id: d.page_id, tags: ['alpha'] })).tags).toEqual(['alpha']);
-    const pubTag = await raw(drafter.token, 'tag_doc', { page_id: d2.page_id, tags: ['alpha'] });
+    const pubTag = await raw(drafter, 'tag_doc', { page_id: d2.page_id, tags: ['alpha'] });
     expect(pubTag.status).toBe(403);
     expect(pubTag.body.error).toMatchObject({ code: -32003, data: { missing_scope: 'write:docs:publish' } });
     const publisher = await newAgent(h, ['write:docs:publish'], author);
-    expect((await raw(publisher.token, 'untag_doc', { page_id: d.page_id, tags: ['alpha'] })).body.error).toMatchObject({ code: -32003, data: { missing_scope: 'write:docs:draft' } });
+    expect((await raw(publisher, 'untag_doc', { page_id: d.page_id, tags: ['alpha'] })).body.error).toMatchObject({ code: -32003, data: { missing_scope: 'write:docs:draft' } });
     expect((await ok(publisher, 'tag_doc', { page_id: d2.page_id, tags: ['alpha'] })).tags).toEqual(['alpha']);
   });
 });
@@ -257,11 +238,11 @@ describe('visibility isolation', () => {
     const hisDraft = await draft(w, w.author, { title: 'Zebra draft' });
 
     for (const a of [v.author, v.owner, w.outsider]) {
-      expect(await fails(a, 'get_doc', { page_id: secret.page_id })).toBe('NOT_FOUND: document not found');
-      expect(await fails(a, 'get_doc', { space_slug: w.project, page_slug: secret.slug })).toBe('NOT_FOUND: document not found');
-      expect(await fails(a, 'update_doc', { page_id: secret.page_id, body: 'x' })).toBe('NOT_FOUND: document not found');
-      expect(await fails(a, 'archive_doc', { page_id: secret.page_id })).toBe('NOT_FOUND: document not found');
-      expect(await fails(a, 'tag_doc', { page_id: secret.page_id, tags: ['x'] })).toBe('NOT_FOUND: document not found');
+      expect(await flatError(a, 'get_doc', { page_id: secret.page_id })).toBe('NOT_FOUND: document not found');
+      expect(await flatError(a, 'get_doc', { space_slug: w.project, page_slug: secret.slug })).toBe('NOT_FOUND: document not found');
+      expect(await flatError(a, 'update_doc', { page_id: secret.page_id, body: 'x' })).toBe('NOT_FOUND: document not found');
+      expect(await flatError(a, 'archive_doc', { page_id: secret.page_id })).toBe('NOT_FOUND: document not found');
+      expect(await flatError(a, 'tag_doc', { page_id: secret.page_id, tags: ['x'] })).toBe('NOT_FOUND: document not found');
       expect((await ok(a, 'list_docs', {})).docs.map((d: any) => d.id)).not.toContain(secret.page_id);
       expect((await ok(a, 'list_docs', { project_slug: w.project })).count).toBe(0);
       expect((await ok(a, 'search_docs', { query: 'quartz unique' })).count).toBe(0);
@@ -269,8 +250,8 @@ describe('visibility isolation', () => {
       expect((await ok(a, 'list_doc_drafts', {})).drafts.map((x: any) => x.page_id)).not.toContain(hisDraft.page_id);
       expect((await ok(a, 'list_tags', {})).tags.map((t: any) => t.tag)).not.toContain('zebra-only');
       expect((await ok(a, 'search_by_tags', { tags: ['zebra-only'] })).count).toBe(0);
-      expect(await fails(a, 'create_doc_draft', { project_slug: w.project, title: 'intrude' })).toMatch(/^NOT_FOUND: project/);
-      expect(await fails(a, 'create_doc_draft', { space_slug: w.project, title: 'intrude' })).toMatch(/^NOT_FOUND: space/);
+      expect(await flatError(a, 'create_doc_draft', { project_slug: w.project, title: 'intrude' })).toMatch(/^NOT_FOUND: project/);
+      expect(await flatError(a, 'create_doc_draft', { space_slug: w.project, title: 'intrude' })).toMatch(/^NOT_FOUND: space/);
     }
     // Admin and assistant see every project; members see published pages but not others' drafts.
     for (const a of [w.admin, v.admin, w.assistant]) {
@@ -309,19 +290,19 @@ describe('tags', () => {
     expect(await ok(w.author, 'tag_doc', { page_id: d.page_id, tags: ['db', 'Release Notes'], mode: 'replace' })).toMatchObject({ tags: ['db', 'release-notes'], added: ['release-notes'], removed: ['oncall', 'ops'] });
 
     for (const args of [{ page_id: d.page_id }, { page_id: d.page_id, remove_all: false }, { page_id: d.page_id, tags: ['db'], remove_all: true }]) {
-      const r = await raw(w.author.token, 'untag_doc', args);
+      const r = await raw(w.author, 'untag_doc', args);
       expect(r.body.error, JSON.stringify(args)).toMatchObject({ code: -32602 });
     }
     expect(await ok(w.author, 'untag_doc', { page_id: d.page_id, tags: ['DB', 'missing'] })).toMatchObject({ tags: ['release-notes'], removed: ['db'] });
     await ok(w.author, 'tag_doc', { page_id: d.page_id, tags: ['a', 'b'] });
     expect(await ok(w.author, 'untag_doc', { page_id: d.page_id, remove_all: true })).toMatchObject({ tags: [], removed: ['a', 'b', 'release-notes'] });
-    expect((await raw(w.author.token, 'tag_doc', { page_id: d.page_id, tags: [] })).body.error).toMatchObject({ code: -32602, data: { field: 'tags' } });
-    expect((await raw(w.author.token, 'tag_doc', { page_id: d.page_id, tags: ['no spaces?!'] })).body.error).toMatchObject({ code: -32602 });
+    expect((await raw(w.author, 'tag_doc', { page_id: d.page_id, tags: [] })).body.error).toMatchObject({ code: -32602, data: { field: 'tags' } });
+    expect((await raw(w.author, 'tag_doc', { page_id: d.page_id, tags: ['no spaces?!'] })).body.error).toMatchObject({ code: -32602 });
 
     await ok(w.author, 'tag_doc', { page_id: d.page_id, tags: ['keep'] });
     await ok(w.author, 'archive_doc', { page_id: d.page_id });
-    expect(await fails(w.author, 'tag_doc', { page_id: d.page_id, tags: ['x'] })).toMatch(/^CONFLICT: .*restore it first/);
-    expect(await fails(w.author, 'untag_doc', { page_id: d.page_id, remove_all: true })).toMatch(/^CONFLICT: .*restore it first/);
+    expect(await flatError(w.author, 'tag_doc', { page_id: d.page_id, tags: ['x'] })).toMatch(/^CONFLICT: .*restore it first/);
+    expect(await flatError(w.author, 'untag_doc', { page_id: d.page_id, remove_all: true })).toMatch(/^CONFLICT: .*restore it first/);
     await ok(w.author, 'restore_doc', { page_id: d.page_id });
     expect((await ok(w.author, 'tag_doc', { page_id: d.page_id, tags: ['x'] })).tags).toEqual(['keep', 'x']);
   });
@@ -357,21 +338,21 @@ describe('slugs', () => {
     const c = await draft(w, w.member, { title: '  Déploy   GUIDE ' });
     expect([a.slug, b.slug, c.slug]).toEqual(['deploy-guide', 'deploy-guide-2', 'deploy-guide-3']);
     expect((await draft(w, w.author, { title: '运维手册' })).slug).toBe('page');
-    expect(await fails(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', slug: 'deploy-guide' })).toMatch(/^CONFLICT: slug "deploy-guide" is already taken/);
+    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', slug: 'deploy-guide' })).toMatch(/^CONFLICT: slug "deploy-guide" is already taken/);
     // An archived page keeps its slug.
     await ok(w.author, 'archive_doc', { page_id: a.page_id });
-    expect(await fails(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', slug: 'deploy-guide' })).toMatch(/^CONFLICT/);
+    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', slug: 'deploy-guide' })).toMatch(/^CONFLICT/);
     // The same slug in another space is fine.
     const v = await world();
     expect((await draft(v, v.author, { title: 'Deploy Guide' })).slug).toBe('deploy-guide');
     for (const slug of ['Deploy', 'a--b', '-a', 'a b', '']) {
-      const r = await raw(w.author.token, 'create_doc_draft', { project_slug: w.project, title: 'x', slug });
+      const r = await raw(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', slug });
       expect(r.body.error, slug).toMatchObject({ code: -32602, data: { field: 'slug' } });
     }
-    expect((await raw(w.author.token, 'create_doc_draft', { title: 'x' })).body.error).toMatchObject({ code: -32602, data: { field: 'project_slug' } });
-    expect((await raw(w.author.token, 'create_doc_draft', { project_slug: w.project, title: 'x', kind: 'wiki' })).body.error).toMatchObject({ code: -32602, data: { field: 'kind' } });
-    expect((await raw(w.author.token, 'get_doc', { space_slug: w.project })).body.error).toMatchObject({ code: -32602, data: { field: 'page_slug' } });
-    expect((await raw(w.author.token, 'get_doc', { page_id: 'nope' })).body.error).toMatchObject({ code: -32602, data: { field: 'page_id' } });
+    expect((await raw(w.author, 'create_doc_draft', { title: 'x' })).body.error).toMatchObject({ code: -32602, data: { field: 'project_slug' } });
+    expect((await raw(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', kind: 'wiki' })).body.error).toMatchObject({ code: -32602, data: { field: 'kind' } });
+    expect((await raw(w.author, 'get_doc', { space_slug: w.project })).body.error).toMatchObject({ code: -32602, data: { field: 'page_slug' } });
+    expect((await raw(w.author, 'get_doc', { page_id: 'nope' })).body.error).toMatchObject({ code: -32602, data: { field: 'page_id' } });
   });
 });
 
@@ -381,8 +362,8 @@ describe('page tree', () => {
     const a = await draft(w, w.author, { title: 'A' });
     const b = await draft(w, w.author, { title: 'B', parent_page_id: a.page_id });
     const c = await draft(w, w.author, { title: 'C', parent_page_id: b.page_id });
-    expect(await fails(w.author, 'update_doc_draft', { page_id: a.page_id, parent_page_id: c.page_id })).toBe('INVALID_INPUT: the parent page is below this page: that would make a cycle');
-    expect(await fails(w.author, 'update_doc_draft', { page_id: a.page_id, parent_page_id: a.page_id })).toBe('INVALID_INPUT: a page cannot be its own parent');
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: a.page_id, parent_page_id: c.page_id })).toBe('INVALID_INPUT: the parent page is below this page: that would make a cycle');
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: a.page_id, parent_page_id: a.page_id })).toBe('INVALID_INPUT: a page cannot be its own parent');
     // Moving to the top level and back is fine.
     await ok(w.author, 'update_doc_draft', { page_id: c.page_id, parent_page_id: null });
     expect((await sql('select parent_page_id from doc_pages where id = ?', [c.page_id]))[0].parent_page_id).toBeNull();
@@ -391,13 +372,13 @@ describe('page tree', () => {
     // A chain of 20 levels is the limit.
     let parent = a.page_id; // level 1
     for (let level = 2; level <= 20; level++) parent = (await draft(w, w.author, { title: `L${level}`, parent_page_id: parent })).page_id;
-    expect(await fails(w.author, 'create_doc_draft', { project_slug: w.project, title: 'L21', parent_page_id: parent })).toMatch(/^INVALID_INPUT: pages nest at most 20 levels deep/);
+    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'L21', parent_page_id: parent })).toMatch(/^INVALID_INPUT: pages nest at most 20 levels deep/);
     // Moving a two-level subtree (B <- ...) under level 19 would reach 21.
     const l19 = (await sql('select parent_page_id from doc_pages where id = ?', [parent]))[0].parent_page_id;
     const leaf = await draft(w, w.author, { title: 'Leaf' });
     const sub = await draft(w, w.author, { title: 'Sub', parent_page_id: leaf.page_id });
     expect(sub.slug).toBe('sub');
-    expect(await fails(w.author, 'update_doc_draft', { page_id: leaf.page_id, parent_page_id: l19 })).toMatch(/^INVALID_INPUT: pages nest at most 20 levels deep/);
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: leaf.page_id, parent_page_id: l19 })).toMatch(/^INVALID_INPUT: pages nest at most 20 levels deep/);
     await ok(w.author, 'update_doc_draft', { page_id: sub.page_id, parent_page_id: l19 }); // a leaf fits at level 20
 
     // Another space of the same project (spaces other than the default one come from the web interface).
@@ -405,15 +386,15 @@ describe('page tree', () => {
     await sql(`insert into doc_spaces (id, project_id, slug, name, is_default, created_at) select gen_random_uuid(), id, ?, 'Handbook', false, now() from projects where slug = ?`, [spaceSlug, w.project]);
     const inOther = await ok(w.author, 'create_doc_draft', { project_slug: w.project, space_slug: spaceSlug, title: 'Elsewhere' });
     expect(inOther).toMatchObject({ space_slug: spaceSlug, url: `${h.baseUrl}/docs/${spaceSlug}/elsewhere` });
-    expect(await fails(w.author, 'update_doc_draft', { page_id: inOther.page_id, parent_page_id: a.page_id })).toBe('INVALID_INPUT: the parent page must be in the same space');
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: inOther.page_id, parent_page_id: a.page_id })).toBe('INVALID_INPUT: the parent page must be in the same space');
     const v = await world();
-    expect(await fails(w.author, 'create_doc_draft', { project_slug: v.project, space_slug: spaceSlug, title: 'x' })).toMatch(/^NOT_FOUND/);
+    expect(await flatError(w.author, 'create_doc_draft', { project_slug: v.project, space_slug: spaceSlug, title: 'x' })).toMatch(/^NOT_FOUND/);
 
     const gone = await published(w, w.author, { title: 'Gone' });
     await ok(w.author, 'archive_doc', { page_id: gone.page_id });
-    expect(await fails(w.author, 'create_doc_draft', { project_slug: w.project, title: 'Orphan', parent_page_id: gone.page_id })).toMatch(/^CONFLICT: the parent page is archived/);
+    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'Orphan', parent_page_id: gone.page_id })).toMatch(/^CONFLICT: the parent page is archived/);
     // A parent the caller cannot see (someone else's draft) is not found.
-    expect(await fails(w.member, 'create_doc_draft', { project_slug: w.project, title: 'x', parent_page_id: a.page_id })).toBe('NOT_FOUND: parent page not found');
+    expect(await flatError(w.member, 'create_doc_draft', { project_slug: w.project, title: 'x', parent_page_id: a.page_id })).toBe('NOT_FOUND: parent page not found');
   });
 });
 
@@ -458,7 +439,7 @@ describe('search_docs', () => {
     expect((await ok(w.author, 'search_docs', { query: 'cluster draft' })).hits.map((x: any) => x.id)).toEqual([dr.page_id]);
     // Input bounds.
     for (const args of [{ query: '' }, { query: '   ' }, { query: 'x', limit: 0 }, { query: 'x', limit: 101 }, {}]) {
-      expect((await raw(w.member.token, 'search_docs', args)).body.error, JSON.stringify(args)).toMatchObject({ code: -32602 });
+      expect((await raw(w.member, 'search_docs', args)).body.error, JSON.stringify(args)).toMatchObject({ code: -32602 });
     }
   });
 });

@@ -5,8 +5,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINTENANCE_TASKS } from '../../../src/app/maintenance-tasks.js';
-import { operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { operator, startHarness, type Harness } from '../../helpers/harness.js';
+import { mcp, newAgent, toolCalls } from './rpc.js';
 
 let h: Harness;
 let base: string;
@@ -20,20 +20,18 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
-async function agent(role = 'member', scopes?: string[]): Promise<AgentUser> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name: `F ${role}`, role });
-  return newAgent(h, scopes, u);
-}
+const { agent, raw, ok, fails, invalid } = toolCalls(() => h);
 
 /** A project (owner, two members), another project of an outsider, and org-wide roles. */
 async function world() {
   const [owner, member, member2, outsider, admin, coordinator, assistant] = [
-    await agent(),
-    await agent(),
+    // Named: the author fields of the results are asserted below.
+    await agent('member', undefined, 'F member'),
+    await agent('member', undefined, 'F member'),
     await agent(),
     await agent(),
     await agent('admin'),
-    await agent('coordinator'),
+    await agent('coordinator', undefined, 'F coordinator'),
     await agent('assistant'),
   ];
   const slug = `f${randomBytes(4).toString('hex')}`;
@@ -41,26 +39,6 @@ async function world() {
   const otherSlug = `g${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: `Other ${otherSlug}`, owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, otherSlug, owner, member, member2, outsider, admin, coordinator, assistant };
-}
-
-const raw = (a: AgentUser, name: string, args: Record<string, unknown> = {}) => mcp(h, call(name, args), { token: a.token });
-
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(false);
-  expect(r.body.result.structuredContent).toEqual(toolText(r.body));
-  return toolText(r.body);
-}
-async function fails(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(true);
-  return toolText(r.body);
-}
-async function invalid(a: AgentUser, name: string, args: Record<string, unknown>, field: string) {
-  const r = await raw(a, name, args);
-  expect(r.body.error, r.text).toMatchObject({ code: -32602, data: { type: 'INVALID_INPUT', field } });
 }
 
 const NOT_FOUND = { error: 'NOT_FOUND: feedback not found' };

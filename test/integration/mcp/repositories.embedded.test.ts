@@ -2,8 +2,8 @@
 // and SQL as PostgreSQL (text[] branches, jsonb_to_recordset, xmax upsert, row locks).
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { http, operator, startHarness, type Harness } from '../../helpers/harness.js';
+import { toolCalls } from './rpc.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -13,15 +13,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await mcp(h, call(name, args), { token: a.token });
-  expect(r.body.result?.isError, r.text).toBe(false);
-  return toolText(r.body);
-}
+const { agent, ok } = toolCalls(() => h);
 
 describe('repositories on the embedded database', () => {
   it('bind, push twice, list commits by branch, unbind', async () => {
-    const lead = await newAgent(h, undefined, await operator(h, 'users.create', { email: uniqueEmail('lead'), name: 'E', role: 'member' }));
+    const lead = await agent();
     await operator(h, 'projects.create', { slug: 'emb', name: 'Embedded', owner: lead.email, members: [], leads: [], tech_leads: [] });
     const bound = await ok(lead, 'bind_project_repository', { project_slug: 'emb', provider: 'gitone', repo_url: 'git@git.example.com:group/sub/app.git' });
     expect(bound).toMatchObject({ created: true, full_name: 'group/sub/app', web_url: 'https://git.example.com/group/sub/app', ssh_url: 'git@git.example.com:group/sub/app.git' });

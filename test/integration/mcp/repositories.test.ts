@@ -4,11 +4,11 @@
 // project tech lead or the code.repo.bind capability; project isolation: NOT_FOUND outside).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { operator, startHarness, type Harness } from '../../helpers/harness.js';
 import { runOperation } from '../../../src/app/run-operation.js';
 import { parseCommand } from '../../../src/transports/cli/commands.js';
 import { parseRepoUrl } from '../../../src/domain/repositories/repositories.rules.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { mcp, newAgent, toolCalls } from './rpc.js';
 
 let h: Harness;
 let base: string;
@@ -24,10 +24,7 @@ const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getC
 const system = async (op: any, input: Record<string, unknown>) =>
   (await runOperation(h.svc.deps, op, { surface: 'cli', requestId: 'req_test', input, log: h.svc.deps.log, system: true })).output;
 
-async function agent(role = 'member', scopes?: string[]): Promise<AgentUser> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name: `A ${role}`, role });
-  return newAgent(h, scopes, u);
-}
+const { agent, raw, ok, fails, invalid } = toolCalls(() => h);
 
 async function world() {
   const [owner, lead, techLead, member, outsider, admin, superAdmin] = [await agent(), await agent(), await agent(), await agent(), await agent(), await agent('admin'), await agent('super_admin')];
@@ -36,27 +33,6 @@ async function world() {
   const otherSlug = `o${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: `Other ${otherSlug}`, owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, otherSlug, owner, lead, techLead, member, outsider, admin, superAdmin };
-}
-
-const raw = (a: AgentUser, name: string, args: Record<string, unknown> = {}) => mcp(h, call(name, args), { token: a.token });
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(false);
-  expect(r.body.result.structuredContent).toEqual(toolText(r.body));
-  return toolText(r.body);
-}
-async function fails(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(true);
-  return toolText(r.body);
-}
-async function invalid(a: AgentUser, name: string, args: Record<string, unknown>) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.error, r.text).toMatchObject({ code: -32602, data: { type: 'INVALID_INPUT' } });
-  return r.body.error.data as { field: string; errors: Array<{ field: string; code: string; message: string }> };
 }
 
 const NOT_FOUND_PROJECT = { error: 'NOT_FOUND: project not found' };

@@ -4,8 +4,8 @@
 // list_project_repository_commits through POST /mcp. Every bad delivery is a documented 4xx.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { http, operator, startHarness, type Harness } from '../../helpers/harness.js';
+import { toolCalls, toolText, type AgentUser } from './rpc.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,15 +17,7 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
-async function agent(role = 'member'): Promise<AgentUser> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name: `A ${role}`, role });
-  return newAgent(h, undefined, u);
-}
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await mcp(h, call(name, args), { token: a.token });
-  expect(r.body.result?.isError, r.text).toBe(false);
-  return toolText(r.body);
-}
+const { agent, raw, ok } = toolCalls(() => h);
 
 interface Bound {
   lead: AgentUser;
@@ -210,7 +202,7 @@ describe('push webhook: every bad delivery is a documented 4xx and stores nothin
   it('commits are readable by project members only', async () => {
     const b = await boundRepo();
     await push(b, payloadFor(b, [commit({ message: 'internal codename' })]));
-    const r = await mcp(h, call('list_project_repository_commits', { project_slug: b.slug }), { token: b.outsider.token });
+    const r = await raw(b.outsider, 'list_project_repository_commits', { project_slug: b.slug });
     expect(toolText(r.body)).toEqual({ error: 'NOT_FOUND: project not found' });
     expect(r.text).not.toContain('codename');
   });

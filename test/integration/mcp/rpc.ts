@@ -1,5 +1,10 @@
-// Raw JSON-RPC over fetch against POST /mcp (no SDK): what a hand-written or 2026-07-28 client sends.
+// Raw JSON-RPC over fetch against POST /mcp (no SDK): what a hand-written or 2026-07-28 client sends;
+// plus the asserting tool-call helpers (toolCalls) the MCP tool tests share.
+import { expect } from 'vitest';
+import { agents, withToken, type AgentUser } from '../../helpers/agents.js';
 import { operator, uniqueEmail, type Harness } from '../../helpers/harness.js';
+
+export type { AgentUser };
 
 export interface McpResult {
   status: number;
@@ -60,16 +65,61 @@ export const call = (name: string, args?: Record<string, unknown>, id?: string |
 /** The JSON inside result.content[0].text. */
 export const toolText = (response: any) => JSON.parse(response.result.content[0].text);
 
-export interface AgentUser {
-  userId: string;
-  email: string;
-  token: string;
-  tokenId: string;
-}
-
 /** A fresh user with an agent token holding `scopes` (omitted: `*`). */
 export async function newAgent(h: Harness, scopes?: string[], user?: { userId: string; email: string }): Promise<AgentUser> {
   const u = user ?? (await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail('agent'), name: 'Agent Owner', role: 'member' }));
-  const t = await operator<{ tokenId: string; token: string }>(h, 'agent_tokens.create', { email: u.email, ...(scopes ? { scopes } : {}) });
-  return { userId: u.userId, email: u.email, token: t.token, tokenId: t.tokenId };
+  return withToken(h, u, scopes);
+}
+
+type Args = Record<string, unknown>;
+
+/**
+ * A successful tool result (HTTP 200, isError false, structuredContent equal to the text: every live
+ * tool declares an output, so it is always there); returns its JSON.
+ */
+export async function toolOk(h: Harness, token: string, name: string, args: Args = {}): Promise<any> {
+  const r = await mcp(h, call(name, args), { token });
+  expect(r.status, r.text).toBe(200);
+  expect(r.body.result?.isError, r.text).toBe(false);
+  const out = toolText(r.body);
+  expect(r.body.result.structuredContent).toEqual(out);
+  return out;
+}
+
+/** A tool-level failure (HTTP 200, isError true); returns its error envelope ({error}). */
+export async function toolFails(h: Harness, token: string, name: string, args: Args = {}): Promise<any> {
+  const r = await mcp(h, call(name, args), { token });
+  expect(r.status, r.text).toBe(200);
+  expect(r.body.result?.isError, r.text).toBe(true);
+  return toolText(r.body);
+}
+
+/** A JSON-RPC input error (HTTP 200, -32602 INVALID_INPUT, naming `field` when given); returns error.data. */
+export async function toolInvalid(h: Harness, token: string, name: string, args: Args, field?: string): Promise<{ field: string; errors: Array<{ field: string; code: string; message: string }> }> {
+  const r = await mcp(h, call(name, args), { token });
+  expect(r.status, r.text).toBe(200);
+  expect(r.body.error, r.text).toMatchObject({ code: -32602, data: { type: 'INVALID_INPUT', ...(field === undefined ? {} : { field }) } });
+  return r.body.error.data;
+}
+
+/**
+ * The tool-call helpers of the MCP tests, acting as an agent (its token), bound to a harness read
+ * at call time (test files assign it in beforeAll, after this is called).
+ */
+export function toolCalls(harness: () => Harness) {
+  return {
+    /** A fresh user of `role` with a token holding `scopes` (omitted: `*`); see agents(). */
+    agent: agents(harness).agent,
+    /** The raw response of a tools/call. */
+    raw: (a: AgentUser, name: string, args: Args = {}) => mcp(harness(), call(name, args), { token: a.token }),
+    ok: (a: AgentUser, name: string, args: Args = {}) => toolOk(harness(), a.token, name, args),
+    fails: (a: AgentUser, name: string, args: Args = {}) => toolFails(harness(), a.token, name, args),
+    /** A tool-level failure in the flat form: its error string. */
+    async flatError(a: AgentUser, name: string, args: Args = {}): Promise<string> {
+      const out = await toolFails(harness(), a.token, name, args);
+      expect(typeof out.error).toBe('string');
+      return out.error;
+    },
+    invalid: (a: AgentUser, name: string, args: Args, field?: string) => toolInvalid(harness(), a.token, name, args, field),
+  };
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperation } from '../../../src/app/run-operation.js';
 import { createMeeting } from '../../../src/domain/search/create-meeting.js';
 import { event, newUser, operator, publish, startHarness, type Harness } from '../../helpers/harness.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { newAgent, toolCalls } from './rpc.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,11 +18,7 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
 
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const r = await mcp(h, call(name, args), { token: a.token });
-  expect(r.body.result?.isError, r.text).toBe(false);
-  return toolText(r.body);
-}
+const { ok } = toolCalls(() => h);
 
 describe('search on the embedded database', () => {
   it('matches every type with the trigram indexes, within the caller visibility', async () => {

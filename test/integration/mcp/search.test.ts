@@ -9,7 +9,7 @@ import { searchStatement } from '../../../src/domain/search/search.repository.js
 import { parseCommand } from '../../../src/transports/cli/commands.js';
 import { event, freePort, operator, publish, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
 import { expectInvalidParams, expectMissingScope } from './admin-fixtures.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { newAgent, toolCalls, type AgentUser } from './rpc.js';
 
 let h: Harness;
 let base: string;
@@ -27,19 +27,7 @@ const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getC
 const system = async (op: Operation<any, any, any>, input: Record<string, unknown>) =>
   (await runOperation(h.svc.deps, op, { surface: 'cli', requestId: 'req_test', input, log: h.svc.deps.log, system: true })).output;
 
-async function agent(role = 'member', scopes?: string[]): Promise<AgentUser> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name: `S ${role}`, role });
-  return newAgent(h, scopes, u);
-}
-
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const r = await mcp(h, call(name, args), { token: a.token });
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(false);
-  const out = toolText(r.body);
-  expect(r.body.result.structuredContent).toEqual(out);
-  return out;
-}
+const { agent, ok } = toolCalls(() => h);
 
 const search = (a: AgentUser, query: string, more: Record<string, unknown> = {}) => ok(a, 'search', { query, ...more });
 const typesOf = (r: any) => r.hits.map((x: any) => x.type).sort();

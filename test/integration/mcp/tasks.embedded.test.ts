@@ -1,8 +1,8 @@
 // The task tools on the embedded database (PGlite): the same migration and SQL as PostgreSQL
 // (counter upsert, row locks, recursive parent chain, uuid[] and jsonb columns, xmax upsert).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { operator, startHarness, type Harness } from '../../helpers/harness.js';
+import { toolCalls } from './rpc.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,17 +12,12 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await mcp(h, call(name, args), { token: a.token });
-  expect(r.body.result?.isError, r.text).toBe(false);
-  return toolText(r.body);
-}
+const { agent, ok } = toolCalls(() => h);
 
 describe('task tools on the embedded database', () => {
   it('create, nest, claim, move, comment, read, list and report the day', async () => {
-    const mk = async (role = 'member') => newAgent(h, undefined, await operator(h, 'users.create', { email: uniqueEmail(role), name: 'E', role }));
-    const owner = await mk();
-    const member = await mk();
+    const owner = await agent();
+    const member = await agent();
     await operator(h, 'projects.create', { slug: 'emb', name: 'Embedded', owner: owner.email, members: [member.email], leads: [], tech_leads: [] });
 
     const root = await ok(owner, 'create_task', { title: 'root', project_slug: 'emb', reviewer_user_ids: [member.userId], cc_emails: [member.email] });

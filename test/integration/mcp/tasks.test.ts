@@ -4,13 +4,13 @@
 // 8: project isolation on the server; Versioning 4: task_code alias).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { operator, startHarness, type Harness } from '../../helpers/harness.js';
 import { runOperation } from '../../../src/app/run-operation.js';
 import type { Operation } from '../../../src/domain/context.js';
 import { removeProjectMember, setProjectMember } from '../../../src/domain/projects/project-members.js';
 import { projectSlugRequired } from '../../../src/domain/tasks/task-placement.js';
 import { toolErrorEnvelope } from '../../../src/transports/mcp/errors.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { mcp, newAgent, toolCalls } from './rpc.js';
 
 let h: Harness;
 let base: string;
@@ -28,10 +28,7 @@ const system = async (op: Operation<any, any, any>, input: Record<string, unknow
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
-async function agent(role = 'member', scopes?: string[]): Promise<AgentUser> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name: `A ${role}`, role });
-  return newAgent(h, scopes, u);
-}
+const { agent, raw, ok, fails, invalid } = toolCalls(() => h);
 
 /** A project with one user per project role, plus outsiders and org-wide roles. */
 async function world() {
@@ -51,31 +48,6 @@ async function world() {
   const otherSlug = `q${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: `Other ${otherSlug}`, owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, code: slug.toUpperCase(), otherSlug, owner, lead, techLead, member, member2, outsider, admin, superAdmin, coordinator };
-}
-
-async function raw(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await mcp(h, call(name, args), { token: a.token });
-  return r;
-}
-/** A successful tool result's JSON. */
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(false);
-  expect(r.body.result.structuredContent).toEqual(toolText(r.body));
-  return toolText(r.body);
-}
-/** A failed tool result's envelope ({error}). */
-async function fails(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(true);
-  return toolText(r.body);
-}
-/** A JSON-RPC input error (-32602) naming `field`. */
-async function invalid(a: AgentUser, name: string, args: Record<string, unknown>, field: string) {
-  const r = await raw(a, name, args);
-  expect(r.body.error, r.text).toMatchObject({ code: -32602, data: { type: 'INVALID_INPUT', field } });
 }
 
 const NOT_FOUND_TASK = { error: 'NOT_FOUND: task not found' };

@@ -3,13 +3,13 @@
 // "States and transitions / Tasks"; "Audit"; Versioning 4: task_code and new_status aliases).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { operator, startHarness, type Harness } from '../../helpers/harness.js';
 import { runOperation } from '../../../src/app/run-operation.js';
 import type { Operation } from '../../../src/domain/context.js';
 import { setProjectMember } from '../../../src/domain/projects/project-members.js';
 import { setOwnerIntakeTemplates } from '../../../src/domain/tasks/set-owner-intake-templates.js';
 import { SYSTEM_INTAKE_CHECKLISTS, SYSTEM_INTAKE_DESCRIPTION } from '../../../src/domain/tasks/intake-templates.rules.js';
-import { call, mcp, newAgent, toolText, type AgentUser } from './rpc.js';
+import { newAgent, toolCalls, toolText } from './rpc.js';
 
 let h: Harness;
 let base: string;
@@ -25,10 +25,7 @@ const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getC
 const system = async (op: Operation<any, any, any>, input: Record<string, unknown>) =>
   (await runOperation(h.svc.deps, op, { surface: 'cli', requestId: 'req_test', input, log: h.svc.deps.log, system: true })).output;
 
-async function agent(role = 'member', scopes?: string[], name = `A ${role}`): Promise<AgentUser> {
-  const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail(role), name, role });
-  return newAgent(h, scopes, u);
-}
+const { agent, raw, ok, fails, invalid } = toolCalls(() => h);
 
 async function world() {
   const owner = await agent();
@@ -47,23 +44,6 @@ async function world() {
   return { slug, code: slug.toUpperCase(), otherSlug, owner, lead, techLead, member, member2, reviewer, outsider, admin, coordinator };
 }
 
-const raw = (a: AgentUser, name: string, args: Record<string, unknown> = {}) => mcp(h, call(name, args), { token: a.token });
-async function ok(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(false);
-  return toolText(r.body);
-}
-async function fails(a: AgentUser, name: string, args: Record<string, unknown> = {}) {
-  const r = await raw(a, name, args);
-  expect(r.status, r.text).toBe(200);
-  expect(r.body.result?.isError, r.text).toBe(true);
-  return toolText(r.body);
-}
-async function invalid(a: AgentUser, name: string, args: Record<string, unknown>, field: string) {
-  const r = await raw(a, name, args);
-  expect(r.body.error, r.text).toMatchObject({ code: -32602, data: { type: 'INVALID_INPUT', field } });
-}
 const auditOf = (targetId: string) => sql('select action, source, actor_user_id, token_id, summary from audit_log where target_id = ? order by created_at', [targetId]);
 const inboxOf = (userId: string) => sql('select type, title, target_url, actor_user_id from notifications where user_id = ? order by created_at', [userId]);
 
