@@ -10,17 +10,16 @@
 // the whole run, so the bench never meets a 429.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import autocannon, { type Result } from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
 import pg from 'pg';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
+import { cpuPerRequest, cpuSnap, type CpuPerRequest } from './cpu.js';
+import { freePort, profileFlags, ROOT, startFlags } from './service.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
 
 const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
@@ -31,7 +30,6 @@ const REPEAT_MAX_RPS = num('BENCH_REPEAT_MAX_RPS', 10000);
 const PER_TOKEN = 55; // < 60/min: the rate limit is never reached
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'new,nudges,repeat,bare,drain').split(',').map((s) => s.trim()));
 const DRAIN_N = num('BENCH_DRAIN_N', 20000);
-const CPU_PROF_DIR = process.env.BENCH_CPU_PROF; // e.g. /tmp/prof: server child runs with --cpu-prof
 
 const TARGETS = { newRps: 3000, newP99Ms: 30, repeatRps: 8000, rssMb: 300, nudgedRatio: 0.85, drainPerS: 2000 };
 
@@ -66,17 +64,6 @@ async function stopChild(c: Child | undefined): Promise<void> {
   const timer = setTimeout(() => c.proc.kill('SIGKILL'), 10_000);
   await c.exited;
   clearTimeout(timer);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForHttp(url: string, child: Child, timeoutMs = 60_000): Promise<void> {
@@ -123,60 +110,11 @@ class RssSampler {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CPU accounting from /proc: where the machine's CPU went during a scenario (ms per request).
-// On a small shared machine this says more than a profile: service vs PostgreSQL vs Redis vs
-// the load generator vs everything else (other jobs on the box).
+// CPU accounting from /proc (bench/cpu.ts): where the machine's CPU went during a scenario, in ms
+// per request: service vs PostgreSQL (this bench's database) vs Redis vs the load generator vs
+// everything else (other jobs on the box).
 
-const TICK_MS = 10; // USER_HZ = 100 on Linux
-
-/** utime + stime of one process. */
-function procTicks(pid: number | string): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return 0;
-  }
-}
-
-function ticksByComm(comm: string, include: (cmdline: string) => boolean = () => true): number {
-  let sum = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
-      if (include(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))) sum += procTicks(pid);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return sum;
-}
-
-/** Backends of the bench database plus PostgreSQL's own background processes, not other databases' backends. */
 let benchDbName = '';
-const ourPostgres = (cmdline: string) => (benchDbName !== '' && cmdline.includes(` ${benchDbName} `)) || !/\(\d+\)|\[local\]|autovacuum worker/.test(cmdline);
-
-interface CpuSnap {
-  service: number;
-  postgres: number;
-  redis: number;
-  loadgen: number;
-  busy: number;
-}
-
-function cpuSnap(servicePid: number | undefined): CpuSnap {
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
-  const busy = cpu.reduce((a, b) => a + b, 0) - (cpu[3] ?? 0) - (cpu[4] ?? 0); // minus idle, iowait
-  return { service: servicePid ? procTicks(servicePid) : 0, postgres: ticksByComm('postgres', ourPostgres), redis: ticksByComm('redis-server'), loadgen: procTicks(process.pid), busy };
-}
-
-function cpuPerRequest(a: CpuSnap, b: CpuSnap, requests: number): Record<keyof CpuSnap | 'other', number> {
-  const d = (k: keyof CpuSnap) => ((b[k] - a[k]) * TICK_MS) / Math.max(1, requests);
-  const other = d('busy') - d('service') - d('postgres') - d('redis') - d('loadgen');
-  return { service: d('service'), postgres: d('postgres'), redis: d('redis'), loadgen: d('loadgen'), other: Math.max(0, other), busy: d('busy') };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -204,13 +142,13 @@ interface ScenarioResult {
   result: Result;
   budget: number;
   overflow: number;
-  cpu: Record<keyof CpuSnap | 'other', number>;
+  cpu: CpuPerRequest;
 }
 
 /** Runs autocannon over `slots` (each used at most once; the run stops early when they run out). */
 async function load(name: string, url: string, slots: Slot[] | null, expected: number, occurredAt: string, servicePid: number | undefined): Promise<ScenarioResult> {
   let next = 0;
-  const before = cpuSnap(servicePid);
+  const before = cpuSnap(servicePid, benchDbName);
   let overflow = 0;
   const budget = slots ? slots.length - CONNECTIONS : 0; // a little headroom for prebuilt requests
   const result = await autocannon({
@@ -233,7 +171,7 @@ async function load(name: string, url: string, slots: Slot[] | null, expected: n
       },
     ],
   });
-  const cpu = cpuPerRequest(before, cpuSnap(servicePid), result.requests.total);
+  const cpu = cpuPerRequest(before, cpuSnap(servicePid, benchDbName), result.requests.total);
   return { name, expected, result, budget, overflow, cpu };
 }
 
@@ -294,8 +232,7 @@ async function main(): Promise<number> {
       NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
     };
     // The service runs with the V8 flags `npm start` gives it (package.json "start"), so RSS and speed are the shipped ones.
-    const startFlags = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(/\s+/).filter((a) => a.startsWith('--') && a !== '--import');
-    const nodeArgs = [...startFlags, ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : [])];
+    const nodeArgs = [...startFlags(), ...profileFlags()];
     const server = spawnChild('service', [...nodeArgs, '--import', 'tsx', 'src/main.ts'], serverEnv);
     children.push(server);
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -333,7 +270,7 @@ async function main(): Promise<number> {
     const nudgeTokens = tokens.slice(nNew, nNew + nNudge);
     const repeatTokens = tokens.slice(nNew + nNudge);
     let nudgeBacklog: { sent: number; drainS: number } | undefined;
-    let drain: { n: number; seconds: number; cpu: Record<keyof CpuSnap | 'other', number> } | undefined;
+    let drain: { n: number; seconds: number; cpu: CpuPerRequest } | undefined;
     const occurredAt = new Date(Date.now() - 60_000).toISOString();
     const results: ScenarioResult[] = [];
 
@@ -408,7 +345,7 @@ async function main(): Promise<number> {
           [DRAIN_N],
         );
         const before = await rxCount();
-        const snap = cpuSnap(server.proc.pid);
+        const snap = cpuSnap(server.proc.pid, benchDbName);
         const t0 = Date.now();
         const ins = await c.query(
           `insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
@@ -423,7 +360,7 @@ async function main(): Promise<number> {
         }
         const seconds = (Date.now() - t0) / 1000;
         const sent = got.distinct - before.distinct;
-        drain = { n: sent, seconds, cpu: cpuPerRequest(snap, cpuSnap(server.proc.pid), Math.max(1, sent)) };
+        drain = { n: sent, seconds, cpu: cpuPerRequest(snap, cpuSnap(server.proc.pid, benchDbName), Math.max(1, sent)) };
         log(`DRAIN: ${sent}/${n} arrived in ${seconds.toFixed(2)} s (${got.hits - before.hits} requests)`);
       } finally {
         await c.end();
@@ -433,7 +370,7 @@ async function main(): Promise<number> {
     const hwmKb = rss.hwmKb();
     // Let requests whose clients autocannon already dropped finish before the service shuts down.
     await new Promise((r) => setTimeout(r, 1000));
-    if (CPU_PROF_DIR) log(`cpu profile of the service will be written to ${CPU_PROF_DIR}`);
+    if (process.env.BENCH_CPU_PROF) log(`cpu profile of the service will be written to ${process.env.BENCH_CPU_PROF}`);
     await stopChild(server);
 
     // 5. Bare Fastify ceiling, in its own child process.
@@ -454,7 +391,7 @@ async function main(): Promise<number> {
 
 interface NudgeFigures {
   nudgeBacklog?: { sent: number; drainS: number };
-  drain?: { n: number; seconds: number; cpu: Record<keyof CpuSnap | 'other', number> };
+  drain?: { n: number; seconds: number; cpu: CpuPerRequest };
 }
 
 function report(results: ScenarioResult[], peakKb: number, hwmKb: number, serverTail: string[], nf: NudgeFigures = {}): number {

@@ -1,46 +1,27 @@
 // /mcp benchmark (agent protocol issue): tools/call whoami throughput and list_inbox latency for a user
 // with 10,000 notifications, plus a 20-call batch; real PostgreSQL and Redis, service in a child
 // process, enough agent tokens that the 60/min per-token window is never reached.
-import { spawn } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
-import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
+import { createDatabase } from '../test/helpers/harness.js';
 import { cpuColumns, cpuPerRequest, cpuSnap } from './cpu.js';
+import { runBench, startBenchServer } from './service.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_MCP_SECONDS ?? 8);
 // Every call counts against its token's 60/min window: 3,000 tokens allow 180,000 calls in the
 // minute the scenarios take (a fast service makes ~80,000). A refused call is a JSON-RPC error
 // member inside a 200, so responses are checked (`rpc errors`) and any makes the run invalid.
 const TOKENS = Number(process.env.BENCH_MCP_TOKENS ?? 3000);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-
 async function main(): Promise<number> {
   const db = await createDatabase();
   const dbName = db.url.replace(/^.*\//, '').replace(/\?.*$/, '');
-  const port = await freePort();
-  // BENCH_CPU_PROF=<dir>: the service runs with --cpu-prof there (profile written on SIGTERM).
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   const only = (process.env.BENCH_ONLY ?? 'whoami,inbox,batch').split(',');
-  const server = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), GRPC_PORT: String(await freePort()), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL, LOG_LEVEL: 'warn', WORKER: 'off' },
-    stdio: 'ignore',
-  });
+  const server = await startBenchServer(db.url, { WORKER: 'off' });
   try {
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 300 && (await fetch(`${base}/api/v1/health`).then((r) => r.status, () => 0)) !== 200; i++) await new Promise((r) => setTimeout(r, 200));
+    const base = server.baseUrl;
     const setup = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }, 'bench'), { role: 'cli' });
     const email = `mcp-bench-${Date.now()}@example.test`;
     const user = (await runOperator(setup, 'users.create', { email, name: 'MCP bench' })).output as { userId: string };
@@ -56,7 +37,7 @@ async function main(): Promise<number> {
 
     let next = 0;
     const run = async (title: string, body: unknown, callsPerRequest = 1, connections = 50) => {
-      const before = cpuSnap(server.pid, dbName);
+      const before = cpuSnap(server.proc.pid, dbName);
       let rpcErrors = 0;
       let lastError = '';
       const r = await autocannon({
@@ -82,7 +63,7 @@ async function main(): Promise<number> {
           },
         ],
       });
-      const cpu = cpuPerRequest(before, cpuSnap(server.pid, dbName), r.requests.total);
+      const cpu = cpuPerRequest(before, cpuSnap(server.proc.pid, dbName), r.requests.total);
       if (rpcErrors > 0) console.error(`[bench:mcp] ${title}: ${rpcErrors} responses with an error member, e.g. ${lastError}`);
       return {
         title,
@@ -117,17 +98,9 @@ async function main(): Promise<number> {
     if (invalid) console.log('WARNING: INVALID RUN (non-2xx, transport errors or JSON-RPC error members)');
     return invalid ? 1 : 0;
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
-    server.kill('SIGKILL');
+    await server.stop();
     await db.drop().catch(() => undefined);
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(2);
-  },
-);
+runBench(main);

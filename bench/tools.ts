@@ -1,17 +1,14 @@
 // Tools-token benchmark (issue: tools-tokens): claim batches of 100 and bulk fan-out of 100
 // recipients per request, on real PostgreSQL and Redis, against the service in a child process.
 // Run: npm run bench:tools (also part of npm run bench). Prints one table.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
-import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
-import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
+import { createDatabase } from '../test/helpers/harness.js';
 import { cpuColumns, cpuPerRequest, cpuSnap } from './cpu.js';
+import { runBench, startBenchServer, type BenchServer } from './service.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const EMPLOYEES = Number(process.env.BENCH_TOOLS_EMPLOYEES ?? 2000);
 const CLAIM_BATCHES = Number(process.env.BENCH_TOOLS_CLAIM_BATCHES ?? 15);
 const BULK_SECONDS = Number(process.env.BENCH_TOOLS_BULK_SECONDS ?? 8);
@@ -22,15 +19,6 @@ const TARGETS = { bulkDeliveriesPerSec: 5000, claimBatchP50Ms: 150 };
 const TOOLS_TOKENS = Number(process.env.BENCH_TOOLS_TOKENS ?? 48);
 const PER_TOKEN = 55;
 const log = (m: string) => process.stderr.write(`[bench:tools] ${m}\n`);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -48,16 +36,10 @@ async function main(): Promise<number> {
   const run = randomBytes(3).toString('hex');
   const db = await createDatabase();
   const dbName = db.url.replace(/^.*\//, '').replace(/\?.*$/, '');
-  let server: ChildProcess | undefined;
+  let server: BenchServer | undefined;
   try {
-    const port = await freePort();
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: String(port), GRPC_PORT: String(await freePort()), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL, LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 300 && (await fetch(`${base}/api/v1/health`).then((r) => r.status, () => 0)) !== 200; i++) await new Promise((r) => setTimeout(r, 200));
+    server = await startBenchServer(db.url);
+    const base = server.baseUrl;
 
     // Setup in-process: an admin, tools-tokens of one integrator (each has its own 60/min window),
     // employees with approvals assigned through the REST surface.
@@ -92,7 +74,7 @@ async function main(): Promise<number> {
     // 1. Claim batch of 100 (fresh mints) -> latency per request.
     const claimMs: number[] = [];
     let claimFailures = 0;
-    const claimCpu0 = cpuSnap(server.pid, dbName);
+    const claimCpu0 = cpuSnap(server.proc.pid, dbName);
     for (let b = 0; b < CLAIM_BATCHES; b++) {
       const claims = emails.slice(b * 100, b * 100 + 100).map((email) => ({ email }));
       const r = await post(`${base}/api/v1/tokens/claim/batch`, nextToken()!, { claims });
@@ -100,7 +82,7 @@ async function main(): Promise<number> {
       claimFailures += (r.json.results as { ok: boolean }[]).filter((x) => !x.ok).length;
       claimMs.push(r.ms);
     }
-    const claimCpu = cpuPerRequest(claimCpu0, cpuSnap(server.pid, dbName), claimMs.length);
+    const claimCpu = cpuPerRequest(claimCpu0, cpuSnap(server.proc.pid, dbName), claimMs.length);
     const claimed = emails.slice(0, CLAIM_BATCHES * 100);
 
     // 2. Bulk fan-out, 100 pre-claimed recipients per request, new event ids.
@@ -112,7 +94,7 @@ async function main(): Promise<number> {
       let capped = false;
       const deadline = performance.now() + seconds * 1000;
       const started = performance.now();
-      const cpu0 = cpuSnap(server!.pid, dbName);
+      const cpu0 = cpuSnap(server!.proc.pid, dbName);
       await Promise.all(
         Array.from({ length: BULK_CONCURRENCY }, async () => {
           while (performance.now() < deadline) {
@@ -139,7 +121,7 @@ async function main(): Promise<number> {
           }
         }),
       );
-      const cpu = cpuPerRequest(cpu0, cpuSnap(server!.pid, dbName), ms.length);
+      const cpu = cpuPerRequest(cpu0, cpuSnap(server!.proc.pid, dbName), ms.length);
       return { requests: ms.length, deliveries, errors, seconds: (performance.now() - started) / 1000, p50: pct(ms, 50), p99: pct(ms, 99), cpu, capped };
     };
     const preclaimed = await bulk((i) => claimed.slice((i * 100) % claimed.length, ((i * 100) % claimed.length) + 100), BULK_SECONDS);
@@ -160,17 +142,9 @@ async function main(): Promise<number> {
     console.log(`target claim batch of 100 p50 <= ${TARGETS.claimBatchP50Ms} ms: ${pct(claimMs, 50).toFixed(0)} ms -> ${pct(claimMs, 50) <= TARGETS.claimBatchP50Ms ? 'PASS' : 'MISS'}`);
     return preclaimed.errors + auto.errors + claimFailures > 0 ? 1 : 0;
   } finally {
-    server?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
-    server?.kill('SIGKILL');
+    await server?.stop();
     await db.drop().catch(() => undefined);
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(2);
-  },
-);
+runBench(main);

@@ -11,19 +11,16 @@
 // mostly queueing). Targets: list_tasks p99 <= 25 ms, search_docs p99 <= 50 ms, judged for both.
 // The cpu columns (ms per request, /proc) show where the time went and what other jobs took.
 // A measurement, never a test. Run: npm run bench:work.
-import { spawn } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { AGENT_OPERATIONS } from '../src/app/operations.js';
 import { runOperation } from '../src/app/run-operation.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
-import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
+import { createDatabase } from '../test/helpers/harness.js';
 import { cpuColumns, cpuPerRequest, cpuSnap } from './cpu.js';
+import { runBench, startBenchServer } from './service.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SECONDS = Number(process.env.BENCH_WORK_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_WORK_CONNECTIONS ?? 10);
 const TASKS = Number(process.env.BENCH_WORK_TASKS ?? 100_000);
@@ -37,14 +34,6 @@ const TARGETS = { listTasksP99: 25, searchDocsP99: 50 };
 const log = (m: string) => process.stderr.write(`[bench:work] ${m}\n`);
 
 const WORDS = ['harbor', 'falcon', 'quartz', 'meadow', 'lantern', 'glacier', 'orchid', 'summit', 'canyon', 'ember', 'voyage', 'prism', 'thicket', 'beacon', 'cobalt', 'dune', 'fjord', 'garnet', 'hollow', 'ivory', 'jasper', 'kestrel', 'lagoon', 'marble', 'nectar', 'onyx', 'pebble', 'quiver', 'raven', 'saffron', 'tundra', 'umber', 'velvet', 'willow', 'yonder', 'zephyr', 'anchor', 'bramble', 'cinder', 'drift', 'echo', 'fable', 'grove', 'haven', 'inlet', 'juniper', 'knoll', 'lumen', 'mosaic', 'nimbus'];
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 
 interface Scenario {
   title: string;
@@ -107,16 +96,10 @@ async function seed(exec: (sql: string, params?: unknown[]) => Promise<unknown>,
 async function main(): Promise<number> {
   const db = await createDatabase();
   const dbName = db.url.replace(/^.*\//, '').replace(/\?.*$/, '');
-  const port = await freePort();
   const only = process.env.BENCH_ONLY?.split(',');
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), GRPC_PORT: String(await freePort()), HOST: '127.0.0.1', DATABASE_URL: db.url, REDIS_URL, LOG_LEVEL: 'warn', WORKER: 'off' },
-    stdio: 'ignore',
-  });
+  const server = await startBenchServer(db.url, { WORKER: 'off' });
   try {
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 300 && (await fetch(`${base}/api/v1/health`).then((r) => r.status, () => 0)) !== 200; i++) await new Promise((r) => setTimeout(r, 200));
+    const base = server.baseUrl;
     const setup = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', DB_POOL_MAX: '4' }, 'bench'), { role: 'cli' });
     const conn = setup.orm.em.getConnection();
     const exec = (sql: string, params: unknown[] = []) => conn.execute(sql, params);
@@ -174,7 +157,7 @@ async function main(): Promise<number> {
     const token = (i: number) => pools[i]![used[i]!++ % pools[i]!.length]!;
     const budget = (i: number) => pools[i]!.length * PER_TOKEN - used[i]!;
     const run = async (s: Scenario, i: number, connections: number, seconds: number) => {
-      const before = cpuSnap(server.pid, dbName);
+      const before = cpuSnap(server.proc.pid, dbName);
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: s.tool, arguments: s.args } });
       const r = await autocannon({
         url: `${base}/mcp`,
@@ -194,7 +177,7 @@ async function main(): Promise<number> {
           },
         ],
       });
-      const cpu = cpuPerRequest(before, cpuSnap(server.pid, dbName), r.requests.total);
+      const cpu = cpuPerRequest(before, cpuSnap(server.proc.pid, dbName), r.requests.total);
       return { title: s.title, conns: connections, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, ...cpuColumns(cpu) };
     };
     // One check call per tool: the answer must be a successful tool result with rows.
@@ -227,17 +210,9 @@ async function main(): Promise<number> {
     console.log(`EXPLAIN: ${plans.every((p) => p.indexed) ? 'PASS, every statement reads tasks / doc_pages through an index' : `MISS: ${plans.filter((p) => !p.indexed).map((p) => p.title).join('; ')}`}`);
     return rows.some((r) => r.non2xx > 0 || r.errors > 0) ? 1 : 0;
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 1000));
-    server.kill('SIGKILL');
+    await server.stop();
     await db.drop().catch(() => undefined);
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(2);
-  },
-);
+runBench(main);

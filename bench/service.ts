@@ -1,0 +1,83 @@
+// The service under benchmark, shared by bench:tools, bench:mcp and bench:work (bench.ts keeps its
+// own child handling for the receiver and RSS sampling, and uses freePort / startFlags): a child
+// process started with the V8 flags of `npm start`, on free ports, against the bench's database;
+// healthy before the scenarios start, stopped (SIGTERM, then SIGKILL) and the database dropped
+// after. BENCH_CPU_PROF=<dir>: the service runs with --cpu-prof there (written on SIGTERM).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { REDIS_URL } from '../test/helpers/harness.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The V8 flags package.json's start script gives Node, so the bench measures the shipped settings. */
+export function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((a) => a.startsWith('--') && a !== '--import');
+}
+
+/** --cpu-prof flags when BENCH_CPU_PROF names a directory. */
+export function profileFlags(): string[] {
+  return process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+}
+
+export interface BenchServer {
+  proc: ChildProcess;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the service on `databaseUrl` with `env` on top of the defaults; resolves once /api/v1/health answers 200. */
+export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [...startFlags(), ...profileFlags(), '--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), GRPC_PORT: String(await freePort()), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL, LOG_LEVEL: 'warn', ...env },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const server: BenchServer = {
+    proc,
+    baseUrl: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  const deadline = Date.now() + 60_000;
+  while ((await fetch(`${server.baseUrl}/api/v1/health`).then((r) => r.status, () => 0)) !== 200) {
+    if (proc.exitCode !== null) throw new Error(`the service exited during start (code ${proc.exitCode})`);
+    if (Date.now() > deadline) {
+      await server.stop();
+      throw new Error('the service was not healthy after 60 s');
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return server;
+}
+
+/** Runs a bench's main and exits with its code (2 when it threw). */
+export function runBench(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(2);
+    },
+  );
+}
