@@ -9,14 +9,13 @@ import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
-import { AUDIT, recordAudit } from '../audit/audit.js';
 import { createIntegratorCatalogRow } from '../catalog/catalog.repository.js';
 import { slugifyLabel, uniqueIntegratorSlug } from '../agent/issue-admin-tools-claim-token.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { ensureIntegrator } from '../tokens/integrators.repository.js';
 import { ADMIN_ROLES, User } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
-import { createInboundTokenRow } from '../tokens/new-inbound-token.js';
+import { auditTokenCreated, createInboundTokenRow } from '../tokens/new-inbound-token.js';
 
 export const MODERATION_DAILY_LIMIT = { min: 1, max: 1000, default: 200 } as const;
 
@@ -75,14 +74,7 @@ async function createModerationTokenInTransaction(
     linkedToolsTokenId: null,
     now,
   });
-  recordAudit(em, ctx, {
-    action: AUDIT.tokenCreated,
-    actorUserId: audit.actorUserId,
-    tokenId: audit.tokenId ?? row.id,
-    targetType: 'inbound_token',
-    targetId: row.id,
-    summary: { kind: 'moderation', integrator: slug, label: spec.label, daily_limit: spec.dailyLimit, ...audit.summary },
-  });
+  auditTokenCreated(em, ctx, row, audit, { kind: 'moderation', integrator: slug, label: spec.label, daily_limit: spec.dailyLimit, ...audit.summary });
   await em.flush();
   return { tokenId: row.id, token, catalogRowId: item.id, catalogSlug: item.slug!, integratorSlug: slug, dailyLimit: spec.dailyLimit };
 }

@@ -10,7 +10,7 @@ import { findItemForIntegrator } from '../catalog/catalog.repository.js';
 import { assertDomainAllowed, normalizeEmail } from '../users/users.rules.js';
 import { rotateTokenValue } from './rotate-token.js';
 import { findActiveClaimedTokens, findLiveApprovals, findUsersByEmails, lockClaimPairs } from './claim.repository.js';
-import { createInboundTokenRow } from './new-inbound-token.js';
+import { auditTokenCreated, createInboundTokenRow } from './new-inbound-token.js';
 
 export interface ClaimOutcome {
   email: string;
@@ -119,7 +119,7 @@ export async function claimInTransaction(em: EntityManager, ctx: OpContext<Inbou
       approvalId: approval.id,
     });
     current.set(userId, row);
-    recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: tools.userId, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { via: 'claim', tools_token_id: tools.tokenId, owner_user_id: userId } });
+    auditTokenCreated(em, ctx, row, { actorUserId: tools.userId }, { via: 'claim', tools_token_id: tools.tokenId, owner_user_id: userId });
     // No previous token: the overlap ends now.
     results[i] = { ok: true, value: { email, token, tokenId: row.id, ownerUserId: userId, expiresPriorAt: now.toISOString(), rotated: false } };
   }

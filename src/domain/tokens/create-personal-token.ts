@@ -4,12 +4,11 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/core';
 import { defineOperation, type OpContext } from '../context.js';
-import { recordAudit, AUDIT } from '../audit/audit.js';
 import { SELF_SERVICE_DAILY_LIMITS } from './token-lifecycle.rules.js';
 import { ensureIntegrator, PERSONAL_INTEGRATOR } from './integrators.repository.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { DomainError } from '../errors.js';
-import { createInboundTokenRow } from './new-inbound-token.js';
+import { auditTokenCreated, createInboundTokenRow } from './new-inbound-token.js';
 
 export const CreatePersonalTokenInput = z.strictObject({
   email: z.email().max(120),
@@ -50,7 +49,7 @@ export async function mintSelfServiceToken(
   if (user.status !== 'active') throw new DomainError('forbidden', 'the user is not active', { code: 'user_inactive' });
   const integratorId = await ensureIntegrator(em, PERSONAL_INTEGRATOR, ctx.clock.now());
   const { row, token } = createInboundTokenRow(em, { kind: 'personal', ownerUserId: user.id, integratorId, label: t.label, note: t.note, dailyLimit: t.dailyLimit, createdAt: ctx.clock.now() });
-  recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: user.id, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { kind: row.kind, label: row.label } });
+  auditTokenCreated(em, ctx, row, { actorUserId: user.id }, { kind: row.kind, label: row.label });
   await em.flush();
   return { tokenId: row.id, token };
 }

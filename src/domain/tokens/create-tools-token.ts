@@ -6,12 +6,11 @@ import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import { defineOperation, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { AUDIT, recordAudit } from '../audit/audit.js';
 import { createIntegratorCatalogRow, findItemForIntegrator } from '../catalog/catalog.repository.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { ensureIntegrator } from './integrators.repository.js';
-import { createInboundTokenRow } from './new-inbound-token.js';
+import { auditTokenCreated, createInboundTokenRow } from './new-inbound-token.js';
 
 export const INTEGRATOR_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** A tools-token's daily budget (the organisation cap). */
@@ -80,14 +79,7 @@ export async function createToolsTokenInTransaction(
   } else if (item.linked_tools_token_id === null) {
     await em.getConnection().execute(`update catalog_items set linked_tools_token_id = ? where id = ?`, [row.id, item.id], 'run', em.getTransactionContext());
   }
-  recordAudit(em, ctx, {
-    action: AUDIT.tokenCreated,
-    actorUserId: audit.actorUserId,
-    tokenId: audit.tokenId ?? row.id,
-    targetType: 'inbound_token',
-    targetId: row.id,
-    summary: { kind: 'tools_claim', integrator: spec.integrator, ...audit.summary },
-  });
+  auditTokenCreated(em, ctx, row, audit, { kind: 'tools_claim', integrator: spec.integrator, ...audit.summary });
   await em.flush();
   return { tokenId: row.id, token, integratorSlug: spec.integrator, catalogSlug: catalogSlug ?? '', catalogRowId: catalogRowId! };
 }

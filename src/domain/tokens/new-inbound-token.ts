@@ -1,8 +1,10 @@
 // The one way an inbound token row is born (personal, moderation, claimed personal, tools-token):
 // a fresh value of the kind's format, stored only as its hash and display prefix, a new callback
-// signing secret, status active. Callers add their own audit and flush.
+// signing secret, status active; and its `inbound.token.created` audit entry. Callers flush.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
+import { AUDIT, recordAudit } from '../audit/audit.js';
+import type { OpContext } from '../context.js';
 import { InboundToken } from './tokens.entity.js';
 import { newSigningSecret, newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
 import { displayPrefix } from './token-format.rules.js';
@@ -40,4 +42,18 @@ export function createInboundTokenRow(em: EntityManager, spec: NewInboundToken):
     ...(spec.approvalId ? { approvalId: spec.approvalId } : {}),
   });
   return { row, token };
+}
+
+/**
+ * The `inbound.token.created` audit entry of a new row: who acted (`tokenId`: the token they acted
+ * with; omitted = the new token itself) and what the caller adds to the summary.
+ */
+export function auditTokenCreated(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>,
+  row: { id: string },
+  by: { actorUserId: string; tokenId?: string | null },
+  summary: Record<string, unknown>,
+): void {
+  recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: by.actorUserId, tokenId: by.tokenId ?? row.id, targetType: 'inbound_token', targetId: row.id, summary });
 }
