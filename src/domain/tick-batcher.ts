@@ -8,6 +8,7 @@ export class TickBatcher<K, V> {
 
   constructor(
     private readonly load: (keys: K[]) => Promise<Map<K, V>>,
+    /** Distinct keys per call. */
     private readonly maxBatch = 128,
   ) {}
 
@@ -21,15 +22,22 @@ export class TickBatcher<K, V> {
     });
   }
 
+  /** The turn's distinct keys, in calls of at most maxBatch keys; each caller gets its key's value. */
   private flush(): void {
     this.scheduled = false;
-    const all = this.pending;
+    const byKey = new Map<K, Array<{ resolve: (v: V | undefined) => void; reject: (err: unknown) => void }>>();
+    for (const p of this.pending) {
+      const waiting = byKey.get(p.key);
+      if (waiting) waiting.push(p);
+      else byKey.set(p.key, [p]);
+    }
     this.pending = [];
-    for (let i = 0; i < all.length; i += this.maxBatch) {
-      const batch = all.slice(i, i + this.maxBatch);
-      this.load([...new Set(batch.map((p) => p.key))]).then(
-        (found) => batch.forEach((p) => p.resolve(found.get(p.key))),
-        (err: unknown) => batch.forEach((p) => p.reject(err)),
+    const keys = [...byKey.keys()];
+    for (let i = 0; i < keys.length; i += this.maxBatch) {
+      const batch = keys.slice(i, i + this.maxBatch);
+      this.load(batch).then(
+        (found) => batch.forEach((k) => byKey.get(k)!.forEach((p) => p.resolve(found.get(k)))),
+        (err: unknown) => batch.forEach((k) => byKey.get(k)!.forEach((p) => p.reject(err))),
       );
     }
   }
