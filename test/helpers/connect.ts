@@ -53,3 +53,17 @@ export function protoEvent(h: Harness, over: MessageInitShape<typeof InboundEven
     ...over,
   });
 }
+
+/** A protobuf Timestamp in epoch milliseconds. */
+export const timestampMs = (t: { seconds: bigint; nanos: number } | undefined): number => Number(t!.seconds) * 1000 + Math.floor(t!.nanos / 1e6);
+
+/**
+ * Runs `call` between two readings of the harness clock: a time the service stamped during the call
+ * lies in [from, to] (epoch ms; `from` is floored to the whole second, as a surface may carry whole
+ * seconds only). A single reading after the call can already be in the next second.
+ */
+export async function duringCall<T>(h: Harness, call: () => Promise<T>): Promise<{ out: T; from: number; to: number }> {
+  const from = Math.floor(h.clock.now().getTime() / 1000) * 1000;
+  const out = await call();
+  return { out, from, to: h.clock.now().getTime() };
+}

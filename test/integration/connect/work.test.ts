@@ -11,7 +11,7 @@ import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/hea
 import { ProjectService } from '../../../gen/fluxdesk/work/v1/projects_pb.js';
 import { TaskService } from '../../../gen/fluxdesk/work/v1/tasks_pb.js';
 import { agents, type AgentUser } from '../../helpers/agents.js';
-import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
+import { bearer, closeSessions, duringCall, timestampMs, transportFor, type Protocol } from '../../helpers/connect.js';
 import { newPersonalToken, operator, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
@@ -197,7 +197,7 @@ describe('ProjectService membership management (write:projects)', () => {
 describe('TaskService (task tools)', () => {
   it('create, get, list, claim, status, comment: the same results as the tools, with isolation', async () => {
     const w = await world();
-    const c = await tasks(w.owner).createTask({ title: 'Fix the login', projectSlug: w.slug, kind: 'issue', priority: 'high', reviewerUserIds: [w.lead.userId], dueDate: '2026-12-01' });
+    const { out: c, from, to } = await duringCall(h, () => tasks(w.owner).createTask({ title: 'Fix the login', projectSlug: w.slug, kind: 'issue', priority: 'high', reviewerUserIds: [w.lead.userId], dueDate: '2026-12-01' }));
     expect(c).toMatchObject({ code: `${w.code}-1`, priority: 'high', draft: false, status: 'todo', reviewers: [{ id: w.lead.userId, email: w.lead.email }] });
     expect(c.assignee).toBeUndefined();
     expect(c.url).toBe(`${h.svc.deps.config.publicBaseUrl}/tasks/${w.code}-1`);
@@ -205,7 +205,8 @@ describe('TaskService (task tools)', () => {
     const listed = await tasks(w.member).listTasks({ project: w.slug });
     expect(listed.items.map((t) => t.code)).toEqual([c.code]);
     expect(listed.items[0]).toMatchObject({ kind: 'issue', status: 'todo', projectSlug: w.slug, dueDate: '2026-12-01' });
-    expect(listed.items[0]!.createdAt?.seconds).toBe(BigInt(Math.floor(h.clock.now().getTime() / 1000)));
+    expect(timestampMs(listed.items[0]!.createdAt)).toBeGreaterThanOrEqual(from);
+    expect(timestampMs(listed.items[0]!.createdAt)).toBeLessThanOrEqual(to);
     expect((await tasks(w.outsider).listTasks({})).items).toEqual([]);
     await expectCode(tasks(w.outsider).getTask({ code: c.code }), Code.NotFound, 'not_found');
 
