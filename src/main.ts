@@ -41,14 +41,26 @@ async function freePort(host: string): Promise<number> {
   });
 }
 
+const PORT_ATTEMPTS = 5;
+
 export async function startService(config: Config, opts: { clock?: Clock; logger?: pino.Logger } = {}): Promise<RunningService> {
-  if (config.port === 0) {
+  if (config.port !== 0) return startOn(config, opts);
+  // PORT=0: a free port is chosen up front (the public URLs name it), and another process can take
+  // it before we listen; then everything started is closed again and another port is tried.
+  for (let attempt = 1; ; attempt++) {
     const port = await freePort(config.host);
     const derived = config.publicBaseUrl === `http://${config.host}:0`;
     const publicBaseUrl = derived ? `http://${config.host}:${port}` : config.publicBaseUrl;
     const errorsBaseUrl = config.errorsBaseUrl === `${config.publicBaseUrl}/errors` ? `${publicBaseUrl}/errors` : config.errorsBaseUrl;
-    config = Object.freeze({ ...config, port, publicBaseUrl, errorsBaseUrl });
+    try {
+      return await startOn(Object.freeze({ ...config, port, publicBaseUrl, errorsBaseUrl }), opts);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EADDRINUSE' || attempt >= PORT_ATTEMPTS) throw err;
+    }
   }
+}
+
+async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logger }): Promise<RunningService> {
   const deps = await createDeps(config, { clock: opts.clock, logger: opts.logger, role: 'server' });
   let nudges: NudgeQueue | null = null;
   let maintenance: MaintenanceQueue | null;
@@ -63,12 +75,23 @@ export async function startService(config: Config, opts: { clock?: Clock; logger
   const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion });
   const grpc = createGrpcServer(deps);
   const operator = deps.lock ? await startOperatorSocket(deps, deps.lock.socketPath) : null;
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+    await new Promise<void>((resolve, reject) => {
+      grpc.once('error', reject);
+      grpc.listen(config.grpcPort, config.host, () => resolve());
+    });
+  } catch (err) {
+    // A port in use (or any listen failure): nothing started may outlive the failed start.
+    await new Promise<void>((r) => grpc.close(() => r()));
+    await app.close();
+    await operator?.close();
+    await nudges?.stop();
+    await maintenance?.stop();
+    await deps.close();
+    throw err;
+  }
   const port = (app.server.address() as AddressInfo).port;
-  await new Promise<void>((resolve, reject) => {
-    grpc.once('error', reject);
-    grpc.listen(config.grpcPort, config.host, () => resolve());
-  });
   const grpcPort = (grpc.address() as AddressInfo).port;
   let closing: Promise<void> | null = null;
   return {

@@ -171,9 +171,8 @@ export const publishLegacy = (h: Harness, token: string, body: unknown, headers?
   http(h, 'POST', '/api/internal-os/integrations/inbound/personal', { token, body, headers });
 
 /**
- * A currently free TCP port. With PORT=0 the service's default public and error-type URLs name
- * port 0; pass `env: { PORT: String(await freePort()) }` to startHarness when a test compares
- * them with `h.baseUrl`.
+ * A currently free TCP port, for the child processes a test starts itself (startHarness runs the
+ * service with PORT=0, which picks its own port and names it in the public URLs).
  */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   const { createServer } = await import('node:net');
