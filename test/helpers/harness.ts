@@ -170,18 +170,3 @@ export const publish = (h: Harness, token: string, body: unknown, headers?: Reco
 export const publishLegacy = (h: Harness, token: string, body: unknown, headers?: Record<string, string>) =>
   http(h, 'POST', '/api/internal-os/integrations/inbound/personal', { token, body, headers });
 
-/**
- * A currently free TCP port, for the child processes a test starts itself (startHarness runs the
- * service with PORT=0, which picks its own port and names it in the public URLs).
- */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address() as import('node:net').AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}

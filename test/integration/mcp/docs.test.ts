@@ -3,13 +3,13 @@
 // project isolation on the server side).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, newUser, operator, startHarness, type Harness, type TestUser } from '../../helpers/harness.js';
+import { newUser, operator, startHarness, type Harness, type TestUser } from '../../helpers/harness.js';
 import { mcp, newAgent, rpc, toolCalls, type AgentUser } from './rpc.js';
 
 let h: Harness;
 beforeAll(async () => {
   // A fixed port so the absolute doc urls can be compared with h.baseUrl.
-  h = await startHarness({ env: { PORT: String(await freePort()) } });
+  h = await startHarness();
 });
 afterAll(async () => {
   await h?.close();

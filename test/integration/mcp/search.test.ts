@@ -7,14 +7,14 @@ import type { Operation } from '../../../src/domain/context.js';
 import { createMeeting } from '../../../src/domain/search/create-meeting.js';
 import { searchStatement } from '../../../src/domain/search/search.repository.js';
 import { parseCommand } from '../../../src/transports/cli/commands.js';
-import { event, freePort, operator, publish, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { event, operator, publish, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
 import { expectInvalidParams, expectMissingScope } from './admin-fixtures.js';
 import { newAgent, toolCalls, type AgentUser } from './rpc.js';
 
 let h: Harness;
 let base: string;
 beforeAll(async () => {
-  h = await startHarness({ env: { PORT: String(await freePort()) } });
+  h = await startHarness();
   base = h.svc.deps.config.publicBaseUrl;
 });
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createDeps, type Deps } from '../../../src/deps.js';
 import { runOperator } from '../../../src/transports/cli/operator-socket.js';
-import { createDatabase, event, freePort, REDIS_URL, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { createDatabase, event, REDIS_URL, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
 import { browserSubscription, startReceiver, until, type Receiver } from './receiver.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -35,26 +35,39 @@ afterEach(async () => {
   for (const f of cleanups.splice(0).reverse()) await f().catch(() => undefined);
 });
 
+/**
+ * `npm start`'s entry in a child process on PORT=0: it picks its own free port (no race with other
+ * processes for a port chosen here) and names it in its "ready" log line.
+ */
 async function startChild(databaseUrl: string, env: Record<string, string>): Promise<Child> {
-  const port = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), GRPC_PORT: String(await freePort()), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL, LOG_LEVEL: 'warn', NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL, LOG_LEVEL: 'info', NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const child: Child = { proc, baseUrl: `http://127.0.0.1:${port}`, log: [] };
+  const child: Child = { proc, baseUrl: '', log: [] };
   const keep = (b: Buffer) => child.log.push(...b.toString('utf8').split('\n').filter(Boolean));
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   children.push(child);
-  await until(
-    'child healthy',
-    async () => {
+  const readyPort = () => {
+    for (const line of child.log) {
+      if (!line.startsWith('{') || !line.includes('ready on')) continue;
+      const entry = JSON.parse(line) as { msg?: string; port?: number };
+      if (entry.msg?.includes('ready on') && entry.port) return entry.port;
+    }
+    return undefined;
+  };
+  const port = await until(
+    'child ready',
+    () => {
       if (proc.exitCode !== null) throw new Error(`child exited ${proc.exitCode}: ${child.log.join('\n')}`);
-      return fetch(`${child.baseUrl}/api/v1/health`).then((r) => r.status === 200, () => false);
+      return readyPort();
     },
     60_000,
   );
+  child.baseUrl = `http://127.0.0.1:${port}`;
+  expect((await fetch(`${child.baseUrl}/api/v1/health`)).status).toBe(200);
   return child;
 }
 

@@ -5,7 +5,6 @@ import { randomBytes, createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   event,
-  freePort,
   http,
   newPersonalToken,
   newUser,
@@ -21,7 +20,7 @@ let h: Harness;
 let errorsBase: string;
 beforeAll(async () => {
   // A real port, so the default error-type base is `${baseUrl}/errors`.
-  h = await startHarness({ env: { PORT: String(await freePort()) } });
+  h = await startHarness();
   errorsBase = `${h.baseUrl}/errors`;
 });
 afterAll(async () => {

@@ -1,13 +1,13 @@
 // POST /api/v1/events validation through real HTTP (SPEC "Inbound event validation rules",
 // Errors "REST v1 error envelope", Limits; inbound protocol 3, 5, 9, 10).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { event, freePort, http, newPersonalToken, publish, startHarness, type Harness, type HttpResult } from '../../helpers/harness.js';
+import { event, http, newPersonalToken, publish, startHarness, type Harness, type HttpResult } from '../../helpers/harness.js';
 
 let h: Harness;
 let errorsBase: string;
 beforeAll(async () => {
   // A real port, so the default error-type base is `${baseUrl}/errors`.
-  h = await startHarness({ env: { PORT: String(await freePort()) } });
+  h = await startHarness();
   errorsBase = `${h.baseUrl}/errors`;
 });
 afterAll(async () => {
