@@ -155,7 +155,7 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
     expireInSeconds: n.expireInSeconds,
     batchSize: n.batchSize,
     concurrency: n.concurrency,
-    relayIntervalMs: n.relayIntervalMs,
+    pollIntervalMs: n.relayIntervalMs,
     poolMax: Math.max(2, Math.min(10, n.concurrency + 2)),
     onStopped: () => egress.close(),
   });

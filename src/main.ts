@@ -75,6 +75,17 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
   const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion });
   const grpc = createGrpcServer(deps);
   const operator = deps.lock ? await startOperatorSocket(deps, deps.lock.socketPath) : null;
+  const stopAll = async () => {
+    await new Promise<void>((r) => grpc.close(() => r()));
+    await app.close();
+    await operator?.close();
+    // In-flight sends finish (or time out); undispatched nudges stay in the outbox / queue.
+    // Each step has a deadline: a queue stuck on a dead connection must not keep the process
+    // (or a test's afterAll) alive; what it had not finished is retried by the next process.
+    await withDeadline('nudge worker stop', nudges?.stop(), deps.log);
+    await withDeadline('maintenance stop', maintenance?.stop(), deps.log);
+    await withDeadline('database and redis close', deps.close(), deps.log);
+  };
   try {
     await app.listen({ port: config.port, host: config.host });
     await new Promise<void>((resolve, reject) => {
@@ -83,12 +94,7 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
     });
   } catch (err) {
     // A port in use (or any listen failure): nothing started may outlive the failed start.
-    await new Promise<void>((r) => grpc.close(() => r()));
-    await app.close();
-    await operator?.close();
-    await nudges?.stop();
-    await maintenance?.stop();
-    await deps.close();
+    await stopAll();
     throw err;
   }
   const port = (app.server.address() as AddressInfo).port;
@@ -104,17 +110,7 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
     nudges,
     maintenance,
     close() {
-      closing ??= (async () => {
-        await new Promise<void>((r) => grpc.close(() => r()));
-        await app.close();
-        await operator?.close();
-        // In-flight sends finish (or time out); undispatched nudges stay in the outbox / queue.
-        // Each step has a deadline: a queue stuck on a dead connection must not keep the process
-        // (or a test's afterAll) alive; what it had not finished is retried by the next process.
-        await withDeadline('nudge worker stop', nudges?.stop(), deps.log);
-        await withDeadline('maintenance stop', maintenance?.stop(), deps.log);
-        await withDeadline('database and redis close', deps.close(), deps.log);
-      })();
+      closing ??= stopAll();
       return closing;
     },
   };

@@ -57,7 +57,7 @@ export interface NudgeQueueOptions {
   batchSize: number;
   concurrency: number;
   /** Outbox poll interval after a claim that did not fill a batch. */
-  relayIntervalMs: number;
+  pollIntervalMs: number;
   poolMax: number;
   /** Called after the worker stopped (release senders' sockets). */
   onStopped?: () => void;
@@ -226,7 +226,7 @@ export class NudgeQueue {
         if (failures++ % 20 === 0) this.o.log.warn({ err: { message: (err as Error).message } }, 'nudge dispatch failed; retrying');
       }
       if (claimed < this.o.batchSize && !this.stopping) {
-        const pause = failures > 0 ? Math.min(5000, this.o.relayIntervalMs * 2 ** Math.min(failures, 5)) : this.o.relayIntervalMs;
+        const pause = failures > 0 ? Math.min(5000, this.o.pollIntervalMs * 2 ** Math.min(failures, 5)) : this.o.pollIntervalMs;
         await new Promise<void>((r) => {
           const wake = () => {
             clearTimeout(timer);
