@@ -11,9 +11,8 @@
 // again. IP-literal hosts never reach `lookup` (Node connects directly), so they are checked
 // before the request.
 import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
 import { isAllowedAddress } from '../http-egress/address-policy.js';
 import type { EgressClient, EgressError, EgressResponse } from '../http-egress/egress-client.js';
 
@@ -47,66 +46,71 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 export interface ClosableEgressClient extends EgressClient {
-  close(): void;
+  close(): Promise<void>;
 }
+
+const isBlocked = (err: unknown): boolean => {
+  for (let e = err as { code?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e instanceof BlockedTarget || e.code === 'EFLUXDESK_BLOCKED') return true;
+  }
+  return false;
+};
 
 export function createNudgeEgressClient(opts: NudgeEgressOptions): ClosableEgressClient {
   const allowHosts = opts.allowHosts.map(normalizeHost);
-  const agentOpts = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: opts.maxSocketsPerHost ?? 32, maxFreeSockets: opts.maxSocketsPerHost ?? 32, scheduling: 'lifo' as const };
-  const agents = { http: new http.Agent(agentOpts), https: new https.Agent(agentOpts) };
-  const lookups = { open: checkedLookup(false), allowlisted: checkedLookup(true) };
+  // undici (Node's own fetch engine) instead of node:http: about half the client CPU per request.
+  // One pool per trust level, so a socket opened under the allowlisted lookup never serves a
+  // host checked under the strict one. `connect.lookup` is handed to net/tls.connect for every
+  // new socket; undici sets SNI from the URL's host name (never from an IP literal).
+  const agent = (allowPrivate: boolean) =>
+    new Agent({
+      connections: opts.maxSocketsPerHost ?? 32,
+      keepAliveTimeout: 4_000,
+      // A receiver's `Keep-Alive: timeout=N` is honoured up to N - 0.5 s (undici's default margin
+      // of 2 s would never reuse a connection to a server that keeps idle ones for 1-2 s).
+      keepAliveTimeoutThreshold: 500,
+      connect: { lookup: checkedLookup(allowPrivate), timeout: opts.timeoutMs },
+    });
+  const agents = { open: agent(false), allowlisted: agent(true) };
 
   return {
-    close() {
-      agents.http.destroy();
-      agents.https.destroy();
+    async close() {
+      await Promise.all([agents.open.destroy(), agents.allowlisted.destroy()]);
     },
-    post(url, body, headers) {
+    async post(url, body, headers) {
       let target: URL;
       try {
         target = new URL(url);
       } catch {
-        return Promise.resolve(result(0, 'blocked_target'));
+        return result(0, 'blocked_target');
       }
       const host = normalizeHost(target.hostname);
       const allowlisted = allowHosts.includes(host);
       const isHttps = target.protocol === 'https:';
-      if (!(isHttps || (target.protocol === 'http:' && allowlisted))) return Promise.resolve(result(0, 'blocked_target'));
-      if (isIP(host) !== 0 && !isAllowedAddress(host, allowlisted)) return Promise.resolve(result(0, 'blocked_target'));
+      if (!(isHttps || (target.protocol === 'http:' && allowlisted))) return result(0, 'blocked_target');
+      if (isIP(host) !== 0 && !isAllowedAddress(host, allowlisted)) return result(0, 'blocked_target');
 
-      return new Promise<EgressResponse>((resolve) => {
-        let settled = false;
-        const settle = (r: EgressResponse) => {
-          if (!settled) {
-            settled = true;
-            clearTimeout(timer);
-            resolve(r);
-          }
-        };
-        const req = (isHttps ? https : http).request({
+      // One deadline up to the end of the response (a receiver that stalls mid-body is cut too).
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), opts.timeoutMs);
+      try {
+        // undici's request never follows redirects: a 3xx is the receiver's answer.
+        const res = await request(target, {
           method: 'POST',
-          hostname: host,
-          port: target.port || (isHttps ? 443 : 80),
-          path: `${target.pathname}${target.search}`,
-          headers: { ...headers, 'content-length': String(body.byteLength) },
-          agent: isHttps ? agents.https : agents.http,
-          lookup: allowlisted ? lookups.allowlisted : lookups.open,
-          ...(isHttps && isIP(host) === 0 ? { servername: host } : {}),
+          headers,
+          body,
+          dispatcher: allowlisted ? agents.allowlisted : agents.open,
+          signal: abort.signal,
         });
-        // One deadline up to the end of the response (a receiver that stalls mid-body is cut too).
-        const timer = setTimeout(() => {
-          settle(result(0, 'timeout'));
-          req.destroy();
-        }, opts.timeoutMs);
-        req.on('response', (res) => {
-          const status = res.statusCode ?? 0;
-          res.on('end', () => settle(result(status)));
-          res.on('error', () => settle(result(status)));
-          res.resume();
-        });
-        req.on('error', (err) => settle(result(0, err instanceof BlockedTarget || (err as { code?: string }).code === 'EFLUXDESK_BLOCKED' ? 'blocked_target' : 'network_error')));
-        req.end(body);
-      });
+        await res.body.dump({ signal: abort.signal, limit: 64 * 1024 });
+        if (abort.signal.aborted) return result(0, 'timeout');
+        return result(res.statusCode);
+      } catch (err) {
+        if (abort.signal.aborted) return result(0, 'timeout');
+        return result(0, isBlocked(err) ? 'blocked_target' : 'network_error');
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -60,7 +60,7 @@ export interface NudgeQueueOptions {
   pollIntervalMs: number;
   poolMax: number;
   /** Called after the worker stopped (release senders' sockets). */
-  onStopped?: () => void;
+  onStopped?: () => Promise<void> | void;
 }
 
 interface Tx {
@@ -255,7 +255,7 @@ export class NudgeQueue {
     for (const wake of [...this.wakers]) wake();
     await this.loopsDone?.catch(() => undefined);
     await this.boss?.stop({ graceful: true, timeout: 10_000, close: true }).catch((err) => this.o.log.warn({ err: { message: (err as Error).message } }, 'job queue stop failed'));
-    this.o.onStopped?.();
+    await this.o.onStopped?.();
   }
 }
 

@@ -11,12 +11,18 @@ export interface Hit {
   headers: http.IncomingHttpHeaders;
   body: Buffer;
   at: number;
+  /** The sender's socket port: equal ports mean one kept-alive connection. */
+  remotePort: number;
 }
 
 export interface Behaviour {
   status?: number;
   /** Answer only after this long (a slow receiver). */
   delayMs?: number;
+  /** A Location header (with a 3xx status: a redirect the sender must not follow). */
+  location?: string;
+  /** Send the status line and part of the body, then stall until closed. */
+  stallBody?: boolean;
 }
 
 export interface Receiver {
@@ -40,11 +46,14 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      hits.push({ path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() });
+      hits.push({ path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now(), remotePort: req.socket.remotePort ?? 0 });
       const rule = [...rules.entries()].filter(([p]) => path.startsWith(p)).sort((a, b) => b[0].length - a[0].length)[0]?.[1] ?? {};
       const answer = () => {
         pending--;
-        if (!res.destroyed) res.writeHead(rule.status ?? 201, { 'content-type': 'text/plain' }).end('ok');
+        if (res.destroyed) return;
+        res.writeHead(rule.status ?? 201, { 'content-type': 'text/plain', ...(rule.location ? { location: rule.location } : {}) });
+        if (rule.stallBody) res.write('o');
+        else res.end('ok');
       };
       pending++;
       if (rule.delayMs) {

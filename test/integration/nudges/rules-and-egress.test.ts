@@ -51,7 +51,7 @@ describe('nudge egress client', () => {
       }
       expect(rx.hits).toHaveLength(0);
     } finally {
-      strict.close();
+      await strict.close();
     }
   });
 
@@ -59,15 +59,24 @@ describe('nudge egress client', () => {
     const local = createNudgeEgressClient({ timeoutMs: 300, allowHosts: ['127.0.0.1'] });
     try {
       expect(await local.post(`${rx.url}/ok`, body, { 'content-type': 'application/json' })).toEqual({ status: 201, ok: true });
-      expect(await local.post(`${rx.url}/ok`, body, {})).toEqual({ status: 201, ok: true });
+      for (let i = 0; i < 5; i++) expect(await local.post(`${rx.url}/ok`, body, {})).toEqual({ status: 201, ok: true });
+      // Kept-alive connections are reused (a finishing response may overlap the next request: two at most).
+      expect(new Set(rx.hitsFor('/ok').map((h) => h.remotePort)).size).toBeLessThanOrEqual(2);
       rx.behave('/slow', { delayMs: 2000 });
       expect(await local.post(`${rx.url}/slow`, body, {})).toMatchObject({ ok: false, error: 'timeout' });
+      // A receiver that sends its status, then stalls in the body, is cut by the same deadline.
+      rx.behave('/stall', { stallBody: true });
+      expect(await local.post(`${rx.url}/stall`, body, {})).toMatchObject({ ok: false, error: 'timeout' });
+      // Redirects are reported, never followed.
+      rx.behave('/moved', { status: 302, location: `${rx.url}/elsewhere` });
+      expect(await local.post(`${rx.url}/moved`, body, {})).toEqual({ status: 302, ok: false });
+      expect(rx.hitsFor('/elsewhere')).toHaveLength(0);
       // Metadata addresses stay unreachable even for an allowlisted host name.
       const meta = createNudgeEgressClient({ timeoutMs: 300, allowHosts: ['169.254.169.254'] });
       expect(await meta.post('http://169.254.169.254/latest', body, {})).toMatchObject({ ok: false, error: 'blocked_target' });
-      meta.close();
+      await meta.close();
     } finally {
-      local.close();
+      await local.close();
     }
   });
 });
