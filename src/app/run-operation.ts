@@ -2,7 +2,7 @@
 // authenticate -> rate limit -> validate (the operation's own schema + context rules) ->
 // idempotency -> handler (own EntityManager fork; writes in transactions) -> log.
 import { createHash } from 'node:crypto';
-import type { Channel, Logger, OpContext, Operation, Principal, Surface } from '../domain/context.js';
+import { existingEm, withLazyEm, type Channel, type Logger, type OpContext, type Operation, type Principal, type Surface } from '../domain/context.js';
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
@@ -47,20 +47,21 @@ export interface RunResult<O> {
 }
 
 export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
-  const log = lazyChild(inv.log, { op: op.name, surface: inv.surface });
-  const em = deps.orm.em.fork();
+  const log = new LazyChildLogger(inv.log, { op: op.name, surface: inv.surface });
+  let made: OpContext<P> | undefined;
   let rateLimit: RateLimitInfo | undefined;
   try {
     if (op.auth.kind === 'system' && !inv.system) throw new DomainError('forbidden', 'operator-only operation', { code: 'forbidden' });
     let principal: P;
     try {
       const reuse = inv.authenticated?.type === 'agent' && op.auth.kind === 'agent';
-      principal = (reuse ? inv.authenticated : await authenticate(em, op.auth, inv.authorization, deps.clock)) as P;
+      // Token lookups are statements on the shared connection (no unit of work): the root EntityManager serves.
+      principal = (reuse ? inv.authenticated : await authenticate(deps.orm.em, op.auth, inv.authorization, deps.clock)) as P;
     } catch (err) {
-      if (err instanceof DomainError && op.onUnauthenticated) throw await op.onUnauthenticated(err, inv.input, { em, clock: deps.clock, callerToolsToken: inv.callerToolsToken });
+      if (err instanceof DomainError && op.onUnauthenticated) throw await op.onUnauthenticated(err, inv.input, { em: deps.orm.em.fork(), clock: deps.clock, callerToolsToken: inv.callerToolsToken });
       throw err;
     }
-    const ctx: OpContext<P> = { principal, requestId: inv.requestId, surface: inv.surface, channel: inv.channel ?? 'v1', log, em, clock: deps.clock, config: deps.config };
+    const ctx: OpContext<P> = (made = withLazyEm({ principal, requestId: inv.requestId, surface: inv.surface, channel: inv.channel ?? 'v1', log, clock: deps.clock, config: deps.config }, deps.orm.em));
 
     if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
       throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
@@ -87,24 +88,38 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
     // A call that was counted reports its budget even when it fails (inbound protocol 9).
     throw rateLimit && !de.rateLimit ? de.withRateLimit(rateLimit) : de;
   } finally {
-    em.clear();
+    if (made) existingEm(made)?.clear();
   }
 }
 
 /**
  * The operation's child logger, built on first use: most calls never log, and a pino child costs
- * more than the rest of a cheap tool call's bookkeeping.
+ * more than the rest of a cheap tool call's bookkeeping. (A class: no closures made per call.)
  */
-function lazyChild(parent: Logger, bindings: object): Logger {
-  let child: Logger | undefined;
-  const get = () => (child ??= parent.child(bindings));
-  return {
-    info: (obj, msg) => get().info(obj, msg),
-    warn: (obj, msg) => get().warn(obj, msg),
-    error: (obj, msg) => get().error(obj, msg),
-    debug: (obj, msg) => get().debug(obj, msg),
-    child: (b) => get().child(b),
-  };
+class LazyChildLogger implements Logger {
+  private made: Logger | undefined;
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: object,
+  ) {}
+  private get log(): Logger {
+    return (this.made ??= this.parent.child(this.bindings));
+  }
+  info(obj: object, msg?: string): void {
+    this.log.info(obj, msg);
+  }
+  warn(obj: object, msg?: string): void {
+    this.log.warn(obj, msg);
+  }
+  error(obj: object, msg?: string): void {
+    this.log.error(obj, msg);
+  }
+  debug(obj: object, msg?: string): void {
+    this.log.debug(obj, msg);
+  }
+  child(bindings: object): Logger {
+    return this.log.child(bindings);
+  }
 }
 
 /** Windows per principal kind: inbound tokens 60/min; agent tokens 60/min and 5000/day. */

@@ -1,5 +1,5 @@
 // Request-scoped data travels explicitly: every operation receives an OpContext.
-import type { EntityManager } from '@mikro-orm/core';
+import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
 import type { z } from 'zod';
 import type { DomainError, Issue } from './errors.js';
 
@@ -63,9 +63,46 @@ export interface OpContext<P extends Principal = Principal> {
   surface: Surface;
   channel: Channel;
   log: Logger;
+  /** The call's own EntityManager (identity map). runOperation forks it on first use (withLazyEm). */
   em: EntityManager;
   clock: Clock;
   config: DomainConfig;
+}
+
+const LAZY_EM = Symbol('lazy em');
+
+interface LazyEm {
+  root: EntityManager;
+  current(): EntityManager | undefined;
+}
+
+/**
+ * Gives `ctx` an `em` that is forked from `root` on first read: a call that only runs statements
+ * on the shared connection (the publish group commit) never pays for a fork. The bookkeeping is
+ * non-enumerable, so `{ ...ctx, em }` (a caller handing a handler its own EntityManager) copies
+ * a plain `em` and nothing else.
+ */
+export function withLazyEm<T extends Omit<OpContext<any>, 'em'>>(ctx: T, root: EntityManager): T & { em: EntityManager } {
+  let fork: EntityManager | undefined;
+  Object.defineProperty(ctx, 'em', { get: () => (fork ??= root.fork()), enumerable: true, configurable: true });
+  Object.defineProperty(ctx, LAZY_EM, { value: { root, current: () => fork } satisfies LazyEm });
+  return ctx as T & { em: EntityManager };
+}
+
+/** The EntityManager of `ctx` if one exists already (never forks one). */
+export function existingEm(ctx: OpContext<any>): EntityManager | undefined {
+  const lazy = (ctx as { [LAZY_EM]?: LazyEm })[LAZY_EM];
+  return lazy ? lazy.current() : ctx.em;
+}
+
+/**
+ * The connection `ctx.em` runs on and the transaction it is in, without forking an EntityManager
+ * just to ask (a fresh fork is in no transaction).
+ */
+export function dbOf(ctx: OpContext<any>): { connection: Connection; transaction: Transaction | undefined } {
+  const em = existingEm(ctx);
+  if (em) return { connection: em.getConnection(), transaction: em.getTransactionContext() };
+  return { connection: (ctx as unknown as { [LAZY_EM]: LazyEm })[LAZY_EM].root.getConnection(), transaction: undefined };
 }
 
 /** Who may call an operation. */

@@ -1,6 +1,6 @@
 // Publish one inbound event with a personal (or moderation / claimed) token.
 // SPEC: InboundEvent, "Dedup and repeated events", "Delivery external status".
-import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { dbOf, defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
@@ -50,9 +50,10 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
     // repository). Personal tokens go through the group commit (publish-batcher.ts): the rows of
     // concurrent publishes share one statement. Moderation tokens (and a caller inside a
     // transaction) write their own.
+    const db = dbOf(ctx);
     const row =
-      p.kind !== 'moderation' && ctx.em.getTransactionContext() === undefined
-        ? await publishGrouped(ctx.em.getConnection(), delivery, at, utcDay(now))
+      p.kind !== 'moderation' && db.transaction === undefined
+        ? await publishGrouped(db.connection, delivery, at, utcDay(now))
         : (
             await upsertDeliveries(ctx.em, [delivery], {
               ...at,
