@@ -41,6 +41,8 @@ export interface AgentPrincipal {
   tokenId: string;
   userId: string;
   userEmail: string;
+  /** The user's display name, as read with the token (whoami / ping report it). */
+  userName: string;
   userRole: string;
   scopes: string[];
 }

@@ -1,7 +1,7 @@
 // `ping` (SPEC C read tools): no scope needed; proves the token works and shows whose it is.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
-import { AgentIdentityOutput, loadAgentIdentity, type AgentIdentity } from './agent-identity.js';
+import { AgentIdentityOutput, agentIdentity, type AgentIdentity } from './agent-identity.js';
 
 export const PingInput = z.strictObject({});
 export const PingOutput = AgentIdentityOutput;
@@ -14,5 +14,5 @@ export const agentPing = defineOperation<z.infer<typeof PingInput>, AgentIdentit
   // No scope: works with any agent token (SPEC "Agent token scopes", matching rules).
   idempotent: false,
   input: PingInput,
-  handler: async (_input, ctx) => loadAgentIdentity(ctx),
+  handler: async (_input, ctx) => agentIdentity(ctx),
 });

@@ -1,7 +1,7 @@
 // `whoami` (SPEC C read tools): no scope needed; lists the token's scopes.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
-import { AgentIdentityOutput, loadAgentIdentity } from './agent-identity.js';
+import { AgentIdentityOutput, agentIdentity } from './agent-identity.js';
 
 export const WhoamiInput = z.strictObject({});
 export const WhoamiOutput = AgentIdentityOutput.extend({ scopes: z.array(z.string()) });
@@ -15,5 +15,5 @@ export const whoami = defineOperation<z.infer<typeof WhoamiInput>, WhoamiResult,
   // No scope: works with any agent token (SPEC "Agent token scopes", matching rules).
   idempotent: false,
   input: WhoamiInput,
-  handler: async (_input, ctx) => ({ ...(await loadAgentIdentity(ctx)), scopes: [...ctx.principal.scopes] }),
+  handler: async (_input, ctx) => ({ ...agentIdentity(ctx), scopes: [...ctx.principal.scopes] }),
 });

@@ -33,7 +33,7 @@ export async function authenticate(
     if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() > TOUCH_INTERVAL_MS) {
       await touchTokenUse(em, 'agent_tokens', row.id, now);
     }
-    const principal: AgentPrincipal = { type: 'agent', tokenId: row.id, userId: row.user_id, userEmail: row.email, userRole: row.role, scopes: row.scopes };
+    const principal: AgentPrincipal = { type: 'agent', tokenId: row.id, userId: row.user_id, userEmail: row.email, userName: row.name, userRole: row.role, scopes: row.scopes };
     return principal;
   }
 

@@ -67,11 +67,12 @@ export interface AgentTokenAuthRow {
   created_at: Date | string;
   user_id: string;
   email: string;
+  name: string;
   role: string;
   user_status: string;
 }
 
-const AGENT_TOKEN_BY_HASH = `${PREPARED} select a.id, a.scopes, a.revoked_at, a.last_used_at, a.created_at, u.id as user_id, u.email, u.role, u.status as user_status
+const AGENT_TOKEN_BY_HASH = `${PREPARED} select a.id, a.scopes, a.revoked_at, a.last_used_at, a.created_at, u.id as user_id, u.email, u.name, u.role, u.status as user_status
        from agent_tokens a join users u on u.id = a.user_id where a.token_hash = ?`;
 
 export async function findAgentTokenByHash(em: EntityManager, hash: string): Promise<AgentTokenAuthRow | undefined> {

@@ -134,3 +134,16 @@ describe('search_user_by_username', () => {
     await expectInvalidParams(h, admin.token, 'search_user_by_username', { username: '' }, 'username');
   });
 });
+
+describe('whoami and ping', () => {
+  it("report the token's user as it is now: a renamed user shows the new name at the next call", async () => {
+    const me = await agentWithRole(h, 'member', ['read:inbox']);
+    const [row] = await sql('select name, email, role from users where id = ?', [me.userId]);
+    for (const tool of ['whoami', 'ping']) {
+      expect(await ok(h, me.token, tool)).toMatchObject({ userId: me.userId, email: row.email, name: row.name, role: 'member' });
+    }
+    await sql('update users set name = ? where id = ?', ['Renamed Person', me.userId]);
+    expect(await ok(h, me.token, 'whoami')).toMatchObject({ userId: me.userId, name: 'Renamed Person', scopes: ['read:inbox'] });
+    expect(await ok(h, me.token, 'ping')).toMatchObject({ name: 'Renamed Person' });
+  });
+});

@@ -1,0 +1,73 @@
+// withLazyEm / existingEm / dbOf (domain/context.ts): an operation's EntityManager is forked on
+// first use only, and asking for the connection or the transaction never forks one.
+import type { EntityManager } from '@mikro-orm/core';
+import { describe, expect, it } from 'vitest';
+import { dbOf, existingEm, withLazyEm, type OpContext } from '../../src/domain/context.js';
+
+/** An EntityManager stand-in: counts forks; each fork may be put in a transaction. */
+function fakeRoot() {
+  const connection = { name: 'shared connection' };
+  const forks: Array<{ trx: unknown }> = [];
+  const make = (state: { trx: unknown }) =>
+    ({
+      getConnection: () => connection,
+      getTransactionContext: () => state.trx,
+      fork: () => {
+        const s = { trx: undefined };
+        forks.push(s);
+        return make(s);
+      },
+    }) as unknown as EntityManager;
+  return { root: make({ trx: undefined }), connection, forks };
+}
+
+const base = () => ({
+  principal: { type: 'system' as const },
+  requestId: 'req-1',
+  surface: 'rest' as const,
+  channel: 'v1' as const,
+  log: { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } },
+  clock: { now: () => new Date(0) },
+  config: { publicBaseUrl: 'http://x', allowedEmailDomains: null },
+});
+
+describe('lazy EntityManager of an operation context', () => {
+  it('forks on the first read of ctx.em, once', () => {
+    const f = fakeRoot();
+    const ctx: OpContext = withLazyEm(base(), f.root);
+    expect(f.forks).toHaveLength(0);
+    expect(existingEm(ctx)).toBeUndefined();
+    const em = ctx.em;
+    expect(f.forks).toHaveLength(1);
+    expect(ctx.em).toBe(em);
+    expect(existingEm(ctx)).toBe(em);
+    expect(f.forks).toHaveLength(1);
+  });
+
+  it('dbOf gives the shared connection and no transaction without forking', () => {
+    const f = fakeRoot();
+    const ctx: OpContext = withLazyEm(base(), f.root);
+    expect(dbOf(ctx)).toEqual({ connection: f.connection, transaction: undefined });
+    expect(f.forks).toHaveLength(0);
+  });
+
+  it("dbOf reports the fork's transaction once there is one", () => {
+    const f = fakeRoot();
+    const ctx: OpContext = withLazyEm(base(), f.root);
+    void ctx.em;
+    f.forks[0]!.trx = 'trx-1';
+    expect(dbOf(ctx).transaction).toBe('trx-1');
+  });
+
+  it('a spread with its own em hands that em on (the lazy bookkeeping is not copied)', () => {
+    const f = fakeRoot();
+    const ctx: OpContext = withLazyEm(base(), f.root);
+    const mine = { getConnection: () => f.connection, getTransactionContext: () => 'caller-trx' } as unknown as EntityManager;
+    const inner: OpContext = { ...ctx, em: mine };
+    expect(inner.em).toBe(mine);
+    expect(existingEm(inner)).toBe(mine);
+    expect(dbOf(inner).transaction).toBe('caller-trx');
+    // Spreading read ctx.em once (object spread copies values): the outer context now has its fork.
+    expect(f.forks).toHaveLength(1);
+  });
+});
