@@ -43,21 +43,29 @@ const INBOUND_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, t.i
        cross join lateral (select u.id, u.email, u.role, u.status from users u where u.id = t.owner_user_id limit 1) u
        cross join lateral (select i.id, i.slug, i.allowed_event_prefix from integrators i where i.id = t.integrator_id limit 1) i`;
 
-const inboundLookups = new WeakMap<Connection, TickBatcher<string, InboundTokenAuthRow>>();
-
-/** An indexed lookup by current or prior (rotation overlap) hash. No cache: revocation is immediate. */
-export function findInboundTokenByHash(em: EntityManager, hash: string): Promise<InboundTokenAuthRow | undefined> {
-  const conn = em.getConnection();
-  let b = inboundLookups.get(conn);
-  if (!b) {
-    b = new TickBatcher(async (hashes) => {
-      const rows = (await conn.execute(INBOUND_TOKENS_BY_HASHES, [pgArray(hashes)], 'all')) as Array<InboundTokenAuthRow & { matched_hash: string }>;
-      return new Map(rows.map(({ matched_hash, ...row }) => [matched_hash, row]));
-    });
-    inboundLookups.set(conn, b);
-  }
-  return b.get(hash);
+/**
+ * A token lookup by hash whose concurrent callers on one connection pool share a statement
+ * (TickBatcher). `sql` takes one text[] of hashes and returns each found row with its
+ * `matched_hash`. No cache: revocation is immediate.
+ */
+function batchedHashLookup<Row>(sql: string): (em: EntityManager, hash: string) => Promise<Row | undefined> {
+  const batchers = new WeakMap<Connection, TickBatcher<string, Row>>();
+  return (em, hash) => {
+    const conn = em.getConnection();
+    let b = batchers.get(conn);
+    if (!b) {
+      b = new TickBatcher(async (hashes) => {
+        const rows = (await conn.execute(sql, [pgArray(hashes)], 'all')) as Array<Row & { matched_hash: string }>;
+        return new Map(rows.map(({ matched_hash, ...row }) => [matched_hash, row as Row]));
+      });
+      batchers.set(conn, b);
+    }
+    return b.get(hash);
+  };
 }
+
+/** An indexed lookup by current or prior (rotation overlap) hash. */
+export const findInboundTokenByHash = batchedHashLookup<InboundTokenAuthRow>(INBOUND_TOKENS_BY_HASHES);
 
 export interface AgentTokenAuthRow {
   id: string;
@@ -72,17 +80,14 @@ export interface AgentTokenAuthRow {
   user_status: string;
 }
 
-const AGENT_TOKEN_BY_HASH = `${PREPARED} select a.id, a.scopes, a.revoked_at, a.last_used_at, a.created_at, u.id as user_id, u.email, u.name, u.role, u.status as user_status
-       from agent_tokens a join users u on u.id = a.user_id where a.token_hash = ?`;
+// The agent tools' hot path, batched like the inbound lookup: one unique-index probe per hash.
+const AGENT_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, a.id, a.scopes, a.revoked_at, a.last_used_at, a.created_at,
+            u.id as user_id, u.email, u.name, u.role, u.status as user_status
+       from unnest(?::text[]) as h (hash)
+       cross join lateral (select a.* from agent_tokens a where a.token_hash = h.hash limit 1) a
+       cross join lateral (select u.id, u.email, u.name, u.role, u.status from users u where u.id = a.user_id limit 1) u`;
 
-export async function findAgentTokenByHash(em: EntityManager, hash: string): Promise<AgentTokenAuthRow | undefined> {
-  const rows = (await em.getConnection().execute(
-    AGENT_TOKEN_BY_HASH,
-    [hash],
-    'all',
-  )) as AgentTokenAuthRow[];
-  return rows[0];
-}
+export const findAgentTokenByHash = batchedHashLookup<AgentTokenAuthRow>(AGENT_TOKENS_BY_HASHES);
 
 /** last_used_at is refreshed at most hourly to keep the hot path free of extra writes. */
 export async function touchTokenUse(em: EntityManager, table: 'inbound_tokens' | 'agent_tokens', id: string, now: Date): Promise<void> {
