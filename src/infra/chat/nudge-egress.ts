@@ -58,7 +58,8 @@ const isBlocked = (err: unknown): boolean => {
 
 export function createNudgeEgressClient(opts: NudgeEgressOptions): ClosableEgressClient {
   const allowHosts = opts.allowHosts.map(normalizeHost);
-  // undici (Node's own fetch engine) instead of node:http: about half the client CPU per request.
+  // undici (Node's own fetch engine) instead of node:http: less CPU per POST (a client and a local
+  // receiver in one process: about 170 µs per POST with node:http, 125-140 µs with undici).
   // One pool per trust level, so a socket opened under the allowlisted lookup never serves a
   // host checked under the strict one. `connect.lookup` is handed to net/tls.connect for every
   // new socket; undici sets SNI from the URL's host name (never from an IP literal).
