@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { AgentToken } from '../tokens/tokens.entity.js';
 import { CreateAgentTokenInput, insertAgentToken, type AgentTokenCreated } from '../tokens/create-agent-token.js';
 import { scopeGrants } from '../tokens/scopes.rules.js';

@@ -5,7 +5,7 @@
 // (approve, reject, or the admin assign), null while pending.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { AGENT_APPROVAL_FILTERS, listRequestsOfUser, type AgentApprovalFilter } from '../catalog/approvals.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';

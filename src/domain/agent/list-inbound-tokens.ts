@@ -4,7 +4,7 @@
 // row; a moderation token: its integrator's row); for a claimed personal token the row of the approval it was minted under; otherwise null.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 
 export const TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;

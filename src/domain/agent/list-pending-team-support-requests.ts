@@ -2,7 +2,7 @@
 // oldest first, optionally for one catalog row (slug or id) or one employee (email).
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { listPendingRequests, requireItem } from '../catalog/approvals.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';

@@ -10,7 +10,7 @@ import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../
 import { DomainError, notFound } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { AccessAsset, CatalogRequest } from './catalog.entity.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
 import { DomainError, notFound, validationFailed, type Issue } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import type { CatalogItemRow } from './catalog.repository.js';
 import { ASSET_TYPES, CATALOG_SLUG, LIVE_STATUSES, categoryDisplay, type AssetType } from './catalog.rules.js';

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { DeliveryRow, SupplementRow } from './events.repository.js';
 import { EXTERNAL_STATUSES, SEVERITIES, TONES } from './event-validation.rules.js';
+import { iso } from '../timestamps.js';
 
 export const SupplementViewSchema = z.strictObject({
   id: z.uuid(),
@@ -37,8 +38,6 @@ export const DeliveryViewSchema = z.strictObject({
   supplements: z.array(SupplementViewSchema),
 });
 export type DeliveryView = z.infer<typeof DeliveryViewSchema>;
-
-export const iso = (v: Date | string): string => (v instanceof Date ? v : new Date(v)).toISOString();
 
 export const RECIPIENT_HINT_DEPRECATION =
   'recipient_hint is deprecated: send recipient {type: "email", value} instead (inbound protocol 2.0, Versioning 4)';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
-import { iso } from './delivery.view.js';
+import { iso } from '../timestamps.js';
 
 export const EVENT_TYPE_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
 

@@ -1,10 +1,9 @@
 // Notification shapes the agent tools return (SPEC C: list_inbox, get_notification).
 import { z } from 'zod';
 import type { InboxListRow, NotificationRow } from './inbox.repository.js';
+import { iso } from '../timestamps.js';
 
 export const NOTIFICATION_TYPES = ['task', 'review', 'meeting', 'system'] as const;
-
-const iso = (v: Date | string) => new Date(v).toISOString();
 
 export const NotificationActor = z.object({ userId: z.uuid(), email: z.string(), name: z.string() });
 

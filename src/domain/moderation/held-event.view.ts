@@ -1,6 +1,6 @@
 // The shape of one hold-for-forwarding queue entry, as ModerationService returns it.
 import { z } from 'zod';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import type { HeldEventRow } from './moderation.repository.js';
 
 export const HELD_STATUSES = ['pending', 'forwarded', 'dismissed'] as const;

@@ -1,7 +1,7 @@
 // The caller's nudges that used up their attempts (the dead state of the job queue), newest first.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { listFailedNudges as listFailed } from './nudges.repository.js';
 
 export interface FailedNudgeView {

@@ -4,6 +4,7 @@ import { snippetAround } from '../docs/docs.rules.js';
 import { feedbackUrl as feedbackLink } from '../feedback/feedback.rules.js';
 import { inboxLink } from '../nudges/nudge.rules.js';
 import { taskUrl } from '../tasks/task.view.js';
+import { iso } from '../timestamps.js';
 
 export const SEARCH_TYPES = ['feedback', 'task', 'meeting', 'notification', 'comment'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
@@ -73,6 +74,5 @@ export function hitSnippet(query: string, window: string, windowStart: number, f
 
 /** A meeting's snippet also says when it is: `<title> (2026-11-23T10:00:00.000Z – 2026-11-23T10:30:00.000Z)`. */
 export function meetingSnippet(snippet: string, startsAt: Date | string, endsAt: Date | string | null): string {
-  const iso = (v: Date | string) => new Date(v).toISOString();
   return `${snippet} (${iso(startsAt)}${endsAt === null ? '' : ` – ${iso(endsAt)}`})`;
 }

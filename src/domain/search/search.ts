@@ -6,6 +6,7 @@ import { defineOperation, type AgentPrincipal } from '../context.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { searchVisible } from './search.repository.js';
 import { hitSnippet, hitUrl, meetingSnippet, roundScore, SEARCH_LIMITS, SEARCH_TYPES, type SearchType } from './search.rules.js';
+import { iso } from '../timestamps.js';
 
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
@@ -78,7 +79,7 @@ export const search = defineOperation<z.infer<typeof SearchInput>, SearchResult,
         matched_field: r.matched_field,
         url: hitUrl(ctx.config.publicBaseUrl, { type: r.type, id: r.id, parentType: r.parent_type, linkRef: r.link_ref }),
         score: roundScore(r.score),
-        createdAt: new Date(r.created_at).toISOString(),
+        createdAt: iso(r.created_at),
       };
     });
     return { query: input.query, count: hits.length, hits };

@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { pgArray } from '../sql-hints.js';
 import { MAX_TASK_DEPTH, type TaskKind, type TaskPriority, type TaskStatus } from './tasks.rules.js';
+import { isoOrNull as iso } from '../timestamps.js';
 
 const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
-const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
 
 export interface TaskRow {
   id: string;

@@ -1,7 +1,7 @@
 // GET /api/v1/integrators: the non-archived registry rows (admin tools-token).
 import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal } from '../context.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';
 
 export const IntegratorViewSchema = z.strictObject({

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { mintSelfServiceToken } from './create-personal-token.js';
 import { requireOwnToken } from './own-tokens.repository.js';

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { DomainError } from '../errors.js';
-import { iso } from '../events/delivery.view.js';
+import { iso } from '../timestamps.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { emailDomain } from './users.rules.js';
 
