@@ -14,7 +14,7 @@ import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import { isAllowedAddress } from '../http-egress/address-policy.js';
-import type { EgressClient, EgressError, EgressResponse } from '../http-egress/egress-client.js';
+import { normalizeHost, result, type EgressClient } from '../http-egress/egress-client.js';
 
 export interface NudgeEgressOptions {
   timeoutMs: number;
@@ -23,9 +23,6 @@ export interface NudgeEgressOptions {
   /** Open connections per host (both protocols). */
   maxSocketsPerHost?: number;
 }
-
-const normalizeHost = (h: string) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-const result = (status: number, error?: EgressError): EgressResponse => (error ? { status: 0, ok: false, error } : { status, ok: status >= 200 && status < 300 });
 
 class BlockedTarget extends Error {
   readonly code = 'EFLUXDESK_BLOCKED';

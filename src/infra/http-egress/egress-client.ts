@@ -72,11 +72,13 @@ export function resetEgressSettings(): void {
   settings.timeoutMs = DEFAULT_EGRESS_TIMEOUT_MS;
 }
 
-const normalizeHost = (h: string) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+/** A URL host as the allowlists compare it: lower case, no IPv6 brackets, no trailing dot. */
+export const normalizeHost = (h: string) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
 
 const systemResolver: Resolver = async (hostname) => dns.promises.lookup(hostname, { all: true, order: 'verbatim' });
 
-const result = (status: number, error?: EgressError): EgressResponse => (error ? { status: 0, ok: false, error } : { status, ok: status >= 200 && status < 300 });
+/** A receiver's answer, or a failure without one (status 0). */
+export const result = (status: number, error?: EgressError): EgressResponse => (error ? { status: 0, ok: false, error } : { status, ok: status >= 200 && status < 300 });
 
 class TimeoutError extends Error {}
 
