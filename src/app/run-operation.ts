@@ -6,6 +6,7 @@ import { existingEm, withLazyEm, type Channel, type Logger, type OpContext, type
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
+import { StalePrincipalError } from '../domain/tokens/principal-cache.js';
 import { zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
 import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
@@ -47,26 +48,47 @@ export interface RunResult<O> {
 }
 
 export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
+  return run(deps, op, inv, undefined);
+}
+
+/**
+ * A second pass after a call served from the principal cache failed (tokens/principal-cache.ts):
+ * the principal is looked up afresh, and a window hit the first pass counted (`counted`) is not
+ * counted again (a refused hit counts nothing: it is tried again).
+ */
+interface FreshPass {
+  counted: RateLimitInfo | undefined;
+}
+
+async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation, fresh: FreshPass | undefined): Promise<RunResult<O>> {
   const log = new LazyChildLogger(inv.log, { op: op.name, surface: inv.surface });
   let made: OpContext<P> | undefined;
   let rateLimit: RateLimitInfo | undefined;
+  // A cached principal is unproven: every failure (401, 403, 400, 429, or a write that found the
+  // token's rows changed) is decided by a fresh pass instead, before any of its side effects.
+  let unverified = false;
+
   try {
     if (op.auth.kind === 'system' && !inv.system) throw new DomainError('forbidden', 'operator-only operation', { code: 'forbidden' });
     let principal: P;
     try {
       const reuse = inv.authenticated?.type === 'agent' && op.auth.kind === 'agent';
       // Token lookups are statements on the shared connection (no unit of work): the root EntityManager serves.
-      principal = (reuse ? inv.authenticated : await authenticate(deps.orm.em, op.auth, inv.authorization, deps.clock)) as P;
+      // A keyed request (Idempotency-Key) may replay a stored answer: never on a cached principal.
+      principal = (reuse
+        ? inv.authenticated
+        : await authenticate(deps.orm.em, op.auth, inv.authorization, deps.clock, { fresh: fresh !== undefined || inv.idempotencyKey !== undefined })) as P;
     } catch (err) {
       if (err instanceof DomainError && op.onUnauthenticated) throw await op.onUnauthenticated(err, inv.input, { em: deps.orm.em.fork(), clock: deps.clock, callerToolsToken: inv.callerToolsToken });
       throw err;
     }
+    unverified = principal.type === 'inbound_token' && principal.unverified !== undefined;
     const ctx: OpContext<P> = (made = withLazyEm({ principal, requestId: inv.requestId, surface: inv.surface, channel: inv.channel ?? 'v1', log, clock: deps.clock, config: deps.config }, deps.orm.em));
 
     if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
       throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
     }
-    if (op.rateLimited && principal.type !== 'system') rateLimit = await applyRateLimit(deps, principal, log);
+    if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, log));
 
     const raw = op.prepare ? op.prepare(inv.input, ctx) : inv.input;
     // reportInput: zodToIssues tells a missing field (`required`) from a wrong type (`invalid_type`) by the input.
@@ -74,6 +96,7 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
     const issues: Issue[] = parsed.success ? [] : zodToIssues(parsed.error, op.keyPolicy);
     if (op.contextRules) issues.push(...op.contextRules(raw, ctx));
     if (issues.length > 0 || !parsed.success) {
+      if (unverified) throw new StalePrincipalError();
       if (op.onRejected) await op.onRejected(issues, raw, ctx).catch((err) => log.warn({ err }, 'could not audit a rejected request'));
       throw validationFailed(issues);
     }
@@ -84,6 +107,7 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
     }
     return await withIdempotency(deps, op, ctx, inv.idempotencyKey, inv.input, rateLimit, () => op.handler(input, ctx));
   } catch (err) {
+    if (unverified) return run(deps, op, inv, { counted: rateLimit });
     const de = toDomainError(err, log);
     // A call that was counted reports its budget even when it fails (inbound protocol 9).
     throw rateLimit && !de.rateLimit ? de.withRateLimit(rateLimit) : de;

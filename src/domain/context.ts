@@ -34,6 +34,21 @@ export interface InboundTokenPrincipal {
   allowedEventPrefix: string;
   label: string;
   dailyLimit: number;
+  /**
+   * Set when the principal was served from the in-process principal cache
+   * (tokens/principal-cache.ts) and is not yet proven current: the row versions it was read at.
+   * Only the statement that writes the operation's result may prove it (it writes nothing unless
+   * the token, owner and integrator rows are still at these versions); a failure of any kind
+   * sends the call back through a fresh lookup (runOperation).
+   */
+  unverified?: PrincipalVersions;
+}
+
+/** Row versions (PostgreSQL `xmin`) of a token, its owner and its integrator as they were read. */
+export interface PrincipalVersions {
+  token: string;
+  user: string;
+  integrator: string;
 }
 
 export interface AgentPrincipal {
@@ -111,7 +126,16 @@ export function dbOf(ctx: OpContext<any>): { connection: Connection; transaction
 export type AuthRequirement =
   | { kind: 'none' }
   | { kind: 'system' }
-  | { kind: 'inbound'; tokenKinds: readonly TokenKind[] }
+  | {
+      kind: 'inbound';
+      tokenKinds: readonly TokenKind[];
+      /**
+       * Token kinds whose principal may come from the in-process principal cache (no lookup
+       * statement): only for an operation whose one write proves `principal.unverified` current
+       * in the same statement, and throws StalePrincipalError when it was not.
+       */
+      cachedKinds?: readonly TokenKind[];
+    }
   | { kind: 'agent' };
 
 export interface Operation<I, O, P extends Principal = Principal> {

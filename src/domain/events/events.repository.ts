@@ -10,7 +10,14 @@
 // Single publishes of personal tokens share statements (group commit, publish-batcher.ts): each
 // row carries its own request id, surface and time; the counters are summed per statement, so
 // rows of one token or one user never share a statement there.
+// A row may carry the row versions its caller was authenticated at (a principal served from the
+// principal cache, tokens/principal-cache.ts): it is written only if the token, its owner (the
+// recipient) and its integrator are still at those versions in the statement's snapshot; otherwise
+// nothing of it is written and no row comes back for it. Three scalar subqueries by primary key:
+// one index probe each, whatever the planner thinks of the table sizes (an EXISTS over a join was
+// planned as hash joins over whole tables).
 import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
+import type { PrincipalVersions } from '../context.js';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
 import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY, TERMINAL_EXTERNAL_STATUSES } from '../nudges/nudge.rules.js';
@@ -119,7 +126,7 @@ const DELIVERY_COLUMNS = `id, token_id, integrator_id, recipient_user_id, projec
 // in the first row must not turn a uuid/jsonb column into text.
 const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar,
   ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz,
-  ?::varchar, ?::varchar, ?::timestamptz)`;
+  ?::varchar, ?::varchar, ?::timestamptz, ?::xid, ?::xid, ?::xid)`;
 
 // The outbox part reads the recipient's preferences and push subscriptions through LATERAL ...
 // LIMIT 1: one index probe per new delivery, whatever the table sizes were when the prepared
@@ -128,7 +135,7 @@ function upsertSql(rows: number): string {
   return `${PREPARED}
 with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title, summary,
         markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions, recipient_hint,
-        recipient, locale, occurred_at, source, request_id, at) as (
+        recipient, locale, occurred_at, source, request_id, at, token_ver, user_ver, integrator_ver) as (
   values ${Array.from({ length: rows }, () => VALUE_ROW).join(',\n')}
 ), d as (
   insert into deliveries (id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone,
@@ -136,7 +143,12 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
     recipient_hint, recipient, locale, occurred_at, created_at, last_event_at, fire_count)
   select gen_random_uuid(), v.token_id, v.integrator_id, v.recipient_user_id, v.project_id, v.event_id, v.event_type, v.severity,
     v.tone, v.title, v.summary, v.markdown_body, v.markdown_body_rendering, v.external_url, v.external_status, v.actor, v.labels,
-    v.actions, v.recipient_hint, v.recipient, v.locale, v.occurred_at, v.at, v.at, 1 from v where v.token_id is not null
+    v.actions, v.recipient_hint, v.recipient, v.locale, v.occurred_at, v.at, v.at, 1 from v
+  where v.token_id is not null
+    and (v.token_ver is null or (
+      (select t.xmin from inbound_tokens t where t.id = v.token_id) = v.token_ver
+      and (select u.xmin from users u where u.id = v.recipient_user_id) = v.user_ver
+      and (select i.xmin from integrators i where i.id = v.integrator_id) = v.integrator_ver))
   on conflict (token_id, event_id) do update set
     fire_count = deliveries.fire_count + 1,
     external_status = coalesce(excluded.external_status, deliveries.external_status),
@@ -201,7 +213,7 @@ from d left join lim on lim.id = d.id`;
 }
 
 const SQL_CACHE = new Map<number, string>();
-const NULL_ROW: null[] = Array.from({ length: 24 }, () => null);
+const NULL_ROW: null[] = Array.from({ length: 27 }, () => null);
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
 /** Per-delivery context that may differ between the rows of one statement (group commit). */
@@ -209,6 +221,8 @@ export interface RowContext {
   now: string;
   source: string;
   requestId: string;
+  /** Write only if the caller's rows are still at these versions (an unverified principal). */
+  verify?: PrincipalVersions;
 }
 
 /** Context shared by every row of one statement. */
@@ -224,7 +238,8 @@ export interface SharedUpsertContext {
  */
 export async function upsertDeliveries(em: EntityManager, items: NewDelivery[], c: UpsertContext): Promise<DeliveryRow[]> {
   const row: RowContext = { now: c.now, source: c.source, requestId: c.requestId };
-  return writeDeliveries(em.getConnection(), em.getTransactionContext(), items.map((item) => ({ item, row })), c);
+  // No row versions to verify: every item comes back.
+  return (await writeDeliveries(em.getConnection(), em.getTransactionContext(), items.map((item) => ({ item, row })), c)) as DeliveryRow[];
 }
 
 /**
@@ -232,14 +247,14 @@ export async function upsertDeliveries(em: EntityManager, items: NewDelivery[], 
  * deliveries of concurrent single publishes (each with its own request id, surface and time) in
  * one statement. Besides distinct (token_id, event_id) pairs, rows that must count one by one
  * against a daily limit (same token, same user) must not share a call: the counters are summed
- * per statement.
+ * per statement. An item whose `verify` versions are out of date comes back undefined (not written).
  */
 export async function writeDeliveries(
   conn: Connection,
   trx: Transaction | undefined,
   items: Array<{ item: NewDelivery; row: RowContext }>,
   c: SharedUpsertContext,
-): Promise<DeliveryRow[]> {
+): Promise<Array<DeliveryRow | undefined>> {
   // Padded to a power of two with all-NULL rows (skipped by `v.token_id is not null`): a few
   // statement texts, each prepared and planned once per pooled connection, whatever the batch size.
   const size = items.length <= 128 ? 2 ** Math.ceil(Math.log2(items.length)) : items.length;
@@ -254,6 +269,7 @@ export async function writeDeliveries(
       n.tokenId, n.integratorId, n.recipientUserId, n.projectId, n.eventId, n.eventType, n.severity, n.tone, n.title,
       n.summary, n.markdownBody, n.markdownBodyRendering, n.externalUrl, n.externalStatus, json(n.actor), json(n.labels),
       json(n.actions), json(n.recipientHint), json(n.recipient), n.locale, n.occurredAt, r.source, r.requestId, r.now,
+      r.verify?.token ?? null, r.verify?.user ?? null, r.verify?.integrator ?? null,
     );
   }
   for (let i = items.length; i < size; i++) params.push(...NULL_ROW);
@@ -261,9 +277,9 @@ export async function writeDeliveries(
   const hold = c.hold === true;
   params.push(c.day, c.day, hold, hold, hold, hold, c.nudge);
   const rows = (await conn.execute(sql, params, 'all', trx)) as DeliveryRow[];
-  if (items.length === 1) return rows;
+  if (items.length === 1) return [rows[0]];
   const byKey = new Map(rows.map((r) => [`${r.token_id}\u0000${r.event_id}`, r]));
-  return items.map(({ item: n }) => byKey.get(`${n.tokenId}\u0000${n.eventId}`)!);
+  return items.map(({ item: n }) => byKey.get(`${n.tokenId}\u0000${n.eventId}`));
 }
 
 export async function findDelivery(em: EntityManager, id: string): Promise<DeliveryRow | undefined> {

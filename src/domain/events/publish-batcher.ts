@@ -25,7 +25,8 @@ interface Pending {
   item: NewDelivery;
   row: RowContext;
   day: string;
-  resolve: (row: DeliveryRow) => void;
+  /** undefined: the row was not written (its caller's principal was out of date). */
+  resolve: (row: DeliveryRow | undefined) => void;
   reject: (err: unknown) => void;
 }
 
@@ -72,7 +73,7 @@ class PublishBatcher {
     this.inFlight++;
     try {
       const rows = await writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day, nudge: true });
-      batch.forEach((p, i) => p.resolve(rows[i]!));
+      batch.forEach((p, i) => p.resolve(rows[i]));
     } catch (err) {
       if (batch.length === 1 || !isStatementError(err)) {
         for (const p of batch) p.reject(err);
@@ -80,7 +81,7 @@ class PublishBatcher {
         await Promise.all(
           batch.map((p) =>
             writeDeliveries(this.conn, undefined, [p], { day: p.day, nudge: true }).then(
-              ([row]) => p.resolve(row!),
+              ([row]) => p.resolve(row),
               (e: unknown) => p.reject(e),
             ),
           ),
@@ -107,11 +108,12 @@ const batchers = new WeakMap<Connection, PublishBatcher>();
 
 /**
  * Writes one personal-token delivery (nudged, no hold) through the group commit of its database
- * connection; resolves with its row once the statement committed.
+ * connection; resolves with its row once the statement committed, or with undefined when
+ * `row.verify` was out of date and nothing was written.
  */
-export function publishGrouped(conn: Connection, item: NewDelivery, row: RowContext, day: string): Promise<DeliveryRow> {
+export function publishGrouped(conn: Connection, item: NewDelivery, row: RowContext, day: string): Promise<DeliveryRow | undefined> {
   let b = batchers.get(conn);
   if (!b) batchers.set(conn, (b = new PublishBatcher(conn)));
   const batcher = b;
-  return new Promise<DeliveryRow>((resolve, reject) => batcher.add({ item, row, day, resolve, reject }));
+  return new Promise<DeliveryRow | undefined>((resolve, reject) => batcher.add({ item, row, day, resolve, reject }));
 }

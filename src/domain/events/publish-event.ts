@@ -11,6 +11,7 @@ import { publishGrouped } from './publish-batcher.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { utcDay } from '../nudges/nudge.rules.js';
 import { evaluateBreakerAfterFailure } from '../tokens/circuit-breaker.js';
+import { StalePrincipalError } from '../tokens/principal-cache.js';
 
 export interface PublishResult {
   /**
@@ -24,7 +25,10 @@ export interface PublishResult {
 
 export const publishEvent = defineOperation<InboundEvent, PublishResult, InboundTokenPrincipal>({
   name: 'events.publish',
-  auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
+  // Personal tokens may be served from the principal cache: the group-commit statement writes only
+  // if the token, owner and integrator rows are unchanged (else StalePrincipalError, and the call
+  // runs again with a fresh lookup).
+  auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'], cachedKinds: ['personal'] },
   rateLimited: true,
   idempotent: true,
   input: InboundEventSchema,
@@ -51,24 +55,28 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
     // concurrent publishes share one statement. Moderation tokens (and a caller inside a
     // transaction) write their own.
     const db = dbOf(ctx);
-    const row =
-      p.kind !== 'moderation' && db.transaction === undefined
-        ? await publishGrouped(db.connection, delivery, at, utcDay(now))
-        : (
-            await upsertDeliveries(ctx.em, [delivery], {
-              ...at,
-              day: utcDay(now),
-              nudge: p.kind !== 'moderation',
-              // Mode 2: the admin's hold-for-forwarding queue instead of an inbox row.
-              hold: p.kind === 'moderation',
-            })
-          )[0];
-    const inserted = row!.inserted === true;
-    const degraded = row!.degraded === true;
+    const grouped = p.kind !== 'moderation' && db.transaction === undefined;
+    // Only the grouped statement verifies an unverified principal.
+    if (p.unverified && !grouped) throw new StalePrincipalError();
+    const row = grouped
+      ? await publishGrouped(db.connection, delivery, { ...at, verify: p.unverified }, utcDay(now))
+      : (
+          await upsertDeliveries(ctx.em, [delivery], {
+            ...at,
+            day: utcDay(now),
+            nudge: p.kind !== 'moderation',
+            // Mode 2: the admin's hold-for-forwarding queue instead of an inbox row.
+            hold: p.kind === 'moderation',
+          })
+        )[0];
+    // Not written: the token, its owner or its integrator changed since the cached lookup.
+    if (!row) throw new StalePrincipalError();
+    const inserted = row.inserted === true;
+    const degraded = row.degraded === true;
     // pushed: a nudge (push or chat) was queued for a channel the user has; degraded: over a daily limit.
     return {
       created: inserted && !degraded,
-      delivery: toDeliveryView(row!, { deduped: !inserted, pushed: row!.pushed === true, degraded, requestId: ctx.requestId }),
+      delivery: toDeliveryView(row, { deduped: !inserted, pushed: row.pushed === true, degraded, requestId: ctx.requestId }),
     };
   },
 });
@@ -96,7 +104,8 @@ async function resolveProjectOrCountFailure(ev: InboundEvent, ctx: OpContext<Inb
   try {
     return await resolveProject(ev.project_slug!, ctx);
   } catch (err) {
-    if (err instanceof DomainError && err.code === 'cross_project_blocked') {
+    // An unverified principal's failure is decided again after a fresh lookup (runOperation): audit it then.
+    if (err instanceof DomainError && err.code === 'cross_project_blocked' && !ctx.principal.unverified) {
       await recordRejection(ctx, ev, ['project_slug:cross_project_blocked']).catch((e) => ctx.log.warn({ err: e }, 'could not audit a rejected event'));
     }
     throw err;

@@ -4,9 +4,10 @@
 // token_revoked (disabled, revoked, expired, rotated out, or owner no longer active).
 import type { EntityManager } from '@mikro-orm/core';
 import type { AgentPrincipal, AuthRequirement, Clock, InboundTokenPrincipal, Principal } from '../context.js';
-import { unauthenticated } from '../errors.js';
+import { unauthenticated, type DomainError } from '../errors.js';
 import { parseAuthorization } from './token-format.rules.js';
-import { findAgentTokenByHash, findInboundTokenByHash, touchTokenUse } from './tokens.repository.js';
+import { findAgentTokenByHash, findInboundTokenByHash, touchTokenUse, type InboundTokenAuthRow } from './tokens.repository.js';
+import { principalCacheOf } from './principal-cache.js';
 import { hashToken, isUsable, TOUCH_INTERVAL_MS, INACTIVITY_EXPIRY_MS } from './token-lifecycle.rules.js';
 import { circuitOpenError } from './circuit-breaker.rules.js';
 
@@ -15,6 +16,8 @@ export async function authenticate(
   req: AuthRequirement,
   authorization: string | undefined,
   clock: Clock,
+  /** fresh: never serve the principal from the principal cache (runOperation's second pass). */
+  opts: { fresh?: boolean } = {},
 ): Promise<Principal> {
   if (req.kind === 'none' || req.kind === 'system') return { type: 'system' };
   const parsed = parseAuthorization(authorization);
@@ -30,7 +33,7 @@ export async function authenticate(
     if (row.revoked_at !== null || row.user_status !== 'active' || now.getTime() - lastUse > INACTIVITY_EXPIRY_MS) {
       throw unauthenticated('token_revoked', 'token revoked or expired');
     }
-    if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() > TOUCH_INTERVAL_MS) {
+    if (touchDue(row, now)) {
       await touchTokenUse(em, 'agent_tokens', row.id, now);
     }
     const principal: AgentPrincipal = { type: 'agent', tokenId: row.id, userId: row.user_id, userEmail: row.email, userName: row.name, userRole: row.role, scopes: row.scopes };
@@ -42,18 +45,47 @@ export async function authenticate(
   if (parsed.family === 'agent' || (parsed.family === 'tools' && !wantsTools) || (parsed.family === 'inbound_personal' && !wantsPersonal)) {
     throw unauthenticated('token_mismatch', `this endpoint does not take this kind of token`);
   }
+  // The cache serves only rows that would pass every check below as they stand (the statement
+  // that writes the result proves them current; see principal-cache.ts).
+  const cache = req.cachedKinds && req.cachedKinds.length > 0 ? principalCacheOf(em.getConnection()) : undefined;
+  if (cache && !opts.fresh) {
+    const cached = cache.get(hash);
+    if (cached && req.cachedKinds!.includes(cached.kind) && inboundRefusal(cached, hash, now, req) === undefined && !touchDue(cached, now)) {
+      return { ...inboundPrincipal(cached), unverified: { token: cached.token_ver, user: cached.user_ver, integrator: cached.integrator_ver } };
+    }
+  }
+  cache?.delete(hash);
   const row = await findInboundTokenByHash(em, hash);
   if (!row) throw unauthenticated('token_not_found', 'unknown token');
+  const refusal = inboundRefusal(row, hash, now, req);
+  if (refusal) throw refusal;
+  if (touchDue(row, now)) {
+    // The touch makes a new row version: the row just read is not cached (the next call reads it again).
+    await touchTokenUse(em, 'inbound_tokens', row.id, now);
+  } else if (cache && req.cachedKinds!.includes(row.kind)) {
+    cache.set(hash, row);
+  }
+  return inboundPrincipal(row);
+}
+
+/** Why this inbound token row may not make this call now, or undefined when it may. */
+function inboundRefusal(row: InboundTokenAuthRow, hash: string, now: Date, req: { tokenKinds: readonly string[] }): DomainError | undefined {
   const usable = isUsable(row, hash, now);
-  if (!usable.ok) throw unauthenticated('token_revoked', usable.reason);
-  if (!req.tokenKinds.includes(row.kind)) throw unauthenticated('token_mismatch', `this endpoint does not take a ${row.kind} token`);
+  if (!usable.ok) return unauthenticated('token_revoked', usable.reason);
+  if (!req.tokenKinds.includes(row.kind)) return unauthenticated('token_mismatch', `this endpoint does not take a ${row.kind} token`);
   // A suspended token (circuit breaker, SPEC Limits) answers 429 on every inbound call; the state
   // comes with the row just loaded, so the check costs nothing.
-  if (row.breaker_open_until !== null && now < new Date(row.breaker_open_until)) throw circuitOpenError(new Date(row.breaker_open_until), now);
-  if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() > TOUCH_INTERVAL_MS) {
-    await touchTokenUse(em, 'inbound_tokens', row.id, now);
-  }
-  const principal: InboundTokenPrincipal = {
+  if (row.breaker_open_until !== null && now < new Date(row.breaker_open_until)) return circuitOpenError(new Date(row.breaker_open_until), now);
+  return undefined;
+}
+
+/** last_used_at is refreshed at most hourly. */
+function touchDue(row: { last_used_at: Date | string | null }, now: Date): boolean {
+  return row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() > TOUCH_INTERVAL_MS;
+}
+
+function inboundPrincipal(row: InboundTokenAuthRow): InboundTokenPrincipal {
+  return {
     type: 'inbound_token',
     tokenId: row.id,
     kind: row.kind,
@@ -66,5 +98,4 @@ export async function authenticate(
     label: row.label,
     dailyLimit: row.daily_limit,
   };
-  return principal;
 }

@@ -22,6 +22,10 @@ export interface InboundTokenAuthRow {
   allowed_event_prefix: string;
   /** Circuit breaker: open (429 circuit_open) until this instant; null or past = closed. */
   breaker_open_until: Date | string | null;
+  /** Row versions (`xmin`) of the token, owner and integrator rows read (principal-cache.ts). */
+  token_ver: string;
+  user_ver: string;
+  integrator_ver: string;
 }
 
 // Hot path of every inbound request: a prepared statement (see sql-hints.ts), one constant string.
@@ -33,15 +37,16 @@ export interface InboundTokenAuthRow {
 // plain join to users as a hash of the whole users table).
 const INBOUND_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, t.id, t.kind, t.status, t.token_hash, t.prior_token_hash, t.prior_valid_until,
             t.label, t.daily_limit, t.last_used_at, t.created_at, u.id as user_id, u.email, u.role, u.status as user_status,
-            i.id as integrator_id, i.slug as integrator_slug, i.allowed_event_prefix, t.breaker_open_until
+            i.id as integrator_id, i.slug as integrator_slug, i.allowed_event_prefix, t.breaker_open_until,
+            t.ver as token_ver, u.ver as user_ver, i.ver as integrator_ver
        from unnest(?::text[]) as h (hash)
        cross join lateral (
-         select c.* from ((select t.* from inbound_tokens t where t.token_hash = h.hash limit 1)
+         select c.* from ((select t.*, t.xmin::text as ver from inbound_tokens t where t.token_hash = h.hash limit 1)
                           union all
-                          (select t.* from inbound_tokens t where t.prior_token_hash = h.hash limit 1)) c
+                          (select t.*, t.xmin::text as ver from inbound_tokens t where t.prior_token_hash = h.hash limit 1)) c
          limit 1) t
-       cross join lateral (select u.id, u.email, u.role, u.status from users u where u.id = t.owner_user_id limit 1) u
-       cross join lateral (select i.id, i.slug, i.allowed_event_prefix from integrators i where i.id = t.integrator_id limit 1) i`;
+       cross join lateral (select u.id, u.email, u.role, u.status, u.xmin::text as ver from users u where u.id = t.owner_user_id limit 1) u
+       cross join lateral (select i.id, i.slug, i.allowed_event_prefix, i.xmin::text as ver from integrators i where i.id = t.integrator_id limit 1) i`;
 
 /**
  * A token lookup by hash whose concurrent callers on one connection pool share a statement
