@@ -26,8 +26,11 @@ export class StalePrincipalError extends Error {
   }
 }
 
-/** Bound on entries per service (about 1 KB each); the least recently stored goes first. */
-const MAX_ENTRIES = 20_000;
+/**
+ * Bound on entries per service: about 1.7 KB each (the lookup row), so at most about 9 MB. The
+ * least recently stored goes first; a token pushed out is simply looked up again.
+ */
+const MAX_ENTRIES = 5_000;
 
 export class PrincipalCache {
   private readonly rows = new Map<string, InboundTokenAuthRow>();
