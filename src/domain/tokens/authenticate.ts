@@ -6,7 +6,8 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { AgentPrincipal, AuthRequirement, Clock, InboundTokenPrincipal, Principal } from '../context.js';
 import { unauthenticated, type DomainError } from '../errors.js';
 import { parseAuthorization } from './token-format.rules.js';
-import { findAgentTokenByHash, findInboundTokenByHash, touchTokenUse, type InboundTokenAuthRow } from './tokens.repository.js';
+import { findAgentTokenByHash, findInboundTokenByHash, type InboundTokenAuthRow } from './tokens.repository.js';
+import { lastUseOf } from './last-use.js';
 import { principalCacheOf } from './principal-cache.js';
 import { hashToken, isUsable, TOUCH_INTERVAL_MS, INACTIVITY_EXPIRY_MS } from './token-lifecycle.rules.js';
 import { circuitOpenError } from './circuit-breaker.rules.js';
@@ -33,9 +34,7 @@ export async function authenticate(
     if (row.revoked_at !== null || row.user_status !== 'active' || now.getTime() - lastUse > INACTIVITY_EXPIRY_MS) {
       throw unauthenticated('token_revoked', 'token revoked or expired');
     }
-    if (touchDue(row, now)) {
-      await touchTokenUse(em, 'agent_tokens', row.id, now);
-    }
+    if (touchDue(row, now)) lastUseOf(em.getConnection()).touch('agent_tokens', row.id, now);
     const principal: AgentPrincipal = { type: 'agent', tokenId: row.id, userId: row.user_id, userEmail: row.email, userName: row.name, userRole: row.role, scopes: row.scopes };
     return principal;
   }
@@ -60,8 +59,9 @@ export async function authenticate(
   const refusal = inboundRefusal(row, hash, now, req);
   if (refusal) throw refusal;
   if (touchDue(row, now)) {
-    // The touch makes a new row version: the row just read is not cached (the next call reads it again).
-    await touchTokenUse(em, 'inbound_tokens', row.id, now);
+    // Written after this call (last-use.ts); it makes a new row version, so the row just read is
+    // not cached: the calls until it is written read the token again.
+    lastUseOf(em.getConnection()).touch('inbound_tokens', row.id, now);
   } else if (cache && req.cachedKinds!.includes(row.kind)) {
     cache.set(hash, row);
   }

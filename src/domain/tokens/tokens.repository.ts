@@ -93,8 +93,3 @@ const AGENT_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, a.id,
        cross join lateral (select u.id, u.email, u.name, u.role, u.status from users u where u.id = a.user_id limit 1) u`;
 
 export const findAgentTokenByHash = batchedHashLookup<AgentTokenAuthRow>(AGENT_TOKENS_BY_HASHES);
-
-/** last_used_at is refreshed at most hourly to keep the hot path free of extra writes. */
-export async function touchTokenUse(em: EntityManager, table: 'inbound_tokens' | 'agent_tokens', id: string, now: Date): Promise<void> {
-  await em.getConnection().execute(`update ${table} set last_used_at = ?::timestamptz where id = ?`, [now.toISOString(), id], 'run');
-}

@@ -1,12 +1,14 @@
 // The principal cache of events.publish (src/domain/tokens/principal-cache.ts): a cached token
 // lookup never decides an answer on its own. The publish statement writes only if the token, its
 // owner and its integrator rows are unchanged; every failure is decided after a fresh lookup.
-// Each test first warms the cache (the first publish touches last_used_at, the second is served
-// from a fresh lookup that is then cached) and checks the entry is there, then changes a row the
-// way an operation would, and publishes again.
+// Each test first warms the cache (the first publish schedules the last_used_at refresh, which
+// changes the token row; the second, after it is written, is served from a fresh lookup that is then
+// cached) and checks the entry is there, then changes a row the way an operation would, and
+// publishes again.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalCacheOf } from '../../../src/domain/tokens/principal-cache.js';
+import { lastUseOf } from '../../../src/domain/tokens/last-use.js';
 import { event, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 import { fieldCodes } from '../../helpers/tools.js';
 
@@ -20,12 +22,15 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
 const cache = () => principalCacheOf(h.svc.deps.orm.em.getConnection());
+const lastUseWritten = () => lastUseOf(h.svc.deps.orm.em.getConnection()).settled();
 const hashOf = (t: TestToken) => createHash('sha256').update(t.token, 'utf8').digest('hex');
 
 /** A personal token whose principal the service now serves from its cache. */
 async function warmToken(): Promise<TestToken> {
   const t = await newPersonalToken(h);
-  for (let i = 0; i < 2; i++) expect((await publish(h, t.token, event(h))).status).toBe(202);
+  expect((await publish(h, t.token, event(h))).status).toBe(202);
+  await lastUseWritten();
+  expect((await publish(h, t.token, event(h))).status).toBe(202);
   expect(cache().get(hashOf(t))).toBeDefined();
   return t;
 }
@@ -112,7 +117,9 @@ describe('a cached principal is proven by the write', () => {
     const slug = `cachetest-${t.tokenId.slice(0, 8)}`;
     await sql(`insert into integrators (id, slug, name, allowed_event_prefix, created_at) values (gen_random_uuid(), ?, 'cache test', 'personal.', now())`, [slug]);
     await sql(`update inbound_tokens set integrator_id = (select id from integrators where slug = ?) where id = ?`, [slug, t.tokenId]);
-    for (let i = 0; i < 2; i++) expect((await publish(h, t.token, event(h))).status).toBe(202);
+    expect((await publish(h, t.token, event(h))).status).toBe(202);
+    await lastUseWritten();
+    expect((await publish(h, t.token, event(h))).status).toBe(202);
     expect(cache().get(hashOf(t))?.allowed_event_prefix).toBe('personal.');
     await sql(`update integrators set allowed_event_prefix = 'cachetest.' where slug = ?`, [slug]);
     const r = await publish(h, t.token, event(h, { event_type: 'personal.build.failed' }));
@@ -130,5 +137,50 @@ describe('a cached principal is proven by the write', () => {
     const r = await publish(h, t.token, ev, { 'idempotency-key': key });
     expect(r.status).toBe(401);
     expect(r.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+describe('last use (refreshed hourly, off the request path)', () => {
+  const lastUse = async (t: TestToken) => (await sql(`select last_used_at, xmin::text as ver from inbound_tokens where id = ?`, [t.tokenId]))[0];
+
+  it('the first call refreshes last_used_at to the clock time; later calls within the hour write nothing', async () => {
+    const t = await newPersonalToken(h);
+    expect((await lastUse(t)).last_used_at).toBeNull();
+    const t0 = h.clock.now().getTime();
+    expect((await publish(h, t.token, event(h))).status).toBe(202);
+    await lastUseWritten();
+    const first = await lastUse(t);
+    expect(new Date(first.last_used_at).getTime()).toBeGreaterThanOrEqual(t0);
+    expect(new Date(first.last_used_at).getTime()).toBeLessThanOrEqual(h.clock.now().getTime());
+    for (let i = 0; i < 3; i++) expect((await publish(h, t.token, event(h))).status).toBe(202);
+    await lastUseWritten();
+    expect((await lastUse(t)).ver).toBe(first.ver);
+  });
+
+  it('an hour later the next call refreshes it again, and the cached principal is replaced without a failed request', async () => {
+    const t = await warmToken();
+    const before = await lastUse(t);
+    h.clock.advance(61 * 60 * 1000);
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await publish(h, t.token, event(h))).status).toBe(202);
+        await lastUseWritten();
+      }
+      const after = await lastUse(t);
+      expect(new Date(after.last_used_at).getTime()).toBeGreaterThan(new Date(before.last_used_at).getTime());
+      expect(cache().get(hashOf(t))?.token_ver).toBe(after.ver);
+    } finally {
+      h.clock.advance(-61 * 60 * 1000);
+    }
+  });
+
+  it('20 tokens whose first calls arrive at once: every last_used_at is written', async () => {
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => newPersonalToken(h)));
+    const rs = await Promise.all(tokens.map((t) => publish(h, t.token, event(h))));
+    expect(rs.map((r) => r.status)).toEqual(tokens.map(() => 202));
+    await lastUseWritten();
+    const rows = await sql(`select last_used_at from inbound_tokens where id = any(?::uuid[])`, [`{${tokens.map((t) => t.tokenId).join(',')}}`]);
+    expect(rows).toHaveLength(20);
+    for (const r of rows) expect(r.last_used_at).not.toBeNull();
   });
 });
