@@ -30,6 +30,8 @@ const REPEAT_MAX_RPS = num('BENCH_REPEAT_MAX_RPS', 10000);
 const PER_TOKEN = 55; // < 60/min: the rate limit is never reached
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'new,nudges,repeat,bare,drain').split(',').map((s) => s.trim()));
 const DRAIN_N = num('BENCH_DRAIN_N', 20000);
+/** Seconds of untimed load before the first scenario (JIT, pooled connections, prepared statements). */
+const WARMUP_S = num('BENCH_WARMUP', 3);
 
 const TARGETS = { newRps: 3000, newP99Ms: 30, repeatRps: 8000, rssMb: 300, nudgedRatio: 0.85, drainPerS: 2000 };
 
@@ -146,7 +148,7 @@ interface ScenarioResult {
 }
 
 /** Runs autocannon over `slots` (each used at most once; the run stops early when they run out). */
-async function load(name: string, url: string, slots: Slot[] | null, expected: number, occurredAt: string, servicePid: number | undefined): Promise<ScenarioResult> {
+async function load(name: string, url: string, slots: Slot[] | null, expected: number, occurredAt: string, servicePid: number | undefined, durationS = DURATION_S): Promise<ScenarioResult> {
   let next = 0;
   const before = cpuSnap(servicePid, benchDbName);
   let overflow = 0;
@@ -154,7 +156,7 @@ async function load(name: string, url: string, slots: Slot[] | null, expected: n
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration: durationS,
     timeout: 10,
     ...(slots ? { maxOverallRequests: budget } : {}),
     requests: [
@@ -173,6 +175,21 @@ async function load(name: string, url: string, slots: Slot[] | null, expected: n
   });
   const cpu = cpuPerRequest(before, cpuSnap(servicePid, benchDbName), result.requests.total);
   return { name, expected, result, budget, overflow, cpu };
+}
+
+/** Waits (up to 2 min) until no nudge is pending: the outbox is empty and no retry job is open. */
+async function waitNudgesIdle(url: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const idle = async () => {
+      const { rows } = await c.query(`select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`);
+      return rows[0].n === 0;
+    };
+    for (const deadline = Date.now() + 120_000; !(await idle()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    await c.end();
+  }
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -243,15 +260,17 @@ async function main(): Promise<number> {
     const nNew = ONLY.has('new') ? Math.ceil((NEW_MAX_RPS * DURATION_S + 2 * CONNECTIONS) / PER_TOKEN) : 0;
     const nNudge = ONLY.has('nudges') ? Math.ceil((NEW_MAX_RPS * DURATION_S + 2 * CONNECTIONS) / PER_TOKEN) : 0;
     const nRepeat = ONLY.has('repeat') ? Math.ceil((REPEAT_MAX_RPS * DURATION_S + 2 * CONNECTIONS) / (PER_TOKEN - 1)) : 0;
+    const nWarm = WARMUP_S > 0 ? Math.ceil((NEW_MAX_RPS * WARMUP_S + 2 * CONNECTIONS) / PER_TOKEN) : 0;
     const t0 = Date.now();
     const setup = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', DB_POOL_MAX: '16' }, 'bench'), { role: 'cli' });
     let tokens: string[];
     try {
-      tokens = await mapLimit(Array.from({ length: nNew + nNudge + nRepeat }), 16, async (_, i) => {
+      tokens = await mapLimit(Array.from({ length: nNew + nNudge + nRepeat + nWarm }), 16, async (_, i) => {
         const email = `bench-${runId}-${i}@example.test`;
         const u = await runOperator(setup, 'users.create', { email, name: `Bench ${i}` });
         if (!u.ok) throw new Error(`users.create: ${JSON.stringify(u.error)}`);
-        if (i >= nNew && i < nNew + nNudge) {
+        // Warm-up users nudge too when the receiver runs, so the dispatch path is warm as well.
+        if ((i >= nNew && i < nNew + nNudge) || (needReceiver && i >= nNew + nNudge + nRepeat)) {
           // A chat destination (Slack style) at the local receiver: every new event nudges.
           await setup.orm.em.fork().getConnection().execute(
             `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
@@ -268,7 +287,8 @@ async function main(): Promise<number> {
     log(`created ${tokens.length} users + personal tokens in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const newTokens = tokens.slice(0, nNew);
     const nudgeTokens = tokens.slice(nNew, nNew + nNudge);
-    const repeatTokens = tokens.slice(nNew + nNudge);
+    const repeatTokens = tokens.slice(nNew + nNudge, nNew + nNudge + nRepeat);
+    const warmTokens = tokens.slice(nNew + nNudge + nRepeat);
     let nudgeBacklog: { sent: number; drainS: number } | undefined;
     let drain: { n: number; seconds: number; cpu: CpuPerRequest } | undefined;
     const occurredAt = new Date(Date.now() - 60_000).toISOString();
@@ -286,6 +306,15 @@ async function main(): Promise<number> {
       });
       log(`pre-published ${repeatTokens.length} events in ${((Date.now() - t1) / 1000).toFixed(1)} s: ${JSON.stringify(Object.fromEntries(statuses))}`);
       if (statuses.get(202) !== repeatTokens.length) throw new Error('pre-publish did not answer 202 for every event');
+    }
+
+    // 2b. Warm-up: the same load as NEW for WARMUP_S seconds on tokens of its own, not counted;
+    // then the nudges it queued are left to drain, so every scenario measures a warm service.
+    if (nWarm > 0) {
+      const slots: Slot[] = Array.from({ length: nWarm * PER_TOKEN }, (_, i) => ({ auth: warmTokens[i % nWarm]!, eventId: `warm-${runId}-${i}` }));
+      const w = await load('warm-up', baseUrl, slots, 202, occurredAt, server.proc.pid, WARMUP_S);
+      if (needReceiver) await waitNudgesIdle(db.url);
+      log(`warm-up: ${w.result.requests.total} events in ${WARMUP_S} s (not counted; non-2xx ${w.result.non2xx})${needReceiver ? ', their nudges drained' : ''}`);
     }
 
     // 3. NEW events: slot i -> token i mod n (round robin, <= 55 per token), fresh event_id.
@@ -327,14 +356,10 @@ async function main(): Promise<number> {
     // them all: outbox claim -> HTTP POST -> settle (delete).
     if (ONLY.has('drain')) {
       if (!ONLY.has('nudges')) throw new Error('the drain scenario sends to the nudged scenario users: add nudges to BENCH_ONLY');
+      await waitNudgesIdle(db.url);
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       try {
-        const idle = async () => {
-          const { rows } = await c.query(`select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`);
-          return rows[0].n === 0;
-        };
-        for (const deadline = Date.now() + 120_000; !(await idle()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
         await c.query(
           `with src as (select t.id as token_id, t.integrator_id, t.owner_user_id from inbound_tokens t join nudge_preferences p on p.user_id = t.owner_user_id),
            d as (insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
@@ -378,7 +403,8 @@ async function main(): Promise<number> {
       const bare = spawnChild('bare-fastify', ['--import', 'tsx', 'bench/bare-fastify.ts'], { PORT: String(barePort) });
       children.push(bare);
       await waitForHttp(`http://127.0.0.1:${barePort}/health`, bare);
-      log(`BARE fastify: ${CONNECTIONS} connections, ${DURATION_S} s`);
+      if (WARMUP_S > 0) await load('bare warm-up', `http://127.0.0.1:${barePort}`, null, 200, occurredAt, bare.proc.pid, WARMUP_S);
+      log(`BARE fastify: ${CONNECTIONS} connections, ${DURATION_S} s${WARMUP_S > 0 ? ` (after ${WARMUP_S} s of warm-up)` : ''}`);
       results.push(await load('bare fastify (200)', `http://127.0.0.1:${barePort}`, null, 200, occurredAt, bare.proc.pid));
       await stopChild(bare);
     }
