@@ -2,7 +2,7 @@
 // dispatch context of queued nudges and the dead ones. Plain SQL on the operation's EntityManager.
 import type { EntityManager } from '@mikro-orm/core';
 import { DEFAULT_NUDGE_SEVERITIES, type ChatStyle, type NudgeChannel } from './nudge.rules.js';
-import { pgArray } from '../sql-hints.js';
+import { PREPARED, pgArray } from '../sql-hints.js';
 
 const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
@@ -105,18 +105,20 @@ export interface DispatchContextRow {
   chat_enabled: boolean | null;
 }
 
+// One unique-index probe per id and per table (LATERAL ... LIMIT 1), whatever the planner believes
+// about table sizes: the plain join over `d.id = any(..)` was planned, while the tables grew faster
+// than ANALYZE ran, as sequential scans and hashes of deliveries, notifications and
+// nudge_preferences on every batch (bench, nudged events: 1.9 million rows read for 28,000 nudges).
+const DISPATCH_CONTEXT = `${PREPARED} select d.id as delivery_id, d.title, d.severity, n.id as notification_id, p.chat_url, p.chat_style, p.chat_enabled
+   from unnest(?::uuid[]) as k (id)
+   cross join lateral (select d.id, d.title, d.severity, d.recipient_user_id from deliveries d where d.id = k.id limit 1) d
+   left join lateral (select n.id from notifications n where n.delivery_id = d.id limit 1) n on true
+   left join lateral (select p.chat_url, p.chat_style, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true`;
+
 /** What a batch of queued nudges needs to be sent, read at send time (current destination). */
 export async function loadDispatchContext(em: EntityManager, deliveryIds: readonly string[]): Promise<Map<string, DispatchContextRow>> {
   if (deliveryIds.length === 0) return new Map();
-  const rows = await run<DispatchContextRow>(
-    em,
-    `select d.id as delivery_id, d.title, d.severity, n.id as notification_id, p.chat_url, p.chat_style, p.chat_enabled
-       from deliveries d
-       left join notifications n on n.delivery_id = d.id
-       left join nudge_preferences p on p.user_id = d.recipient_user_id
-      where d.id = any(?::uuid[])`,
-    [pgArray(deliveryIds)],
-  );
+  const rows = await run<DispatchContextRow>(em, DISPATCH_CONTEXT, [pgArray(deliveryIds)]);
   return new Map(rows.map((r) => [r.delivery_id, r]));
 }
 
