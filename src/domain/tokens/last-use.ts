@@ -35,11 +35,6 @@ export class LastUseRecorder {
 
   constructor(private readonly conn: Connection) {}
 
-  /** True while a refresh of this token is queued or being written. */
-  isPending(id: string): boolean {
-    return this.pending.has(id);
-  }
-
   touch(table: TokenTable, id: string, now: Date): void {
     if (this.pending.has(id)) return;
     this.pending.add(id);
