@@ -14,6 +14,7 @@
 // one-row path gives (503 + Retry-After). Any other error of a multi-row statement (e.g. a
 // deadlock or one row's bad data) is retried row by row, so each caller gets its own outcome.
 import type { Connection } from '@mikro-orm/core';
+import { perConnection } from '../per-connection.js';
 import { writeDeliveries, type DeliveryRow, type NewDelivery, type RowContext } from './events.repository.js';
 
 /** Rows per statement (the statement is padded to a power of two rows: few prepared statement texts). */
@@ -104,7 +105,7 @@ function isStatementError(err: unknown): boolean {
   return code !== undefined && !['08', '53', '57', '58'].includes(code.slice(0, 2));
 }
 
-const batchers = new WeakMap<Connection, PublishBatcher>();
+const batcherOf = perConnection((conn) => new PublishBatcher(conn));
 
 /**
  * Writes one personal-token delivery (nudged, no hold) through the group commit of its database
@@ -112,8 +113,6 @@ const batchers = new WeakMap<Connection, PublishBatcher>();
  * `row.verify` was out of date and nothing was written.
  */
 export function publishGrouped(conn: Connection, item: NewDelivery, row: RowContext, day: string): Promise<DeliveryRow | undefined> {
-  let b = batchers.get(conn);
-  if (!b) batchers.set(conn, (b = new PublishBatcher(conn)));
-  const batcher = b;
+  const batcher = batcherOf(conn);
   return new Promise<DeliveryRow | undefined>((resolve, reject) => batcher.add({ item, row, day, resolve, reject }));
 }

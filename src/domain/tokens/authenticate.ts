@@ -46,10 +46,11 @@ export async function authenticate(
   }
   // The cache serves only rows that would pass every check below as they stand (the statement
   // that writes the result proves them current; see principal-cache.ts).
-  const cache = req.cachedKinds && req.cachedKinds.length > 0 ? principalCacheOf(em.getConnection()) : undefined;
+  const cachedKinds = req.cachedKinds ?? [];
+  const cache = cachedKinds.length > 0 ? principalCacheOf(em.getConnection()) : undefined;
   if (cache && !opts.fresh) {
     const cached = cache.get(hash);
-    if (cached && req.cachedKinds!.includes(cached.kind) && inboundRefusal(cached, hash, now, req) === undefined && !touchDue(cached, now)) {
+    if (cached && cachedKinds.includes(cached.kind) && inboundRefusal(cached, hash, now, req) === undefined && !touchDue(cached, now)) {
       return { ...inboundPrincipal(cached), unverified: { token: cached.token_ver, user: cached.user_ver, integrator: cached.integrator_ver } };
     }
   }
@@ -62,7 +63,7 @@ export async function authenticate(
     // Written after this call (last-use.ts); it makes a new row version, so the row just read is
     // not cached: the calls until it is written read the token again.
     lastUseOf(em.getConnection()).touch('inbound_tokens', row.id, now);
-  } else if (cache && req.cachedKinds!.includes(row.kind)) {
+  } else if (cache && cachedKinds.includes(row.kind)) {
     cache.set(hash, row);
   }
   return inboundPrincipal(row);

@@ -10,6 +10,7 @@
 // changed, so the token's next call finds it due again. The UPDATE only moves last_used_at forward
 // past the interval, so a refresh scheduled twice writes once.
 import type { Connection } from '@mikro-orm/core';
+import { perConnection } from '../per-connection.js';
 import { pgArray } from '../sql-hints.js';
 import { TOUCH_INTERVAL_MS } from './token-lifecycle.rules.js';
 
@@ -71,11 +72,5 @@ export class LastUseRecorder {
   }
 }
 
-const recorders = new WeakMap<Connection, LastUseRecorder>();
-
 /** The recorder of one database (one service's connection pool). */
-export function lastUseOf(conn: Connection): LastUseRecorder {
-  let r = recorders.get(conn);
-  if (!r) recorders.set(conn, (r = new LastUseRecorder(conn)));
-  return r;
-}
+export const lastUseOf = perConnection((conn) => new LastUseRecorder(conn));

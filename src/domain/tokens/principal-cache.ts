@@ -15,7 +15,7 @@
 // What it saves: the lookup statement and its round trip before the write (about 2 ms of latency
 // and a fifth of PostgreSQL's CPU per repeated event under load). Entries hold hashes only, never
 // token values.
-import type { Connection } from '@mikro-orm/core';
+import { perConnection } from '../per-connection.js';
 import type { InboundTokenAuthRow } from './tokens.repository.js';
 
 /** The rows of an unverified principal changed since they were read: nothing was written. */
@@ -56,11 +56,5 @@ export class PrincipalCache {
   }
 }
 
-const caches = new WeakMap<Connection, PrincipalCache>();
-
 /** The cache of one database (one service's connection pool). */
-export function principalCacheOf(conn: Connection): PrincipalCache {
-  let c = caches.get(conn);
-  if (!c) caches.set(conn, (c = new PrincipalCache()));
-  return c;
-}
+export const principalCacheOf = perConnection(() => new PrincipalCache());

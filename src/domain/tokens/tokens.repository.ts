@@ -1,4 +1,5 @@
-import type { Connection, EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
+import { perConnection } from '../per-connection.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
 import { TickBatcher } from '../tick-batcher.js';
 
@@ -51,22 +52,18 @@ const INBOUND_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, t.i
 /**
  * A token lookup by hash whose concurrent callers on one connection pool share a statement
  * (TickBatcher). `sql` takes one text[] of hashes and returns each found row with its
- * `matched_hash`. No cache: revocation is immediate.
+ * `matched_hash`. Every call reads the database (the principal cache of events.publish sits in
+ * front of it, see principal-cache.ts).
  */
 function batchedHashLookup<Row>(sql: string): (em: EntityManager, hash: string) => Promise<Row | undefined> {
-  const batchers = new WeakMap<Connection, TickBatcher<string, Row>>();
-  return (em, hash) => {
-    const conn = em.getConnection();
-    let b = batchers.get(conn);
-    if (!b) {
-      b = new TickBatcher(async (hashes) => {
+  const batcherOf = perConnection(
+    (conn) =>
+      new TickBatcher<string, Row>(async (hashes) => {
         const rows = (await conn.execute(sql, [pgArray(hashes)], 'all')) as Array<Row & { matched_hash: string }>;
         return new Map(rows.map(({ matched_hash, ...row }) => [matched_hash, row as Row]));
-      });
-      batchers.set(conn, b);
-    }
-    return b.get(hash);
-  };
+      }),
+  );
+  return (em, hash) => batcherOf(em.getConnection()).get(hash);
 }
 
 /** An indexed lookup by current or prior (rotation overlap) hash. */
