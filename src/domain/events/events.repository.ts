@@ -128,10 +128,61 @@ const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, 
   ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz,
   ?::varchar, ?::varchar, ?::timestamptz, ?::xid, ?::xid, ?::xid)`;
 
+// Two statement texts: an inbox delivery (inbox row, per-user counter, nudge outbox rows) or a
+// held one (moderation token: a hold-for-forwarding queue entry instead). A text holds only the
+// CTEs its kind can run: each data-modifying CTE is set up on every execution (opening its table and
+// indexes), whether or not it writes a row.
 // The outbox part reads the recipient's preferences and push subscriptions through LATERAL ...
 // LIMIT 1: one index probe per new delivery, whatever the table sizes were when the prepared
 // statement was planned (a plain join or EXISTS got planned as a hash of the whole table).
-function upsertSql(rows: number): string {
+function upsertSql(rows: number, hold: boolean): string {
+  const inbox = `, uc as (
+  insert into user_daily_counts as c (user_id, day, count)
+  select d.recipient_user_id, ?::date, count(*)::int from d where d.inserted group by d.recipient_user_id
+  order by d.recipient_user_id
+  on conflict (user_id, day) do update set count = c.count + excluded.count
+  returning c.user_id, c.count
+), lim as (
+  select d.id, tc.count > t.daily_limit as token_over, coalesce(uc.count > ${MAX_INBOX_PER_USER_PER_DAY}, false) as user_over
+  from d join tc on tc.token_id = d.token_id left join uc on uc.user_id = d.recipient_user_id join inbound_tokens t on t.id = d.token_id
+  where d.inserted
+), n as (
+  insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at)
+  select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url, d.at, d.at
+  from d join lim on lim.id = d.id where not lim.user_over
+), nu as (
+  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
+  where not d.inserted and notifications.delivery_id = d.id
+), o as (
+  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
+  select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, d.at
+  from d
+  join lim on lim.id = d.id and not lim.token_over and not lim.user_over
+  left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true
+  left join lateral (select true as has_sub from push_subscriptions s where s.user_id = d.recipient_user_id limit 1) ps on true
+  cross join (values ('push'), ('chat')) as ch (channel)
+  where ?::boolean
+    and (d.external_status is null or d.external_status not in (${TERMINAL_SQL}))
+    and d.severity = any (coalesce(p.push_severities, '${DEFAULT_SEVERITIES_SQL}'::text[]))
+    and case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end
+  returning delivery_id
+)`;
+  // A held delivery does not count against its owner's per-user inbox budget and is never nudged.
+  const held = `, lim as (
+  select d.id, tc.count > t.daily_limit as token_over, false as user_over
+  from d join tc on tc.token_id = d.token_id join inbound_tokens t on t.id = d.token_id
+  where d.inserted
+), q as (
+  insert into moderation_queue (id, delivery_id, token_id, admin_user_id, status, title, summary, body, created_at, updated_at)
+  select gen_random_uuid(), d.id, d.token_id, d.recipient_user_id, 'pending', d.title, d.summary, d.markdown_body, d.at, d.at
+  from d where d.inserted
+), qu as (
+  update moderation_queue set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
+  where not d.inserted and moderation_queue.delivery_id = d.id and moderation_queue.status = 'pending'
+    and moderation_queue.edited_at is null
+)`;
   return `${PREPARED}
 with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title, summary,
         markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions, recipient_hint,
@@ -159,47 +210,7 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
   select d.token_id, ?::date, count(*)::int from d where d.inserted group by d.token_id order by d.token_id
   on conflict (token_id, day) do update set count = c.count + excluded.count
   returning c.token_id, c.count
-), uc as (
-  insert into user_daily_counts as c (user_id, day, count)
-  select d.recipient_user_id, ?::date, count(*)::int from d where d.inserted and not ?::boolean group by d.recipient_user_id
-  order by d.recipient_user_id
-  on conflict (user_id, day) do update set count = c.count + excluded.count
-  returning c.user_id, c.count
-), lim as (
-  select d.id, tc.count > t.daily_limit as token_over, coalesce(uc.count > ${MAX_INBOX_PER_USER_PER_DAY}, false) as user_over
-  from d join tc on tc.token_id = d.token_id left join uc on uc.user_id = d.recipient_user_id join inbound_tokens t on t.id = d.token_id
-  where d.inserted
-), n as (
-  insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at)
-  select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url, d.at, d.at
-  from d join lim on lim.id = d.id where not lim.user_over and not ?::boolean
-), nu as (
-  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
-  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
-  where not d.inserted and notifications.delivery_id = d.id
-), q as (
-  insert into moderation_queue (id, delivery_id, token_id, admin_user_id, status, title, summary, body, created_at, updated_at)
-  select gen_random_uuid(), d.id, d.token_id, d.recipient_user_id, 'pending', d.title, d.summary, d.markdown_body, d.at, d.at
-  from d where d.inserted and ?::boolean
-), qu as (
-  update moderation_queue set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
-  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
-  where ?::boolean and not d.inserted and moderation_queue.delivery_id = d.id and moderation_queue.status = 'pending'
-    and moderation_queue.edited_at is null
-), o as (
-  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
-  select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, d.at
-  from d
-  join lim on lim.id = d.id and not lim.token_over and not lim.user_over
-  left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true
-  left join lateral (select true as has_sub from push_subscriptions s where s.user_id = d.recipient_user_id limit 1) ps on true
-  cross join (values ('push'), ('chat')) as ch (channel)
-  where ?::boolean
-    and (d.external_status is null or d.external_status not in (${TERMINAL_SQL}))
-    and d.severity = any (coalesce(p.push_severities, '${DEFAULT_SEVERITIES_SQL}'::text[]))
-    and case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end
-  returning delivery_id
-), a as (
+)${hold ? held : inbox}, a as (
   insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
   select gen_random_uuid(), case when d.inserted then 'inbound.event.received' else 'inbound.event.deduped' end, v.source,
     d.recipient_user_id, d.token_id, 'delivery', d.id::text, v.request_id,
@@ -208,11 +219,11 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
     d.at
   from d join v on v.token_id = d.token_id and v.event_id = d.event_id left join lim on lim.id = d.id
 )
-select d.*, coalesce(lim.token_over or lim.user_over, false) as degraded, exists (select 1 from o where o.delivery_id = d.id) as pushed
+select d.*, coalesce(lim.token_over or lim.user_over, false) as degraded, ${hold ? 'false' : 'exists (select 1 from o where o.delivery_id = d.id)'} as pushed
 from d left join lim on lim.id = d.id`;
 }
 
-const SQL_CACHE = new Map<number, string>();
+const SQL_CACHE = new Map<string, string>();
 const NULL_ROW: null[] = Array.from({ length: 27 }, () => null);
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
@@ -258,10 +269,12 @@ export async function writeDeliveries(
   // Padded to a power of two with all-NULL rows (skipped by `v.token_id is not null`): a few
   // statement texts, each prepared and planned once per pooled connection, whatever the batch size.
   const size = items.length <= 128 ? 2 ** Math.ceil(Math.log2(items.length)) : items.length;
-  let sql = SQL_CACHE.get(size);
+  const hold = c.hold === true;
+  const key = `${size}:${hold}`;
+  let sql = SQL_CACHE.get(key);
   if (!sql) {
-    sql = upsertSql(size);
-    if (size <= 128) SQL_CACHE.set(size, sql);
+    sql = upsertSql(size, hold);
+    if (size <= 128) SQL_CACHE.set(key, sql);
   }
   const params: unknown[] = [];
   for (const { item: n, row: r } of items) {
@@ -273,9 +286,9 @@ export async function writeDeliveries(
     );
   }
   for (let i = items.length; i < size; i++) params.push(...NULL_ROW);
-  // In the order the placeholders appear: tc, uc, n, q, qu, o.
-  const hold = c.hold === true;
-  params.push(c.day, c.day, hold, hold, hold, hold, c.nudge);
+  // In the order the placeholders appear: tc, then uc and o (inbox) or nothing more (held).
+  if (hold) params.push(c.day);
+  else params.push(c.day, c.day, c.nudge);
   const rows = (await conn.execute(sql, params, 'all', trx)) as DeliveryRow[];
   if (items.length === 1) return [rows[0]];
   const byKey = new Map(rows.map((r) => [`${r.token_id}\u0000${r.event_id}`, r]));
