@@ -170,3 +170,21 @@ export const publish = (h: Harness, token: string, body: unknown, headers?: Reco
 export const publishLegacy = (h: Harness, token: string, body: unknown, headers?: Record<string, string>) =>
   http(h, 'POST', '/api/internal-os/integrations/inbound/personal', { token, body, headers });
 
+
+/**
+ * Holds a row lock (`select ... for update`) in a transaction of its own connection until
+ * release(): a statement of the service that needs the row waits meanwhile (PostgreSQL only).
+ */
+export async function holdRowLock(h: Harness, table: string, id: string): Promise<{ release(): Promise<void> }> {
+  const c = new pg.Client({ connectionString: h.databaseUrl });
+  await c.connect();
+  await c.query('begin');
+  const { rowCount } = await c.query(`select 1 from ${table} where id = $1 for update`, [id]);
+  if (rowCount !== 1) throw new Error(`holdRowLock: no ${table} row ${id}`);
+  return {
+    async release() {
+      await c.query('commit');
+      await c.end();
+    },
+  };
+}

@@ -21,11 +21,13 @@ import { writeDeliveries, type DeliveryRow, type NewDelivery, type RowContext } 
 const MAX_ROWS = 64;
 /**
  * Statements in flight per service. Rows that arrive while a statement runs queue and go in the
- * next one: a statement costs PostgreSQL about as much as 4 to 6 of its rows (executor start-up of the
- * CTEs, commit), so fuller statements mean less work per event. A second statement starts only
- * when a full one is waiting.
+ * next one: a statement costs PostgreSQL about as much as 4 to 6 of its rows (executor start-up of
+ * the CTEs, commit), so fuller statements mean less work per event. A second statement starts only
+ * when a full one is waiting, or when the running one has taken longer than STALL_MS (waiting for
+ * a row lock, say): one slow statement never holds up every publish of the process.
  */
 const MAX_IN_FLIGHT = 2;
+const STALL_MS = 25;
 
 interface Pending {
   item: NewDelivery;
@@ -40,6 +42,10 @@ class PublishBatcher {
   private queue: Pending[] = [];
   private inFlight = 0;
   private scheduled = false;
+  /** Start times (performance.now()) of the statements in flight. */
+  private readonly starts: number[] = [];
+  /** Re-checks the queue once the one running statement has taken STALL_MS. */
+  private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly conn: Connection) {}
 
@@ -53,10 +59,25 @@ class PublishBatcher {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      while (this.queue.length > 0 && (this.inFlight === 0 || (this.inFlight < MAX_IN_FLIGHT && this.queue.length >= MAX_ROWS))) {
-        void this.flush(this.take());
-      }
+      while (this.queue.length > 0 && this.mayStart()) void this.flush(this.take());
+      // Rows left waiting behind one running statement: look again when it reaches STALL_MS.
+      if (this.queue.length > 0) this.armStallTimer();
     });
+  }
+
+  private mayStart(): boolean {
+    if (this.inFlight === 0) return true;
+    if (this.inFlight >= MAX_IN_FLIGHT) return false;
+    return this.queue.length >= MAX_ROWS || performance.now() - Math.min(...this.starts) >= STALL_MS;
+  }
+
+  /** With one statement running, wakes the queue when that statement reaches STALL_MS. */
+  private armStallTimer(): void {
+    clearTimeout(this.stallTimer);
+    if (this.inFlight !== 1) return;
+    const dueIn = STALL_MS - (performance.now() - Math.min(...this.starts));
+    // A timer may fire a fraction of a millisecond early: the check then re-arms it.
+    this.stallTimer = setTimeout(() => this.schedule(), Math.max(1, Math.ceil(dueIn))).unref();
   }
 
   /** The next statement's rows: queue order, at most one per token and per user, one day. */
@@ -78,7 +99,9 @@ class PublishBatcher {
   }
 
   private async flush(batch: Pending[]): Promise<void> {
+    const started = performance.now();
     this.inFlight++;
+    this.starts.push(started);
     try {
       const rows = await writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day, nudge: true });
       batch.forEach((p, i) => p.resolve(rows[i]));
@@ -97,6 +120,7 @@ class PublishBatcher {
       }
     } finally {
       this.inFlight--;
+      this.starts.splice(this.starts.indexOf(started), 1);
       this.schedule();
     }
   }
