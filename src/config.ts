@@ -27,6 +27,8 @@ const EnvSchema = z.object({
   NUDGE_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(30000).default(5000),
   NUDGE_PUSH_TTL_S: z.coerce.number().int().min(0).max(2419200).default(86400),
   NUDGE_EGRESS_ALLOW_HOSTS: z.string().optional(),
+  NUDGE_YIELD_INFLIGHT: z.coerce.number().int().min(0).max(100000).default(16),
+  NUDGE_MAX_DEFER_S: z.coerce.number().int().min(0).max(3600).default(30),
   VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)/, { error: 'must be a mailto: or https:// URL' }).optional(),
   // Mail (token inactivity warnings) through the mail outbox; none configured = recorded as skipped.
   SMTP_URL: z.string().trim().regex(/^smtps?:\/\/[^\s]+$/i, { error: 'must be an smtp:// or smtps:// URL' }).optional(),
@@ -59,6 +61,10 @@ export type Config = Readonly<{
     relayIntervalMs: number;
     sendTimeoutMs: number;
     pushTtlSeconds: number;
+    /** Operations in flight from which the dispatcher yields to requests (0 = never). */
+    yieldAtInFlight: number;
+    /** Longest busy spell nudges are deferred for (then sent at full speed even under load). */
+    maxDeferSeconds: number;
     /** Hosts reachable over plain http and on private/loopback addresses (local test receivers). Empty by default. */
     egressAllowHosts: readonly string[];
     vapidSubject: string;
@@ -113,6 +119,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       relayIntervalMs: e.NUDGE_RELAY_INTERVAL_MS,
       sendTimeoutMs: e.NUDGE_SEND_TIMEOUT_MS,
       pushTtlSeconds: e.NUDGE_PUSH_TTL_S,
+      yieldAtInFlight: e.NUDGE_YIELD_INFLIGHT,
+      maxDeferSeconds: e.NUDGE_MAX_DEFER_S,
       egressAllowHosts: Object.freeze((e.NUDGE_EGRESS_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
       // Push services contact the operator here; an https public URL serves, else a mailto placeholder.
       vapidSubject: e.VAPID_SUBJECT ?? (publicBaseUrl.startsWith('https://') ? publicBaseUrl : 'mailto:fluxdesk-push@invalid'),

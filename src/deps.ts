@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Config } from './config.js';
 import type { AppDeps } from './app/deps.js';
+import { OperationLoad } from './app/operation-load.js';
 import type { Clock, Logger } from './domain/context.js';
 import { openOrm, migrate } from './infra/db/orm.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './infra/rate-limit/rate-limiter.js';
@@ -11,6 +12,7 @@ import { MemoryIdempotencyStore, RedisIdempotencyStore } from './infra/idempoten
 import { systemClock } from './infra/clock.js';
 import { acquireDataDirLock, type DataDirLock } from './infra/db/data-dir-lock.js';
 import { NudgeQueue } from './infra/queue/nudge-queue.js';
+import { DispatchPacer } from './infra/queue/dispatch-pacer.js';
 import { createNudgeEgressClient } from './infra/chat/nudge-egress.js';
 import { createChatSender } from './infra/chat/chat-sender.js';
 import { createWebPushSender } from './infra/push/web-push-sender.js';
@@ -84,6 +86,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     config: { publicBaseUrl: config.publicBaseUrl, allowedEmailDomains: config.allowedEmailDomains },
     log: logger as unknown as Logger,
     nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
+    load: new OperationLoad(),
     mailer: config.mail.smtpUrl ? createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, messageIdDomain: messageIdDomain(config.publicBaseUrl) }) : null,
     async close() {
       deps.mailer?.close();
@@ -146,6 +149,8 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
   };
   const queue = new NudgeQueue({
     orm: deps.orm,
+    // Yields to requests while this process serves many (infra/queue/dispatch-pacer.ts).
+    pacer: new DispatchPacer({ inFlight: () => deps.load.inFlight, busyAt: n.yieldAtInFlight, maxDeferMs: n.maxDeferSeconds * 1000, nowMs: () => deps.clock.now().getTime() }),
     databaseUrl: config.databaseUrl,
     log: env.log,
     handle: (jobs) => dispatchNudges(deps.orm.em.fork(), env, jobs),

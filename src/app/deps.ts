@@ -3,6 +3,7 @@ import type { Clock, DomainConfig, Logger } from '../domain/context.js';
 import type { RateLimiter } from '../infra/rate-limit/rate-limiter.js';
 import type { IdempotencyStore } from '../infra/idempotency/idempotency-store.js';
 import type { Mailer } from '../infra/mail/mailer.js';
+import type { OperationLoad } from './operation-load.js';
 
 /** What the runner needs; built in src/deps.ts. */
 export interface AppDeps {
@@ -16,4 +17,6 @@ export interface AppDeps {
   nudgeEgressAllowHosts?: readonly string[];
   /** SMTP sender of the mail outbox; null/absent = no SMTP_URL (mails are recorded as skipped). */
   mailer?: Mailer | null;
+  /** Operations in flight (counted by runOperation; background work yields to them). */
+  load: OperationLoad;
 }

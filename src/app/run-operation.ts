@@ -48,7 +48,12 @@ export interface RunResult<O> {
 }
 
 export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
-  return run(deps, op, inv, undefined);
+  deps.load.enter();
+  try {
+    return await run(deps, op, inv, undefined);
+  } finally {
+    deps.load.leave();
+  }
 }
 
 /**

@@ -21,6 +21,7 @@
 import { PgBoss, fromPglite, type Db, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Logger } from '../../domain/context.js';
+import { YIELD_BATCH, YIELD_PAUSE_MS, type DispatchPacer } from './dispatch-pacer.js';
 
 export const NUDGE_QUEUE = 'nudges';
 
@@ -59,6 +60,8 @@ export interface NudgeQueueOptions {
   /** Outbox poll interval after a claim that did not fill a batch. */
   pollIntervalMs: number;
   poolMax: number;
+  /** Yields to request handling while the process is busy (absent: always full speed). */
+  pacer?: DispatchPacer;
   /** Called after the worker stopped (release senders' sockets). */
   onStopped?: () => Promise<void> | void;
 }
@@ -87,6 +90,8 @@ export class NudgeQueue {
   private stopping = false;
   private loopsDone: Promise<unknown> | null = null;
   private readonly wakers = new Set<() => void>();
+  /** Outbox claims made at full speed and while yielding to requests (tests, the bench, operators). */
+  readonly claims = { full: 0, yield: 0 };
 
   constructor(private readonly o: NudgeQueueOptions) {}
 
@@ -122,7 +127,7 @@ export class NudgeQueue {
       { batchSize: this.o.batchSize, includeMetadata: true, perJobResults: true, pollingIntervalSeconds: 1, localConcurrency: this.o.concurrency, burstWhenBatchFull: true },
       (jobs) => this.run(jobs),
     );
-    this.loopsDone = Promise.all(Array.from({ length: this.o.concurrency }, () => this.dispatchLoop()));
+    this.loopsDone = Promise.all(Array.from({ length: this.o.concurrency }, (_, i) => this.dispatchLoop(i)));
   }
 
   private async run(jobs: JobWithMetadata<NudgeJobData>[]): Promise<JobResult[]> {
@@ -134,17 +139,17 @@ export class NudgeQueue {
   }
 
   /**
-   * Claims up to batchSize unclaimed (or lease-expired) outbox rows, sends them, and settles them:
-   * returns how many were claimed. A settle that fails leaves the rows claimed; they are sent again
-   * when the lease ends.
+   * Claims up to `limit` (default batchSize) unclaimed (or lease-expired) outbox rows, sends them,
+   * and settles them: returns how many were claimed. A settle that fails leaves the rows claimed;
+   * they are sent again when the lease ends.
    */
-  async dispatchOnce(): Promise<number> {
+  async dispatchOnce(limit = this.o.batchSize): Promise<number> {
     const { rows } = await this.boss.getDb().executeSql(
       `update nudge_outbox o set lease_until = now() + make_interval(secs => $2), attempts = o.attempts + 1
          from (select ctid from nudge_outbox where lease_until is null or lease_until < now() limit $1 for update skip locked) s
         where o.ctid = s.ctid
         returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.attempts`,
-      [this.o.batchSize, this.o.expireInSeconds],
+      [limit, this.o.expireInSeconds],
     );
     const claimed = rows as Claimed[];
     if (claimed.length === 0) return 0;
@@ -214,30 +219,45 @@ export class NudgeQueue {
     });
   }
 
-  private async dispatchLoop(): Promise<void> {
+  /**
+   * One dispatch loop. While the pacer says the process is busy serving requests, only loop 0
+   * runs, with claims of YIELD_BATCH and a YIELD_PAUSE_MS pause after each; the others wait.
+   */
+  private async dispatchLoop(index: number): Promise<void> {
     let failures = 0;
     while (!this.stopping) {
+      const yielding = this.o.pacer?.mode() === 'yield';
+      if (yielding && index > 0) {
+        await this.sleep(YIELD_PAUSE_MS);
+        continue;
+      }
+      const limit = yielding ? Math.min(YIELD_BATCH, this.o.batchSize) : this.o.batchSize;
+      this.claims[yielding ? 'yield' : 'full']++;
       let claimed = 0;
       try {
-        claimed = await this.dispatchOnce();
+        claimed = await this.dispatchOnce(limit);
         failures = 0;
       } catch (err) {
         // Database down or restarting: rows stay in the outbox (claimed ones until their lease ends).
         if (failures++ % 20 === 0) this.o.log.warn({ err: { message: (err as Error).message } }, 'nudge dispatch failed; retrying');
       }
-      if (claimed < this.o.batchSize && !this.stopping) {
-        const pause = failures > 0 ? Math.min(5000, this.o.pollIntervalMs * 2 ** Math.min(failures, 5)) : this.o.pollIntervalMs;
-        await new Promise<void>((r) => {
-          const wake = () => {
-            clearTimeout(timer);
-            this.wakers.delete(wake);
-            r();
-          };
-          const timer = setTimeout(wake, pause);
-          this.wakers.add(wake);
-        });
-      }
+      if (this.stopping) break;
+      if (claimed < limit) await this.sleep(failures > 0 ? Math.min(5000, this.o.pollIntervalMs * 2 ** Math.min(failures, 5)) : this.o.pollIntervalMs);
+      else if (yielding) await this.sleep(YIELD_PAUSE_MS);
     }
+  }
+
+  /** Waits `ms`, or less when the queue stops. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((r) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+        r();
+      };
+      const timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
+    });
   }
 
   /** Queue counts for tests, the bench and operators: outbox rows (claimed or not) and retry jobs by state. */
