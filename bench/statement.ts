@@ -52,7 +52,7 @@ try {
     const a = cpuSnap(undefined, dbName);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    for (let s = 0; s < N; s++) await writeDeliveries(conn, undefined, batch(s, prefix), { day, nudge: true });
+    for (let s = 0; s < N; s++) await writeDeliveries(conn, undefined, batch(s, prefix), { day });
     const ms = performance.now() - t0;
     const b = cpuSnap(undefined, dbName);
     const c = process.cpuUsage(c0);

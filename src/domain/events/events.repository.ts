@@ -110,9 +110,7 @@ export interface UpsertContext {
   now: string;
   /** The service clock's UTC date (YYYY-MM-DD): the day the daily counters count in. */
   day: string;
-  /** false for moderation tokens: their events are never nudged. */
-  nudge: boolean;
-  /** true for moderation tokens: a moderation_queue entry instead of an inbox row (SPEC mode 2). */
+  /** true for moderation tokens: a moderation_queue entry instead of an inbox row, never a nudge (SPEC mode 2). */
   hold?: boolean;
   source: string;
   requestId: string;
@@ -162,8 +160,7 @@ function upsertSql(rows: number, hold: boolean): string {
   left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true
   left join lateral (select true as has_sub from push_subscriptions s where s.user_id = d.recipient_user_id limit 1) ps on true
   cross join (values ('push'), ('chat')) as ch (channel)
-  where ?::boolean
-    and (d.external_status is null or d.external_status not in (${TERMINAL_SQL}))
+  where (d.external_status is null or d.external_status not in (${TERMINAL_SQL}))
     and d.severity = any (coalesce(p.push_severities, '${DEFAULT_SEVERITIES_SQL}'::text[]))
     and case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end
   returning delivery_id
@@ -239,7 +236,6 @@ export interface RowContext {
 /** Context shared by every row of one statement. */
 export interface SharedUpsertContext {
   day: string;
-  nudge: boolean;
   hold?: boolean;
 }
 
@@ -286,9 +282,9 @@ export async function writeDeliveries(
     );
   }
   for (let i = items.length; i < size; i++) params.push(...NULL_ROW);
-  // In the order the placeholders appear: tc, then uc and o (inbox) or nothing more (held).
+  // The days of tc, then (inbox) of uc.
   if (hold) params.push(c.day);
-  else params.push(c.day, c.day, c.nudge);
+  else params.push(c.day, c.day);
   const rows = (await conn.execute(sql, params, 'all', trx)) as DeliveryRow[];
   if (items.length === 1) return [rows[0]];
   const byKey = new Map(rows.map((r) => [`${r.token_id}\u0000${r.event_id}`, r]));

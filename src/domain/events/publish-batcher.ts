@@ -103,7 +103,7 @@ class PublishBatcher {
     this.inFlight++;
     this.starts.push(started);
     try {
-      const rows = await writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day, nudge: true });
+      const rows = await writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day });
       batch.forEach((p, i) => p.resolve(rows[i]));
     } catch (err) {
       if (batch.length === 1 || !isStatementError(err)) {
@@ -111,7 +111,7 @@ class PublishBatcher {
       } else {
         await Promise.all(
           batch.map((p) =>
-            writeDeliveries(this.conn, undefined, [p], { day: p.day, nudge: true }).then(
+            writeDeliveries(this.conn, undefined, [p], { day: p.day }).then(
               ([row]) => p.resolve(row),
               (e: unknown) => p.reject(e),
             ),

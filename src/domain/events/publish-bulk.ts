@@ -145,7 +145,6 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
       const written = await upsertDeliveries(ctx.em, unique.map((p) => toNewDelivery(input.event, ctx.principal, p.user.id, p.tokenId, project?.id ?? null)), {
         now: now.toISOString(),
         day: utcDay(now),
-        nudge: true,
         source: ctx.surface,
         requestId: ctx.requestId,
       });

@@ -64,7 +64,6 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
           await upsertDeliveries(ctx.em, [delivery], {
             ...at,
             day: utcDay(now),
-            nudge: p.kind !== 'moderation',
             // Mode 2: the admin's hold-for-forwarding queue instead of an inbox row.
             hold: p.kind === 'moderation',
           })

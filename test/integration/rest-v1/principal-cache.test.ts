@@ -5,10 +5,10 @@
 // changes the token row; the second, after it is written, is served from a fresh lookup that is then
 // cached) and checks the entry is there, then changes a row the way an operation would, and
 // publishes again.
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalCacheOf } from '../../../src/domain/tokens/principal-cache.js';
 import { lastUseOf } from '../../../src/domain/tokens/last-use.js';
+import { hashToken } from '../../../src/domain/tokens/token-lifecycle.rules.js';
 import { event, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 import { fieldCodes } from '../../helpers/tools.js';
 
@@ -23,7 +23,7 @@ afterAll(async () => {
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
 const cache = () => principalCacheOf(h.svc.deps.orm.em.getConnection());
 const lastUseWritten = () => lastUseOf(h.svc.deps.orm.em.getConnection()).settled();
-const hashOf = (t: TestToken) => createHash('sha256').update(t.token, 'utf8').digest('hex');
+const hashOf = (t: TestToken) => hashToken(t.token);
 
 /** A personal token whose principal the service now serves from its cache. */
 async function warmToken(): Promise<TestToken> {
