@@ -12,6 +12,7 @@ import { Migration20261122100000TokenLifecycle } from './Migration20261122100000
 import { Migration20261122110000Search } from './Migration20261122110000Search.js';
 import { Migration20261122120000InboxCounters } from './Migration20261122120000InboxCounters.js';
 import { Migration20261122130000NudgeLease } from './Migration20261122130000NudgeLease.js';
+import { Migration20261124000000AuditIndexes } from './Migration20261124000000AuditIndexes.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122110000Search', class: Migration20261122110000Search },
   { name: 'Migration20261122120000InboxCounters', class: Migration20261122120000InboxCounters },
   { name: 'Migration20261122130000NudgeLease', class: Migration20261122130000NudgeLease },
+  { name: 'Migration20261124000000AuditIndexes', class: Migration20261124000000AuditIndexes },
 ];
