@@ -71,7 +71,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     // (rate limit fails open, Idempotency-Key requests fail closed with 503).
     // Auto-pipelining: the commands of concurrent requests issued in one turn of the event loop go
     // out in one write (the rate-limit window of every request otherwise costs its own syscall).
-    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true, enableAutoPipelining: true });
+    // The rate limiter batches its own calls per turn into one script run (rate-limiter.ts): not
+    // auto-pipelined, so that run goes out in the turn it is made, not one turn later.
+    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true, enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['slidingLogBatch'] });
     redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
     await redis.connect().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'redis unavailable at start; retrying in background'));
   }
