@@ -2,7 +2,7 @@
 // authenticate -> rate limit -> validate (the operation's own schema + context rules) ->
 // idempotency -> handler (own EntityManager fork; writes in transactions) -> log.
 import { createHash } from 'node:crypto';
-import { existingEm, withLazyEm, type Channel, type Logger, type OpContext, type Operation, type Principal, type Surface } from '../domain/context.js';
+import { existingEm, LazyEmContext, type Channel, type Logger, type OpContext, type Operation, type Principal, type Surface } from '../domain/context.js';
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
@@ -88,7 +88,7 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
       throw err;
     }
     unverified = principal.type === 'inbound_token' && principal.unverified !== undefined;
-    const ctx: OpContext<P> = (made = withLazyEm({ principal, requestId: inv.requestId, surface: inv.surface, channel: inv.channel ?? 'v1', log, clock: deps.clock, config: deps.config }, deps.orm.em));
+    const ctx: OpContext<P> = (made = new LazyEmContext(principal, inv.requestId, inv.surface, inv.channel ?? 'v1', log, deps.clock, deps.config, deps.orm.em));
 
     if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
       throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
@@ -177,14 +177,17 @@ async function applyRateLimit(deps: AppDeps, principal: Principal, log: Logger):
     log.warn({ err: { message: (err as Error).message } }, 'rate-limit store unavailable; request allowed');
     return undefined;
   }
-  const info = (i: number): RateLimitInfo => ({ limit: decisions[i]!.limit, remaining: decisions[i]!.remaining, resetAtUnix: Math.ceil(decisions[i]!.resetAtMs / 1000) });
   const refused = decisions.findIndex((d) => !d.allowed);
   if (refused >= 0) {
     const d = decisions[refused]!;
     const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
-    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${windows[refused]!.label} exceeded`, { code: 'rate_limited', rateLimit: { ...info(refused), retryAfterSeconds } });
+    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${windows[refused]!.label} exceeded`, { code: 'rate_limited', rateLimit: { ...rateInfo(decisions[refused]!), retryAfterSeconds } });
   }
-  return info(0);
+  return rateInfo(decisions[0]!);
+}
+
+function rateInfo(d: { limit: number; remaining: number; resetAtMs: number }): RateLimitInfo {
+  return { limit: d.limit, remaining: d.remaining, resetAtUnix: Math.ceil(d.resetAtMs / 1000) };
 }
 
 async function withIdempotency<O>(

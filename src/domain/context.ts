@@ -80,36 +80,49 @@ export interface OpContext<P extends Principal = Principal> {
   surface: Surface;
   channel: Channel;
   log: Logger;
-  /** The call's own EntityManager (identity map). runOperation forks it on first use (withLazyEm). */
+  /** The call's own EntityManager (identity map). runOperation forks it on first use (LazyEmContext). */
   em: EntityManager;
   clock: Clock;
   config: DomainConfig;
 }
 
-const LAZY_EM = Symbol('lazy em');
-
-interface LazyEm {
-  root: EntityManager;
-  current(): EntityManager | undefined;
-}
-
 /**
- * Gives `ctx` an `em` that is forked from `root` on first read: a call that only runs statements
- * on the shared connection (the publish group commit) never pays for a fork. The bookkeeping is
- * non-enumerable, so `{ ...ctx, em }` (a caller handing a handler its own EntityManager) copies
- * a plain `em` and nothing else.
+ * The context runOperation builds for a call: its `em` is forked from `root` on first read, so a
+ * call that only runs statements on the shared connection (the publish group commit) never pays
+ * for a fork. A class (the getter lives on the prototype): building one per call defines no
+ * property at run time. Spreading it (`{ ...ctx, em }`, a caller handing a handler its own
+ * EntityManager) copies the plain fields; name `em` in the spread to keep one.
  */
-export function withLazyEm<T extends Omit<OpContext<any>, 'em'>>(ctx: T, root: EntityManager): T & { em: EntityManager } {
-  let fork: EntityManager | undefined;
-  Object.defineProperty(ctx, 'em', { get: () => (fork ??= root.fork()), enumerable: true, configurable: true });
-  Object.defineProperty(ctx, LAZY_EM, { value: { root, current: () => fork } satisfies LazyEm });
-  return ctx as T & { em: EntityManager };
+export class LazyEmContext<P extends Principal = Principal> implements OpContext<P> {
+  #fork: EntityManager | undefined;
+  readonly #root: EntityManager;
+  constructor(
+    public principal: P,
+    public requestId: string,
+    public surface: Surface,
+    public channel: Channel,
+    public log: Logger,
+    public clock: Clock,
+    public config: DomainConfig,
+    root: EntityManager,
+  ) {
+    this.#root = root;
+  }
+  get em(): EntityManager {
+    return (this.#fork ??= this.#root.fork());
+  }
+  /** The fork if one was made (never forks one). */
+  get existingEm(): EntityManager | undefined {
+    return this.#fork;
+  }
+  get root(): EntityManager {
+    return this.#root;
+  }
 }
 
 /** The EntityManager of `ctx` if one exists already (never forks one). */
 export function existingEm(ctx: OpContext<any>): EntityManager | undefined {
-  const lazy = (ctx as { [LAZY_EM]?: LazyEm })[LAZY_EM];
-  return lazy ? lazy.current() : ctx.em;
+  return ctx instanceof LazyEmContext ? ctx.existingEm : ctx.em;
 }
 
 /**
@@ -119,7 +132,7 @@ export function existingEm(ctx: OpContext<any>): EntityManager | undefined {
 export function dbOf(ctx: OpContext<any>): { connection: Connection; transaction: Transaction | undefined } {
   const em = existingEm(ctx);
   if (em) return { connection: em.getConnection(), transaction: em.getTransactionContext() };
-  return { connection: (ctx as unknown as { [LAZY_EM]: LazyEm })[LAZY_EM].root.getConnection(), transaction: undefined };
+  return { connection: (ctx as LazyEmContext).root.getConnection(), transaction: undefined };
 }
 
 /** Who may call an operation. */

@@ -1,8 +1,8 @@
-// withLazyEm / existingEm / dbOf (domain/context.ts): an operation's EntityManager is forked on
+// LazyEmContext / existingEm / dbOf (domain/context.ts): an operation's EntityManager is forked on
 // first use only, and asking for the connection or the transaction never forks one.
 import type { EntityManager } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
-import { dbOf, existingEm, withLazyEm, type OpContext } from '../../src/domain/context.js';
+import { dbOf, existingEm, LazyEmContext, type OpContext } from '../../src/domain/context.js';
 
 /** An EntityManager stand-in: counts forks; each fork may be put in a transaction. */
 function fakeRoot() {
@@ -21,20 +21,22 @@ function fakeRoot() {
   return { root: make({ trx: undefined }), connection, forks };
 }
 
-const base = () => ({
-  principal: { type: 'system' as const },
-  requestId: 'req-1',
-  surface: 'rest' as const,
-  channel: 'v1' as const,
-  log: { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } },
-  clock: { now: () => new Date(0) },
-  config: { publicBaseUrl: 'http://x', allowedEmailDomains: null },
-});
+const lazy = (root: EntityManager): OpContext =>
+  new LazyEmContext(
+    { type: 'system' },
+    'req-1',
+    'rest',
+    'v1',
+    { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } },
+    { now: () => new Date(0) },
+    { publicBaseUrl: 'http://x', allowedEmailDomains: null },
+    root,
+  );
 
 describe('lazy EntityManager of an operation context', () => {
   it('forks on the first read of ctx.em, once', () => {
     const f = fakeRoot();
-    const ctx: OpContext = withLazyEm(base(), f.root);
+    const ctx = lazy(f.root);
     expect(f.forks).toHaveLength(0);
     expect(existingEm(ctx)).toBeUndefined();
     const em = ctx.em;
@@ -46,14 +48,14 @@ describe('lazy EntityManager of an operation context', () => {
 
   it('dbOf gives the shared connection and no transaction without forking', () => {
     const f = fakeRoot();
-    const ctx: OpContext = withLazyEm(base(), f.root);
+    const ctx = lazy(f.root);
     expect(dbOf(ctx)).toEqual({ connection: f.connection, transaction: undefined });
     expect(f.forks).toHaveLength(0);
   });
 
   it("dbOf reports the fork's transaction once there is one", () => {
     const f = fakeRoot();
-    const ctx: OpContext = withLazyEm(base(), f.root);
+    const ctx = lazy(f.root);
     void ctx.em;
     f.forks[0]!.trx = 'trx-1';
     expect(dbOf(ctx).transaction).toBe('trx-1');
@@ -61,13 +63,15 @@ describe('lazy EntityManager of an operation context', () => {
 
   it('a spread with its own em hands that em on (the lazy bookkeeping is not copied)', () => {
     const f = fakeRoot();
-    const ctx: OpContext = withLazyEm(base(), f.root);
+    const ctx = lazy(f.root);
     const mine = { getConnection: () => f.connection, getTransactionContext: () => 'caller-trx' } as unknown as EntityManager;
     const inner: OpContext = { ...ctx, em: mine };
     expect(inner.em).toBe(mine);
     expect(existingEm(inner)).toBe(mine);
     expect(dbOf(inner).transaction).toBe('caller-trx');
-    // Spreading read ctx.em once (object spread copies values): the outer context now has its fork.
-    expect(f.forks).toHaveLength(1);
+    expect(inner.principal).toBe(ctx.principal);
+    // The getter lives on the prototype: spreading never forks one for the outer context.
+    expect(f.forks).toHaveLength(0);
+    expect(existingEm(ctx)).toBeUndefined();
   });
 });

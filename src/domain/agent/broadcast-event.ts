@@ -99,7 +99,7 @@ export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEven
     } else {
       const tools = await principalForToolsToken(ctx.em, input.tools_token_id, ctx.principal.userId);
       if (!tools) throw refusal('forbidden', 'tools_token_id is not an active tools-claim token of yours', errorEnvelope('tools_token_not_owned', 'tools_token_id'));
-      const bulkCtx = { ...ctx, principal: tools };
+      const bulkCtx = { ...ctx, em: ctx.em, principal: tools };
       const raw = {
         event: Object.fromEntries(
           Object.entries({
