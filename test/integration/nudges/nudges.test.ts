@@ -285,7 +285,8 @@ describe('failures and slow receivers', () => {
     const gaps = rx.hitsFor(p.chatPath).slice(1).map((hit, i) => hit.at - rx.hitsFor(p.chatPath)[i]!.at);
     expect(gaps.every((g) => g >= 900)).toBe(true);
     expect(listed[0]).toMatchObject({ deliveryId: r.body.deliveryId, channel: 'chat', attempts: 3, lastError: 'chat: HTTP 500', title: 'Will fail', severity: 'critical' });
-    expect((await sql(`select state from pgboss.job where name = 'nudges' and data->>'deliveryId' = ?`, [r.body.deliveryId]))[0].state).toBe('failed');
+    // The failure row is written by the last attempt; the queue marks the job failed right after it.
+    await until('job failed', async () => (await sql(`select state from pgboss.job where name = 'nudges' and data->>'deliveryId' = ?`, [r.body.deliveryId]))[0]?.state === 'failed');
     // Another user sees none of them.
     const other = await person({ chat: false, push: false });
     expect((await other.agent.listFailedNudges({})).items).toEqual([]);
