@@ -4,13 +4,15 @@
 // shared 2-core box whose HTTP figures drift by ±20 % between runs, this is the figure that tells
 // whether a change to the statement made PostgreSQL do less work.
 //
-// STMT_ROWS (16): rows per statement (the bench's group commit writes about 14 at 50 connections).
+// STMT_ROWS (16): rows per statement (the bench's group commit writes about 23 at 50 connections).
+// STMT_VERIFY (1): rows carry their principal's row versions, as a publish from the principal
+// cache does (three primary-key probes per row); 0 leaves them out.
 // STMT_N (600): statements per phase. STMT_TOKENS (1024): tokens (one row per token per statement).
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
-import { writeDeliveries, type NewDelivery, type RowContext } from '../src/domain/events/events.repository.js';
+import { writeDeliveries, writeRepeats, type NewDelivery, type RowContext } from '../src/domain/events/events.repository.js';
 import { createDatabase } from '../test/helpers/harness.js';
 import { cpuSnap } from './cpu.js';
 
@@ -18,6 +20,7 @@ const num = (name: string, dflt: number) => (process.env[name] ? Number(process.
 const ROWS = num('STMT_ROWS', 16);
 const N = num('STMT_N', 600);
 const TOKENS = num('STMT_TOKENS', 1024);
+const VERIFY = num('STMT_VERIFY', 1) === 1;
 
 const db = await createDatabase();
 const deps = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', DB_POOL_MAX: '4' }, 'bench'), { role: 'cli' });
@@ -31,7 +34,10 @@ try {
     const t = await runOperator(deps, 'tokens.create_personal', { email, label: 'bench', daily_limit: 1000 });
     if (!t.ok) throw new Error(JSON.stringify(t.error));
   }
-  const tokens = (await conn.execute(`select id, integrator_id, owner_user_id as user_id from inbound_tokens order by id`)) as Array<{ id: string; integrator_id: string; user_id: string }>;
+  const tokens = (await conn.execute(
+    `select t.id, t.integrator_id, t.owner_user_id as user_id, t.xmin::text as token_ver, u.xmin::text as user_ver, i.xmin::text as integrator_ver
+       from inbound_tokens t join users u on u.id = t.owner_user_id join integrators i on i.id = t.integrator_id order by t.id`,
+  )) as Array<{ id: string; integrator_id: string; user_id: string; token_ver: string; user_ver: string; integrator_ver: string }>;
   const dbName = db.url.slice(db.url.lastIndexOf('/') + 1);
   const occurredAt = new Date(Date.now() - 60_000).toISOString();
   const item = (t: (typeof tokens)[number], eventId: string): NewDelivery => ({
@@ -44,15 +50,17 @@ try {
   const batch = (s: number, prefix: string) =>
     Array.from({ length: ROWS }, (_, r) => {
       const k = (s * ROWS + r) % TOKENS;
+      const t = tokens[k]!;
       const row: RowContext = { now: new Date().toISOString(), source: 'api_v1', requestId: `req_${s}_${r}` };
-      return { item: item(tokens[k]!, `${prefix}-${s}`), row };
+      if (VERIFY) row.verify = { token: t.token_ver, user: t.user_ver, integrator: t.integrator_ver };
+      return { item: item(t, `${prefix}-${s}`), row };
     });
   const day = new Date().toISOString().slice(0, 10);
-  const phase = async (name: string, prefix: string) => {
+  const phase = async (name: string, prefix: string, write: (b: ReturnType<typeof batch>) => Promise<unknown> = (b) => writeDeliveries(conn, undefined, b, { day })) => {
     const a = cpuSnap(undefined, dbName);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    for (let s = 0; s < N; s++) await writeDeliveries(conn, undefined, batch(s, prefix), { day });
+    for (let s = 0; s < N; s++) await write(batch(s, prefix));
     const ms = performance.now() - t0;
     const b = cpuSnap(undefined, dbName);
     const c = process.cpuUsage(c0);
@@ -64,6 +72,8 @@ try {
   await phase('warm-up', `w-${runId}`);
   await phase('new', `n-${runId}`);
   await phase('repeat', `n-${runId}`);
+  // The group commit's statement for rows it expects to be repeats (writeRepeats).
+  await phase('repeat*', `n-${runId}`, (b) => writeRepeats(conn, b));
 } finally {
   await deps.close();
   await db.drop();

@@ -126,6 +126,22 @@ const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, 
   ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz,
   ?::varchar, ?::varchar, ?::timestamptz, ?::xid, ?::xid, ?::xid)`;
 
+// A row carrying its principal's row versions (principal cache) is written only while the token,
+// its owner and its integrator are still at them; rows without versions were looked up just now.
+const PRINCIPAL_CURRENT = `(v.token_ver is null or (
+      (select t.xmin from inbound_tokens t where t.id = v.token_id) = v.token_ver
+      and (select u.xmin from users u where u.id = v.recipient_user_id) = v.user_ver
+      and (select i.xmin from integrators i where i.id = v.integrator_id) = v.integrator_ver))`;
+
+// A repeat's new text for the inbox row (`nu`), written only when it differs: a same-text repeat
+// leaves the row (and its updated_at) alone and fires no inbox-counter trigger work.
+const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `nu as (
+  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
+  where ${onlyRepeats}notifications.delivery_id = d.id
+    and (notifications.title, notifications.summary, notifications.body) is distinct from (v.title, v.summary, v.markdown_body)
+)`;
+
 // Two statement texts: an inbox delivery (inbox row, per-user counter, nudge outbox rows) or a
 // held one (moderation token: a hold-for-forwarding queue entry instead). A text holds only the
 // CTEs its kind can run: each data-modifying CTE is set up on every execution (opening its table and
@@ -148,11 +164,7 @@ function upsertSql(rows: number, hold: boolean): string {
   insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at)
   select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url, d.at, d.at
   from d join lim on lim.id = d.id where not lim.user_over
-), nu as (
-  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
-  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
-  where not d.inserted and notifications.delivery_id = d.id
-), o as (
+), ${INBOX_TEXT_UPDATE('not d.inserted and ')}, o as (
   insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
   select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, d.at
   from d
@@ -192,11 +204,7 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
   select gen_random_uuid(), v.token_id, v.integrator_id, v.recipient_user_id, v.project_id, v.event_id, v.event_type, v.severity,
     v.tone, v.title, v.summary, v.markdown_body, v.markdown_body_rendering, v.external_url, v.external_status, v.actor, v.labels,
     v.actions, v.recipient_hint, v.recipient, v.locale, v.occurred_at, v.at, v.at, 1 from v
-  where v.token_id is not null
-    and (v.token_ver is null or (
-      (select t.xmin from inbound_tokens t where t.id = v.token_id) = v.token_ver
-      and (select u.xmin from users u where u.id = v.recipient_user_id) = v.user_ver
-      and (select i.xmin from integrators i where i.id = v.integrator_id) = v.integrator_ver))
+  where v.token_id is not null and ${PRINCIPAL_CURRENT}
   on conflict (token_id, event_id) do update set
     fire_count = deliveries.fire_count + 1,
     external_status = coalesce(excluded.external_status, deliveries.external_status),
@@ -221,6 +229,32 @@ from d left join lim on lim.id = d.id`;
 }
 
 const SQL_CACHE = new Map<string, string>();
+
+/**
+ * The statement text of `kind` for `items` rows, with the rows it is written for. Padded to a
+ * power of two with all-NULL rows (they match nothing): a few statement texts, each prepared and
+ * planned once per pooled connection, whatever the batch size.
+ */
+function statementFor(kind: string, items: number, build: (rows: number) => string): { sql: string; rows: number } {
+  const rows = items <= 128 ? 2 ** Math.ceil(Math.log2(items)) : items;
+  const key = `${kind}:${rows}`;
+  let sql = SQL_CACHE.get(key);
+  if (!sql) {
+    sql = build(rows);
+    if (rows <= 128) SQL_CACHE.set(key, sql);
+  }
+  return { sql, rows };
+}
+
+/** The dedup key of a delivery, (token id, event_id), as one string. */
+export const dedupKey = (tokenId: string, eventId: string): string => `${tokenId}\u0000${eventId}`;
+
+/** The rows a statement returned, matched to its items by dedup key; undefined when not written. */
+function inInputOrder(items: Array<{ item: NewDelivery }>, rows: DeliveryRow[]): Array<DeliveryRow | undefined> {
+  if (items.length === 1) return [rows[0]];
+  const byKey = new Map(rows.map((r) => [dedupKey(r.token_id, r.event_id), r]));
+  return items.map(({ item: n }) => byKey.get(dedupKey(n.tokenId, n.eventId)));
+}
 const NULL_ROW: null[] = Array.from({ length: 27 }, () => null);
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
@@ -262,16 +296,8 @@ export async function writeDeliveries(
   items: Array<{ item: NewDelivery; row: RowContext }>,
   c: SharedUpsertContext,
 ): Promise<Array<DeliveryRow | undefined>> {
-  // Padded to a power of two with all-NULL rows (skipped by `v.token_id is not null`): a few
-  // statement texts, each prepared and planned once per pooled connection, whatever the batch size.
-  const size = items.length <= 128 ? 2 ** Math.ceil(Math.log2(items.length)) : items.length;
   const hold = c.hold === true;
-  const key = `${size}:${hold}`;
-  let sql = SQL_CACHE.get(key);
-  if (!sql) {
-    sql = upsertSql(size, hold);
-    if (size <= 128) SQL_CACHE.set(key, sql);
-  }
+  const { sql, rows: size } = statementFor(hold ? 'held' : 'inbox', items.length, (rows) => upsertSql(rows, hold));
   const params: unknown[] = [];
   for (const { item: n, row: r } of items) {
     params.push(
@@ -285,10 +311,61 @@ export async function writeDeliveries(
   // The days of tc, then (inbox) of uc.
   if (hold) params.push(c.day);
   else params.push(c.day, c.day);
-  const rows = (await conn.execute(sql, params, 'all', trx)) as DeliveryRow[];
-  if (items.length === 1) return [rows[0]];
-  const byKey = new Map(rows.map((r) => [`${r.token_id}\u0000${r.event_id}`, r]));
-  return items.map(({ item: n }) => byKey.get(`${n.tokenId}\u0000${n.eventId}`));
+  return inInputOrder(items, (await conn.execute(sql, params, 'all', trx)) as DeliveryRow[]);
+}
+
+// A repeat's statement (group commit, rows it expects to be repeats): the update of the existing
+// delivery, its inbox row and the `inbound.event.deduped` audit row, and nothing of a new
+// delivery's side effects (daily counters, nudge outbox), so none of those tables and indexes is
+// opened. A row that finds no delivery (never written, or removed since) or whose principal
+// versions are out of date comes back undefined: the caller writes it again with the full
+// statement, which decides it as a first arrival (or a stale principal). Same results as the full
+// statement gives a repeat: fire_count + 1, external_status kept unless given, last_event_at, the
+// inbox row's text, `degraded` and `pushed` false.
+const REPEAT_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::text, ?::varchar, ?::varchar, ?::varchar,
+  ?::timestamptz, ?::xid, ?::xid, ?::xid)`;
+const REPEAT_NULL_ROW: null[] = Array.from({ length: 14 }, () => null);
+
+function repeatSql(rows: number): string {
+  const cols = DELIVERY_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ');
+  return `${PREPARED}
+with v (token_id, integrator_id, recipient_user_id, event_id, title, summary, markdown_body, external_status, source, request_id,
+        at, token_ver, user_ver, integrator_ver) as (
+  values ${Array.from({ length: rows }, () => REPEAT_ROW).join(',\n')}
+), d as (
+  update deliveries x set
+    fire_count = x.fire_count + 1,
+    external_status = coalesce(v.external_status, x.external_status),
+    last_event_at = v.at
+  from v
+  where x.token_id = v.token_id and x.event_id = v.event_id and ${PRINCIPAL_CURRENT}
+  returning ${cols}, x.last_event_at as at, false as inserted
+), ${INBOX_TEXT_UPDATE('')}, a as (
+  insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
+  select gen_random_uuid(), 'inbound.event.deduped', v.source, d.recipient_user_id, d.token_id, 'delivery', d.id::text, v.request_id,
+    jsonb_build_object('event_type', d.event_type, 'event_id', d.event_id, 'severity', d.severity, 'fire_count', d.fire_count, 'degraded', false),
+    d.at
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
+)
+select d.*, false as degraded, false as pushed from d`;
+}
+
+/**
+ * The repeat statement (see repeatSql) for 1..N rows expected to be repeats, with distinct tokens:
+ * rows come back in input order, undefined for a row that was not written (no such delivery, or
+ * its `verify` versions are out of date) and goes through writeDeliveries instead.
+ */
+export async function writeRepeats(conn: Connection, items: Array<{ item: NewDelivery; row: RowContext }>): Promise<Array<DeliveryRow | undefined>> {
+  const { sql, rows: size } = statementFor('repeat', items.length, repeatSql);
+  const params: unknown[] = [];
+  for (const { item: n, row: r } of items) {
+    params.push(
+      n.tokenId, n.integratorId, n.recipientUserId, n.eventId, n.title, n.summary, n.markdownBody, n.externalStatus, r.source, r.requestId,
+      r.now, r.verify?.token ?? null, r.verify?.user ?? null, r.verify?.integrator ?? null,
+    );
+  }
+  for (let i = items.length; i < size; i++) params.push(...REPEAT_NULL_ROW);
+  return inInputOrder(items, (await conn.execute(sql, params, 'all')) as DeliveryRow[]);
 }
 
 export async function findDelivery(em: EntityManager, id: string): Promise<DeliveryRow | undefined> {

@@ -10,12 +10,22 @@
 // statement. Rows held back go in the next statement, in arrival order. Rows are sorted by token
 // so concurrent statements take their row locks in the same order.
 //
+// Repeats: the batcher remembers the (token, event_id) pairs it wrote lately (at most KNOWN_MAX, in
+// two generations: the older half is forgotten at once). A row of a pair it knows is expected to be
+// a repeat and goes in a statement of expected repeats (writeRepeats: the update of the delivery,
+// its inbox row and the audit row; none of a new delivery's tables), which costs PostgreSQL about a
+// fifth less per row. A row that statement did not write (its delivery is gone, or its principal's
+// rows changed) goes back to the head of the queue for the full statement, which decides it as
+// always. A pair this process does not know (written by another process, or forgotten) simply takes
+// the full statement: the guess picks the statement, never the answer. A statement holds rows of
+// one kind.
+//
 // Failures: a connection-level error fails every caller of that statement with the same error the
 // one-row path gives (503 + Retry-After). Any other error of a multi-row statement (e.g. a
 // deadlock or one row's bad data) is retried row by row, so each caller gets its own outcome.
 import type { Connection } from '@mikro-orm/core';
 import { perConnection } from '../per-connection.js';
-import { writeDeliveries, type DeliveryRow, type NewDelivery, type RowContext } from './events.repository.js';
+import { dedupKey, writeDeliveries, writeRepeats, type DeliveryRow, type NewDelivery, type RowContext } from './events.repository.js';
 
 /** Rows per statement (the statement is padded to a power of two rows: few prepared statement texts). */
 const MAX_ROWS = 64;
@@ -28,11 +38,15 @@ const MAX_ROWS = 64;
  */
 const MAX_IN_FLIGHT = 2;
 const STALL_MS = 25;
+/** (token, event_id) pairs remembered as written, for the repeat statement (about 200 bytes each). */
+const KNOWN_MAX = 20_000;
 
 interface Pending {
   item: NewDelivery;
   row: RowContext;
   day: string;
+  /** Expected to be a repeat (its pair was written lately; set by add): goes in a repeat statement. */
+  repeat: boolean;
   /** undefined: the row was not written (its caller's principal was out of date). */
   resolve: (row: DeliveryRow | undefined) => void;
   reject: (err: unknown) => void;
@@ -46,10 +60,21 @@ class PublishBatcher {
   private readonly starts: number[] = [];
   /** Re-checks the queue once the one running statement has taken STALL_MS. */
   private stallTimer: NodeJS.Timeout | undefined;
+  /**
+   * Pairs written lately, in two generations of KNOWN_MAX / 2: when the newer one is full, the
+   * older is dropped whole (dropping the oldest entry one at a time from one Set cost ~10 us a
+   * write once it was full: V8 skips the deleted entries at its start on every iteration).
+   */
+  private known = new Set<string>();
+  private knownBefore = new Set<string>();
+  /** Statements run, by kind, and rows a repeat statement handed back to the full one. */
+  readonly stats = { full: 0, repeat: 0, handedBack: 0 };
 
   constructor(private readonly conn: Connection) {}
 
   add(p: Pending): void {
+    const key = pairKey(p.item);
+    p.repeat = this.known.has(key) || this.knownBefore.has(key);
     this.queue.push(p);
     this.schedule();
   }
@@ -57,13 +82,20 @@ class PublishBatcher {
   private schedule(): void {
     if (this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      while (this.queue.length > 0 && this.mayStart()) void this.flush(this.take());
-      // Rows left waiting behind one running statement: look again when it reaches STALL_MS.
-      if (this.queue.length > 0) this.armStallTimer();
-    });
+    // A repeat statement starting from idle waits one more turn of the event loop for rows: it is
+    // cheap for PostgreSQL, and fuller ones save the service more than the turn costs (bench A/B:
+    // repeats faster in 6 of 8 pairs, geometric mean +7 %; the same wait before full statements
+    // made new events 9-20 % slower in 2 of 2 pairs, so they start at the next turn as before).
+    const wait = this.inFlight === 0 && this.queue[0]!.repeat;
+    setImmediate(wait ? () => setImmediate(this.pump) : this.pump);
   }
+
+  private readonly pump = (): void => {
+    this.scheduled = false;
+    while (this.queue.length > 0 && this.mayStart()) void this.flush(this.take());
+    // Rows left waiting behind one running statement: look again when it reaches STALL_MS.
+    if (this.queue.length > 0) this.armStallTimer();
+  };
 
   private mayStart(): boolean {
     if (this.inFlight === 0) return true;
@@ -80,15 +112,15 @@ class PublishBatcher {
     this.stallTimer = setTimeout(() => this.schedule(), Math.max(1, Math.ceil(dueIn))).unref();
   }
 
-  /** The next statement's rows: queue order, at most one per token and per user, one day. */
+  /** The next statement's rows: queue order, one kind (repeat or not), at most one per token and per user, one day. */
   private take(): Pending[] {
     const batch: Pending[] = [];
     const rest: Pending[] = [];
     const tokens = new Set<string>();
     const users = new Set<string>();
-    const day = this.queue[0]!.day;
+    const { day, repeat } = this.queue[0]!;
     for (const p of this.queue) {
-      if (batch.length < MAX_ROWS && p.day === day && !tokens.has(p.item.tokenId) && !users.has(p.item.recipientUserId)) {
+      if (batch.length < MAX_ROWS && p.repeat === repeat && p.day === day && !tokens.has(p.item.tokenId) && !users.has(p.item.recipientUserId)) {
         batch.push(p);
         tokens.add(p.item.tokenId);
         users.add(p.item.recipientUserId);
@@ -103,8 +135,24 @@ class PublishBatcher {
     this.inFlight++;
     this.starts.push(started);
     try {
-      const rows = await writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day });
-      batch.forEach((p, i) => p.resolve(rows[i]));
+      const repeat = batch[0]!.repeat;
+      this.stats[repeat ? 'repeat' : 'full']++;
+      const rows = repeat ? await writeRepeats(this.conn, batch) : await writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day });
+      const again: Pending[] = [];
+      batch.forEach((p, i) => {
+        const row = rows[i];
+        if (row) this.remember(p.item);
+        if (row || !repeat) p.resolve(row);
+        else {
+          p.repeat = false;
+          again.push(p);
+        }
+      });
+      // Not written by the repeat statement: next, with the full statement.
+      if (again.length > 0) {
+        this.stats.handedBack += again.length;
+        this.queue.unshift(...again);
+      }
     } catch (err) {
       if (batch.length === 1 || !isStatementError(err)) {
         for (const p of batch) p.reject(err);
@@ -112,7 +160,10 @@ class PublishBatcher {
         await Promise.all(
           batch.map((p) =>
             writeDeliveries(this.conn, undefined, [p], { day: p.day }).then(
-              ([row]) => p.resolve(row),
+              ([row]) => {
+                if (row) this.remember(p.item);
+                p.resolve(row);
+              },
               (e: unknown) => p.reject(e),
             ),
           ),
@@ -124,7 +175,19 @@ class PublishBatcher {
       this.schedule();
     }
   }
+
+  private remember(item: NewDelivery): void {
+    const key = pairKey(item);
+    if (this.known.has(key)) return;
+    if (this.known.size >= KNOWN_MAX / 2) {
+      this.knownBefore = this.known;
+      this.known = new Set();
+    }
+    this.known.add(key);
+  }
 }
+
+const pairKey = (item: NewDelivery): string => dedupKey(item.tokenId, item.eventId);
 
 /**
  * An error PostgreSQL raised for the statement (a SQLSTATE outside the connection / resource
@@ -145,5 +208,10 @@ const batcherOf = perConnection((conn) => new PublishBatcher(conn));
  */
 export function publishGrouped(conn: Connection, item: NewDelivery, row: RowContext, day: string): Promise<DeliveryRow | undefined> {
   const batcher = batcherOf(conn);
-  return new Promise<DeliveryRow | undefined>((resolve, reject) => batcher.add({ item, row, day, resolve, reject }));
+  return new Promise<DeliveryRow | undefined>((resolve, reject) => batcher.add({ item, row, day, repeat: false, resolve, reject }));
+}
+
+/** Statements the group commit of `conn` ran, by kind, and rows handed back from a repeat statement to the full one. */
+export function groupCommitStats(conn: Connection): Readonly<{ full: number; repeat: number; handedBack: number }> {
+  return { ...batcherOf(conn).stats };
 }
