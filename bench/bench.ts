@@ -433,7 +433,7 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
   const rows = results.map((s) => {
     const r = s.result;
     const c = s.cpu;
-    const ms = (v: number) => v.toFixed(2);
+    const ms = (v: number) => v.toFixed(3);
     return {
       scenario: s.name,
       requests: String(r.requests.total),

@@ -60,6 +60,6 @@ export function cpuPerRequest(a: CpuSnap, b: CpuSnap, requests: number): CpuPerR
 
 /** Table columns: CPU ms per request (2 cores = 2000 ms per second). */
 export function cpuColumns(c: CpuPerRequest): Record<string, string> {
-  const ms = (v: number) => v.toFixed(2);
+  const ms = (v: number) => v.toFixed(3);
   return { 'cpu svc': ms(c.service), 'cpu pg': ms(c.postgres), 'cpu redis': ms(c.redis), 'cpu loadgen': ms(c.loadgen), 'cpu other': ms(c.other) };
 }
