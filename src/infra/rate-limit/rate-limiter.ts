@@ -29,38 +29,12 @@ export interface RateLimiter {
   hitAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]>;
 }
 
-// Exact sliding log in one round trip: drop expired hits, count, add when allowed. Expired hits
-// are dropped only when there is one (the oldest hit is outside the window): on a steady stream
-// of calls the oldest hit is read, not searched for and removed on every call.
-const SLIDING_LOG = `
-local key = KEYS[1]
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-if first[2] and tonumber(first[2]) <= now - window then
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-end
-local oldest = first[2] and tonumber(first[2])
-local count = redis.call('ZCARD', key)
-local allowed = 0
-if count < limit then
-  redis.call('ZADD', key, now, ARGV[4])
-  redis.call('PEXPIRE', key, window)
-  count = count + 1
-  allowed = 1
-  if not oldest or now < oldest then oldest = now end
-end
-local reset = now + window
-if oldest then reset = oldest + window end
-return {allowed, count, reset}
-`;
-
-// The same log for a batch of calls, each over its own keys (one caller's windows): per call,
-// count every window and add to all of them only when every one has room. One script run for
-// the calls of one turn of the event loop: running a script costs Redis about 10 us before its
-// first command, so the calls share it. The calls run one after another, each exactly as alone.
+// Exact sliding log for a batch of calls, each over its own keys (one caller's windows; hit() is a
+// call with one window): per call, drop expired hits (only when the oldest hit is outside the
+// window: on a steady stream it is read, not searched for and removed on every call), count every
+// window, and add to all of them only when every one has room. One script run for the calls of one
+// turn of the event loop: running a script costs Redis about 10 us before its first command, so
+// the calls share it. The calls run one after another, each exactly as alone.
 // ARGV: number of calls, then per call: now, member, number of windows w, then (window, limit)
 // per window; KEYS: the calls' keys in the same order. Returns per call: allowed, then (count,
 // reset) per window.
@@ -111,7 +85,6 @@ return out
 `;
 
 type SlidingRedis = Redis & {
-  slidingLog(key: string, now: number, window: number, limit: number, member: string): Promise<[number, number, number]>;
   slidingLogBatch(numKeys: number, ...args: Array<string | number>): Promise<number[]>;
 };
 
@@ -139,7 +112,6 @@ export class RedisRateLimiter implements RateLimiter {
   private pending: PendingHit[] = [];
   private scheduled = false;
   constructor(redis: Redis) {
-    redis.defineCommand('slidingLog', { numberOfKeys: 1, lua: SLIDING_LOG });
     redis.defineCommand('slidingLogBatch', { lua: SLIDING_LOG_BATCH });
     this.redis = redis as SlidingRedis;
   }
@@ -184,11 +156,9 @@ export class RedisRateLimiter implements RateLimiter {
       },
     );
   }
+  /** One window: the batch script's single-window case, on the same key hitAll gives its first window. */
   async hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateDecision> {
-    const member = `${nowMs}:${process.pid}:${this.seq++}:${Math.random().toString(36).slice(2, 8)}`;
-    // Hash tag keeps the key single-slot on Redis Cluster.
-    const [allowed, count, reset] = await this.redis.slidingLog(`rl:{${key}}`, nowMs, windowMs, limit, member);
-    return { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetAtMs: reset };
+    return (await this.hitAll(key, [{ suffix: '', limit, windowMs }], nowMs))[0]!;
   }
 }
 
@@ -212,15 +182,7 @@ export class MemoryRateLimiter implements RateLimiter {
     }));
   }
   async hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateDecision> {
-    const list = (this.hits.get(key) ?? []).filter((t) => t > nowMs - windowMs);
-    let allowed = false;
-    if (list.length < limit) {
-      list.push(nowMs);
-      allowed = true;
-    }
-    this.hits.set(key, list);
-    if (this.hits.size > 100_000) this.sweep(nowMs, windowMs);
-    return { allowed, limit, remaining: Math.max(0, limit - list.length), resetAtMs: (list[0] ?? nowMs) + windowMs };
+    return (await this.hitAll(key, [{ suffix: '', limit, windowMs }], nowMs))[0]!;
   }
   private sweep(nowMs: number, windowMs: number): void {
     for (const [k, v] of this.hits) if ((v.at(-1) ?? 0) <= nowMs - windowMs) this.hits.delete(k);
