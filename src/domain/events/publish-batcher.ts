@@ -45,8 +45,10 @@ interface Pending {
   item: NewDelivery;
   row: RowContext;
   day: string;
-  /** Expected to be a repeat (its pair was written lately; set by add): goes in a repeat statement. */
+  /** Expected to be a repeat (its pair was written lately): goes in a repeat statement. */
   repeat: boolean;
+  /** Its (token, event_id) pair as the known-pairs key. */
+  key: string;
   /** undefined: the row was not written (its caller's principal was out of date). */
   resolve: (row: DeliveryRow | undefined) => void;
   reject: (err: unknown) => void;
@@ -72,10 +74,9 @@ class PublishBatcher {
 
   constructor(private readonly conn: Connection) {}
 
-  add(p: Pending): void {
-    const key = pairKey(p.item);
-    p.repeat = this.known.has(key) || this.knownBefore.has(key);
-    this.queue.push(p);
+  add(item: NewDelivery, row: RowContext, day: string, resolve: Pending['resolve'], reject: Pending['reject']): void {
+    const key = dedupKey(item.tokenId, item.eventId);
+    this.queue.push({ item, row, day, repeat: this.known.has(key) || this.knownBefore.has(key), key, resolve, reject });
     this.schedule();
   }
 
@@ -141,7 +142,7 @@ class PublishBatcher {
       const again: Pending[] = [];
       batch.forEach((p, i) => {
         const row = rows[i];
-        if (row) this.remember(p.item);
+        if (row) this.remember(p.key);
         if (row || !repeat) p.resolve(row);
         else {
           p.repeat = false;
@@ -161,7 +162,7 @@ class PublishBatcher {
           batch.map((p) =>
             writeDeliveries(this.conn, undefined, [p], { day: p.day }).then(
               ([row]) => {
-                if (row) this.remember(p.item);
+                if (row) this.remember(p.key);
                 p.resolve(row);
               },
               (e: unknown) => p.reject(e),
@@ -176,8 +177,7 @@ class PublishBatcher {
     }
   }
 
-  private remember(item: NewDelivery): void {
-    const key = pairKey(item);
+  private remember(key: string): void {
     if (this.known.has(key)) return;
     if (this.known.size >= KNOWN_MAX / 2) {
       this.knownBefore = this.known;
@@ -186,8 +186,6 @@ class PublishBatcher {
     this.known.add(key);
   }
 }
-
-const pairKey = (item: NewDelivery): string => dedupKey(item.tokenId, item.eventId);
 
 /**
  * An error PostgreSQL raised for the statement (a SQLSTATE outside the connection / resource
@@ -208,7 +206,7 @@ const batcherOf = perConnection((conn) => new PublishBatcher(conn));
  */
 export function publishGrouped(conn: Connection, item: NewDelivery, row: RowContext, day: string): Promise<DeliveryRow | undefined> {
   const batcher = batcherOf(conn);
-  return new Promise<DeliveryRow | undefined>((resolve, reject) => batcher.add({ item, row, day, repeat: false, resolve, reject }));
+  return new Promise<DeliveryRow | undefined>((resolve, reject) => batcher.add(item, row, day, resolve, reject));
 }
 
 /** Statements the group commit of `conn` ran, by kind, and rows handed back from a repeat statement to the full one. */
