@@ -9,6 +9,7 @@ import { hasScope } from '../domain/tokens/scopes.rules.js';
 import { StalePrincipalError } from '../domain/tokens/principal-cache.js';
 import { zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
+import { LazyChildLogger } from './lazy-logger.js';
 import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
 
 export const INBOUND_RATE_LIMIT = 60;
@@ -118,36 +119,6 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
     throw rateLimit && !de.rateLimit ? de.withRateLimit(rateLimit) : de;
   } finally {
     if (made) existingEm(made)?.clear();
-  }
-}
-
-/**
- * The operation's child logger, built on first use: most calls never log, and a pino child costs
- * more than the rest of a cheap tool call's bookkeeping. (A class: no closures made per call.)
- */
-class LazyChildLogger implements Logger {
-  private made: Logger | undefined;
-  constructor(
-    private readonly parent: Logger,
-    private readonly bindings: object,
-  ) {}
-  private get log(): Logger {
-    return (this.made ??= this.parent.child(this.bindings));
-  }
-  info(obj: object, msg?: string): void {
-    this.log.info(obj, msg);
-  }
-  warn(obj: object, msg?: string): void {
-    this.log.warn(obj, msg);
-  }
-  error(obj: object, msg?: string): void {
-    this.log.error(obj, msg);
-  }
-  debug(obj: object, msg?: string): void {
-    this.log.debug(obj, msg);
-  }
-  child(bindings: object): Logger {
-    return this.log.child(bindings);
   }
 }
 

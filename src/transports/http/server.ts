@@ -7,6 +7,7 @@ import { fastifyConnectPlugin } from '@connectrpc/connect-fastify';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import type pino from 'pino';
 import type { AppDeps } from '../../app/deps.js';
+import { LazyChildLogger } from '../../app/lazy-logger.js';
 import { DomainError } from '../../domain/errors.js';
 import { connectRoutes } from '../connect/routes.js';
 import { legacyPlugin } from '../legacy/plugin.js';
@@ -30,6 +31,8 @@ export interface ServerOptions {
 export async function createServer(opts: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger as unknown as FastifyBaseLogger,
+    // Each request's logger is made when it first writes a line (most never do).
+    childLoggerFactory: (logger, bindings, options) => new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     return503OnClosing: true,

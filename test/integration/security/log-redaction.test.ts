@@ -30,6 +30,10 @@ it('logs requests without token values', async () => {
   await http(h, 'POST', '/api/v1/events', { headers: { authorization: `Basic ${t.token}` }, body: event(h) });
   const log = lines.join('');
   expect(log).toContain('incoming request'); // the capture works
+  // Each request's lines carry its request id (the per-request logger is built on its first line).
+  const requests = lines.map((l) => JSON.parse(l) as { msg?: string; reqId?: string }).filter((l) => l.msg === 'incoming request');
+  expect(requests.length).toBeGreaterThanOrEqual(4);
+  for (const r of requests) expect(r.reqId).toMatch(/^req_/);
   expect(log).not.toContain(t.token);
   expect(log).not.toContain(t.token.slice(12));
 });
