@@ -17,7 +17,7 @@ import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
 import pg from 'pg';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
-import { cpuPerRequest, cpuSnap, type CpuPerRequest } from './cpu.js';
+import { cpuPerRequest, cpuSnap, idlePercent, type CpuPerRequest } from './cpu.js';
 import { freePort, profileFlags, ROOT, startFlags } from './service.js';
 
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
@@ -448,6 +448,7 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
       'cpu redis': ms(c.redis),
       'cpu loadgen': ms(c.loadgen),
       'cpu other jobs': ms(c.other),
+      'cpu idle': idlePercent(c),
     };
   });
   const cols = Object.keys(rows[0] ?? { scenario: '' }) as (keyof (typeof rows)[number])[];

@@ -41,25 +41,35 @@ export interface CpuSnap {
   redis: number;
   loadgen: number;
   busy: number;
+  /** Every tick of every CPU, idle included. */
+  total: number;
 }
-export type CpuPerRequest = Record<keyof CpuSnap | 'other', number>;
+/** ms per request by process group, and `idle`: the share of the machine's CPU time left idle (0-1). */
+export type CpuPerRequest = Record<Exclude<keyof CpuSnap, 'total'> | 'other' | 'idle', number>;
 
 /** Backends of the bench database plus PostgreSQL's background processes, not other databases' backends. */
 export function cpuSnap(servicePid: number | undefined, dbName: string): CpuSnap {
   const ours = (cmdline: string) => cmdline.includes(` ${dbName} `) || !/\(\d+\)|\[local\]|autovacuum worker/.test(cmdline);
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
-  const busy = cpu.reduce((a, b) => a + b, 0) - (cpu[3] ?? 0) - (cpu[4] ?? 0); // minus idle, iowait
-  return { service: servicePid ? procTicks(servicePid) : 0, postgres: ticksByComm('postgres', ours), redis: ticksByComm('redis-server'), loadgen: procTicks(process.pid), busy };
+  const total = cpu.reduce((a, b) => a + b, 0);
+  const busy = total - (cpu[3] ?? 0) - (cpu[4] ?? 0); // minus idle, iowait
+  return { service: servicePid ? procTicks(servicePid) : 0, postgres: ticksByComm('postgres', ours), redis: ticksByComm('redis-server'), loadgen: procTicks(process.pid), busy, total };
 }
 
 export function cpuPerRequest(a: CpuSnap, b: CpuSnap, requests: number): CpuPerRequest {
   const d = (k: keyof CpuSnap) => ((b[k] - a[k]) * TICK_MS) / Math.max(1, requests);
   const other = d('busy') - d('service') - d('postgres') - d('redis') - d('loadgen');
-  return { service: d('service'), postgres: d('postgres'), redis: d('redis'), loadgen: d('loadgen'), other: Math.max(0, other), busy: d('busy') };
+  // Idle time of a closed loop (a fixed number of connections) whose CPU figures do not add up to
+  // the machine: requests were waiting (commits, round trips, batches), not for a CPU.
+  const idle = b.total > a.total ? 1 - (b.busy - a.busy) / (b.total - a.total) : 0;
+  return { service: d('service'), postgres: d('postgres'), redis: d('redis'), loadgen: d('loadgen'), other: Math.max(0, other), busy: d('busy'), idle: Math.max(0, idle) };
 }
+
+/** The `idle` share as a column value, in percent. */
+export const idlePercent = (c: CpuPerRequest): string => `${(100 * c.idle).toFixed(0)} %`;
 
 /** Table columns: CPU ms per request (2 cores = 2000 ms per second). */
 export function cpuColumns(c: CpuPerRequest): Record<string, string> {
   const ms = (v: number) => v.toFixed(3);
-  return { 'cpu svc': ms(c.service), 'cpu pg': ms(c.postgres), 'cpu redis': ms(c.redis), 'cpu loadgen': ms(c.loadgen), 'cpu other': ms(c.other) };
+  return { 'cpu svc': ms(c.service), 'cpu pg': ms(c.postgres), 'cpu redis': ms(c.redis), 'cpu loadgen': ms(c.loadgen), 'cpu other': ms(c.other), 'cpu idle': idlePercent(c) };
 }
