@@ -1,9 +1,9 @@
 // A child logger built on first use. At LOG_LEVEL=warn (the bench's level; at info Fastify writes
-// two lines per request) a published event writes no line, yet making its pino children (bindings
-// serialized, redaction set up) cost about 2 % of the service's CPU per request. Fastify's per-request logger
-// (childLoggerFactory in transports/http/server.ts) and each operation's logger (run-operation.ts)
-// are this class: a call at a level the parent does not write returns without building the child.
-// (A class: no closures made per request.)
+// two lines per request) a published event writes no line, yet making its two pino children
+// (bindings serialized, redaction set up) cost about 2 % of the service's CPU per request.
+// Fastify's per-request logger (childLoggerFactory in transports/http/server.ts) and each
+// operation's logger (run-operation.ts) are this class: a call at a level the parent does not
+// write returns without building the child. (A class: no closures made per request.)
 import type { Logger } from '../domain/context.js';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
