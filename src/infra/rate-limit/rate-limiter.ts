@@ -1,6 +1,7 @@
 // Sliding-window rate limiting behind a small interface: Redis (shared by every process) or
 // in-process memory (embedded default, one process only).
 import type { Redis } from 'ioredis';
+import { TickBatcher } from '../../domain/tick-batcher.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -88,13 +89,12 @@ type SlidingRedis = Redis & {
   slidingLogBatch(numKeys: number, ...args: Array<string | number>): Promise<number[]>;
 };
 
-interface PendingHit {
+/** One hitAll call, as queued for the turn's script run. */
+interface Hit {
   keys: string[];
   windows: readonly RateWindow[];
   nowMs: number;
   member: string;
-  resolve: (d: RateDecision[]) => void;
-  reject: (err: unknown) => void;
 }
 
 /** Calls per script run (Redis runs nothing else meanwhile: about 5 us per call). */
@@ -102,36 +102,26 @@ const MAX_BATCH = 100;
 
 /**
  * The hitAll calls of one turn of the event loop go to Redis as ONE script run (SLIDING_LOG_BATCH)
- * instead of one each. The script's keys span many callers, so it needs one Redis node (the
- * service connects to one; each caller's keys still share its hash tag). A failure of the run
- * fails each of its calls, as a failed call of its own would (the runner fails open).
+ * instead of one each (TickBatcher, keyed by the call itself). The script's keys span many
+ * callers, so it needs one Redis node (the service connects to one; each caller's keys still share
+ * its hash tag). A failure of the run fails each of its calls, as a failed call of its own would
+ * (the runner fails open).
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: SlidingRedis;
   private seq = 0;
-  private pending: PendingHit[] = [];
-  private scheduled = false;
+  private readonly batcher = new TickBatcher<Hit, RateDecision[]>((hits) => this.run(hits), MAX_BATCH);
   constructor(redis: Redis) {
     redis.defineCommand('slidingLogBatch', { lua: SLIDING_LOG_BATCH });
     this.redis = redis as SlidingRedis;
   }
-  hitAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]> {
+  async hitAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]> {
     const member = `${nowMs}:${process.pid}:${this.seq++}:${Math.random().toString(36).slice(2, 8)}`;
     const keys = windows.map((w) => `rl:{${tag}}${w.suffix}`);
-    return new Promise<RateDecision[]>((resolve, reject) => {
-      this.pending.push({ keys, windows, nowMs, member, resolve, reject });
-      this.schedule();
-    });
+    return (await this.batcher.get({ keys, windows, nowMs, member }))!;
   }
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      while (this.pending.length > 0) this.run(this.pending.splice(0, MAX_BATCH));
-    });
-  }
-  private run(batch: PendingHit[]): void {
+  /** One script run for `batch`: each call's decisions, from the script's flat reply. */
+  private async run(batch: Hit[]): Promise<Map<Hit, RateDecision[]>> {
     const keys: string[] = [];
     const args: Array<string | number> = [batch.length];
     for (const h of batch) {
@@ -139,22 +129,21 @@ export class RedisRateLimiter implements RateLimiter {
       args.push(h.nowMs, h.member, h.windows.length);
       for (const w of h.windows) args.push(w.windowMs, w.limit);
     }
-    this.redis.slidingLogBatch(keys.length, ...keys, ...args).then(
-      (out) => {
-        let o = 0;
-        for (const h of batch) {
-          const allowed = out[o] === 1;
-          h.resolve(h.windows.map((w, i) => {
-            const count = out[o + 1 + 2 * i]!;
-            return { allowed: allowed || count < w.limit, limit: w.limit, remaining: Math.max(0, w.limit - count), resetAtMs: out[o + 2 + 2 * i]! };
-          }));
-          o += 1 + 2 * h.windows.length;
-        }
-      },
-      (err: unknown) => {
-        for (const h of batch) h.reject(err);
-      },
-    );
+    const out = await this.redis.slidingLogBatch(keys.length, ...keys, ...args);
+    const decided = new Map<Hit, RateDecision[]>();
+    let o = 0;
+    for (const h of batch) {
+      const allowed = out[o] === 1;
+      decided.set(
+        h,
+        h.windows.map((w, i) => {
+          const count = out[o + 1 + 2 * i]!;
+          return { allowed: allowed || count < w.limit, limit: w.limit, remaining: Math.max(0, w.limit - count), resetAtMs: out[o + 2 + 2 * i]! };
+        }),
+      );
+      o += 1 + 2 * h.windows.length;
+    }
+    return decided;
   }
   /** One window: the batch script's single-window case, on the same key hitAll gives its first window. */
   async hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateDecision> {
