@@ -15,6 +15,9 @@ const EnvSchema = z.object({
   ALLOWED_EMAIL_DOMAINS: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
+  // A pooled PostgreSQL connection is replaced after this long (0 = never): its prepared statements
+  // are planned again on the new one, so a plan made while a table was small does not outlive it.
+  DB_CONN_MAX_LIFETIME_S: z.coerce.number().int().min(0).max(86400).default(900),
   // Nudges (browser push and chat) through the outbox and the pg-boss job queue.
   WORKER: z.enum(['on', 'off']).default('on'),
   NUDGE_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(5),
@@ -49,6 +52,7 @@ export type Config = Readonly<{
   allowedEmailDomains: readonly string[] | null;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   dbPoolMax: number;
+  dbConnMaxLifetimeS: number;
   serviceVersion: string;
   nudges: Readonly<{
     worker: boolean;
@@ -107,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowedEmailDomains: domains && domains.length > 0 ? Object.freeze(domains) : null,
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
+    dbConnMaxLifetimeS: e.DB_CONN_MAX_LIFETIME_S,
     serviceVersion,
     nudges: Object.freeze({
       worker: e.WORKER === 'on',

@@ -59,7 +59,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
   const lock = config.databaseUrl ? null : acquireDataDirLock(config.dataDir, opts.role ?? 'server');
   let orm: MikroORM;
   try {
-    orm = await openOrm({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax });
+    orm = await openOrm({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, connMaxLifetimeS: config.dbConnMaxLifetimeS });
     await migrate(orm, config.databaseUrl);
   } catch (err) {
     lock?.release();

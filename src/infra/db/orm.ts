@@ -16,6 +16,14 @@ export interface OrmOptions {
   databaseUrl?: string;
   dataDir: string;
   poolMax: number;
+  /**
+   * Seconds after which a pooled PostgreSQL connection is closed and replaced (0 = never). The hot
+   * statements are prepared per connection and keep their plan for its life (until an ANALYZE of
+   * their tables); a new connection plans them again against the tables' current size, so a plan
+   * made on a nearly empty table (a sequential scan) is gone within this time even where
+   * autovacuum never runs.
+   */
+  connMaxLifetimeS: number;
 }
 
 const common = {
@@ -29,7 +37,14 @@ const common = {
 
 export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
   if (opts.databaseUrl) {
-    return PgORM.init({ ...common, driver: PreparedStatementDriver, clientUrl: opts.databaseUrl, pool: { min: 0, max: opts.poolMax } }) as unknown as Promise<MikroORM>;
+    return PgORM.init({
+      ...common,
+      driver: PreparedStatementDriver,
+      clientUrl: opts.databaseUrl,
+      pool: { min: 0, max: opts.poolMax },
+      // pg-pool's own option: an expired connection is closed when idle, or when it is next released.
+      driverOptions: { maxLifetimeSeconds: opts.connMaxLifetimeS },
+    }) as unknown as Promise<MikroORM>;
   }
   const dir = path.resolve(opts.dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true });
