@@ -8,6 +8,7 @@
 // STMT_VERIFY (1): rows carry their principal's row versions, as a publish from the principal
 // cache does (three primary-key probes per row); 0 leaves them out.
 // STMT_N (600): statements per phase. STMT_TOKENS (1024): tokens (one row per token per statement).
+// STMT_BODY (0): characters of markdown_body per event (0: none; at most 8,000).
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
@@ -21,6 +22,7 @@ const ROWS = num('STMT_ROWS', 16);
 const N = num('STMT_N', 600);
 const TOKENS = num('STMT_TOKENS', 1024);
 const VERIFY = num('STMT_VERIFY', 1) === 1;
+const BODY = num('STMT_BODY', 0) > 0 ? '# Build log\n' + 'step ok, '.repeat(1000).slice(0, num('STMT_BODY', 0) - 12) : null;
 
 const db = await createDatabase();
 const deps = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', DB_POOL_MAX: '4' }, 'bench'), { role: 'cli' });
@@ -43,7 +45,7 @@ try {
   const item = (t: (typeof tokens)[number], eventId: string): NewDelivery => ({
     tokenId: t.id, integratorId: t.integrator_id, recipientUserId: t.user_id, projectId: null, eventId,
     eventType: 'personal.build.failed', severity: 'warn', tone: null, title: 'Build failed on main', summary: 'bench event',
-    markdownBody: null, markdownBodyRendering: null, externalUrl: null, externalStatus: null, actor: undefined, labels: undefined,
+    markdownBody: BODY, markdownBodyRendering: null, externalUrl: null, externalStatus: null, actor: undefined, labels: undefined,
     actions: undefined, recipientHint: undefined, recipient: undefined, locale: null, occurredAt,
   });
   // Statement s writes tokens [s*ROWS, s*ROWS + ROWS) mod TOKENS; event ids repeat per phase.

@@ -38,7 +38,6 @@ export interface DeliveryRow {
   tone: string | null;
   title: string;
   summary: string | null;
-  markdown_body: string | null;
   external_url: string | null;
   external_status: string | null;
   locale: string | null;
@@ -116,9 +115,14 @@ export interface UpsertContext {
   requestId: string;
 }
 
+// What a DeliveryRow holds: the columns the Delivery view (delivery.view.ts) and the callers read.
+// Not markdown_body (up to 8,000 characters, never part of the view): statements that need it in a
+// CTE return it there, but never send it back.
 const DELIVERY_COLUMNS = `id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title,
-  summary, markdown_body, external_url, external_status, locale, recipient_hint, occurred_at, created_at, resolved_at,
-  resolution_note, fire_count`;
+  summary, external_url, external_status, locale, recipient_hint, occurred_at, created_at, resolved_at, resolution_note,
+  fire_count`;
+/** DELIVERY_COLUMNS of table alias `t`. */
+const columnsOf = (t: string) => DELIVERY_COLUMNS.split(',').map((c) => `${t}.${c.trim()}`).join(', ');
 
 // Every placeholder is cast: a VALUES list takes its column types from the casts, and a NULL
 // in the first row must not turn a uuid/jsonb column into text.
@@ -209,7 +213,7 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
     fire_count = deliveries.fire_count + 1,
     external_status = coalesce(excluded.external_status, deliveries.external_status),
     last_event_at = excluded.last_event_at
-  returning ${DELIVERY_COLUMNS}, last_event_at as at, (xmax = 0) as inserted
+  returning ${DELIVERY_COLUMNS}, markdown_body, last_event_at as at, (xmax = 0) as inserted
 ), tc as (
   insert into token_daily_counts as c (token_id, day, count)
   select d.token_id, ?::date, count(*)::int from d where d.inserted group by d.token_id order by d.token_id
@@ -224,7 +228,7 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
     d.at
   from d join v on v.token_id = d.token_id and v.event_id = d.event_id left join lim on lim.id = d.id
 )
-select d.*, coalesce(lim.token_over or lim.user_over, false) as degraded, ${hold ? 'false' : 'exists (select 1 from o where o.delivery_id = d.id)'} as pushed
+select ${columnsOf('d')}, d.inserted, coalesce(lim.token_over or lim.user_over, false) as degraded, ${hold ? 'false' : 'exists (select 1 from o where o.delivery_id = d.id)'} as pushed
 from d left join lim on lim.id = d.id`;
 }
 
@@ -327,7 +331,6 @@ const REPEAT_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varch
 const REPEAT_NULL_ROW: null[] = Array.from({ length: 14 }, () => null);
 
 function repeatSql(rows: number): string {
-  const cols = DELIVERY_COLUMNS.split(',').map((c) => `x.${c.trim()}`).join(', ');
   return `${PREPARED}
 with v (token_id, integrator_id, recipient_user_id, event_id, title, summary, markdown_body, external_status, source, request_id,
         at, token_ver, user_ver, integrator_ver) as (
@@ -339,7 +342,7 @@ with v (token_id, integrator_id, recipient_user_id, event_id, title, summary, ma
     last_event_at = v.at
   from v
   where x.token_id = v.token_id and x.event_id = v.event_id and ${PRINCIPAL_CURRENT}
-  returning ${cols}, x.last_event_at as at, false as inserted
+  returning ${columnsOf('x')}, x.last_event_at as at, false as inserted
 ), ${INBOX_TEXT_UPDATE('')}, a as (
   insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
   select gen_random_uuid(), 'inbound.event.deduped', v.source, d.recipient_user_id, d.token_id, 'delivery', d.id::text, v.request_id,
@@ -347,7 +350,7 @@ with v (token_id, integrator_id, recipient_user_id, event_id, title, summary, ma
     d.at
   from d join v on v.token_id = d.token_id and v.event_id = d.event_id
 )
-select d.*, false as degraded, false as pushed from d`;
+select ${columnsOf('d')}, d.inserted, false as degraded, false as pushed from d`;
 }
 
 /**
