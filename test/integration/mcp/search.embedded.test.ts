@@ -29,6 +29,9 @@ describe('search on the embedded database', () => {
         'feedback_title_trgm_index', 'feedback_body_trgm_index', 'feedback_comments_body_trgm_index',
       ]),
     );
+    // As on PostgreSQL: no GIN pending list (Migration20261124100000TrigramFastupdate).
+    const options = await sql(`select c.relname, coalesce(c.reloptions, '{}') as options from pg_class c where c.relname like '%trgm_index'`);
+    for (const r of options) expect(r.options, r.relname).toContain('fastupdate=off');
 
     const [owner, member, outsider] = await Promise.all([newUser(h), newUser(h), newUser(h)]);
     const slug = `emb-${randomBytes(3).toString('hex')}`;

@@ -13,6 +13,7 @@ import { Migration20261122110000Search } from './Migration20261122110000Search.j
 import { Migration20261122120000InboxCounters } from './Migration20261122120000InboxCounters.js';
 import { Migration20261122130000NudgeLease } from './Migration20261122130000NudgeLease.js';
 import { Migration20261124000000AuditIndexes } from './Migration20261124000000AuditIndexes.js';
+import { Migration20261124100000TrigramFastupdate } from './Migration20261124100000TrigramFastupdate.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122120000InboxCounters', class: Migration20261122120000InboxCounters },
   { name: 'Migration20261122130000NudgeLease', class: Migration20261122130000NudgeLease },
   { name: 'Migration20261124000000AuditIndexes', class: Migration20261124000000AuditIndexes },
+  { name: 'Migration20261124100000TrigramFastupdate', class: Migration20261124100000TrigramFastupdate },
 ];

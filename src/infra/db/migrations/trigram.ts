@@ -3,9 +3,13 @@
 // extension bundle), then run `body` only when pg_trgm exists. Without it the indexes are skipped
 // and substring search answers the same, by scanning.
 
-/** One idempotent trigram GIN index statement, for use inside `trigramBlockSql`. */
+/**
+ * One idempotent trigram GIN index statement, for use inside `trigramBlockSql`. Without GIN's
+ * pending list (fastupdate off): searches never scan unmerged entries (see
+ * Migration20261124100000TrigramFastupdate, which set it on indexes made before).
+ */
 export const trigramIndex = (table: string, column: string): string =>
-  `execute 'create index if not exists "${table}_${column}_trgm_index" on "${table}" using gin (lower("${column}") gin_trgm_ops)';`;
+  `execute 'create index if not exists "${table}_${column}_trgm_index" on "${table}" using gin (lower("${column}") gin_trgm_ops) with (fastupdate = off)';`;
 
 /** `purpose` names what runs without the indexes in the notice; `body` is PL/pgSQL statements. */
 export function trigramBlockSql(purpose: string, body: string): string {
