@@ -25,8 +25,8 @@ const num = (name: string, dflt: number) => (process.env[name] ? Number(process.
 const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
 const DURATION_S = num('BENCH_DURATION', 10);
 /** Token budget per scenario is sized for these rates; a faster server ends the scenario early (noted). */
-const NEW_MAX_RPS = num('BENCH_NEW_MAX_RPS', 8000);
-const REPEAT_MAX_RPS = num('BENCH_REPEAT_MAX_RPS', 13000);
+const NEW_MAX_RPS = num('BENCH_NEW_MAX_RPS', 10000);
+const REPEAT_MAX_RPS = num('BENCH_REPEAT_MAX_RPS', 16000);
 const PER_TOKEN = 55; // < 60/min: the rate limit is never reached
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'new,nudges,repeat,bare,drain').split(',').map((s) => s.trim()));
 const DRAIN_N = num('BENCH_DRAIN_N', 20000);
