@@ -52,9 +52,9 @@ const SCENARIOS: Scenario[] = [
   { title: 'list_tasks project + status', tool: 'list_tasks', args: { project: 'wb7', status: 'review' }, marker: 'from tasks t', table: 'tasks', as: 'member' },
   { title: 'list_tasks assignee=me', tool: 'list_tasks', args: { assignee: 'me' }, marker: 'from tasks t', table: 'tasks', as: 'member' },
   { title: 'list_tasks as admin (all 100,000)', tool: 'list_tasks', args: {}, marker: 'from tasks t', table: 'tasks', as: 'admin' },
-  { title: 'search_docs common word (2% of pages)', tool: 'search_docs', args: { query: 'lantern' }, marker: 'with hits as', table: 'doc_pages', as: 'member' },
-  { title: 'search_docs rare token', tool: 'search_docs', args: { query: 'ticket-4201' }, marker: 'with hits as', table: 'doc_pages', as: 'member' },
-  { title: 'search_docs common word as admin', tool: 'search_docs', args: { query: 'lantern' }, marker: 'with hits as', table: 'doc_pages', as: 'admin' },
+  { title: 'search_docs common word (2% of pages)', tool: 'search_docs', args: { query: 'lantern' }, marker: 'hits as (', table: 'doc_pages', as: 'member' },
+  { title: 'search_docs rare token', tool: 'search_docs', args: { query: 'ticket-4201' }, marker: 'hits as (', table: 'doc_pages', as: 'member' },
+  { title: 'search_docs common word as admin', tool: 'search_docs', args: { query: 'lantern' }, marker: 'hits as (', table: 'doc_pages', as: 'admin' },
 ];
 
 async function seed(exec: (sql: string, params?: unknown[]) => Promise<unknown>, ownerId: string, memberId: string): Promise<void> {

@@ -442,4 +442,26 @@ describe('search_docs', () => {
       expect((await raw(w.member, 'search_docs', args)).body.error, JSON.stringify(args)).toMatchObject({ code: -32602 });
     }
   });
+
+  it('every title match before any body match, each group by rank; body matches only fill a page the titles leave short', async () => {
+    const w = await world();
+    const k = `qx${randomBytes(3).toString('hex')}`;
+    // Title matches: the one that also repeats the word in its body ranks first.
+    const titleRich = await published(w, w.author, { title: `${k} runbook`, body: `${k} ${k} ${k} steps` });
+    const titlePlain = await published(w, w.author, { title: `About ${k}`, body: 'nothing else here' });
+    // Body-only matches: more mentions rank higher.
+    const bodyRich = await published(w, w.author, { title: 'Release notes', body: `${k} then ${k} and ${k} again` });
+    const bodyPlain = await published(w, w.author, { title: 'Changelog', body: `mentions ${k} once` });
+    const ids = async (limit: number) => (await ok(w.member, 'search_docs', { query: k.toUpperCase(), project_slug: w.project, limit })).hits.map((x: any) => x.id);
+
+    expect(await ids(10)).toEqual([titleRich.page_id, titlePlain.page_id, bodyRich.page_id, bodyPlain.page_id]);
+    // Titles fill the page: no body match.
+    expect(await ids(2)).toEqual([titleRich.page_id, titlePlain.page_id]);
+    expect(await ids(1)).toEqual([titleRich.page_id]);
+    // One slot left after the titles: the best body match.
+    expect(await ids(3)).toEqual([titleRich.page_id, titlePlain.page_id, bodyRich.page_id]);
+    const hits = (await ok(w.member, 'search_docs', { query: k, project_slug: w.project, limit: 10 })).hits;
+    expect(hits.map((x: any) => x.matched_field)).toEqual(['title', 'title', 'body', 'body']);
+    expect(hits[2].snippet).toContain(`${k} then ${k}`);
+  });
 });
