@@ -300,13 +300,16 @@ export interface TaskListRow extends TaskRow {
  * Published tasks in projects the viewer may see, newest first. The visibility predicate is part
  * of the statement (never a filter after loading): the viewer's member rows
  * (project_members_user_id_index) plus projects they own (projects_owner_user_id_index), then
- * tasks_project_id_created_at_index / tasks_assignee_user_id_created_at_index.
+ * tasks_project_id_created_at_index / tasks_assignee_user_id_created_at_index. The project ids are
+ * one array value (`= any(array(...))`): the newest-first walk tests each task against it, where
+ * `in (select ...)` was planned as a join filter comparing every task with every project
+ * (bench:work, member of 20 of 200 projects: 1.1 -> 0.38 ms execution).
  */
 export async function listVisibleTasks(em: EntityManager, f: TaskListFilter): Promise<TaskListRow[]> {
   const where: string[] = ['not t.is_draft', 'p.archived_at is null'];
   const params: unknown[] = [];
   if (!f.allProjects) {
-    where.push(`t.project_id in (select m.project_id from project_members m where m.user_id = ? union select o.id from projects o where o.owner_user_id = ?)`);
+    where.push(`t.project_id = any(array(select m.project_id from project_members m where m.user_id = ? union all select o.id from projects o where o.owner_user_id = ?))`);
     params.push(f.viewerId, f.viewerId);
   }
   if (f.assigneeUserId) {
