@@ -17,7 +17,7 @@ import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
 import pg from 'pg';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
-import { cpuPerRequest, cpuSnap, idlePercent, type CpuPerRequest } from './cpu.js';
+import { cpuColumns, cpuPerRequest, cpuSnap, type CpuPerRequest } from './cpu.js';
 import { freePort, profileFlags, ROOT, startFlags } from './service.js';
 
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
@@ -432,8 +432,6 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
 
   const rows = results.map((s) => {
     const r = s.result;
-    const c = s.cpu;
-    const ms = (v: number) => v.toFixed(3);
     return {
       scenario: s.name,
       requests: String(r.requests.total),
@@ -443,12 +441,7 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
       'non-2xx': String(r.non2xx),
       'err/timeout': `${r.errors}/${r.timeouts}`,
       // CPU ms per request from /proc: where the machine went (2 cores = 2000 ms per second).
-      'cpu svc': ms(c.service),
-      'cpu pg': ms(c.postgres),
-      'cpu redis': ms(c.redis),
-      'cpu loadgen': ms(c.loadgen),
-      'cpu other jobs': ms(c.other),
-      'cpu idle': idlePercent(c),
+      ...cpuColumns(s.cpu),
     };
   });
   const cols = Object.keys(rows[0] ?? { scenario: '' }) as (keyof (typeof rows)[number])[];

@@ -65,11 +65,8 @@ export function cpuPerRequest(a: CpuSnap, b: CpuSnap, requests: number): CpuPerR
   return { service: d('service'), postgres: d('postgres'), redis: d('redis'), loadgen: d('loadgen'), other: Math.max(0, other), busy: d('busy'), idle: Math.max(0, idle) };
 }
 
-/** The `idle` share as a column value, in percent. */
-export const idlePercent = (c: CpuPerRequest): string => `${(100 * c.idle).toFixed(0)} %`;
-
 /** Table columns: CPU ms per request (2 cores = 2000 ms per second). */
 export function cpuColumns(c: CpuPerRequest): Record<string, string> {
   const ms = (v: number) => v.toFixed(3);
-  return { 'cpu svc': ms(c.service), 'cpu pg': ms(c.postgres), 'cpu redis': ms(c.redis), 'cpu loadgen': ms(c.loadgen), 'cpu other': ms(c.other), 'cpu idle': idlePercent(c) };
+  return { 'cpu svc': ms(c.service), 'cpu pg': ms(c.postgres), 'cpu redis': ms(c.redis), 'cpu loadgen': ms(c.loadgen), 'cpu other': ms(c.other), 'cpu idle': `${(100 * c.idle).toFixed(0)} %` };
 }

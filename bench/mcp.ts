@@ -20,7 +20,6 @@ const CALLS_PER_TOKEN = 55;
 const MAX_CALLS_PER_S = {
   whoami: num('BENCH_MCP_WHOAMI_MAX_RPS', 20_000),
   inbox: num('BENCH_MCP_INBOX_MAX_RPS', 6_000),
-  inbox4: num('BENCH_MCP_INBOX_MAX_RPS', 6_000),
   batch: num('BENCH_MCP_BATCH_MAX_CALLS', 20_000),
 };
 
@@ -45,7 +44,7 @@ async function main(): Promise<number> {
     scenarios.push({ title: 'tools/call list_inbox (10,000 rows, limit 50)', body: call(1, 'list_inbox', { limit: 50 }), calls: 1, connections: 50, maxCallsPerS: MAX_CALLS_PER_S.inbox });
     // The same call with 4 connections: the service's own latency, without 50-deep queueing on a
     // 2-core machine shared with the load generator and PostgreSQL.
-    scenarios.push({ title: 'list_inbox, 4 connections', body: call(1, 'list_inbox', { limit: 50 }), calls: 1, connections: 4, maxCallsPerS: MAX_CALLS_PER_S.inbox4 });
+    scenarios.push({ title: 'list_inbox, 4 connections', body: call(1, 'list_inbox', { limit: 50 }), calls: 1, connections: 4, maxCallsPerS: MAX_CALLS_PER_S.inbox });
   }
   if (only.includes('batch')) {
     const batch = Array.from({ length: 20 }, (_, i) => call(i + 1, 'list_inbox', { limit: 20 }));
