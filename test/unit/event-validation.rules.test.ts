@@ -146,6 +146,78 @@ describe('external_url', () => {
   });
 });
 
+describe('secrets in URLs (SPEC "What the service does" 3, rule 5): every URL field of an event', () => {
+  const fields: Array<[string, (u: string) => Record<string, unknown>, string]> = [
+    ['external_url', (u) => ({ external_url: u }), 'external_url'],
+    ['actions[].url', (u) => ({ actions: [{ label: 'Open', action_type: 'url', url: u }] }), 'actions[0].url'],
+    ['actions[].webhook_url', (u) => ({ actions: [{ label: 'Ack', action_type: 'webhook', webhook_url: u }] }), 'actions[0].webhook_url'],
+  ];
+
+  describe.each(fields)('%s', (_name, make, field) => {
+    it.each([
+      'https://user:SECRET@example.com/x',
+      'https://user@example.com/x',
+      'https://:SECRET@example.com/x',
+      'https://svc-in-pers-abc%40x@example.com/x',
+      'https://USER:pw@Example.COM:8443/x?view=1#top',
+    ])('refuses userinfo %s with credential_userinfo', (url) => {
+      expectOnly(make(url), field, 'credential_userinfo');
+    });
+
+    it.each([
+      'https://example.com/cb#access_token=SECRET',
+      'https://example.com/cb#state=1&access_token=SECRET&expires_in=3600',
+      'https://example.com/cb#ID_TOKEN=SECRET',
+      'https://example.com/cb#Token=SECRET',
+      'https://example.com/cb#api_key=SECRET',
+      'https://example.com/cb#x-amz-signature=abc',
+      'https://example.com/cb#a=1;secret=2',
+      'https://example.com/cb#%61ccess_token=SECRET',
+      'https://example.com/app/#/callback?access_token=SECRET',
+      'https://example.com/cb#token=',
+    ])('refuses the credential fragment parameter in %s with credential_param', (url) => {
+      expectOnly(make(url), field, 'credential_param');
+    });
+
+    it.each(['https://example.com/x?token=abc', 'https://example.com/x?view=1&API_KEY=abc', 'https://example.com/x?X-Amz-Signature=1'])(
+      'refuses the credential query parameter in %s with credential_param',
+      (url) => {
+        expectOnly(make(url), field, 'credential_param');
+      },
+    );
+
+    it.each([
+      'https://example.com/docs#token',
+      'https://example.com/docs#section-access_token',
+      'https://example.com/docs#/settings/tokens',
+      'https://example.com/cb#state=abc&page=2',
+      'https://example.com/token/api_key?q=secret#sig',
+      'https://example.com/x?next=%2Fa%40b#q=password',
+      'https://example.com/@user/profile',
+    ])('accepts %s (anchors, paths and values are not credentials)', (url) => {
+      expectValid(make(url));
+    });
+
+    it('userinfo and a credential parameter together give both issues on the field', () => {
+      expect(pairs(validate(make('https://u:p@example.com/#token=x')))).toEqual([`${field}:credential_userinfo`, `${field}:credential_param`]);
+    });
+
+    it('a string that starts with https:// but is no URL is invalid_format (once)', () => {
+      expectOnly(make('https://[::1/x'), field, 'invalid_format');
+      // Not https AND a secret: both are reported, as for a credential query parameter.
+      expect(pairs(validate(make('http://u:p@example.com/')))).toEqual([`${field}:invalid_format`, `${field}:credential_userinfo`]);
+    });
+  });
+
+  it('the messages name the kind of secret, never echo it', () => {
+    for (const url of ['https://user:SECRET@example.com/', 'https://example.com/#access_token=SECRET']) {
+      const [issue] = validate({ external_url: url });
+      expect(issue?.message).toMatch(/credential/);
+      expect(issue?.message).not.toContain('SECRET');
+    }
+  });
+});
+
 describe('actor', () => {
   it('email: 120 accepted, 121 too_long; must be an email', () => {
     expectValid({ actor: { email: emailOf(120) } });
