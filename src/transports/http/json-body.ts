@@ -1,9 +1,56 @@
 // One JSON body parser for the JSON surfaces: UTF-8 only (fatal decoding), charset checked,
+// prototype-poisoning keys refused (secure-json-parse, as Fastify's own parser), nesting bounded;
 // malformed JSON reported as a DomainError the surface maps to its own body.
-import type { FastifyInstance } from 'fastify';
-import { DomainError } from '../../domain/errors.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { DomainError, type Issue } from '../../domain/errors.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Deepest nesting of objects and arrays a JSON body may have. The deepest legitimate body (an MCP
+ * batch carrying a tool's arguments) is about 8 levels; code that walks a value recursively (schema
+ * validation, the Idempotency-Key fingerprint) overflows the stack at a few thousand.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+export type JsonParsed = { ok: true; value: unknown } | { ok: false; issue: Issue };
+
+/** True when `v` nests objects / arrays deeper than `levels` (recursion stops there). */
+function deeperThan(v: unknown, levels: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (deeperThan(v[i], levels - 1)) return true;
+    return false;
+  }
+  for (const k in v) if (deeperThan((v as Record<string, unknown>)[k], levels - 1)) return true;
+  return false;
+}
+
+/** Bytes (strict UTF-8) or text -> a JSON value, or the one issue that refuses the whole body. */
+export function parseJson(body: Uint8Array | string): JsonParsed {
+  let text: string;
+  try {
+    text = typeof body === 'string' ? body : decoder.decode(body);
+  } catch {
+    return { ok: false, issue: { field: '', code: 'malformed_json', message: 'body is not valid UTF-8' } };
+  }
+  let value: unknown;
+  try {
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (e) {
+    const message = (e as Error).message;
+    if (message.includes('forbidden prototype property')) {
+      return { ok: false, issue: { field: '', code: 'forbidden_key', message: 'a "__proto__" key, or a "constructor" object with a "prototype" key, is not accepted' } };
+    }
+    return { ok: false, issue: { field: '', code: 'malformed_json', message: `body is not valid JSON: ${message}` } };
+  }
+  if (deeperThan(value, MAX_JSON_DEPTH)) {
+    return { ok: false, issue: { field: '', code: 'too_deep', message: `objects and arrays may nest at most ${MAX_JSON_DEPTH} levels deep` } };
+  }
+  return { ok: true, value };
+}
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
   // JSON only: Fastify's built-in text/plain parser would hand a string to the operation (415 instead).
@@ -20,19 +67,20 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    let text: string;
-    try {
-      text = decoder.decode(buf);
-    } catch {
-      done(new DomainError('validation', 'body is not valid UTF-8', { code: 'malformed_json', issues: [{ field: '', code: 'malformed_json', message: 'body is not valid UTF-8' }] }), undefined);
-      return;
-    }
-    try {
-      done(null, JSON.parse(text));
-    } catch (e) {
-      done(new DomainError('validation', 'body is not valid JSON', { code: 'malformed_json', issues: [{ field: '', code: 'malformed_json', message: `body is not valid JSON: ${(e as Error).message}` }] }), undefined);
-    }
+    const parsed = parseJson(buf);
+    if (parsed.ok) done(null, parsed.value);
+    else done(new DomainError('validation', parsed.issue.message, { code: parsed.issue.code, issues: [parsed.issue] }), undefined);
   });
+}
+
+/**
+ * Inbound event POSTs (SPEC "Requirements for the inbound POST", both endpoints) need an explicit
+ * Content-Length: chunked transfer is refused with 411 before the body is read.
+ */
+export async function requireContentLength(req: FastifyRequest): Promise<void> {
+  if (req.headers['content-length'] === undefined || req.headers['transfer-encoding'] !== undefined) {
+    throw new DomainError('length_required', 'an explicit Content-Length is required; chunked transfer is not accepted', { code: 'length_required' });
+  }
 }
 
 /** Fastify's own errors (size, media type) as DomainErrors, so every surface maps them alike. */

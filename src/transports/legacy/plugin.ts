@@ -10,7 +10,7 @@ import { pingPersonalToken } from '../../domain/tokens/ping-token.js';
 import { claimToken, legacyClaimBatch, pingToolsToken } from '../../domain/tokens/claim-token.js';
 import { revokeCatalogApproval } from '../../domain/catalog/approvals.js';
 import { exchangeConnectSession } from '../../domain/agent/connect-session.js';
-import { fastifyErrorToDomain, registerJsonBodyParser } from '../http/json-body.js';
+import { fastifyErrorToDomain, registerJsonBodyParser, requireContentLength } from '../http/json-body.js';
 import { invoke } from '../http/invoke.js';
 import { sendLegacyError } from './errors.js';
 
@@ -18,19 +18,12 @@ const LEGACY = { surface: 'legacy', channel: 'legacy' } as const;
 const INBOUND_PROTOCOL = readFileSync(new URL('./protocol/inbound-protocol.md', import.meta.url), 'utf8');
 const AGENT_PROTOCOL = readFileSync(new URL('./protocol/agent-protocol.md', import.meta.url), 'utf8');
 
-/** Inbound POSTs need an explicit Content-Length: chunked transfer is refused (411). */
-function requireContentLength(req: FastifyRequest): void {
-  if (req.headers['content-length'] === undefined || req.headers['transfer-encoding'] !== undefined) {
-    throw new DomainError('length_required', 'an explicit Content-Length is required; chunked transfer is not accepted', { code: 'length_required' });
-  }
-}
-
 export async function legacyPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;
   app.setErrorHandler((err, req, reply) => sendLegacyError(reply, fastifyErrorToDomain(err) ?? toDomainError(err, req.log as unknown as Logger)));
 
   registerJsonBodyParser(app);
-  app.post('/api/internal-os/integrations/inbound/personal', { onRequest: async (req) => requireContentLength(req) }, async (req, reply) => {
+  app.post('/api/internal-os/integrations/inbound/personal', { onRequest: requireContentLength }, async (req, reply) => {
     const { output } = await invoke(deps, publishEvent, req, reply, req.body, LEGACY);
     return reply.code(output.created ? 202 : 200).send(output.delivery);
   });

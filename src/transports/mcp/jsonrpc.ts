@@ -1,6 +1,7 @@
 // A thin JSON-RPC 2.0 router: envelope parsing, batches, error codes. It knows nothing of MCP
 // methods or HTTP; plugin.ts feeds it bodies and maps its outcomes to HTTP. We do not wrap the
 // SDK server: its batch semantics differ from the agent protocol's (STACK-NOTES "MCP").
+import { parseJson } from '../http/json-body.js';
 
 /** Standard JSON-RPC 2.0 codes. */
 export const RPC = {
@@ -61,25 +62,18 @@ export interface Outcome {
   headers: Record<string, string | number>;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: RpcErrorObject };
 
-/** Body bytes -> JSON value; strict UTF-8; empty or malformed -> -32700. */
+/** Body -> JSON value through the HTTP edge's one JSON parser; empty, malformed, poisoned or too deep -> -32700. */
 export function parseBody(body: Uint8Array | string | undefined): Parsed {
-  let text: string;
-  try {
-    text = typeof body === 'string' ? body : body === undefined ? '' : decoder.decode(body);
-  } catch {
-    return { ok: false, error: { code: RPC.PARSE_ERROR, message: 'Parse error: body is not valid UTF-8' } };
+  if (body === undefined || (typeof body === 'string' ? body.trim() === '' : body.every(isJsonSpace))) {
+    return { ok: false, error: { code: RPC.PARSE_ERROR, message: 'Parse error: empty body' } };
   }
-  if (text.trim() === '') return { ok: false, error: { code: RPC.PARSE_ERROR, message: 'Parse error: empty body' } };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (e) {
-    return { ok: false, error: { code: RPC.PARSE_ERROR, message: `Parse error: ${(e as Error).message}` } };
-  }
+  const parsed = parseJson(body);
+  return parsed.ok ? parsed : { ok: false, error: { code: RPC.PARSE_ERROR, message: `Parse error: ${parsed.issue.message}` } };
 }
+
+const isJsonSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const validId = (v: unknown): v is RpcId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));

@@ -8,12 +8,13 @@ import { resolveDelivery } from '../../domain/events/resolve-delivery.js';
 import { supplementDelivery } from '../../domain/events/supplement-delivery.js';
 import { listEventTypes } from '../../domain/events/list-event-types.js';
 import { invoke, withPathParams } from '../http/invoke.js';
+import { requireContentLength } from '../http/json-body.js';
 
 const REST = { surface: 'rest', channel: 'v1' } as const;
 type IdParams = { Params: { deliveryId: string } };
 
 export function registerEventRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.post('/api/v1/events', async (req, reply) => {
+  app.post('/api/v1/events', { onRequest: requireContentLength }, async (req, reply) => {
     const { output } = await invoke(deps, publishEvent, req, reply, req.body, REST);
     return reply.code(output.created ? 202 : 200).send(output.delivery);
   });

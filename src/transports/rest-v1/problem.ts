@@ -44,7 +44,8 @@ export function problemBody(err: DomainError, errorsBase: string, instance: stri
     code: err.code,
   };
   if (err.issues.length > 0) {
-    const fieldErrors: Record<string, string[]> = {};
+    // Field names are the caller's keys (`toString`, `__proto__`...): a map without a prototype.
+    const fieldErrors: Record<string, string[]> = Object.create(null);
     for (const i of err.issues) (fieldErrors[i.field || '(body)'] ??= []).push(i.message);
     body.fieldErrors = fieldErrors;
     body.errors = err.issues.map((i) => ({ field: i.field, code: i.code, message: i.message }));
