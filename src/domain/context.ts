@@ -155,8 +155,15 @@ export interface Operation<I, O, P extends Principal = Principal> {
   /** Stable name, e.g. `events.publish`; also the idempotency scope. */
   name: string;
   auth: AuthRequirement;
-  /** Counts against the per-token windows (inbound: 60/min; agent: 60/min and 5000/day). */
-  rateLimited: boolean;
+  /**
+   * Which per-token windows a call counts against (app/run-operation.ts WINDOWS). `true`: the
+   * principal's own windows (inbound: the 60/min publish budget; agent: 60/min and 5000/day).
+   * `'requests'`: inbound tokens count against their request budget instead (600/min, a key of its
+   * own), so read-back, resolve, supplement, event types and pings never use up the publish
+   * budget; agent tokens count as for `true`. `false`: not counted; only for operator and
+   * unauthenticated operations, and agent.session (the MCP surface counts each message itself).
+   */
+  rateLimited: boolean | 'requests';
   /** Agent callers: the scope this operation needs, as alternatives (any one suffices). */
   requiredScopes?: readonly string[];
   /** Mutating operations honour `Idempotency-Key`. */

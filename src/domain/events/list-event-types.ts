@@ -30,7 +30,7 @@ const toRow = (r: Agg): EventTypeRow => ({ eventType: r.event_type, lastSeenAt: 
 export const listEventTypes = defineOperation<z.infer<typeof ListEventTypesInput>, EventTypesResponse, InboundTokenPrincipal>({
   name: 'events.list_types',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation', 'tools_claim'] },
-  rateLimited: false,
+  rateLimited: 'requests',
   idempotent: false,
   input: ListEventTypesInput,
   handler: async (input, ctx) => {

@@ -13,7 +13,7 @@ export const ResolveDeliveryInput = z.strictObject({
 export const resolveDelivery = defineOperation<z.infer<typeof ResolveDeliveryInput>, DeliveryView, InboundTokenPrincipal>({
   name: 'events.resolve',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
-  rateLimited: false,
+  rateLimited: 'requests',
   idempotent: true,
   input: ResolveDeliveryInput,
   handler: async ({ delivery_id, resolution_note }, ctx) =>

@@ -15,7 +15,7 @@ export const SupplementDeliveryInput = z.strictObject({
 export const supplementDelivery = defineOperation<z.infer<typeof SupplementDeliveryInput>, DeliveryView, InboundTokenPrincipal>({
   name: 'events.supplement',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
-  rateLimited: false,
+  rateLimited: 'requests',
   idempotent: true,
   input: SupplementDeliveryInput,
   handler: async ({ delivery_id, markdown_body }, ctx) =>

@@ -92,7 +92,7 @@ export interface ToolsPing {
 export const pingToolsToken = defineOperation<unknown, ToolsPing, InboundTokenPrincipal>({
   name: 'tokens.ping_tools',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: false,
+  rateLimited: 'requests',
   idempotent: false,
   input: z.unknown(),
   handler: async (_input, ctx) => {

@@ -1,14 +1,17 @@
 // The MCP methods served at POST /mcp: initialize, ping, tools/list, tools/call, server/discover,
 // and notifications. Each tools/call is exactly one runOperation (surface `mcp`); this file only
-// maps JSON-RPC params in and results or errors out.
+// maps JSON-RPC params in and results or errors out. Every request counts once against the
+// token's windows (SPEC Limits "Agent rate"): a tool call in its own operation, any other request
+// as one agentRequest (countRequest) before it is answered.
 import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation, toDomainError } from '../../app/run-operation.js';
 import type { Logger, Principal } from '../../domain/context.js';
-import type { AgentSession } from '../../domain/agent/agent-session.js';
+import { agentRequest, type AgentSession } from '../../domain/agent/agent-session.js';
+import type { RateLimitInfo } from '../../domain/errors.js';
 import { hasScope } from '../../domain/tokens/scopes.rules.js';
 import { fieldPath } from '../../domain/validation.js';
-import { classifyToolError, MCP_CODES, toolErrorEnvelope } from './errors.js';
+import { classifyToolError, MCP_CODES, toolErrorEnvelope, wholeRequestError } from './errors.js';
 import { RPC, RpcError, type Envelope, type Outcome, type RpcId } from './jsonrpc.js';
 import { TOOLS_BY_NAME } from './tools/index.js';
 
@@ -82,25 +85,48 @@ function visibleTools(scopes: readonly string[]) {
   return [...TOOLS_BY_NAME.values()].filter(({ listing }) => listing.requiredScopes.length === 0 || hasScope(scopes, listing.requiredScopes)).map((t) => t.listing);
 }
 
-async function callTool(c: CallContext, id: RpcId, params: Record<string, unknown> | undefined): Promise<Outcome> {
+type ToolCall = { tool: NonNullable<ReturnType<typeof TOOLS_BY_NAME.get>>; args: Record<string, unknown> };
+
+/** The tool a tools/call names, with its arguments; -32602 for bad params or an unknown tool. */
+function toolCall(params: Record<string, unknown> | undefined): ToolCall {
   const p = parseParams(CallToolParams, params);
   const tool = TOOLS_BY_NAME.get(p.name);
   // MCP: an unknown tool is an invalid-params error (the roster is version-dependent; tools/list is the truth).
   if (!tool) throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${p.name}`, { type: 'INVALID_INPUT', field: 'name', errors: [{ field: 'name', code: 'unknown_tool', message: `no tool named ${p.name}; call tools/list` }] });
+  return { tool, args: p.arguments ?? {} };
+}
+
+function rateHeaders(rateLimit: RateLimitInfo | undefined): Record<string, string | number> {
+  return rateLimit ? { 'x-ratelimit-limit': rateLimit.limit, 'x-ratelimit-remaining': rateLimit.remaining, 'x-ratelimit-reset': rateLimit.resetAtUnix } : {};
+}
+
+/**
+ * Counts one request that runs no operation of its own (or a POST without any request) against the
+ * token's windows, through the runner like a tool call; its X-RateLimit-* headers, or the -32005
+ * (HTTP 429, Retry-After) refusal thrown.
+ */
+export async function countRequest(c: CallContext): Promise<Record<string, string | number>> {
+  try {
+    const { rateLimit } = await runOperation(c.deps, agentRequest, { surface: 'mcp', requestId: c.requestId, authorization: c.authorization, authenticated: c.principal, input: {}, log: c.log });
+    return rateHeaders(rateLimit);
+  } catch (err) {
+    throw wholeRequestError(toDomainError(err, c.log));
+  }
+}
+
+async function callTool(c: CallContext, id: RpcId, { tool, args }: ToolCall): Promise<Outcome> {
   try {
     const { output, rateLimit } = await runOperation(c.deps, tool.def.operation, {
       surface: 'mcp',
       requestId: c.requestId,
       authorization: c.authorization,
       authenticated: c.principal,
-      input: p.arguments ?? {},
+      input: args,
       log: c.log,
     });
     const result: Record<string, unknown> = { content: [{ type: 'text', text: JSON.stringify(output) }], isError: false };
     if (tool.def.output) result.structuredContent = output;
-    const headers: Record<string, string | number> = {};
-    if (rateLimit) Object.assign(headers, { 'x-ratelimit-limit': rateLimit.limit, 'x-ratelimit-remaining': rateLimit.remaining, 'x-ratelimit-reset': rateLimit.resetAtUnix });
-    return ok(id, result, headers);
+    return ok(id, result, rateHeaders(rateLimit));
   } catch (err) {
     const de = toDomainError(err, c.log);
     const how = classifyToolError(de);
@@ -113,13 +139,34 @@ async function callTool(c: CallContext, id: RpcId, params: Record<string, unknow
 
 /** Answers one message; null for notifications (they never get a response). */
 export async function dispatch(c: CallContext, env: Message): Promise<Outcome | null> {
-  if (env.kind === 'notification') return null; // notifications/initialized, notifications/cancelled, ...: nothing to do statelessly
+  // notifications/initialized, notifications/cancelled, ...: nothing to do statelessly. Not counted
+  // one by one: a POST holding no request counts once (plugin.ts).
+  if (env.kind === 'notification') return null;
 
   const declared = metaProtocolVersion(env.params);
-  if (declared !== undefined && !isSupportedVersion(declared)) throw unsupportedVersion(declared);
+  const supported = declared === undefined || isSupportedVersion(declared);
   const stateless = declared !== undefined && STATELESS_PROTOCOL_VERSIONS.includes(declared);
-
-  const outcome = await answer(c, env.id, env.method, env.params, stateless);
+  let call: ToolCall | undefined;
+  if (supported && env.method === 'tools/call') {
+    try {
+      call = toolCall(env.params);
+    } catch {
+      // Answered (and counted) below like any request that runs no tool.
+    }
+  }
+  // A tool call counts in its own operation; every other request here, before it is answered
+  // (a refusal is this member's -32005).
+  const counted = call ? {} : await countRequest(c);
+  let outcome: Outcome;
+  try {
+    if (!supported) throw unsupportedVersion(declared!);
+    outcome = call ? await callTool(c, env.id, call) : await answer(c, env.id, env.method, env.params, stateless);
+  } catch (err) {
+    // Its error still reports the budget this request used.
+    if (err instanceof RpcError) for (const [k, v] of Object.entries(counted)) err.headers[k] ??= v;
+    throw err;
+  }
+  outcome.headers = { ...counted, ...outcome.headers };
   // Stateless revisions: every result says it is complete and who produced it.
   if (stateless && outcome.response.result) {
     outcome.response.result = { resultType: 'complete', ...(outcome.response.result as object), _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo(c) } };
@@ -146,7 +193,8 @@ async function answer(c: CallContext, id: RpcId, method: string, params: Record<
       return ok(id, result);
     }
     case 'tools/call':
-      return callTool(c, id, params);
+      // Only a call that names no tool, or with bad params, comes here: its -32602.
+      return callTool(c, id, toolCall(params));
     default:
       // MCP 2026-07-28 answers an unknown method with HTTP 404; earlier revisions with 200.
       throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`, undefined, stateless ? 404 : 200);

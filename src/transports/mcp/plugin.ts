@@ -10,7 +10,7 @@ import { fastifyErrorToDomain } from '../http/json-body.js';
 import { header } from '../http/invoke.js';
 import { MCP_CODES, wholeRequestError } from './errors.js';
 import { classify, errorResponse, GATEWAY_BUDGET_MS, MAX_BATCH, parseBody, RPC, RpcError, runMessages, type Envelope, type Outcome, type RpcResponse } from './jsonrpc.js';
-import { dispatch, isSupportedVersion, metaProtocolVersion, STATELESS_PROTOCOL_VERSIONS, unsupportedVersion, type CallContext } from './methods.js';
+import { countRequest, dispatch, isSupportedVersion, metaProtocolVersion, STATELESS_PROTOCOL_VERSIONS, unsupportedVersion, type CallContext } from './methods.js';
 
 export interface McpOptions {
   deps: AppDeps;
@@ -155,20 +155,38 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
       return fromRpcError(wholeRequestError(toDomainError(err, log)));
     }
 
+    // Every request of this POST reuses this authentication (one token lookup per POST, not per call).
+    const ctx: CallContext = { deps, session, principal, requestId: req.id, authorization, log, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl };
+    // Each request counts once as it runs (methods.ts dispatch). A POST that runs none (refused
+    // whole, or only notifications and responses) still counts once: every authenticated call does.
+    const countOnce = async (refusal: RpcError | null, id: RpcResponse['id']): Promise<Answer | null> => {
+      let counted: Record<string, string | number>;
+      try {
+        counted = await countRequest(ctx);
+      } catch (err) {
+        return fromRpcError(err as RpcError, id);
+      }
+      if (!refusal) return null;
+      const a = fromRpcError(refusal, id);
+      return { ...a, headers: { ...counted, ...a.headers } };
+    };
+
     const read = readMessages(req);
-    if (read instanceof RpcError) return fromRpcError(read, null);
+    if (read instanceof RpcError) return (await countOnce(read, null))!;
     const { batch, envs } = read;
     const loneId = !batch && envs[0]!.kind === 'request' ? envs[0]!.id : null;
     // Earlier revisions send the negotiated version as a header; one we do not serve is refused.
     const pv = header(req, 'mcp-protocol-version');
-    if (pv !== undefined && !isSupportedVersion(pv)) return fromRpcError(unsupportedVersion(pv), loneId);
+    if (pv !== undefined && !isSupportedVersion(pv)) return (await countOnce(unsupportedVersion(pv), loneId))!;
     if (!batch) {
       const headerError = checkStatelessHeaders(req, envs[0]!);
-      if (headerError) return fromRpcError(headerError, loneId);
+      if (headerError) return (await countOnce(headerError, loneId))!;
+    }
+    if (!envs.some((e) => e.kind === 'request')) {
+      const refused = await countOnce(null, null);
+      if (refused) return refused;
     }
 
-    // Every tools/call of this POST reuses this authentication (one token lookup per POST, not per call).
-    const ctx: CallContext = { deps, session, principal, requestId: req.id, authorization, log, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl };
     const outcomes = await runMessages(envs, (env) => dispatch(ctx, env), {
       budgetMs,
       oncePerBatch: ['initialize'],
