@@ -8,6 +8,7 @@ import { notFound } from '../errors.js';
 import { integratorCatalogSlug } from '../catalog/catalog.rules.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { createToolsTokenInTransaction, TOOLS_TOKEN_DAILY_LIMIT } from '../tokens/create-tools-token.js';
+import { RESERVED_INTEGRATOR_SLUGS } from '../tokens/integrators.repository.js';
 import { User } from '../users/users.entity.js';
 
 export const IssueAdminToolsClaimTokenInput = z.strictObject({
@@ -45,9 +46,9 @@ export function slugifyLabel(label: string): string {
 }
 
 /**
- * The first of `base`, `base-2`, `base-3`, ... that names no integrator and whose catalog slug is
- * free. Callers hold the advisory lock on `base`, so concurrent issues with one label do not pick
- * the same slug.
+ * The first of `base`, `base-2`, `base-3`, ... that names no integrator, is not reserved
+ * (`personal`, `internal-os`) and whose catalog slug is free. Callers hold the advisory lock on
+ * `base`, so concurrent issues with one label do not pick the same slug.
  */
 export async function uniqueIntegratorSlug(em: EntityManager, base: string): Promise<string> {
   const rows = (await em.getConnection().execute(
@@ -58,7 +59,7 @@ export async function uniqueIntegratorSlug(em: EntityManager, base: string): Pro
     'all',
     em.getTransactionContext(),
   )) as { slug: string }[];
-  const taken = new Set(rows.map((r) => r.slug));
+  const taken = new Set([...rows.map((r) => r.slug), ...RESERVED_INTEGRATOR_SLUGS]);
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`;
     if (!taken.has(candidate)) return candidate;

@@ -1,6 +1,16 @@
 // Catalog item management (SPEC "Catalog item", "Catalog item archive state", REST v1
 // `/api/v1/catalog/items`): create, list, get, patch, soft archive and hard delete. Every
 // operation needs an admin-owned tools-token.
+//
+// Ownership (SPEC: `linked_tools_token_id` is the "tools-token of the integrator that owns the
+// row", and claims are checked against the integrator's row): a row belongs to `integrator_id`,
+// or to nobody (old rows, rows made without a link). A tools-token is an integrator's identity:
+// it changes and deletes only its own integrator's rows and unowned ones, and links only its own
+// integrator's tools-tokens, only at creation or on its own rows (adopting an unowned row would
+// make the approvals of that row claimable by the integrator). An admin's agent token (the
+// `catalog_item_*` tools) administers every row, but no caller moves an owned row to another
+// integrator by re-linking it, and an admin links an unowned row only to a tools-token they own
+// (a super admin: any).
 import { randomUUID } from 'node:crypto';
 import { ForeignKeyConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
@@ -20,13 +30,17 @@ const AUTH = { kind: 'inbound', tokenKinds: ['tools_claim'] } as const;
  */
 export interface CatalogActor {
   userId: string;
+  /** The acting user's role (a super admin links any tools-token through the agent tools). */
+  role: string;
   tokenId: string;
   tool?: string;
+  /** Set for a tools-token caller: the integrator whose rows it manages. */
+  integratorId?: string;
 }
 
 type CoreContext = Pick<OpContext, 'em' | 'clock' | 'surface' | 'requestId'>;
 
-const actorOf = (p: InboundTokenPrincipal): CatalogActor => ({ userId: p.userId, tokenId: p.tokenId });
+const actorOf = (p: InboundTokenPrincipal): CatalogActor => ({ userId: p.userId, role: p.userRole, tokenId: p.tokenId, integratorId: p.integratorId });
 
 const AUDIT_ACTIONS = {
   created: 'catalog.item.created',
@@ -214,27 +228,66 @@ const missing = (ref: ItemRef | string) => notFound(typeof ref === 'string' ? `c
 const slugTaken = (slug: string) =>
   new DomainError('conflict', `catalog slug "${slug}" is already taken (archived rows keep their slug)`, { code: 'slug_taken', extra: { slug } });
 
+/** The tools-token a row is to be linked to. */
+interface LinkTarget {
+  integratorId: string;
+  ownerUserId: string;
+}
+
 /**
  * Referenced rows must exist: a contact user, and a tools-token for the link (its integrator
  * becomes the row's owner, which claim eligibility reads). Returns the field issues and the
- * integrator of the linked tools-token.
+ * linked tools-token.
  */
 async function checkReferences(
   em: EntityManager,
   refs: { contact_user_id?: string | null; linked_tools_token_id?: string | null },
-): Promise<{ issues: Issue[]; integratorId: string | null }> {
+): Promise<{ issues: Issue[]; link: LinkTarget | null }> {
   const issues: Issue[] = [];
-  let integratorId: string | null = null;
+  let link: LinkTarget | null = null;
   if (refs.contact_user_id) {
     const u = await exec<{ id: string }>(em, `select id from users where id = ?`, [refs.contact_user_id]);
     if (!u[0]) issues.push({ field: 'contact_user_id', code: 'not_found', message: 'no user with this id' });
   }
   if (refs.linked_tools_token_id) {
-    const t = await exec<{ integrator_id: string }>(em, `select integrator_id from inbound_tokens where id = ? and kind = 'tools_claim'`, [refs.linked_tools_token_id]);
+    const t = await exec<{ integrator_id: string; owner_user_id: string }>(
+      em,
+      `select integrator_id, owner_user_id from inbound_tokens where id = ? and kind = 'tools_claim'`,
+      [refs.linked_tools_token_id],
+    );
     if (!t[0]) issues.push({ field: 'linked_tools_token_id', code: 'not_found', message: 'no tools-token with this id' });
-    else integratorId = t[0].integrator_id;
+    else link = { integratorId: t[0].integrator_id, ownerUserId: t[0].owner_user_id };
   }
-  return { issues, integratorId };
+  return { issues, link };
+}
+
+const notOwned = (name: string) =>
+  new DomainError('forbidden', `catalog item "${name}" belongs to another integrator; a tools-token manages only its own integrator's rows`, {
+    code: 'catalog_item_not_owned',
+  });
+
+const linkRefused = (detail: string) =>
+  new DomainError('forbidden', `linked_tools_token_id: ${detail}`, { code: 'tools_token_not_owned', extra: { field: 'linked_tools_token_id' } });
+
+/** A tools-token touches only its own integrator's rows and unowned ones (see the file comment). */
+function assertMayManage(actor: CatalogActor, row: Pick<CatalogItemRow, 'integrator_id'>, name: string): void {
+  if (actor.integratorId !== undefined && row.integrator_id !== null && row.integrator_id !== actor.integratorId) throw notOwned(name);
+}
+
+/**
+ * May `actor` link `link` to the row (`row` undefined: a row being created)? A row never moves to
+ * another integrator by a link change; a tools-token links only its own integrator's tokens, and
+ * never adopts an unowned row; an admin links an unowned row only to their own tools-token.
+ */
+function assertMayLink(actor: CatalogActor, row: Pick<CatalogItemRow, 'integrator_id'> | undefined, link: LinkTarget): void {
+  const owner = row?.integrator_id ?? null;
+  if (owner !== null && link.integratorId !== owner) throw linkRefused("must be a tools-token of the integrator that owns the row");
+  if (actor.integratorId !== undefined) {
+    if (link.integratorId !== actor.integratorId) throw linkRefused("must be a tools-token of your own integrator");
+    if (row !== undefined && owner === null) throw linkRefused('a tools-token links only rows it creates or its own integrator\'s rows');
+  } else if (owner === null && link.ownerUserId !== actor.userId && actor.role !== 'super_admin') {
+    throw linkRefused('must be a tools-token you own');
+  }
 }
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505' || (err as { name?: string })?.name === 'UniqueConstraintViolationException';
@@ -246,8 +299,10 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code ===
 export async function createItem(ctx: CoreContext, actor: CatalogActor, input: CatalogItemCreateRequest): Promise<CatalogItemView> {
   try {
     return await ctx.em.transactional(async (em) => {
-      const { issues, integratorId } = await checkReferences(em, input);
+      const { issues, link } = await checkReferences(em, input);
       if (issues.length > 0) throw validationFailed(issues);
+      if (link) assertMayLink(actor, undefined, link);
+      const integratorId = link?.integratorId ?? null;
       const now = ctx.clock.now().toISOString();
       // ON CONFLICT: a concurrent create of the same slug answers 409, not a 500.
       const rows = await exec<CatalogItemRow>(
@@ -347,8 +402,11 @@ export async function updateItem(ctx: CoreContext, actor: CatalogActor, ref: Ite
   return ctx.em.transactional(async (em) => {
     const row = await lockItem(em, ref);
     if (!row || row.archived_at !== null) throw missing(ref);
-    const { issues, integratorId } = await checkReferences(em, patch);
+    assertMayManage(actor, row, row.slug ?? row.id);
+    const { issues, link } = await checkReferences(em, patch);
     if (issues.length > 0) throw validationFailed(issues);
+    if (link) assertMayLink(actor, row, link);
+    const integratorId = link?.integratorId ?? null;
     const sets: string[] = [];
     const params: unknown[] = [];
     const changed: string[] = [];
@@ -431,6 +489,7 @@ export async function deleteItem(ctx: CoreContext, actor: CatalogActor, ref: Ite
     return await ctx.em.transactional(async (em): Promise<ItemDeleted> => {
       const row = await lockItem(em, ref);
       if (!row) throw missing(ref);
+      assertMayManage(actor, row, name);
       if (!hard) {
         if (row.archived_at !== null) return { mode: 'soft', slug: row.slug, item: toCatalogItemView(row), already_archived: true };
         const now = ctx.clock.now().toISOString();

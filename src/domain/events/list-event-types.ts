@@ -1,10 +1,18 @@
 // GET /api/v1/event-types: event types seen in the last 90 days for the caller's integrator, and
 // the service's own `internal-os.` types (visible to every integrator).
+// Whose deliveries count (SPEC Authentication 7, "event types of own integrator"):
+// - a personal token: its owner's own deliveries only (every self-service token shares the
+//   `personal` integrator, so the integrator view would show one user's types to all users);
+// - a tools-token or a moderation token: its integrator's deliveries;
+// - fluxdeskInternalTypes: deliveries sent through fluxdesk's own integrator (`internal-os`),
+//   not any sender's type that merely starts with `internal-os.` (the older endpoint does not
+//   gate the namespace, see inbound-protocol.md section 10).
 import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { iso } from '../timestamps.js';
+import { FLUXDESK_INTEGRATOR } from '../tokens/integrators.repository.js';
 
 export const EVENT_TYPE_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
 
@@ -46,15 +54,27 @@ export const listEventTypes = defineOperation<z.infer<typeof ListEventTypesInput
     }
     const since = new Date(ctx.clock.now().getTime() - EVENT_TYPE_WINDOW_MS).toISOString();
     const [own, internal] = await Promise.all([
+      p.kind === 'personal'
+        ? // The owner's tokens of this integrator (inbound_tokens_owner_user_id_index), then their
+          // deliveries through the (token_id, event_id) unique index: one user's rows, never the
+          // whole `personal` integrator's.
+          (conn.execute(
+            `select event_type, max(created_at) as last_seen_at, count(*) as count from deliveries
+              where token_id = any(array(select t.id from inbound_tokens t where t.owner_user_id = ? and t.integrator_id = ?))
+                and created_at > ?::timestamptz group by event_type order by event_type`,
+            [p.userId, integrator.id, since],
+          ) as Promise<Agg[]>)
+        : (conn.execute(
+            `select event_type, max(created_at) as last_seen_at, count(*) as count from deliveries
+              where integrator_id = ? and created_at > ?::timestamptz group by event_type order by event_type`,
+            [integrator.id, since],
+          ) as Promise<Agg[]>),
+      // (integrator_id, created_at) index; no row when fluxdesk's integrator does not exist yet.
       conn.execute(
         `select event_type, max(created_at) as last_seen_at, count(*) as count from deliveries
-          where integrator_id = ? and created_at > ?::timestamptz group by event_type order by event_type`,
-        [integrator.id, since],
-      ) as Promise<Agg[]>,
-      conn.execute(
-        `select event_type, max(created_at) as last_seen_at, count(*) as count from deliveries
-          where event_type like 'internal-os.%' and created_at > ?::timestamptz group by event_type order by event_type`,
-        [since],
+          where integrator_id = (select i.id from integrators i where i.slug = ?) and event_type like 'internal-os.%'
+            and created_at > ?::timestamptz group by event_type order by event_type`,
+        [FLUXDESK_INTEGRATOR.slug, since],
       ) as Promise<Agg[]>,
     ]);
     return {

@@ -14,6 +14,16 @@ export function requireAdminUser(p: AgentPrincipal): void {
   if (!ADMIN_ROLES.includes(p.userRole)) throw new DomainError('forbidden', 'admin only', { code: 'forbidden_admin_only' });
 }
 
+/**
+ * A change to a user holding `targetRole` (offboarding, a role change): a super admin's account
+ * is changed only by a super admin, as `invite_user` grants super_admin only from one.
+ */
+export function requireRankOver(p: AgentPrincipal, targetRole: string): void {
+  if (targetRole === 'super_admin' && p.userRole !== 'super_admin') {
+    throw new DomainError('forbidden', 'only a super admin may change or offboard a super admin', { code: 'permission_denied' });
+  }
+}
+
 export const AdminRevokeInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }), reason: z.string().max(500).optional() });
 
 export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>, { revoked: true }, AgentPrincipal>({
@@ -75,6 +85,8 @@ export const offboardUser = defineOperation<z.infer<typeof OffboardInput>, { use
     return ctx.em.transactional(async (em) => {
       const user = await requireUserByEmail(em, input.email);
       if (user.id === ctx.principal.userId) throw new DomainError('conflict', 'you cannot offboard yourself', { code: 'invalid_state' });
+      // Nobody acts above their own rank: offboarding a super admin takes a super admin.
+      requireRankOver(ctx.principal, user.role);
       user.status = 'offboarded';
       user.updatedAt = ctx.clock.now();
       await em.flush();

@@ -35,13 +35,13 @@ const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnecti
 
 type Tools = ToolsTokenCreated & { admin: TestUser };
 
-/** An admin-owned tools-token of a fresh integrator (the operator op `tokens.create_tools`, in-process). */
-async function adminTools(): Promise<Tools> {
+/** An admin-owned tools-token of a fresh integrator, or of `integrator` (the operator op `tokens.create_tools`, in-process). */
+async function adminTools(integrator = `ci-${tag()}`): Promise<Tools> {
   const admin = await newUser(h, 'admin');
   const { output } = await runOperation(h.svc.deps, createToolsToken, {
     surface: 'cli',
     requestId: `req_${tag()}`,
-    input: { owner: admin.email, integrator: `ci-${tag()}`, name: 'catalog tests' },
+    input: { owner: admin.email, integrator, name: 'catalog tests' },
     log: h.svc.deps.log,
     system: true,
   });
@@ -380,7 +380,8 @@ describe('DELETE /api/v1/catalog/items/{slug}', () => {
 
   it('refuses a hard delete with live dependents (409 blockers), then removes the row once they are dead', async () => {
     const tools = await adminTools();
-    const linked = await adminTools();
+    // A second tools-token of the same integrator: a row links only its own integrator's tokens.
+    const linked = await adminTools(tools.integratorSlug);
     const row = await created(tools.token, { linked_tools_token_id: linked.tokenId });
     const [u1, u2, u3] = [await newUser(h), await newUser(h), await newUser(h)];
     const now = new Date().toISOString();

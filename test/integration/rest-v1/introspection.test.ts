@@ -25,6 +25,11 @@ async function ok(r: Awaited<ReturnType<typeof http>>) {
   return body;
 }
 
+/** A token of fluxdesk's own integrator (`internal-os`): only its deliveries are fluxdeskInternalTypes. */
+async function fluxdeskSender(): Promise<string> {
+  return (await claimedEmployee(h, await adminTools(h, { integrator: 'internal-os' }))).token;
+}
+
 /** Publishes `n` distinct events of each type through a (claimed) personal token. */
 async function sendTypes(token: string, types: Record<string, number>) {
   for (const [type, n] of Object.entries(types)) {
@@ -125,15 +130,18 @@ describe('GET /api/v1/event-types', () => {
     expectProblem(await eventTypes((await nonAdminTools(h)).token, b.integratorSlug), 403);
   });
 
-  it('internal-os. types are visible to every caller in fluxdeskInternalTypes', async () => {
+  it("fluxdesk's own internal-os. types are visible to every caller in fluxdeskInternalTypes", async () => {
     const t = tag();
     const internalType = `internal-os.${t}.ping`;
+    const fluxdesk = await fluxdeskSender();
+    expect((await publish(h, fluxdesk, event(h, { event_type: internalType }))).status).toBe(202);
+    expect((await publishLegacy(h, fluxdesk, event(h, { event_type: internalType }))).status).toBe(202);
+    // Another sender's internal-os. type (the older endpoint has no namespace gate) is its own,
+    // never fluxdesk's; /api/v1/events refuses it (namespace gate).
     const sender = await newPersonalToken(h);
-    // The older endpoint has no namespace gate, so a self-service token can send it.
-    expect((await publishLegacy(h, sender.token, event(h, { event_type: internalType }))).status).toBe(202);
-    expect((await publishLegacy(h, sender.token, event(h, { event_type: internalType }))).status).toBe(202);
-    // /api/v1/events refuses it (namespace gate).
-    expect((await publish(h, sender.token, event(h, { event_type: internalType }))).status).toBe(400);
+    const forged = `internal-os.${t}.forged`;
+    expect((await publishLegacy(h, sender.token, event(h, { event_type: forged }))).status).toBe(202);
+    expect((await publish(h, sender.token, event(h, { event_type: forged }))).status).toBe(400);
 
     const tools = await adminTools(h);
     const claimed = await claimedEmployee(h, tools);
@@ -141,6 +149,7 @@ describe('GET /api/v1/event-types', () => {
       const body = await ok(await eventTypes(token));
       const row = body.fluxdeskInternalTypes.find((r) => r.eventType === internalType);
       expect(row, token.slice(0, 12)).toMatchObject({ count: 2, lastSeenAt: expect.any(String) });
+      expect(body.fluxdeskInternalTypes.find((r) => r.eventType === forged)).toBeUndefined();
       expect(body.fluxdeskInternalTypes.every((r) => r.eventType.startsWith('internal-os.'))).toBe(true);
     }
     expect((await ok(await eventTypes(tools.token))).yourEventTypes).toEqual([]);
@@ -151,9 +160,9 @@ describe('GET /api/v1/event-types', () => {
     const c = await claimedEmployee(h, tools);
     const type = `${tools.prefix}window.check`;
     const internalType = `internal-os.${tag()}.window`;
-    const sender = await newPersonalToken(h);
+    const fluxdesk = await fluxdeskSender();
     await sendTypes(c.token, { [type]: 1 });
-    await publishLegacy(h, sender.token, event(h, { event_type: internalType }));
+    expect((await publish(h, fluxdesk, event(h, { event_type: internalType }))).status).toBe(202);
     h.clock.advance(45 * DAY_MS);
     await sendTypes(c.token, { [type]: 1 });
     const secondAt = h.clock.now().getTime();
