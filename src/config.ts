@@ -1,5 +1,6 @@
 // The ONLY reader of process.env. Defaults make a bare `npm start` work (embedded mode).
 import { z } from 'zod';
+import { parseHostList } from './domain/urls.rules.js';
 
 const optionalUrl = z.string().trim().min(1).optional();
 
@@ -86,9 +87,6 @@ export type Config = Readonly<{
 }>;
 
 /** A comma list of hostnames or IP literals (`[::1]` or `::1`), lower-cased, without a trailing dot. */
-const hostList = (v: string | undefined): readonly string[] =>
-  Object.freeze((v ?? '').split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '')).filter(Boolean));
-
 /** Parses the environment once; throws a readable error for bad values. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, serviceVersion = '0.0.0'): Config {
   const parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
@@ -126,11 +124,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pushTtlSeconds: e.NUDGE_PUSH_TTL_S,
       yieldAtInFlight: e.NUDGE_YIELD_INFLIGHT,
       maxDeferSeconds: e.NUDGE_MAX_DEFER_S,
-      egressAllowHosts: Object.freeze((e.NUDGE_EGRESS_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+      // Same normalisation as EGRESS_ALLOW_HOSTS and as every target host (domain/urls.rules.ts).
+      egressAllowHosts: parseHostList(e.NUDGE_EGRESS_ALLOW_HOSTS),
       // Push services contact the operator here; an https public URL serves, else a mailto placeholder.
       vapidSubject: e.VAPID_SUBJECT ?? (publicBaseUrl.startsWith('https://') ? publicBaseUrl : 'mailto:fluxdesk-push@invalid'),
     }),
     mail: Object.freeze({ smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM ?? 'fluxdesk <no-reply@fluxdesk.invalid>' }),
-    egressAllowHosts: hostList(e.EGRESS_ALLOW_HOSTS),
+    egressAllowHosts: parseHostList(e.EGRESS_ALLOW_HOSTS),
   });
 }

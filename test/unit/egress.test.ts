@@ -5,8 +5,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyAddress, isAllowedAddress, parseIPv6, type AddressClass } from '../../src/infra/http-egress/address-policy.js';
+import { loadConfig } from '../../src/config.js';
+import { normalizeHost, parseHostList } from '../../src/domain/urls.rules.js';
+import { allowHostSet, classifyAddress, egressTarget, isAllowedAddress, isAllowedAnswer, type AddressClass } from '../../src/infra/http-egress/address-policy.js';
 import { createEgressClient, type Resolver } from '../../src/infra/http-egress/egress-client.js';
+import { createNudgeEgressClient } from '../../src/infra/chat/nudge-egress.js';
 
 describe('classifyAddress', () => {
   const cases: Array<[string, AddressClass]> = [
@@ -72,22 +75,74 @@ describe('classifyAddress', () => {
     ['2002:c0a8:0101::1', 'private'],
     ['2002:0808:0808::1', 'public'],
     ['[::1]', 'loopback'],
-    // Not addresses at all.
+    // IPv4-translated ::ffff:0:0:0/96 (SIIT, RFC 6145): the issue's reproduction, classed public before.
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['::ffff:0:a00:1', 'private'],
+    ['::ffff:0:a9fe:a9fe', 'metadata'],
+    ['::ffff:0:808:808', 'public'],
+    // IPv4-mapped in hex and IPv4-compatible in hex (ipaddr.js alone calls ::7f00:1 unicast).
+    ['::ffff:a9fe:a9fe', 'metadata'],
+    ['::ffff:c0a8:1', 'private'],
+    ['::7f00:1', 'loopback'],
+    ['::a00:1', 'private'],
+    ['::808:808', 'public'],
+    ['::2', 'reserved'],
+    // NAT64 well-known prefix in hex; local-use NAT64 never public.
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b::a9fe:a9fe', 'metadata'],
+    ['64:ff9b::c0a8:101', 'private'],
+    ['64:ff9b:1:2::8.8.8.8', 'private'],
+    // 6to4 embedding private, loopback, CGNAT, metadata and public IPv4.
+    ['2002:7f00:1::1', 'loopback'],
+    ['2002:a00:1::', 'private'],
+    ['2002:ac10:1::1', 'private'],
+    ['2002:6440:1::1', 'cgnat'],
+    ['2002:a9fe:a9fe::1', 'metadata'],
+    ['2002:a9fe:1::1', 'link_local'],
+    // Teredo: tunnels to an IPv4 of the sender's choosing, whatever its obfuscated client part.
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    ['2001::7f00:1', 'reserved'],
+    // Link-local, ULA, site-local, multicast scopes.
+    ['fe80::a:b:c:d', 'link_local'],
+    ['fd00:ec2::253', 'private'],
+    ['fdff:ffff::1', 'private'],
+    ['ff05::2', 'multicast'],
+    ['ff0e::1', 'multicast'],
+    // Unspecified / loopback written out; metadata written out.
+    ['0:0:0:0:0:0:0:0', 'unspecified'],
+    ['0000:0000:0000:0000:0000:0000:0000:0001', 'loopback'],
+    ['FD00:EC2:0:0:0:0:0:254', 'metadata'],
+    // Carrier-grade NAT edges, benchmarking (v4 and v6), other special-purpose ranges.
+    ['100.64.0.0', 'cgnat'],
+    ['198.19.255.255', 'reserved'],
+    ['198.17.255.255', 'public'],
+    ['198.20.0.0', 'public'],
+    ['2001:2::1', 'reserved'],
+    ['192.88.99.1', 'reserved'],
+    ['198.51.100.7', 'reserved'],
+    ['203.0.113.9', 'reserved'],
+    ['2001:10::1', 'reserved'],
+    ['2001:20::1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['5f00::1', 'reserved'],
+    ['100::', 'reserved'],
+    // Outside global unicast 2000::/3 (unassigned): default deny.
+    ['4000::1', 'reserved'],
+    ['1234::1', 'reserved'],
+    // Not addresses at all (lenient forms a resolver never returns and a URL never keeps).
     ['localhost', 'invalid'],
     ['10.0.0', 'invalid'],
+    ['127.1', 'invalid'],
+    ['0x7f.0.0.1', 'invalid'],
+    ['0177.0.0.1', 'invalid'],
+    ['2130706433', 'invalid'],
+    ['::ffff:127.0.0.1:80', 'invalid'],
+    ['[::1', 'invalid'],
     ['', 'invalid'],
   ];
   it.each(cases)('%s is %s', (address, expected) => {
     expect(classifyAddress(address)).toBe(expected);
-  });
-
-  it('parses IPv6 forms to the same 16 bytes', () => {
-    const hex = (s: string) => Buffer.from(parseIPv6(s)!).toString('hex');
-    expect(hex('::ffff:10.0.0.1')).toBe(hex('::ffff:a00:1'));
-    expect(hex('1:2:3:4:5:6:7:8')).toBe('00010002000300040005000600070008');
-    expect(hex('1:2:3:4:5:6:1.2.3.4')).toBe('00010002000300040005000601020304');
-    expect(hex('1::8')).toBe('00010000000000000000000000000008');
-    expect(parseIPv6('1:2:3')).toBeNull();
   });
 
   it('only public addresses are allowed; an allowlisted host may add private ones, never metadata, multicast or unspecified', () => {
@@ -100,6 +155,68 @@ describe('classifyAddress', () => {
       expect(isAllowedAddress(a)).toBe(false);
       expect(isAllowedAddress(a, true)).toBe(false);
     }
+  });
+});
+
+describe('one DNS answer, one verdict (isAllowedAnswer)', () => {
+  it('refuses an empty answer and any answer with one non-public address', () => {
+    expect(isAllowedAnswer([], false)).toBe(false);
+    expect(isAllowedAnswer([{ address: '8.8.8.8' }, { address: '2606:4700:4700::1111' }], false)).toBe(true);
+    expect(isAllowedAnswer([{ address: '8.8.8.8' }, { address: '::ffff:0:7f00:1' }], false)).toBe(false);
+    expect(isAllowedAnswer([{ address: '127.0.0.1' }], true)).toBe(true);
+    expect(isAllowedAnswer([{ address: '127.0.0.1' }, { address: '169.254.169.254' }], true)).toBe(false);
+  });
+});
+
+describe('allowlist normalisation (EGRESS_ALLOW_HOSTS and NUDGE_EGRESS_ALLOW_HOSTS alike)', () => {
+  it.each([
+    ['Receiver.Test', 'receiver.test'],
+    [' receiver.test. ', 'receiver.test'],
+    ['receiver.test:8443', 'receiver.test'],
+    ['RECEIVER.TEST.:80', 'receiver.test'],
+    ['127.0.0.1', '127.0.0.1'],
+    ['127.0.0.1:9000', '127.0.0.1'],
+    ['[::1]', '::1'],
+    ['[::1]:8080', '::1'],
+    ['::1', '::1'],
+    ['0:0:0:0:0:0:0:1', '::1'],
+    ['[FD00::0001]', 'fd00::1'],
+    ['::ffff:127.0.0.1', '::ffff:7f00:1'],
+    ['bücher.example', 'xn--bcher-kva.example'],
+  ])('%j -> %j', (entry, host) => {
+    expect(normalizeHost(entry)).toBe(host);
+  });
+
+  it('both variables are read with the same normalisation, empty entries dropped', () => {
+    const raw = ' 127.0.0.1:8080, Receiver.Test. ,[::1],, [0:0::1]:443 ';
+    const want = ['127.0.0.1', 'receiver.test', '::1', '::1'];
+    const c = loadConfig({ EGRESS_ALLOW_HOSTS: raw, NUDGE_EGRESS_ALLOW_HOSTS: raw });
+    expect(c.egressAllowHosts).toEqual(want);
+    expect(c.nudges.egressAllowHosts).toEqual(want);
+    expect(parseHostList(raw)).toEqual(want);
+    expect(loadConfig({}).nudges.egressAllowHosts).toEqual([]);
+  });
+
+  it('an entry matches the URL host however either is written', () => {
+    const allow = allowHostSet(['RECEIVER.test.:8080', '[::1]', '127.0.0.1']);
+    expect(egressTarget('http://receiver.test:9000/x', allow)?.allowlisted).toBe(true);
+    expect(egressTarget('http://Receiver.Test./x', allow)?.allowlisted).toBe(true);
+    expect(egressTarget('http://[0:0::1]:9/x', allow)).toMatchObject({ host: '::1', allowlisted: true, literal: 6 });
+    expect(egressTarget('http://127.1/x', allow)).toMatchObject({ host: '127.0.0.1', allowlisted: true, literal: 4 });
+    expect(egressTarget('http://other.test/x', allow)).toBeNull();
+    expect(egressTarget('https://other.test/x', allow)).toMatchObject({ host: 'other.test', allowlisted: false, literal: 0 });
+  });
+
+  it('the shared target rule: https only unless allowlisted; IP literals checked up front, metadata never', () => {
+    const none = allowHostSet([]);
+    expect(egressTarget('not a url', none)).toBeNull();
+    expect(egressTarget('ftp://example.test/', none)).toBeNull();
+    expect(egressTarget('https://[::ffff:0:7f00:1]/cb', none)).toBeNull();
+    expect(egressTarget('https://[64:ff9b::a9fe:a9fe]/cb', none)).toBeNull();
+    expect(egressTarget('https://[2002:a00:1::1]/cb', none)).toBeNull();
+    expect(egressTarget('https://0x7f000001/cb', none)).toBeNull(); // the URL parser makes it 127.0.0.1
+    expect(egressTarget('https://8.8.8.8/cb', none)).toMatchObject({ literal: 4, allowlisted: false });
+    expect(egressTarget('http://169.254.169.254/', allowHostSet(['169.254.169.254']))).toBeNull();
   });
 });
 
@@ -248,5 +365,32 @@ describe('createEgressClient', () => {
     });
     const refused = await createEgressClient({ allowHosts: ['127.0.0.1'] }).post(`http://127.0.0.1:${closed}/`, body, {});
     expect(refused).toEqual({ status: 0, ok: false, error: 'network_error' });
+  });
+
+  describe('both clients refuse [::ffff:0:7f00:1] (IPv4-translated loopback) without connecting', () => {
+    it.each(['[::ffff:0:7f00:1]', '[::ffff:0:127.0.0.1]', '[64:ff9b::7f00:1]', '[::7f00:1]', '[2002:7f00:1::1]', '[::ffff:7f00:1]'])(
+      'https://%s:<receiver port>/ok',
+      async (host) => {
+        const url = `https://${host}:${port}/ok`;
+        const { result, opened } = await countingConnections(() => createEgressClient({ allowHosts: [] }).post(url, body, {}));
+        expect(result).toEqual({ status: 0, ok: false, error: 'blocked_target' });
+        const nudge = createNudgeEgressClient({ timeoutMs: 1_000, allowHosts: [] });
+        try {
+          const n = await countingConnections(() => nudge.post(url, body, {}));
+          expect(n.result).toEqual({ status: 0, ok: false, error: 'blocked_target' });
+          expect(n.opened).toBe(0);
+        } finally {
+          await nudge.close();
+        }
+        expect(opened).toBe(0);
+      },
+    );
+
+    it('a host name resolving to it is refused too (callback client, injected resolver)', async () => {
+      const resolve: Resolver = async () => [{ address: '::ffff:0:7f00:1', family: 6 }];
+      const { result, opened } = await countingConnections(() => createEgressClient({ allowHosts: [], resolve }).post(`https://rebind.example.test:${port}/ok`, body, {}));
+      expect(result).toEqual({ status: 0, ok: false, error: 'blocked_target' });
+      expect(opened).toBe(0);
+    });
   });
 });

@@ -2,6 +2,7 @@
 // SPEC "What the service does" 1, "Side effects of a new delivery", "Delivery external status",
 // Limits (daily notifications per token, 500 inbox notifications per user per day, 00:00 UTC reset).
 import { SEVERITIES } from '../events/event-validation.rules.js';
+import { normalizeHost } from '../urls.rules.js';
 
 export type Severity = (typeof SEVERITIES)[number];
 export type NudgeChannel = 'push' | 'chat';
@@ -71,8 +72,8 @@ export function receiverUrlIssue(raw: string, allowHttpHosts: readonly string[])
     return 'must be an absolute URL';
   }
   if (u.username || u.password) return 'must not carry credentials';
-  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (u.protocol === 'https:') return null;
-  if (u.protocol === 'http:' && allowHttpHosts.includes(host)) return null;
+  // The allowlist entries come normalised the same way (config: parseHostList).
+  if (u.protocol === 'http:' && allowHttpHosts.includes(normalizeHost(u.hostname))) return null;
   return 'must start with https://';
 }

@@ -1,6 +1,6 @@
 // Outgoing POSTs of nudges (chat webhooks, push services) with the SAME target rules as the
-// SSRF-guarded egress client (src/infra/http-egress: https only unless allowlisted; every resolved
-// address must be public per its address policy; no redirects; one deadline), but over pooled
+// SSRF-guarded egress client (one policy, src/infra/http-egress/address-policy.ts: https only unless
+// allowlisted; every resolved address must be public; no redirects; one deadline), but over pooled
 // keep-alive connections. The worker sends thousands of nudges a second to a handful of hosts;
 // a fresh TCP (+TLS) connection per request, as the action-callback client makes, costs more
 // than the request itself.
@@ -11,10 +11,10 @@
 // again. IP-literal hosts never reach `lookup` (Node connects directly), so they are checked
 // before the request.
 import dns from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import { isAllowedAddress } from '../http-egress/address-policy.js';
-import { normalizeHost, result, type EgressClient } from '../http-egress/egress-client.js';
+import { allowHostSet, egressTarget, isAllowedAnswer } from '../http-egress/address-policy.js';
+import { result, type EgressClient } from '../http-egress/egress-client.js';
 
 export interface NudgeEgressOptions {
   timeoutMs: number;
@@ -34,7 +34,7 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
     dns.lookup(hostname, { all: true, order: 'verbatim' }, (err, addresses) => {
       if (err) return callback(err);
       if (addresses.length === 0) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }));
-      if (!addresses.every((a) => isAllowedAddress(a.address, allowPrivate))) return callback(new BlockedTarget('target address not allowed'));
+      if (!isAllowedAnswer(addresses, allowPrivate)) return callback(new BlockedTarget('target address not allowed'));
       const first = addresses[0]!;
       if (options?.all) callback(null, [first]);
       else callback(null, first.address, first.family);
@@ -54,7 +54,7 @@ const isBlocked = (err: unknown): boolean => {
 };
 
 export function createNudgeEgressClient(opts: NudgeEgressOptions): ClosableEgressClient {
-  const allowHosts = opts.allowHosts.map(normalizeHost);
+  const allowHosts = allowHostSet(opts.allowHosts);
   // undici (Node's own fetch engine) instead of node:http: less CPU per POST (a client and a local
   // receiver in one process: about 170 µs per POST with node:http, 125-140 µs with undici).
   // One pool per trust level, so a socket opened under the allowlisted lookup never serves a
@@ -76,17 +76,10 @@ export function createNudgeEgressClient(opts: NudgeEgressOptions): ClosableEgres
       await Promise.all([agents.open.destroy(), agents.allowlisted.destroy()]);
     },
     async post(url, body, headers) {
-      let target: URL;
-      try {
-        target = new URL(url);
-      } catch {
-        return result(0, 'blocked_target');
-      }
-      const host = normalizeHost(target.hostname);
-      const allowlisted = allowHosts.includes(host);
-      const isHttps = target.protocol === 'https:';
-      if (!(isHttps || (target.protocol === 'http:' && allowlisted))) return result(0, 'blocked_target');
-      if (isIP(host) !== 0 && !isAllowedAddress(host, allowlisted)) return result(0, 'blocked_target');
+      // Scheme, allowlist and IP-literal rules (IP literals never reach `lookup`): the shared policy.
+      const checked = egressTarget(url, allowHosts);
+      if (!checked) return result(0, 'blocked_target');
+      const { url: target, allowlisted } = checked;
 
       // One deadline up to the end of the response (a receiver that stalls mid-body is cut too).
       const abort = new AbortController();

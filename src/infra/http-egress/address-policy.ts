@@ -1,8 +1,15 @@
-// Which IP addresses an outgoing request may reach (SSRF guard for webhook action callbacks,
-// SPEC "Action callback (outgoing)"). Pure: no DNS, no sockets. The client resolves a host, runs
-// every address through classifyAddress and refuses the whole target when any of them is not
-// public, then connects to the checked address only.
+// Where an outgoing request to a user-supplied URL may go: the ONE SSRF policy of every egress
+// client (webhook action callbacks in egress-client.ts, chat and push nudges in
+// infra/chat/nudge-egress.ts). Pure: no DNS, no sockets. A client checks the URL with egressTarget,
+// resolves a host name, refuses the whole answer unless isAllowedAnswer, and connects to a checked
+// address only (never a second, possibly rebound, DNS answer).
+//
+// Addresses are classified with ipaddr.js's IANA special-purpose ranges (not hand-written masks).
+// IPv6 forms that carry an IPv4 address (mapped, translated, compatible, NAT64, 6to4) are classed
+// as that IPv4 address; anything outside global unicast is refused (default deny).
+import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
+import { normalizeHost } from '../../domain/urls.rules.js';
 
 export type AddressClass =
   | 'public'
@@ -16,105 +23,91 @@ export type AddressClass =
   | 'reserved'
   | 'invalid';
 
+type IPv4 = ipaddr.IPv4;
+type IPv6 = ipaddr.IPv6;
+
 /** Cloud instance-metadata endpoints: never reachable, not even for an allowlisted host. */
-const METADATA_V4 = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200']);
-const METADATA_V6 = ['fd00:ec2::254'];
+const METADATA_V4: ReadonlySet<string> = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200']);
+const METADATA_V6 = [ipaddr.IPv6.parse('fd00:ec2::254')];
 
-export function parseIPv4(s: string): number | null {
-  if (isIP(s) !== 4) return null;
-  const [a, b, c, d] = s.split('.').map(Number) as [number, number, number, number];
-  return ((a << 24) >>> 0) + (b << 16) + (c << 8) + d;
-}
+const cidr6 = (s: string) => ipaddr.IPv6.parseCIDR(s);
+const NAT64_WELL_KNOWN = cidr6('64:ff9b::/96');
+const GLOBAL_UNICAST = cidr6('2000::/3');
+/** IPv4-compatible (deprecated ::a.b.c.d): ipaddr.js classes `::7f00:1` as unicast. */
+const IPV4_COMPATIBLE = cidr6('::/96');
 
-/** 16 bytes, or null. Accepts `::`, an embedded dotted quad and a zone id (`fe80::1%eth0`). */
-export function parseIPv6(input: string): Uint8Array | null {
-  const s = input.replace(/^\[|\]$/g, '').split('%')[0]!;
-  if (isIP(s) !== 6) return null;
-  let head = s;
-  const tailV4: number[] = [];
-  const lastColon = s.lastIndexOf(':');
-  if (s.slice(lastColon + 1).includes('.')) {
-    const v4 = parseIPv4(s.slice(lastColon + 1));
-    if (v4 === null) return null;
-    tailV4.push((v4 >>> 16) & 0xffff, v4 & 0xffff);
-    head = s.slice(0, lastColon + 1);
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
-  }
-  const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
-  const groups = (part: string | undefined) => (part ? part.split(':').filter((g) => g !== '').map((g) => parseInt(g, 16)) : []);
-  const l = groups(left);
-  const r = [...groups(right), ...tailV4];
-  const fill = right === undefined && !head.includes('::') ? 0 : 8 - l.length - r.length;
-  const words = [...l, ...new Array<number>(Math.max(0, fill)).fill(0), ...r];
-  if (words.length !== 8) return null;
-  const bytes = new Uint8Array(16);
-  words.forEach((w, i) => {
-    bytes[i * 2] = w >> 8;
-    bytes[i * 2 + 1] = w & 0xff;
-  });
-  return bytes;
-}
-
-const inV4 = (ip: number, base: string, bits: number) => {
-  const b = parseIPv4(base)!;
-  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return ((ip & mask) >>> 0) === ((b & mask) >>> 0);
+const V4_CLASS: Readonly<Record<string, AddressClass>> = {
+  unicast: 'public',
+  loopback: 'loopback',
+  private: 'private',
+  linkLocal: 'link_local',
+  carrierGradeNat: 'cgnat',
+  multicast: 'multicast',
+  // broadcast, reserved (IETF protocol assignments, documentation, benchmarking 198.18/15, 6to4
+  // relay, class E), as112, amt: never a receiver -> 'reserved' below.
 };
 
-function classifyV4(ip: number, text: string): AddressClass {
-  if (METADATA_V4.has(text)) return 'metadata';
-  if (ip === 0) return 'unspecified';
-  if (inV4(ip, '0.0.0.0', 8)) return 'reserved'; // "this network"
-  if (inV4(ip, '127.0.0.0', 8)) return 'loopback';
-  if (inV4(ip, '10.0.0.0', 8) || inV4(ip, '172.16.0.0', 12) || inV4(ip, '192.168.0.0', 16)) return 'private';
-  if (inV4(ip, '169.254.0.0', 16)) return 'link_local';
-  if (inV4(ip, '100.64.0.0', 10)) return 'cgnat';
-  if (inV4(ip, '224.0.0.0', 4)) return 'multicast';
-  // Broadcast, class E, IETF assignments, benchmarking and documentation ranges: never a receiver.
-  if (inV4(ip, '240.0.0.0', 4) || inV4(ip, '192.0.0.0', 24) || inV4(ip, '198.18.0.0', 15) || inV4(ip, '192.0.2.0', 24) || inV4(ip, '198.51.100.0', 24) || inV4(ip, '203.0.113.0', 24)) {
-    return 'reserved';
+const V6_CLASS: Readonly<Record<string, AddressClass>> = {
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  multicast: 'multicast',
+  linkLocal: 'link_local',
+  uniqueLocal: 'private',
+  deprecatedSiteLocal: 'private',
+  // Teredo (2001::/32) tunnels to an IPv4 server and client of the sender's choosing; discard,
+  // benchmarking, documentation, ORCHID, AMT, AS112, segment routing: all 'reserved' below.
+};
+
+function classifyV4(a: IPv4): AddressClass {
+  if (METADATA_V4.has(a.toString())) return 'metadata';
+  const range = a.range();
+  // 0.0.0.0/8 is "this network"; only 0.0.0.0 itself is the unspecified address.
+  if (range === 'unspecified') return a.octets.every((o) => o === 0) ? 'unspecified' : 'reserved';
+  return V4_CLASS[range] ?? 'reserved';
+}
+
+/** The IPv4 address in the last 32 bits (or at word `at`) of an IPv6 address. */
+const embeddedV4 = (a: IPv6, at = 6): IPv4 => {
+  const hi = a.parts[at]!;
+  const lo = a.parts[at + 1]!;
+  return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+};
+
+function classifyV6(a: IPv6): AddressClass {
+  if (METADATA_V6.some((m) => a.match(m, 128))) return 'metadata';
+  // Wider than ipaddr.js's type: it also returns discard, deprecatedSiteLocal, segmentRouting...
+  const range: string = a.range();
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:0:0/96, what a dual-stack socket reaches as IPv4
+    case 'rfc6145': // ::ffff:0:0:0/96, IPv4-translated (SIIT)
+      return classifyV4(embeddedV4(a));
+    case 'rfc6052': // 64:ff9b::/96 translates to the embedded IPv4; 64:ff9b:1::/48 is local-use
+      return a.match(NAT64_WELL_KNOWN) ? classifyV4(embeddedV4(a)) : 'private';
+    case '6to4': // 2002:AABB:CCDD::/48 is the site behind IPv4 AA.BB.CC.DD
+      return classifyV4(embeddedV4(a, 1));
+    case 'unicast':
+      if (a.match(IPV4_COMPATIBLE)) return classifyV4(embeddedV4(a));
+      return a.match(GLOBAL_UNICAST) ? 'public' : 'reserved';
+    default:
+      return V6_CLASS[range] ?? 'reserved';
   }
-  return 'public';
 }
 
-const v4FromBytes = (b: Uint8Array, at: number) => ((b[at]! << 24) >>> 0) + (b[at + 1]! << 16) + (b[at + 2]! << 8) + b[at + 3]!;
-const v4Text = (n: number) => [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff].join('.');
-const zeros = (b: Uint8Array, from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-
-function classifyV6(b: Uint8Array): AddressClass {
-  if (METADATA_V6.some((m) => parseIPv6(m)!.every((x, i) => x === b[i]))) return 'metadata';
-  if (zeros(b, 0, 16)) return 'unspecified';
-  if (zeros(b, 0, 15) && b[15] === 1) return 'loopback';
-  // IPv4-mapped (::ffff:a.b.c.d) and the deprecated IPv4-compatible (::a.b.c.d): the embedded
-  // IPv4 address is what the socket reaches.
-  if (zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff) return classifyEmbedded(b, 12);
-  if (zeros(b, 0, 12)) return classifyEmbedded(b, 12);
-  // NAT64 well-known prefix 64:ff9b::/96 translates to the embedded IPv4 address.
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12)) return classifyEmbedded(b, 12);
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b[4] === 0x00 && b[5] === 0x01) return 'private'; // 64:ff9b:1::/48 local-use NAT64
-  if (b[0] === 0x20 && b[1] === 0x02) return classifyEmbedded(b, 2); // 6to4 2002::/16
-  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x00 && b[3] === 0x00) return 'reserved'; // Teredo 2001::/32 (tunnels to any IPv4)
-  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x0d && b[3] === 0xb8) return 'reserved'; // documentation 2001:db8::/32
-  if (b[0] === 0x01 && b[1] === 0x00 && zeros(b, 2, 8)) return 'reserved'; // discard 100::/64
-  if ((b[0]! & 0xfe) === 0xfc) return 'private'; // unique local fc00::/7
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return 'link_local'; // fe80::/10
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return 'private'; // deprecated site-local fec0::/10
-  if (b[0] === 0xff) return 'multicast';
-  return 'public';
-}
-
-function classifyEmbedded(b: Uint8Array, at: number): AddressClass {
-  const n = v4FromBytes(b, at);
-  return classifyV4(n, v4Text(n));
-}
-
-/** The class of one literal IP address (v4 or v6); anything unparsable is `invalid`. */
+/**
+ * The class of one literal IP address (v4 or v6, IPv6 optionally in brackets or with a zone id).
+ * Only the strict textual forms that DNS answers and URL hosts use are addresses (`127.1` or
+ * `0x7f.1` are not); anything else is `invalid`.
+ */
 export function classifyAddress(address: string): AddressClass {
-  const v4 = parseIPv4(address);
-  if (v4 !== null) return classifyV4(v4, address);
-  const v6 = parseIPv6(address);
-  if (v6 !== null) return classifyV6(v6);
-  return 'invalid';
+  const text = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  const family = isIP(text);
+  if (family === 0) return 'invalid';
+  try {
+    const a = ipaddr.parse(text);
+    return a.kind() === 'ipv4' ? classifyV4(a as IPv4) : classifyV6(a as IPv6);
+  } catch {
+    return 'invalid';
+  }
 }
 
 /** Classes an allowlisted host may still reach: its own private or loopback address, never metadata. */
@@ -124,4 +117,48 @@ const ALLOWLISTED_EXTRA: ReadonlySet<AddressClass> = new Set(['loopback', 'priva
 export function isAllowedAddress(address: string, allowPrivate = false): boolean {
   const c = classifyAddress(address);
   return c === 'public' || (allowPrivate && ALLOWLISTED_EXTRA.has(c));
+}
+
+/** A DNS answer is usable only when EVERY address is allowed: a mixed answer is how rebinding starts. */
+export function isAllowedAnswer(addresses: ReadonlyArray<{ address: string }>, allowPrivate: boolean): boolean {
+  return addresses.length > 0 && addresses.every((a) => isAllowedAddress(a.address, allowPrivate));
+}
+
+/**
+ * An egress allowlist (EGRESS_ALLOW_HOSTS for callbacks, NUDGE_EGRESS_ALLOW_HOSTS for nudges), with
+ * the same normalisation as every target host (normalizeHost: lower case, no trailing dot, no IPv6
+ * brackets, no port, canonical IP literals).
+ */
+export function allowHostSet(hosts: readonly string[]): ReadonlySet<string> {
+  return new Set(hosts.map(normalizeHost).filter(Boolean));
+}
+
+export interface EgressTarget {
+  url: URL;
+  /** The URL's host, normalised (no brackets): what the allowlist, Host and SNI use. */
+  host: string;
+  /** On the allowlist: plain http and private/loopback addresses are allowed (never metadata). */
+  allowlisted: boolean;
+  /** 4 or 6 for an IP-literal host (already checked here), 0 for a name (check its DNS answer). */
+  literal: 0 | 4 | 6;
+}
+
+/**
+ * The URL rule of every egress client: https only (plain http only for an allowlisted host); an
+ * IP-literal host must be an allowed address. null: the target is refused.
+ */
+export function egressTarget(url: string, allowHosts: ReadonlySet<string>): EgressTarget | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  const host = normalizeHost(u.hostname);
+  if (host === '') return null;
+  const allowlisted = allowHosts.has(host);
+  if (!(u.protocol === 'https:' || (u.protocol === 'http:' && allowlisted))) return null;
+  const literal = isIP(host) as 0 | 4 | 6;
+  if (literal !== 0 && !isAllowedAddress(host, allowlisted)) return null;
+  return { url: u, host, allowlisted, literal };
 }

@@ -1,9 +1,10 @@
 // Outgoing HTTP POSTs to user-controlled URLs (webhook action callbacks, SPEC "Action callback
 // (outgoing)", Limits: callback timeout 5 s), guarded against SSRF:
 //  - https only; plain http only for a host on the egress allowlist (local test receivers);
-//  - the host is resolved once (all addresses) and refused when ANY address is loopback, private,
-//    link-local, CGNAT, unspecified, multicast, reserved or a cloud metadata address (IPv4-mapped
-//    IPv6 included; see address-policy.ts);
+//  - the host is resolved once (all addresses) and refused when ANY address is not public per
+//    address-policy.ts (the one policy shared with the nudge client: loopback, private,
+//    link-local, CGNAT, unspecified, multicast, reserved, metadata, and IPv6 forms embedding such
+//    an IPv4 address);
 //  - the socket connects to that checked address (pinned through the `lookup` hook), so a second,
 //    rebinding DNS answer is never used; Host and TLS SNI/certificate checks keep the original name;
 //  - redirects are not followed (a 3xx is reported as the status);
@@ -13,7 +14,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isAllowedAddress } from './address-policy.js';
+import { allowHostSet, egressTarget, isAllowedAnswer } from './address-policy.js';
 
 export const DEFAULT_EGRESS_TIMEOUT_MS = 5_000;
 
@@ -55,11 +56,11 @@ export interface EgressClient {
 // Module settings: the defaults of every client made without explicit options. The composition
 // root (src/deps.ts) sets the allowlist from EGRESS_ALLOW_HOSTS (default empty: strict); tests may
 // set both here.
-const settings: { allowHosts: readonly string[]; timeoutMs: number } = { allowHosts: [], timeoutMs: DEFAULT_EGRESS_TIMEOUT_MS };
+const settings: { allowHosts: ReadonlySet<string>; timeoutMs: number } = { allowHosts: new Set(), timeoutMs: DEFAULT_EGRESS_TIMEOUT_MS };
 
 /** Hosts exempt from the https-only and private-address rules (e.g. `['127.0.0.1']` in tests). */
 export function setEgressAllowlist(hosts: readonly string[]): void {
-  settings.allowHosts = hosts.map(normalizeHost);
+  settings.allowHosts = allowHostSet(hosts);
 }
 
 /** The callback deadline; tests shorten it instead of waiting 5 s. */
@@ -68,12 +69,9 @@ export function setEgressTimeoutMs(ms: number): void {
 }
 
 export function resetEgressSettings(): void {
-  settings.allowHosts = [];
+  settings.allowHosts = new Set();
   settings.timeoutMs = DEFAULT_EGRESS_TIMEOUT_MS;
 }
-
-/** A URL host as the allowlists compare it: lower case, no IPv6 brackets, no trailing dot. */
-export const normalizeHost = (h: string) => h.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
 
 const systemResolver: Resolver = async (hostname) => dns.promises.lookup(hostname, { all: true, order: 'verbatim' });
 
@@ -83,25 +81,19 @@ export const result = (status: number, error?: EgressError): EgressResponse => (
 class TimeoutError extends Error {}
 
 export function createEgressClient(opts: EgressOptions = {}): EgressClient {
+  const ownAllowHosts = opts.allowHosts ? allowHostSet(opts.allowHosts) : null;
   return {
     async post(url, body, headers) {
       const timeoutMs = opts.timeoutMs ?? settings.timeoutMs;
-      const allowHosts = (opts.allowHosts ?? settings.allowHosts).map(normalizeHost);
       const resolve = opts.resolve ?? systemResolver;
       const deadline = Date.now() + timeoutMs;
 
-      let target: URL;
-      try {
-        target = new URL(url);
-      } catch {
-        return result(0, 'blocked_target');
-      }
-      const host = normalizeHost(target.hostname);
-      const allowlisted = allowHosts.includes(host);
-      if (!(target.protocol === 'https:' || (target.protocol === 'http:' && allowlisted))) return result(0, 'blocked_target');
+      // Scheme, allowlist and IP-literal rules: the policy shared with the nudge client.
+      const checked = egressTarget(url, ownAllowHosts ?? settings.allowHosts);
+      if (!checked) return result(0, 'blocked_target');
+      const { url: target, host, allowlisted, literal } = checked;
 
       let addresses: ResolvedAddress[];
-      const literal = isIP(host);
       if (literal !== 0) addresses = [{ address: host, family: literal }];
       else {
         try {
@@ -112,7 +104,7 @@ export function createEgressClient(opts: EgressOptions = {}): EgressClient {
       }
       if (addresses.length === 0) return result(0, 'network_error');
       // One bad answer refuses the target: a mixed answer is how rebinding attacks start.
-      if (!addresses.every((a) => isAllowedAddress(a.address, allowlisted))) return result(0, 'blocked_target');
+      if (!isAllowedAnswer(addresses, allowlisted)) return result(0, 'blocked_target');
       return send(target, host, addresses[0]!, body, headers, deadline);
     },
   };
