@@ -53,7 +53,7 @@ export function record(stats: Stats, surface: string, target: string, status: st
   byStatus[status] = (byStatus[status] ?? 0) + 1;
   if (serverError) stats.serverErrors[surface] = (stats.serverErrors[surface] ?? 0) + 1;
   if (reasons.length === 0) return;
-  const v: Violation = { surface, target, status, reasons, input: short(input()) };
+  const v: Violation = { surface, target, status, reasons, input: short(input(), 4000) };
   if (COLLECT) {
     if (stats.violations.length < 500) stats.violations.push(v);
     return;
