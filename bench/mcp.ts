@@ -11,7 +11,9 @@ import { runBench, startBenchServer } from './service.js';
 
 const SECONDS = Number(process.env.BENCH_MCP_SECONDS ?? 8);
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
-// Every call counts against its token's 60/min window (a batch of 20 counts 20), so each scenario
+// Every JSON-RPC request counts against its token's 60/min window (a batch of 20 counts 20;
+// initialize, tools/list and ping would count too, so the scenarios send only tools/call: one
+// request is one call and no handshake eats the budget), so each scenario
 // gets tokens of its own, each used for at most CALLS_PER_TOKEN calls, sized for these rates
 // (calls/s); a faster service uses up its scenario's budget and that scenario ends early (marked
 // `*`, the rate is still right). A refused call is a JSON-RPC error member inside a 200, so

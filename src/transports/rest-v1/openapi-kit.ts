@@ -24,7 +24,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Body over 256 KB',
   415: 'Content-Type is not application/json (utf-8)',
   422: 'Unprocessable (user-not-found, domain-not-allowed, inbound-no-approval)',
-  429: 'Rate limited (60/min per token), or the token is suspended by its circuit breaker (same type, code circuit_open, suspended_until); Retry-After given',
+  429: 'Rate limited (per token: 60/min for publishing, bulk, claims, catalog and integrators; 600/min, counted apart, for read-back, resolve, supplement, event types and the tools-token ping; X-RateLimit-Limit names the budget that applied), or the token is suspended by its circuit breaker (same type, code circuit_open, suspended_until); Retry-After given',
   503: 'Storage unavailable; retry',
 };
 
@@ -36,7 +36,7 @@ export const bearer = [{ bearer: [] }];
 export const commonHeaders = [{ name: 'X-Request-Id', in: 'header', required: false, schema: { type: 'string', maxLength: 120, pattern: '^[A-Za-z0-9_-]+$' } }];
 export const idem = { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 200 } };
 export const rateHeaders = {
-  'X-RateLimit-Limit': { schema: { type: 'integer' } },
+  'X-RateLimit-Limit': { schema: { type: 'integer' }, description: 'the per-token budget this call counted against: 60 per minute (publishing and tools-token management) or 600 per minute (read-back, resolve, supplement, event types, tools-token ping)' },
   'X-RateLimit-Remaining': { schema: { type: 'integer' } },
   'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix seconds' },
 };

@@ -74,7 +74,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
           summary: 'Read back a delivery with its supplements (original sender only)',
           security: bearer,
           parameters: [...commonHeaders, deliveryIdParam],
-          responses: { 200: { description: 'The delivery', content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404) },
+          responses: { 200: { description: 'The delivery', headers: rateHeaders, content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404, 429) },
         },
       },
       '/api/v1/events/{deliveryId}/resolve': {
@@ -84,7 +84,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
           security: bearer,
           parameters: [...commonHeaders, idem, deliveryIdParam],
           requestBody: { required: false, content: json(ref('ResolveRequest')) },
-          responses: { 200: { description: 'The resolved delivery', content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404, 409) },
+          responses: { 200: { description: 'The resolved delivery', headers: rateHeaders, content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404, 409, 429) },
         },
       },
       '/api/v1/events/{deliveryId}/supplement': {
@@ -94,7 +94,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
           security: bearer,
           parameters: [...commonHeaders, idem, deliveryIdParam],
           requestBody: { required: true, content: json(ref('SupplementRequest')) },
-          responses: { 201: { description: 'The delivery with supplements', content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404, 409) },
+          responses: { 201: { description: 'The delivery with supplements', headers: rateHeaders, content: json(ref('Delivery')) }, ...errors(400, 401, 403, 404, 409, 429) },
         },
       },
       '/api/v1/event-types': {
@@ -103,7 +103,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
           summary: 'Event types of your integrator (90 days) and the service\'s internal-os. types',
           security: bearer,
           parameters: [...commonHeaders, { name: 'integrator_slug', in: 'query', required: false, schema: { type: 'string', maxLength: 80 }, description: 'admin tools-token only' }],
-          responses: { 200: { description: 'Event types', content: json(ref('EventTypesResponse')) }, ...errors(401, 403, 404) },
+          responses: { 200: { description: 'Event types', headers: rateHeaders, content: json(ref('EventTypesResponse')) }, ...errors(400, 401, 403, 404, 429) },
         },
       },
       '/api/v1/health': {

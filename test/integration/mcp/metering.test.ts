@@ -160,3 +160,12 @@ describe('the day window counts protocol methods too', () => {
     expect(await count()).toBe(3);
   });
 });
+
+describe('the agent protocol text documents it', () => {
+  it('says every request counts, protocol methods included', async () => {
+    const text = await (await fetch(`${h.baseUrl}/api/internal-os/agent/protocol`)).text();
+    expect(text).toContain('60 requests per minute and 5000 per day per token');
+    expect(text).toContain('Every JSON-RPC request counts once, whatever its method (`tools/call`, `initialize`, `tools/list`, `ping`');
+    expect(text).toContain('a POST that holds no request (only notifications, or a body refused whole');
+  });
+});

@@ -130,3 +130,22 @@ describe('the request budget of inbound tokens (600 per minute, its own window)'
     expectBudget(types, 600, 597);
   });
 });
+
+describe('the budgets are written where integrators read them', () => {
+  it('the inbound protocol text and the OpenAPI document name both budgets', async () => {
+    const text = await (await fetch(`${h.baseUrl}/api/internal-os/integrations/protocol`)).text();
+    expect(text).toContain('| publish | 60 per minute |');
+    expect(text).toContain('| request | 600 per minute | read-back `GET /api/v1/events/{deliveryId}`, resolve, supplement, `GET /api/v1/event-types`');
+    const doc = (await http(h, 'GET', '/api/v1/openapi.json')).body;
+    for (const [path, method, status] of [
+      ['/api/v1/events/{deliveryId}', 'get', '200'],
+      ['/api/v1/events/{deliveryId}/resolve', 'post', '200'],
+      ['/api/v1/events/{deliveryId}/supplement', 'post', '201'],
+      ['/api/v1/event-types', 'get', '200'],
+    ] as const) {
+      const op = doc.paths[path][method];
+      expect(Object.keys(op.responses[status].headers ?? {}), path).toContain('X-RateLimit-Limit');
+      expect(Object.keys(op.responses), path).toContain('429');
+    }
+  });
+});
