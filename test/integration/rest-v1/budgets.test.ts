@@ -117,6 +117,20 @@ describe('the request budget of inbound tokens (600 per minute, its own window)'
     expectBudget(later, 600, 599);
   });
 
+  it('Connect counts on the same windows: EventService.Get reports the request budget, Publish the publish budget', async () => {
+    const t = await newPersonalToken(h);
+    const id = await published(t);
+    const rpc = (method: string, body: unknown) =>
+      http(h, 'POST', `/fluxdesk.events.v1.EventService/${method}`, { token: t.token, body, headers: { 'content-type': 'application/json' } });
+    const got = await rpc('Get', { deliveryId: id });
+    expect(got.status, got.text).toBe(200);
+    expectBudget(got, 600, 599);
+    expectBudget(await readBack(t, id), 600, 598);
+    const missing = await rpc('Get', { deliveryId: '00000000-0000-4000-8000-000000000000' });
+    expect(missing.status).toBe(404);
+    expectBudget(missing, 600, 597);
+  });
+
   it('the older endpoint family counts too: the tools-token ping reports the request budget', async () => {
     const admin = await newUser(h, 'admin');
     const tools = await operator<{ token: string }>(h, 'tokens.create_tools', { owner: admin.email, integrator: `budget-${randomBytes(4).toString('hex')}`, name: 'budget tests' });
