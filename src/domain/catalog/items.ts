@@ -18,6 +18,7 @@ import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../
 import { DomainError, notFound, validationFailed, type Issue } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { iso } from '../timestamps.js';
+import { urlIssues } from '../urls.rules.js';
 import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import type { CatalogItemRow } from './catalog.repository.js';
 import { ASSET_TYPES, CATALOG_SLUG, LIVE_STATUSES, categoryDisplay, type AssetType } from './catalog.rules.js';
@@ -112,7 +113,15 @@ const editable = {
   name: z.string().min(1).max(200),
   description: z.string().nullable(),
   category: z.string().max(120).nullable(),
-  url: z.string().max(2000).nullable(),
+  // No credentials stored (SPEC "What the service does" 3): the event URL secret rules apply to an
+  // absolute URL; the field stays free text otherwise (no https rule in the spec for catalog rows).
+  url: z
+    .string()
+    .max(2000)
+    .superRefine((u, ctx) => {
+      for (const issue of urlIssues(u)) if (issue.code !== 'invalid_format') ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
+    })
+    .nullable(),
   application_guide: z.string().nullable(),
   use_cases: z.array(z.unknown()),
   display_order: displayOrder,

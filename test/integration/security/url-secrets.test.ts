@@ -122,3 +122,38 @@ describe('MCP broadcast_event (actions carry URLs)', () => {
     expect(await sql('select id from deliveries where recipient_user_id = ?', [employee.user.userId])).toEqual([]);
   });
 });
+
+describe('catalog item url (POST and PATCH /api/v1/catalog/items; MCP catalog_item_* share the schema): no credentials stored either', () => {
+  const catalogSecrets: Array<[string, string]> = [
+    ['https://admin:SECRET@vault.example.test/app', 'credential_userinfo'],
+    ['https://vault.example.test/app?api_key=SECRET', 'credential_param'],
+    ['https://vault.example.test/app#access_token=SECRET', 'credential_param'],
+  ];
+
+  it.each(catalogSecrets)('create with %s: 400 naming url; no row', async (url, code) => {
+    const tools = await adminTools(h);
+    const slug = `${tools.integratorSlug}.vault-${Date.now().toString(36)}`;
+    const r = await http(h, 'POST', '/api/v1/catalog/items', { token: tools.token, body: { slug, name: 'Vault', type: 'api_key', url } });
+    expectProblem(r, 400, 'schema_invalid', 'validation-failed');
+    expect(fieldCodes(r)).toEqual([{ field: 'url', code }]);
+    expectNoSecretEcho(r);
+    expect(await sql('select id from catalog_items where slug = ?', [slug])).toEqual([]);
+  });
+
+  it.each(catalogSecrets)('patch with %s: 400 naming url; the row keeps its url', async (url, code) => {
+    const tools = await adminTools(h);
+    const r = await http(h, 'PATCH', `/api/v1/catalog/items/${encodeURIComponent(tools.catalogSlug)}`, { token: tools.token, body: { url } });
+    expectProblem(r, 400, 'schema_invalid', 'validation-failed');
+    expect(fieldCodes(r)).toEqual([{ field: 'url', code }]);
+    expect(await sql('select url from catalog_items where slug = ?', [tools.catalogSlug])).toEqual([{ url: null }]);
+  });
+
+  it('a plain URL, an anchor, or free text stays accepted', async () => {
+    const tools = await adminTools(h);
+    for (const url of ['https://vault.example.test/app#getting-started', '/team-support?tab=assets', 'ask #it-help']) {
+      const r = await http(h, 'PATCH', `/api/v1/catalog/items/${encodeURIComponent(tools.catalogSlug)}`, { token: tools.token, body: { url } });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.item.url).toBe(url);
+    }
+  });
+});
