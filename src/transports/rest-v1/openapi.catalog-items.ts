@@ -42,6 +42,11 @@ export function catalogItemPaths(h: CatalogItemOpenApiHelpers): Record<string, u
   const problem = (description: string, schema = h.ref('Problem')) => ({ description, content: { 'application/problem+json': { schema } } });
   const ok = (description: string, schema: string) => ({ description, headers: h.rateHeaders, content: h.json(h.ref(schema)) });
   const admin = { 403: problem('The caller\'s tools-token is not owned by an admin') };
+  // A tools-token manages only its own integrator's rows (and unowned ones) and links only its own
+  // integrator's tools-tokens (domain/catalog/items.ts).
+  const notOwnedText = 'the row belongs to another integrator (code catalog_item_not_owned)';
+  const linkText = "linked_tools_token_id names a tools-token of another integrator, or would adopt an unowned row (code tools_token_not_owned)";
+  const ownerRules = (...rules: string[]) => ({ 403: problem(`The caller's tools-token is not owned by an admin (code forbidden_admin_only), or ${rules.join(', or ')}`) });
   return {
     '/api/v1/catalog/items': {
       get: {
@@ -60,7 +65,7 @@ export function catalogItemPaths(h: CatalogItemOpenApiHelpers): Record<string, u
         responses: {
           201: ok('Created', 'CatalogItemResponse'),
           ...h.errors(400, 401, 403, 409, 413, 415, 429),
-          ...admin,
+          ...ownerRules(linkText),
           409: problem('Slug already taken (code slug_taken; archived rows keep their slug), or Idempotency-Key reused with another body'),
         },
       },
@@ -79,7 +84,7 @@ export function catalogItemPaths(h: CatalogItemOpenApiHelpers): Record<string, u
         security: h.bearer,
         parameters: [...h.commonHeaders, h.idem, slugParam],
         requestBody: { required: true, content: h.json(h.ref('CatalogItemUpdateRequest')) },
-        responses: { 200: ok('The updated item', 'CatalogItemResponse'), ...h.errors(400, 401, 403, 404, 409, 413, 415, 429), ...admin },
+        responses: { 200: ok('The updated item', 'CatalogItemResponse'), ...h.errors(400, 401, 403, 404, 409, 413, 415, 429), ...ownerRules(notOwnedText, linkText) },
       },
       delete: {
         operationId: 'deleteCatalogItem',
@@ -89,7 +94,7 @@ export function catalogItemPaths(h: CatalogItemOpenApiHelpers): Record<string, u
         responses: {
           200: ok('Archived (mode soft; already_archived on a repeat) or removed (mode hard, item null)', 'CatalogItemDeleteResponse'),
           ...h.errors(400, 401, 403, 404, 409, 429),
-          ...admin,
+          ...ownerRules(notOwnedText),
           409: problem('Hard delete refused while live approvals, assets or tokens exist (code delete_blocked, with blockers), or Idempotency-Key conflict', h.ref('CatalogItemDeleteConflict')),
         },
       },
