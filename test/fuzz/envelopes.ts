@@ -68,6 +68,9 @@ const CONNECT_SERVER_CODES = new Set(['internal', 'unknown', 'data_loss']);
 export function connectReasons(a: Answer): string[] {
   const r: string[] = [];
   if (a.status >= 500) r.push(`HTTP ${a.status}`);
+  // An unsupported media type is answered before the protocol is known: bare HTTP 415 (Connect
+  // protocol, "Unsupported Media Type").
+  if (a.status === 415) return r;
   if (a.status !== 200) {
     const b = a.body;
     if (!isObj(b) || typeof b.code !== 'string' || !CONNECT_CODES.has(b.code)) r.push(`error body is not Connect JSON: ${a.text.slice(0, 120)}`);
@@ -96,7 +99,18 @@ export function grpcCall(session: http2.ClientHttp2Session, procedure: string, f
     let grpcStatus: string | undefined;
     let grpcMessage: string | undefined;
     let bytes = 0;
+    // The call is over once the status is known (trailers, or a trailers-only answer): a server
+    // that refuses a large body answers before reading it all, as gRPC clients expect.
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (!req.closed) req.close(http2.constants.NGHTTP2_CANCEL);
+      resolve({ httpStatus, grpcStatus, grpcMessage, bytes });
+    };
     const timer = setTimeout(() => {
+      done = true;
       req.close(http2.constants.NGHTTP2_CANCEL);
       reject(new Error(`gRPC ${procedure}: no answer in ${TIMEOUT_MS} ms`));
     }, TIMEOUT_MS);
@@ -104,20 +118,21 @@ export function grpcCall(session: http2.ClientHttp2Session, procedure: string, f
       httpStatus = Number(h[':status']);
       if (h['grpc-status'] !== undefined) grpcStatus = String(h['grpc-status']);
       if (h['grpc-message'] !== undefined) grpcMessage = String(h['grpc-message']);
+      if (grpcStatus !== undefined) setImmediate(finish);
     });
     req.on('trailers', (t) => {
       if (t['grpc-status'] !== undefined) grpcStatus = String(t['grpc-status']);
       if (t['grpc-message'] !== undefined) grpcMessage = String(t['grpc-message']);
+      finish();
     });
     req.on('data', (d: Buffer) => (bytes += d.length));
     req.on('error', (e) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       reject(e);
     });
-    req.on('close', () => {
-      clearTimeout(timer);
-      resolve({ httpStatus, grpcStatus, grpcMessage, bytes });
-    });
+    req.on('close', finish);
     req.end(frame);
   });
 }
