@@ -11,7 +11,7 @@ import { event, http, newPersonalToken, newUser, publish, type Harness, type Tes
 import { adminTools, type ToolsFixture } from '../helpers/tools.js';
 
 /** Runs per target (route, tool, procedure): small in `npm test`, large in `npm run fuzz`. */
-export const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 12));
+export const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 6));
 /** One seed per file run; each target derives its own from it, so FUZZ_SEED replays a whole file. */
 export const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : (Date.now() ^ (Math.random() * 0x7fffffff)) | 0;
 /** Long runs record every violation and fail once at the end instead of stopping at the first. */
