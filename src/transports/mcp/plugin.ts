@@ -159,32 +159,37 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
     const ctx: CallContext = { deps, session, principal, requestId: req.id, authorization, log, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl };
     // Each request counts once as it runs (methods.ts dispatch). A POST that runs none (refused
     // whole, or only notifications and responses) still counts once: every authenticated call does.
-    const countOnce = async (refusal: RpcError | null, id: RpcResponse['id']): Promise<Answer | null> => {
-      let counted: Record<string, string | number>;
+    const countPost = async (id: RpcResponse['id']): Promise<{ refused: Answer } | { headers: Record<string, string | number> }> => {
       try {
-        counted = await countRequest(ctx);
+        return { headers: await countRequest(ctx) };
       } catch (err) {
-        return fromRpcError(err as RpcError, id);
+        return { refused: fromRpcError(err as RpcError, id) };
       }
-      if (!refusal) return null;
+    };
+    /** The whole POST refused: counted once, and -32005 (HTTP 429) instead when its budget is spent. */
+    const refuseWhole = async (refusal: RpcError, id: RpcResponse['id']): Promise<Answer> => {
+      const counted = await countPost(id);
+      if ('refused' in counted) return counted.refused;
       const a = fromRpcError(refusal, id);
-      return { ...a, headers: { ...counted, ...a.headers } };
+      return { ...a, headers: { ...counted.headers, ...a.headers } };
     };
 
     const read = readMessages(req);
-    if (read instanceof RpcError) return (await countOnce(read, null))!;
+    if (read instanceof RpcError) return refuseWhole(read, null);
     const { batch, envs } = read;
     const loneId = !batch && envs[0]!.kind === 'request' ? envs[0]!.id : null;
     // Earlier revisions send the negotiated version as a header; one we do not serve is refused.
     const pv = header(req, 'mcp-protocol-version');
-    if (pv !== undefined && !isSupportedVersion(pv)) return (await countOnce(unsupportedVersion(pv), loneId))!;
+    if (pv !== undefined && !isSupportedVersion(pv)) return refuseWhole(unsupportedVersion(pv), loneId);
     if (!batch) {
       const headerError = checkStatelessHeaders(req, envs[0]!);
-      if (headerError) return (await countOnce(headerError, loneId))!;
+      if (headerError) return refuseWhole(headerError, loneId);
     }
+    let postHeaders: Record<string, string | number> = {};
     if (!envs.some((e) => e.kind === 'request')) {
-      const refused = await countOnce(null, null);
-      if (refused) return refused;
+      const counted = await countPost(null);
+      if ('refused' in counted) return counted.refused;
+      postHeaders = counted.headers;
     }
 
     const outcomes = await runMessages(envs, (env) => dispatch(ctx, env), {
@@ -194,10 +199,10 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
     });
     const answered = outcomes.filter((o): o is Outcome => o !== null);
     // Only notifications (or responses): accepted, nothing to say.
-    if (answered.length === 0) return { status: 202, headers: {} };
-    if (!batch) return { status: answered[0]!.status, body: answered[0]!.response, headers: answered[0]!.headers };
+    if (answered.length === 0) return { status: 202, headers: postHeaders };
+    if (!batch) return { status: answered[0]!.status, body: answered[0]!.response, headers: { ...postHeaders, ...answered[0]!.headers } };
     // A batch answers 200 with one member per request, matched by id; each failure stays in its member.
-    const headers: Record<string, string | number> = {};
+    const headers: Record<string, string | number> = { ...postHeaders };
     for (const o of answered) Object.assign(headers, o.headers);
     delete headers['www-authenticate'];
     return { status: 200, body: answered.map((o) => o.response), headers };

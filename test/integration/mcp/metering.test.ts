@@ -114,6 +114,7 @@ describe('POSTs without a request', () => {
     const note = { jsonrpc: '2.0', method: 'notifications/initialized' };
     const alone = await mcp(h, note, { token: a.token });
     expect(alone.status).toBe(202);
+    expect(remaining(alone)).toBe('59');
     expect(await leftAfterProbe(a)).toBe(58);
     const several = await mcp(h, [note, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }], { token: a.token });
     expect(several.status).toBe(202);
