@@ -1,6 +1,6 @@
 // The one Connect call path: request id, authorization and Idempotency-Key from the headers ->
 // runOperation -> rate-limit headers; DomainErrors become ConnectErrors with their details.
-import type { HandlerContext } from '@connectrpc/connect';
+import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation } from '../../app/run-operation.js';
 import type { Logger, Operation } from '../../domain/context.js';
@@ -8,9 +8,12 @@ import { DomainError } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';
 
+/** The call's request id, chosen by the request gate (serving.ts) before the body is read. */
+export const REQUEST_ID = createContextKey<string | undefined>(undefined, { description: 'x-request-id' });
+
 /** `inputField`: the request field holding the operation input (violations are reported under it). */
 export async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input: unknown, hctx: HandlerContext, inputField?: string): Promise<O> {
-  const requestId = requestIdFrom(hctx.requestHeader.get('x-request-id') ?? undefined);
+  const requestId = hctx.values.get(REQUEST_ID) ?? requestIdFrom(hctx.requestHeader.get('x-request-id') ?? undefined);
   hctx.responseHeader.set('x-request-id', requestId);
   try {
     const r = await runOperation(deps, op, {

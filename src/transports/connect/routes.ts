@@ -55,6 +55,7 @@ import { registerModerationRoutes } from './moderation-routes.js';
 import { call } from './call.js';
 
 
+/** Registers every service on a listener's router (serving.ts gives each method its body bound). */
 export function connectRoutes(deps: AppDeps) {
   // Webhook action callbacks leave through the SSRF-guarded egress client (allowlist and timeout:
   // its module settings, see src/infra/http-egress/egress-client.ts).

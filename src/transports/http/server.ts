@@ -9,7 +9,7 @@ import type pino from 'pino';
 import type { AppDeps } from '../../app/deps.js';
 import { LazyChildLogger } from '../../app/lazy-logger.js';
 import { DomainError } from '../../domain/errors.js';
-import { connectRoutes } from '../connect/routes.js';
+import { connectServing } from '../connect/serving.js';
 import { legacyPlugin } from '../legacy/plugin.js';
 import { mcpPlugin } from '../mcp/plugin.js';
 import { repositoryWebhooksPlugin } from '../legacy/repository-webhooks.js';
@@ -63,12 +63,26 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
   await app.register(legacyPlugin, { deps: opts.deps });
   await app.register(mcpPlugin, { deps: opts.deps, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl });
   await app.register(repositoryWebhooksPlugin, { deps: opts.deps });
-  // Connect replaces content-type parsers in its own scope: registered without fastify-plugin.
-  await app.register(fastifyConnectPlugin, { routes: connectRoutes(opts.deps), grpcWeb: true, connect: true, grpc: false });
+  // Connect replaces content-type parsers in its own scope (no-op parsers: Connect reads the body
+  // itself, bounded per method, after its request gate): registered without fastify-plugin.
+  await app.register(fastifyConnectPlugin, connectServing(opts.deps, { grpcWeb: true, connect: true, grpc: false }, { http1: true }));
   return app;
 }
 
 /** gRPC (and Connect / gRPC-Web) over cleartext HTTP/2 on GRPC_PORT. */
 export function createGrpcServer(deps: AppDeps): http2.Http2Server {
-  return http2.createServer(connectNodeAdapter({ routes: connectRoutes(deps), grpc: true, grpcWeb: true, connect: true }));
+  const handle = connectNodeAdapter(connectServing(deps, { grpc: true, grpcWeb: true, connect: true }, { http1: false }));
+  return http2.createServer((req, res) => {
+    // A call refused before its body was read (request gate, body bound) answers while the sender
+    // may still be sending: once the answer is out, RST_STREAM(NO_ERROR) tells it to stop (RFC 9113
+    // 8.1) instead of leaving the stream half open with its flow-control window full.
+    // The compat layer sends the trailers (or the final empty frame) in its own 'wantTrailers'
+    // listener, registered before this one; a reset submitted earlier would overtake them.
+    req.stream.once('wantTrailers', () =>
+      setImmediate(() => {
+        if (!req.readableEnded && !req.stream.closed) req.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      }),
+    );
+    handle(req, res);
+  });
 }
