@@ -124,8 +124,8 @@ it('Connect JSON, Connect binary and gRPC: every unary procedure -> documented e
     const input: fc.Arbitrary<Input> = fc.record({
       kind: kindFor(own),
       wire: fc.constantFrom<Wire>('connect-json', 'connect-proto', 'grpc'),
-      payload: fc.oneof({ weight: 4, arbitrary: protoMessage(method.input, gen).map((msg) => ({ msg })) }, { weight: 1, arbitrary: garbageProtobuf.map((garbage) => ({ garbage })) }),
-      mutations: fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(mutation, fc.nat()), { minLength: 1, maxLength: 2 }) }),
+      payload: fc.oneof({ weight: 4, arbitrary: protoMessage(method.input, gen).map((msg): Input['payload'] => ({ msg })) }, { weight: 1, arbitrary: garbageProtobuf.map((garbage): Input['payload'] => ({ garbage })) }),
+      mutations: fc.array(fc.tuple(mutation, fc.nat()), { maxLength: 2 }).map((ms) => ms as Array<[Mutation, number]>),
       invalidUtf8: fc.nat({ max: 7 }).map((n) => n === 0),
       frame: fc.oneof({ weight: 8, arbitrary: fc.constant('ok' as const) }, { weight: 1, arbitrary: fc.constantFrom('long' as const, 'compressed' as const, 'cut' as const) }),
     });
