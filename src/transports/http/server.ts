@@ -15,6 +15,7 @@ import { mcpPlugin } from '../mcp/plugin.js';
 import { repositoryWebhooksPlugin } from '../legacy/repository-webhooks.js';
 import { restV1Plugin } from '../rest-v1/plugin.js';
 import { sendProblem } from '../rest-v1/problem.js';
+import { sendLegacyError } from '../legacy/errors.js';
 import { pathOnly, tokenInQuery, fastifyErrorToDomain } from './json-body.js';
 import { requestIdFrom } from './request-id.js';
 
@@ -37,6 +38,18 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // A path that does not decode (`/api/v1/catalog/items/%ED%A0%80`: invalid UTF-8) is refused before
+    // any route runs; answered in the surface's envelope like every other 400.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('x-request-id', req.id);
+      const de = new DomainError('validation', 'the request path is not valid percent-encoded UTF-8', {
+        code: 'invalid_path',
+        issues: [{ field: '(path)', code: 'invalid_path', message: 'the request path is not valid percent-encoded UTF-8' }],
+        cause: err,
+      });
+      if (req.url.startsWith('/api/internal-os/')) return sendLegacyError(reply, de);
+      return sendProblem(reply, req, de, opts.errorsBaseUrl);
+    },
   });
   // Never log query strings (a careless client may put a token there) or headers.
   app.addHook('onRequest', async (req, reply) => {

@@ -163,6 +163,21 @@ describe('field names that are Object.prototype members (item 2): 400, never 500
   });
 });
 
+describe('a request path that is not UTF-8: 400 in the surface envelope, never the framework default', () => {
+  it('REST and legacy paths', async () => {
+    const t = await newPersonalToken(h);
+    for (const p of ['/api/v1/catalog/items/%ED%A0%80', '/api/v1/events/%FF%FE']) {
+      const r = await http(h, 'GET', p, { token: t.token });
+      expectProblem(r, 400);
+      expect(r.body.code).toBe('invalid_path');
+      expect(r.headers.get('x-request-id')).toMatch(/^req_/);
+    }
+    const l = await http(h, 'POST', '/api/internal-os/integrations/inbound/%C0', { token: t.token, body: {} });
+    expect(l.status).toBe(400);
+    expect(l.body).toMatchObject({ error: 'invalid_path' });
+  });
+});
+
 describe('deep nesting (item 5): bounded at parse time, 400', () => {
   const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
   it('catalog use_cases 5,000 levels deep', async () => {
