@@ -142,8 +142,10 @@ function mayBeLarge(ctx: HandlerContext): boolean {
  * bytes). connect-es codes a body it cannot decode as `internal` (binary protobuf: "parse binary:
  * ..."; a compressed frame without an encoding; a gzip stream that ends early) and a gRPC body
  * without exactly one message as `unimplemented`: such a request is malformed, invalid_argument
- * (Connect HTTP 400, grpc-status 3), never a server error a sender would retry. The handler aborts
- * the call's context with the error just before it renders it, so it is recoded here in place.
+ * (Connect HTTP 400, grpc-status 3), never a server error a sender would retry. Its own errors
+ * carry no ErrorInfo, which every fluxdesk error has (errors.proto): added here, with the codes the
+ * JSON surfaces use. The handler aborts the call's context with the error just before it renders
+ * it, so the error is completed here in place.
  * On HTTP/1.1 the rest of an unread body would have to be drained before the connection could
  * carry another request: the connection is closed instead, as Fastify does for its own body errors.
  */
@@ -153,5 +155,17 @@ function onEarlyError(ctx: HandlerContext, http1: boolean): void {
   if (reason.code === Code.Internal || (reason.code === Code.Unimplemented && reason.rawMessage.startsWith('protocol error:'))) {
     (reason as { code: Code }).code = Code.InvalidArgument;
   }
+  if (reason.details.length === 0) {
+    const de = domainErrorOf(reason, ctx.requestHeader.get('content-type') ?? '');
+    if (de) reason.details.push(...toConnectError(de).details);
+  }
   if (http1) ctx.responseHeader.set('connection', 'close');
+}
+
+/** The DomainError a JSON surface would answer for a body connect-es refused (for its details). */
+function domainErrorOf(err: ConnectError, contentType: string): DomainError | undefined {
+  if (err.code === Code.ResourceExhausted) return new DomainError('payload_too_large', err.rawMessage, { code: 'payload_too_large' });
+  if (err.code !== Code.InvalidArgument) return undefined;
+  const code = err.rawMessage.includes('maximum recursion depth') ? 'too_deep' : contentType.includes('json') ? 'malformed_json' : 'malformed_body';
+  return new DomainError('validation', err.rawMessage, { code, issues: [{ field: '', code, message: err.rawMessage }] });
 }

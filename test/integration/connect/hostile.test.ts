@@ -6,7 +6,7 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import { gzipSync } from 'node:zlib';
-import { create, toBinary } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +64,8 @@ interface Answer {
   /** gRPC trailers (h2), or the gRPC-Web trailer frame, or the Connect error body's code. */
   grpcStatus?: string;
   connectCode?: string;
+  /** Connect error bodies: the ErrorInfo detail's code. */
+  errorInfo?: string;
 }
 
 /** A raw request over HTTP/1.1 (the Fastify listener) or h2c (the gRPC listener). */
@@ -88,7 +90,10 @@ function decorate(res: Omit<Answer, 'grpcStatus' | 'connectCode'> & { trailers?:
   } else if (contentType.startsWith('application/grpc')) {
     out.grpcStatus = res.trailers?.['grpc-status'] ?? res.headers['grpc-status'];
   } else if (res.body.length > 0 && String(res.headers['content-type']).startsWith('application/json')) {
-    out.connectCode = (JSON.parse(res.body.toString('utf8')) as { code?: string }).code;
+    const err = JSON.parse(res.body.toString('utf8')) as { code?: string; details?: Array<{ type: string; value: string }> };
+    out.connectCode = err.code;
+    const info = err.details?.find((d) => d.type === ErrorInfoSchema.typeName);
+    if (info) out.errorInfo = fromBinary(ErrorInfoSchema, Buffer.from(info.value, 'base64')).code;
   }
   return out;
 }
@@ -179,6 +184,7 @@ describe('malformed binary protobuf is invalid_argument, never internal', () => 
         const body = route.enveloped ? frame(payload) : payload;
         const res = await raw(route.listener, PUBLISH, route.contentType, body, { authorization: `Bearer ${tok.token}` });
         expectCode(route, res, 'invalid_argument');
+        if (!route.enveloped) expect(res.errorInfo).toBe('malformed_body');
       });
 
       it('garbage without a token: unauthenticated (the body is never parsed)', async () => {
@@ -252,6 +258,7 @@ describe('Connect JSON with invalid UTF-8 is invalid_argument (as REST rejects i
     const res = await raw(listener, PUBLISH, 'application/json', b, { authorization: `Bearer ${tok.token}` });
     expect(res.status).toBe(400);
     expect(res.connectCode).toBe('invalid_argument');
+    expect(res.errorInfo).toBe('malformed_json');
     expect(await storedCount(eventId)).toBe(0);
   });
 
@@ -303,6 +310,7 @@ describe('deep nesting through Connect (CatalogItemService.CreateItem use_cases:
       const res = await raw(listener, CREATE_ITEM, 'application/json', Buffer.from(body), { authorization: `Bearer ${tools.token}` });
       expect(res.status).toBe(400);
       expect(res.connectCode).toBe('invalid_argument');
+      expect(res.errorInfo).toBe('too_deep');
     }
     expect(await sql(h, 'select 1 from catalog_items where name = ?', [name])).toHaveLength(0);
   });
@@ -318,6 +326,7 @@ describe('deep nesting through Connect (CatalogItemService.CreateItem use_cases:
     for (const route of BINARY_ROUTES) {
       const res = await raw(route.listener, CREATE_ITEM, route.contentType, route.enveloped ? frame(msg) : msg, { authorization: `Bearer ${tools.token}` });
       expectCode(route, res, 'invalid_argument');
+      if (!route.enveloped) expect(res.errorInfo).toBe('too_deep');
     }
     expect(await sql(h, 'select 1 from catalog_items where name = ?', [name])).toHaveLength(0);
   });
@@ -347,6 +356,7 @@ describe('body bounds (readMaxBytes): resource_exhausted, nothing stored', () =>
       const eventId = `ev-10mb-${_name.replace(/\W/g, '')}-${Date.now()}`;
       const err = await connectErrorOf(client(tok.token).publish({ event: protoEvent(h, { eventId, summary: 'x'.repeat(10 * MB) }) }));
       expect(err.code, err.message).toBe(Code.ResourceExhausted);
+      expect(err.findDetails(ErrorInfoSchema)[0]?.code).toBe('payload_too_large');
       expect(await storedCount(eventId)).toBe(0);
     });
 
