@@ -19,6 +19,8 @@ const EnvSchema = z.object({
   // A pooled PostgreSQL connection is replaced after this long (0 = never): its prepared statements
   // are planned again on the new one, so a plan made while a table was small does not outlive it.
   DB_CONN_MAX_LIFETIME_S: z.coerce.number().int().min(0).max(86400).default(900),
+  SHUTDOWN_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).default(25),
+  SHUTDOWN_DELAY_S: z.coerce.number().int().min(0).max(600).default(0),
   // Nudges (browser push and chat) through the outbox and the pg-boss job queue.
   WORKER: z.enum(['on', 'off']).default('on'),
   NUDGE_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(5),
@@ -54,6 +56,10 @@ export type Config = Readonly<{
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   dbPoolMax: number;
   dbConnMaxLifetimeS: number;
+  /** SIGTERM / SIGINT: the graceful stop must end within this long, or the process exits 1. */
+  shutdownTimeoutS: number;
+  /** Seconds between turning not-ready and closing the listeners (load balancers' probe interval). */
+  shutdownDelayS: number;
   serviceVersion: string;
   nudges: Readonly<{
     worker: boolean;
@@ -110,6 +116,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
     dbConnMaxLifetimeS: e.DB_CONN_MAX_LIFETIME_S,
+    shutdownTimeoutS: e.SHUTDOWN_TIMEOUT_S,
+    shutdownDelayS: e.SHUTDOWN_DELAY_S,
     serviceVersion,
     nudges: Object.freeze({
       worker: e.WORKER === 'on',

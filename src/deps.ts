@@ -5,6 +5,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { Config } from './config.js';
 import type { AppDeps } from './app/deps.js';
 import { OperationLoad } from './app/operation-load.js';
+import { Readiness } from './app/readiness.js';
 import type { Clock, Logger } from './domain/context.js';
 import { openOrm, migrate } from './infra/db/orm.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './infra/rate-limit/rate-limiter.js';
@@ -89,6 +90,17 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     log: logger as unknown as Logger,
     nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
     load: new OperationLoad(),
+    readiness: new Readiness([
+      { name: 'postgres', check: async () => void (await orm.em.getConnection().execute('select 1')) },
+      {
+        name: 'migrations',
+        check: async () => {
+          const pending = await orm.migrator.getPending();
+          if (pending.length > 0) throw new Error(`${pending.length} migrations pending`);
+        },
+      },
+      ...(redis ? [{ name: 'redis', check: async () => void (await redis!.ping()) }] : []),
+    ]),
     mailer: config.mail.smtpUrl ? createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, messageIdDomain: messageIdDomain(config.publicBaseUrl) }) : null,
     async close() {
       deps.mailer?.close();

@@ -12,7 +12,8 @@ import type http2 from 'node:http2';
 import type { Clock, Logger } from './domain/context.js';
 import type pino from 'pino';
 
-export const SERVICE_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+// src/main.ts under tsx, dist/src/main.js in the build (scripts/build.mjs): one level deeper.
+export const SERVICE_VERSION: string = (JSON.parse(readFileSync(new URL(import.meta.url.endsWith('.ts') ? '../package.json' : '../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface RunningService {
   deps: Deps;
@@ -74,10 +75,28 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
   }
   const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion });
   const grpc = createGrpcServer(deps);
+  // HTTP/2 sessions stay open after close() stops accepting: tracked, so the stop can end them.
+  const sessions = new Set<http2.ServerHttp2Session>();
+  grpc.on('session', (s: http2.ServerHttp2Session) => {
+    sessions.add(s);
+    s.once('close', () => sessions.delete(s));
+  });
   const operator = deps.lock ? await startOperatorSocket(deps, deps.lock.socketPath) : null;
   const stopAll = async () => {
-    await new Promise<void>((r) => grpc.close(() => r()));
-    await app.close();
+    // Readiness and grpc.health turn NOT_SERVING first (Watch streams are told and end); with
+    // SHUTDOWN_DELAY_S the listeners keep serving that long, so load balancers see it before they
+    // see refused connections.
+    deps.readiness.drain();
+    if (config.shutdownDelayS > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayS * 1000));
+    // Stop accepting; requests in flight finish. Streams still open after STREAM_END_DEADLINE_MS are cut.
+    const cut = setTimeout(() => {
+      for (const s of sessions) s.destroy();
+      app.server.closeAllConnections();
+    }, STREAM_END_DEADLINE_MS);
+    cut.unref();
+    for (const s of sessions) s.close();
+    await Promise.all([new Promise<void>((r) => grpc.close(() => r())), app.close()]);
+    clearTimeout(cut);
     await operator?.close();
     // In-flight sends finish (or time out); undispatched nudges stay in the outbox / queue.
     // Each step has a deadline: a queue stuck on a dead connection must not keep the process
@@ -117,6 +136,8 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
 }
 
 const STOP_DEADLINE_MS = 15_000;
+/** How long a server stream (grpc.health Watch...) may outlive the start of a stop before it is cut. */
+const STREAM_END_DEADLINE_MS = 5_000;
 
 async function withDeadline(step: string, work: Promise<unknown> | undefined, log: Logger): Promise<void> {
   if (!work) return;
@@ -138,12 +159,34 @@ async function main(): Promise<void> {
     { port: svc.port, grpcPort: svc.grpcPort, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'redis' : 'in-process', nudgeWorker: svc.nudges ? 'on' : 'off' },
     `fluxdesk ${SERVICE_VERSION} ready on ${svc.baseUrl} (gRPC h2c on :${svc.grpcPort})`,
   );
-  const stop = (signal: string) => {
-    svc.deps.logger.info({ signal }, 'shutting down');
-    svc.close().then(() => process.exit(0), () => process.exit(1));
+  // SIGTERM / SIGINT: a graceful stop within SHUTDOWN_TIMEOUT_S (exit 0), else exit 1 with a log line.
+  // A second signal exits at once. `npm start` runs node with `exec`, so npm forwards the signal here.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      svc.deps.logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    stopping = true;
+    svc.deps.logger.info({ signal, timeoutS: config.shutdownTimeoutS }, 'shutting down');
+    const overrun = setTimeout(() => {
+      svc.deps.logger.error({ signal, timeoutS: config.shutdownTimeoutS }, 'graceful shutdown overran SHUTDOWN_TIMEOUT_S; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutS * 1000);
+    overrun.unref();
+    svc.close().then(
+      () => {
+        svc.deps.logger.info({ signal }, 'stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        svc.deps.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {

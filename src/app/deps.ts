@@ -4,6 +4,7 @@ import type { RateLimiter } from '../infra/rate-limit/rate-limiter.js';
 import type { IdempotencyStore } from '../infra/idempotency/idempotency-store.js';
 import type { Mailer } from '../infra/mail/mailer.js';
 import type { OperationLoad } from './operation-load.js';
+import type { Readiness } from './readiness.js';
 
 /** What the runner needs; built in src/deps.ts. */
 export interface AppDeps {
@@ -19,4 +20,6 @@ export interface AppDeps {
   mailer?: Mailer | null;
   /** Operations in flight (counted by runOperation; background work yields to them). */
   load: OperationLoad;
+  /** Dependencies reachable and not draining (GET /api/v1/ready, grpc.health). */
+  readiness: Readiness;
 }

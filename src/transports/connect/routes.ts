@@ -7,7 +7,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { ToolsTokenService } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
 import { CatalogApprovalService, CatalogItemService, IntegratorService } from '../../../gen/fluxdesk/catalog/v1/catalog_pb.js';
-import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
+import { Health } from '../../../gen/grpc/health/v1/health_pb.js';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { NotificationSettingsService } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import type { AppDeps } from '../../app/deps.js';
@@ -52,6 +52,7 @@ import {
 import { registerNotificationRoutes } from './notifications-routes.js';
 import { registerWorkRoutes } from './work-routes.js';
 import { registerModerationRoutes } from './moderation-routes.js';
+import { registerHealth } from './health.js';
 import { call } from './call.js';
 
 
@@ -196,15 +197,6 @@ export function connectRoutes(deps: AppDeps) {
     const registered = [...registerWorkRoutes(router, deps), ...registerModerationRoutes(router, deps)];
 
     const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, NotificationSettingsService.typeName, Health.typeName, ...registered]);
-    router.service(Health, {
-      async check(req) {
-        if (!KNOWN.has(req.service)) throw new ConnectError(`unknown service ${req.service}`, Code.NotFound);
-        return { status: HealthCheckResponse_ServingStatus.SERVING };
-      },
-      async *watch(req, ctx) {
-        yield { status: KNOWN.has(req.service) ? HealthCheckResponse_ServingStatus.SERVING : HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN };
-        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
-      },
-    });
+    registerHealth(router, deps, KNOWN);
   };
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
 import { toDomainError } from '../../app/run-operation.js';
 import type { Logger } from '../../domain/context.js';
+import { DomainError } from '../../domain/errors.js';
 import { fastifyErrorToDomain, registerJsonBodyParser } from '../http/json-body.js';
 import { sendProblem } from './problem.js';
 import { registerEventRoutes } from './events.js';
@@ -43,6 +44,15 @@ export async function restV1Plugin(app: FastifyInstance, opts: RestV1Options): P
   registerToolsRoutes(app, opts.deps);
 
   app.get('/api/v1/health', async () => ({ ok: true, version: opts.serviceVersion, serverTime: opts.deps.clock.now().toISOString() }));
+  // Readiness: 200 when PostgreSQL (migrations current) and Redis (when configured) answer; 503 problem
+  // naming what fails, and 503 for good once the process drains (README "Probes").
+  app.get('/api/v1/ready', async (req, reply) => {
+    const r = await opts.deps.readiness.check();
+    if (r.ready) return reply.header('cache-control', 'no-store').send({ ok: true, version: opts.serviceVersion, checks: r.checks });
+    const detail = r.draining ? 'the process is shutting down' : `not ready: ${r.failing.join(', ')} failing`;
+    reply.header('cache-control', 'no-store');
+    return sendProblem(reply, req, new DomainError('unavailable', detail, { code: 'not_ready', retryAfterSeconds: 5, extra: { failing: r.failing, checks: r.checks } }), opts.errorsBaseUrl);
+  });
 
   const openapi = JSON.stringify(buildOpenApi(opts.publicBaseUrl));
   app.get('/api/v1/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
