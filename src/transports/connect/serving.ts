@@ -13,7 +13,7 @@ import { Health } from '../../../gen/grpc/health/v1/health_pb.js';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation } from '../../app/run-operation.js';
 import type { Logger } from '../../domain/context.js';
-import { DomainError, unauthenticated } from '../../domain/errors.js';
+import { DomainError, unauthenticated, validationFailed } from '../../domain/errors.js';
 import { checkAgentBearer, checkInboundBearer } from '../../domain/tokens/bearer-check.js';
 import { parseAuthorization } from '../../domain/tokens/token-format.rules.js';
 import { requestIdFrom } from '../http/request-id.js';
@@ -166,6 +166,14 @@ function onEarlyError(ctx: HandlerContext, http1: boolean): void {
 function domainErrorOf(err: ConnectError, contentType: string): DomainError | undefined {
   if (err.code === Code.ResourceExhausted) return new DomainError('payload_too_large', err.rawMessage, { code: 'payload_too_large' });
   if (err.code !== Code.InvalidArgument) return undefined;
+  // protobuf-es refuses a JSON string holding an unpaired surrogate (an escape such as "\ud800")
+  // before the operation's own text check could: the same invalid_characters, naming the field as
+  // far as its message does (the field, and the key of a map entry).
+  const text = /cannot decode field [\w.]*?\.(\w+) from JSON: (?:map entry "([^"\\]*)": )?.*invalid UTF8/.exec(err.rawMessage);
+  if (text) {
+    const field = text[2] === undefined ? text[1]! : `${text[1]}.${text[2]}`;
+    return validationFailed([{ field, code: 'invalid_characters', message: 'must not contain control characters (other than tab and line breaks) or unpaired surrogates' }]);
+  }
   const code = err.rawMessage.includes('maximum recursion depth') ? 'too_deep' : contentType.includes('json') ? 'malformed_json' : 'malformed_body';
   return new DomainError('validation', err.rawMessage, { code, issues: [{ field: '', code, message: err.rawMessage }] });
 }

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventService, PublishRequestSchema } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
-import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
-import { bearer, closeSessions, protoEvent } from '../../helpers/connect.js';
+import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import { bearer, closeSessions, protoEvent, transportFor } from '../../helpers/connect.js';
 import { newPersonalToken, operator, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 import { adminTools, sql } from '../../helpers/tools.js';
 
@@ -481,3 +481,39 @@ describe('64 MB bodies are refused without being read', () => {
     expect((await grpcHealth.check({ service: '' })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
   });
 });
+
+describe('control characters and unpaired surrogates through Connect (issue 16 item 1): invalid_characters, nothing stored', () => {
+  it.each(PROTOCOL_CLIENTS())('NUL in the title over %s', async (_name, client) => {
+    const eventId = `ev-nul-${_name.replace(/\W/g, '')}-${Date.now()}`;
+    const err = await connectErrorOf(client(tok.token).publish({ event: protoEvent(h, { eventId, title: 'a\u0000b' }) }));
+    expect(err.code).toBe(Code.InvalidArgument);
+    const [detail] = err.findDetails(ValidationErrorDetailSchema);
+    expect(detail?.violations).toContainEqual(expect.objectContaining({ field: 'event.title', code: 'invalid_characters' }));
+    expect(await storedCount(eventId)).toBe(0);
+  });
+
+  it('a lone surrogate in a label over Connect JSON (a JSON escape)', async () => {
+    const eventId = `ev-sur-${Date.now()}`;
+    const body = JSON.stringify({ event: { ...protoEventJson(eventId), labels: { repo: 'x' } } }).replace('"x"', '"\\ud800"');
+    const res = await raw('http1', PUBLISH, 'application/json', Buffer.from(body), { authorization: `Bearer ${tok.token}` });
+    expect(res.status).toBe(400);
+    expect(res.connectCode).toBe('invalid_argument');
+    expect(res.errorInfo).toBe('schema_invalid');
+    expect(res.body.toString()).toContain('{"field":"labels.repo","code":"invalid_characters"');
+    expect(await storedCount(eventId)).toBe(0);
+  });
+
+  it.each(BINARY_ROUTES)('a surrogate encoded in binary (ED A0 80) over $name: invalid UTF-8, invalid_argument', async (route) => {
+    const eventId = `ev-sur-bin-${route.listener}-${route.contentType.length}-${Date.now()}`;
+    const b = Buffer.from(publishBytes({ eventId, title: 'Build XYZ on main' }));
+    const at = b.indexOf('XYZ');
+    b.set([0xed, 0xa0, 0x80], at);
+    const res = await raw(route.listener, PUBLISH, route.contentType, route.enveloped ? frame(b) : b, { authorization: `Bearer ${tok.token}` });
+    expectCode(route, res, 'invalid_argument');
+    expect(await storedCount(eventId)).toBe(0);
+  });
+});
+
+function PROTOCOL_CLIENTS(): Array<[string, (token: string) => ReturnType<typeof createClient<typeof EventService>>]> {
+  return (['connect', 'grpc', 'grpc-web'] as const).flatMap((p) => [[p, (t: string) => createClient(EventService, transportFor(h, p, [bearer(t)]))]] as Array<[string, (token: string) => ReturnType<typeof createClient<typeof EventService>>]>);
+}
