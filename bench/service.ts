@@ -25,7 +25,8 @@ export async function freePort(): Promise<number> {
 /** The V8 flags package.json's start script gives Node, so the bench measures the shipped settings. */
 export function startFlags(): string[] {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((a) => a.startsWith('--') && a !== '--import');
+  // The node command the script execs (after its build check: `node scripts/build.mjs ... && exec node ...`).
+  return start.split('&&').at(-1)!.split(/\s+/).filter((a) => a.startsWith('--') && a !== '--import');
 }
 
 /** --cpu-prof flags when BENCH_CPU_PROF names a directory. */
