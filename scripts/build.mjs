@@ -90,6 +90,11 @@ try {
 
 function build() {
   const started = Date.now();
+  // Leftovers of a build that was killed (its pid is gone).
+  for (const name of readdirSync(root)) {
+    const m = new RegExp(`^${OUT_DIR}\\.(tmp|old)-(\\d+)$`).exec(name);
+    if (m && !pidAlive(Number(m[2]))) rmSync(path.join(root, name), { recursive: true, force: true });
+  }
   // Taken before compiling: a file edited during the build makes the next check rebuild.
   const fingerprint = sourceFingerprint(root);
   let tsc;

@@ -215,7 +215,7 @@ describe('`npm start` builds first when dist/ is missing or stale', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('builds a missing dist/, reuses a current one, rebuilds after an edit or a deletion, refuses a type error', () => {
+  it('builds a missing dist/, reuses a current one, rebuilds after an edit or a deletion, one build at a time, refuses a type error', async () => {
     let r = npmStart();
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('one asset');
@@ -227,15 +227,29 @@ describe('`npm start` builds first when dist/ is missing or stale', () => {
     expect(r.stdout.trim()).toBe('one asset');
     expect(r.stderr).not.toContain('compiling');
 
-    // An edit (same size, only the mtime and content differ) and a deleted file.
+    // An edit (same size, only the mtime and content differ), a deleted file, and the temporary
+    // directory of a build that was killed (cleaned up).
     write('src/main.ts', readFileSync(path.join(dir, 'src/main.ts'), 'utf8').replace("'one'", "'two'"));
     rmSync(path.join(dir, 'src/gone.ts'));
+    mkdirSync(path.join(dir, `dist.tmp-${spawnSync('true').pid}`));
     r = npmStart();
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('dist/ is out of date');
     expect(r.stdout.trim()).toBe('two asset');
     expect(existsSync(path.join(dir, 'dist/src/gone.js'))).toBe(false);
     expect(readdirSync(dir).filter((n) => n.startsWith('dist.'))).toEqual([]);
+
+    // Two starts at once after an edit: one builds, the other waits for it and finds dist/ current.
+    write('src/note.txt', 'asset, edited');
+    const both = await Promise.all([0, 1].map(() => new Promise<{ code: number | null; err: string }>((resolve) => {
+      const p = spawn(process.execPath, ['scripts/build.mjs', '--if-stale', '--no-check'], { cwd: dir });
+      let err = '';
+      p.stderr.on('data', (c) => (err += c));
+      p.once('exit', (code) => resolve({ code, err }));
+    })));
+    expect(both.map((b) => b.code)).toEqual([0, 0]);
+    expect(both.filter((b) => b.err.includes('compiling'))).toHaveLength(1);
+    expect(readFileSync(path.join(dir, 'dist/src/note.txt'), 'utf8')).toBe('asset, edited');
 
     // `npm run build` type-checks: a type error fails it and leaves the previous dist/ in place.
     write('src/main.ts', `const v: number = 'three';\nconsole.log(v);\n`);
