@@ -97,7 +97,12 @@ describe('SIGTERM to `npm start`', () => {
     const sentAt = Date.now();
     s.npm.kill('SIGTERM');
     // Draining, still accepting during SHUTDOWN_DELAY_S: readiness 503 naming the reason, NOT_SERVING pushed.
-    const ready = await fetch(`${s.base}/api/v1/ready`);
+    // (npm passes the signal on a moment later: the first probes may still see 200.)
+    let ready = await fetch(`${s.base}/api/v1/ready`);
+    for (let i = 0; ready.status === 200 && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      ready = await fetch(`${s.base}/api/v1/ready`);
+    }
     expect(ready.status).toBe(503);
     expect(ready.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await ready.json()).toMatchObject({ status: 503, code: 'not_ready', failing: ['draining'] });
