@@ -1,6 +1,7 @@
 // Connect services (used by both listeners): EventService, ToolsTokenService,
 // CatalogApprovalService, CatalogItemService, IntegratorService, AccountService, NotificationSettingsService (notifications-routes.ts),
-// the work services (work-routes.ts), ModerationService (moderation-routes.ts) and grpc.health.v1.Health. Each handler maps the proto
+// the work services (work-routes.ts), ModerationService (moderation-routes.ts), grpc.health.v1.Health and
+// gRPC server reflection (reflection.ts). Each handler maps the proto
 // request to the snake_case input the REST route passes, calls the same operation, maps back.
 import { Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -53,6 +54,7 @@ import { registerNotificationRoutes } from './notifications-routes.js';
 import { registerWorkRoutes } from './work-routes.js';
 import { registerModerationRoutes } from './moderation-routes.js';
 import { registerHealth } from './health.js';
+import { REFLECTION_SERVICES, registerReflection } from './reflection.js';
 import { call } from './call.js';
 
 
@@ -196,7 +198,8 @@ export function connectRoutes(deps: AppDeps) {
     registerNotificationRoutes(router, deps);
     const registered = [...registerWorkRoutes(router, deps), ...registerModerationRoutes(router, deps)];
 
-    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, NotificationSettingsService.typeName, Health.typeName, ...registered]);
+    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, NotificationSettingsService.typeName, Health.typeName, ...registered, ...REFLECTION_SERVICES]);
     registerHealth(router, deps, KNOWN);
+    registerReflection(router);
   };
 }

@@ -20,6 +20,7 @@ import { requestIdFrom } from '../http/request-id.js';
 import { REQUEST_ID } from './call.js';
 import { toConnectError } from './errors.js';
 import { connectRoutes } from './routes.js';
+import { REFLECTION_SERVICES } from './reflection.js';
 
 const KB = 1024;
 
@@ -42,7 +43,7 @@ export const METHOD_READ_MAX_BYTES: ReadonlyMap<DescMethod, number> = new Map<De
 export const LOOKUP_BEFORE_READING_ABOVE_BYTES = 64 * KB;
 
 /** Services anyone may call (no bearer). */
-const ANONYMOUS_SERVICES: ReadonlySet<string> = new Set([Health.typeName]);
+const ANONYMOUS_SERVICES: ReadonlySet<string> = new Set([Health.typeName, ...REFLECTION_SERVICES]);
 
 export type Protocols = Required<Pick<ConnectRouterOptions, 'grpc' | 'grpcWeb' | 'connect'>>;
 
