@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as v1 from '../../../gen/grpc/reflection/v1/reflection_pb.js';
 import * as v1alpha from '../../../gen/grpc/reflection/v1alpha/reflection_pb.js';
 import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
+import { Health, HealthCheckResponse_ServingStatus } from '../../../gen/grpc/health/v1/health_pb.js';
 import { closeSessions, protoEvent, transportFor } from '../../helpers/connect.js';
 import { newPersonalToken, startHarness, type Harness } from '../../helpers/harness.js';
 
@@ -157,6 +158,29 @@ describe.each([
     expect(errorOf(7)).toMatchObject({ case: 'allExtensionNumbersResponse', value: { baseTypeName: 'fluxdesk.events.v1.InboundEvent', extensionNumber: [] } });
     expect(errorOf(8)).toMatchObject({ case: 'errorResponse', value: { errorCode: Code.NotFound } });
     expect(errorOf(9)).toMatchObject({ case: 'errorResponse', value: { errorCode: Code.InvalidArgument } });
+  });
+});
+
+describe('every listed service is described completely', () => {
+  it('its file and imports build a registry that resolves each method, without any local proto', async () => {
+    const transport = transportFor(h, 'grpc');
+    const [list] = await reflect(v1, transport, [{ messageRequest: { case: 'listServices', value: '' } }]);
+    const names = (list!.messageResponse.value as v1.ListServiceResponse).service.map((s) => s.name);
+    const answers = await reflect(v1, transport, names.map((n) => ({ messageRequest: { case: 'fileContainingSymbol', value: n } })));
+    names.forEach((name, i) => {
+      const files = filesOf(answers[i]!);
+      const registry = createFileRegistry(files[0]!, (file) => files.find((f) => f.name === file));
+      const service = registry.getService(name);
+      expect(service, name).toBeDefined();
+      for (const m of service!.methods) expect([m.input.typeName, m.output.typeName].every((t) => registry.getMessage(t)), `${name}/${m.name}`).toBe(true);
+    });
+  });
+
+  it('grpc.health knows the reflection services', async () => {
+    const health = createClient(Health, transportFor(h, 'grpc'));
+    for (const service of ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection']) {
+      expect((await health.check({ service })).status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    }
   });
 });
 
