@@ -94,7 +94,9 @@ function files(index: Index, file: DescFile | undefined, what: string): Answer {
 }
 
 function notFound(what: string): Answer {
-  return { case: 'errorResponse', value: { errorCode: Code.NotFound, errorMessage: `${what} not found` } };
+  // The request is echoed whole in original_request; the message needs only its start.
+  const shown = what.length > 200 ? `${what.slice(0, 200)}...` : what;
+  return { case: 'errorResponse', value: { errorCode: Code.NotFound, errorMessage: `${shown} not found` } };
 }
 
 const stripDot = (name: string): string => (name.startsWith('.') ? name.slice(1) : name);
