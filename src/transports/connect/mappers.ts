@@ -1,6 +1,6 @@
 // Proto <-> domain JSON shapes. The proto request becomes the same snake_case object the REST
 // surface sends, so the one validator sees identical input.
-import { create, fromJson, toJson, type JsonValue } from '@bufbuild/protobuf';
+import { create, fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import { timestampFromDate, ValueSchema } from '@bufbuild/protobuf/wkt';
 import type { InboundEvent, PublishBulkRequest } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { BulkDeliveryResultSchema, DeliverySchema, type BulkDeliveryResult, type Delivery } from '../../../gen/fluxdesk/events/v1/events_pb.js';
@@ -28,6 +28,8 @@ import type { DeliveryView } from '../../domain/events/delivery.view.js';
 import type { BulkRow } from '../../domain/events/publish-bulk.js';
 import type { EventTypeRow as EventTypeRowView, EventTypesResponse } from '../../domain/events/list-event-types.js';
 import type { ClaimBatchRow, ToolsPing } from '../../domain/tokens/claim-token.js';
+import { validationFailed } from '../../domain/errors.js';
+import { toConnectError } from './errors.js';
 import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/approvals.js';
 import type { CatalogItemView } from '../../domain/catalog/items.js';
 import { AgentTokenSchema, ClickActionResponseSchema, PersonalTokenSchema, type AgentToken, type ClickActionResponse, type PersonalToken } from '../../../gen/fluxdesk/account/v1/account_pb.js';
@@ -176,14 +178,23 @@ export function eventTypesToProto(r: EventTypesResponse): ListEventTypesResponse
 
 // Catalog items. Requests go through the proto JSON form with proto field names: that is exactly
 // the REST body (snake_case keys, unset optionals absent, use_cases as plain JSON).
-const protoNamedJson = (json: unknown) => json as Record<string, unknown>;
+// A message valid on the wire may have no JSON form (binary only: a Value with no kind, a NaN or
+// infinite number value, a field mask path without a JSON name): the caller's error, not ours.
+function protoNamedJson<Desc extends DescMessage>(schema: Desc, req: MessageShape<Desc>): Record<string, unknown> {
+  try {
+    return toJson(schema, req, { useProtoFieldName: true }) as Record<string, unknown>;
+  } catch (e) {
+    const message = `the request has no JSON form: ${(e as Error).message}`;
+    throw toConnectError(validationFailed([{ field: '', code: 'invalid_value', message }]));
+  }
+}
 
 export function createItemToJson(req: CreateItemRequest): Record<string, unknown> {
-  return protoNamedJson(toJson(CreateItemRequestSchema, req, { useProtoFieldName: true }));
+  return protoNamedJson(CreateItemRequestSchema, req);
 }
 
 export function listItemsToJson(req: ListItemsRequest): Record<string, unknown> {
-  return protoNamedJson(toJson(ListItemsRequestSchema, req, { useProtoFieldName: true }));
+  return protoNamedJson(ListItemsRequestSchema, req);
 }
 
 /**
@@ -192,7 +203,7 @@ export function listItemsToJson(req: ListItemsRequest): Record<string, unknown> 
  * `type` sends them too, so the operation refuses them as immutable, like a REST body would.
  */
 export function updateItemToJson(req: UpdateItemRequest): Record<string, unknown> {
-  const { update_mask: _mask, ...set } = protoNamedJson(toJson(UpdateItemRequestSchema, req, { useProtoFieldName: true }));
+  const { update_mask: _mask, ...set } = protoNamedJson(UpdateItemRequestSchema, req);
   if (!req.updateMask) {
     const { slug: _slug, ...fields } = set;
     return { ...fields, path_slug: req.slug };

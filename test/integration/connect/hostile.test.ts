@@ -315,6 +315,21 @@ describe('deep nesting through Connect (CatalogItemService.CreateItem use_cases:
     expect(await sql(h, 'select 1 from catalog_items where name = ?', [name])).toHaveLength(0);
   });
 
+  it.each([
+    ['a Value with no kind', Buffer.from([0x42, 0x00])],
+    ['a NaN number value', Buffer.concat([Buffer.from([0x42, 0x09, 0x11]), Buffer.from(new Float64Array([NaN]).buffer)])],
+  ])('use_cases holding %s (valid on the wire, no JSON form): invalid_argument on every binary protocol', async (_name, useCases) => {
+    const tools = await adminTools(h);
+    const name = `nokind-${Date.now()}`;
+    const msg = Buffer.concat([Buffer.from([0x0a, name.length]), Buffer.from(name), Buffer.from([0x1a, 0x05, ...Buffer.from('other')]), useCases]);
+    for (const route of BINARY_ROUTES) {
+      const res = await raw(route.listener, CREATE_ITEM, route.contentType, route.enveloped ? frame(msg) : msg, { authorization: `Bearer ${tools.token}` });
+      expectCode(route, res, 'invalid_argument');
+      if (!route.enveloped) expect(res.errorInfo).toBe('schema_invalid');
+    }
+    expect(await sql(h, 'select 1 from catalog_items where name = ?', [name])).toHaveLength(0);
+  });
+
   it.each([200, 5_000, 50_000])('binary nested %i deep: invalid_argument on every binary protocol', async (depth) => {
     const tools = await adminTools(h);
     const name = `deep-bin-${depth}-${Date.now()}`;
