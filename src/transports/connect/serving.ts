@@ -152,7 +152,9 @@ function mayBeLarge(ctx: HandlerContext): boolean {
  */
 function onEarlyError(ctx: HandlerContext, http1: boolean): void {
   const reason: unknown = ctx.signal.reason;
-  if (!(reason instanceof ConnectError) || ctx.values.get(ENTERED)) return;
+  if (!(reason instanceof ConnectError)) return;
+  // A streaming call (grpc.reflection) reads its messages after the implementation was entered.
+  if (ctx.values.get(ENTERED) && !(ctx.method.methodKind !== 'unary' && READ_FAILURE.test(reason.rawMessage))) return;
   if (reason.code === Code.Internal || (reason.code === Code.Unimplemented && reason.rawMessage.startsWith('protocol error:'))) {
     (reason as { code: Code }).code = Code.InvalidArgument;
   }
@@ -162,6 +164,9 @@ function onEarlyError(ctx: HandlerContext, http1: boolean): void {
   }
   if (http1) ctx.responseHeader.set('connection', 'close');
 }
+
+/** connect-es's messages for a request body it could not read (see onEarlyError). */
+const READ_FAILURE = /^(parse binary: |received compressed envelope|decompression failed|protocol error: )/;
 
 /** The DomainError a JSON surface would answer for a body connect-es refused (for its details). */
 function domainErrorOf(err: ConnectError, contentType: string): DomainError | undefined {

@@ -247,6 +247,13 @@ describe('malformed binary protobuf is invalid_argument, never internal', () => 
   });
 });
 
+describe('a streaming call (grpc.reflection, bidi) reads its messages after it began', () => {
+  it.each(MALFORMED.slice(0, 4))('%s: invalid_argument', async (_name, make) => {
+    const res = await raw('h2', '/grpc.reflection.v1.ServerReflection/ServerReflectionInfo', 'application/grpc', frame(make()));
+    expect(res.grpcStatus).toBe('3');
+  });
+});
+
 describe('Connect JSON with invalid UTF-8 is invalid_argument (as REST rejects it), not stored as U+FFFD', () => {
   it.each(['http1', 'h2'] as const)('on %s', async (listener) => {
     const eventId = `ev-utf8-${listener}-${Date.now()}`;
