@@ -1,7 +1,8 @@
 // Sliding-window rate limiting behind a small interface: Redis (shared by every process) or
 // in-process memory (embedded default, one process only).
-import type { Redis } from 'ioredis';
+import type { Redis, Cluster } from 'ioredis';
 import { TickBatcher } from '../../domain/tick-batcher.js';
+import { escapeBraces } from '../redis-client.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -85,43 +86,81 @@ end
 return out
 `;
 
-type SlidingRedis = Redis & {
+type SlidingRedis = (Redis | Cluster) & {
   slidingLogBatch(numKeys: number, ...args: Array<string | number>): Promise<number[]>;
 };
 
 /** One hitAll call, as queued for the turn's script run. */
 interface Hit {
+  tag: string;
   keys: string[];
   windows: readonly RateWindow[];
   nowMs: number;
   member: string;
+  /** Why this call's run failed when others of its turn succeeded (cluster: another node). */
+  error?: unknown;
 }
 
 /** Calls per script run (Redis runs nothing else meanwhile: about 5 us per call). */
 const MAX_BATCH = 100;
 
 /**
+ * A window's key: `rl:{<tag>}<suffix>`. The tag is the hash tag, so all windows of one caller share a
+ * Redis Cluster slot; braces (and `%`, to stay one-to-one) are percent-encoded, so the key has
+ * exactly one `{...}` and nothing a caller passes moves it to another slot.
+ */
+export function rateLimitKey(tag: string, suffix: string): string {
+  return `rl:{${escapeBraces(tag)}}${escapeBraces(suffix)}`;
+}
+
+/**
  * The hitAll calls of one turn of the event loop go to Redis as ONE script run (SLIDING_LOG_BATCH)
- * instead of one each (TickBatcher, keyed by the call itself). The script's keys span many
- * callers, so it needs one Redis node (the service connects to one; each caller's keys still share
- * its hash tag). A failure of the run fails each of its calls, as a failed call of its own would
- * (the runner fails open).
+ * instead of one each (TickBatcher, keyed by the call itself). On one server the run spans many
+ * callers. On a Redis Cluster a script may only touch keys of one slot, so the turn's calls are run
+ * per caller tag (each caller's keys share its hash tag). A failure of a run fails each of its calls, as a failed call of its own
+ * would (the runner fails open).
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: SlidingRedis;
   private seq = 0;
   private readonly batcher = new TickBatcher<Hit, RateDecision[]>((hits) => this.run(hits), MAX_BATCH);
-  constructor(redis: Redis) {
+  private readonly perSlot: boolean;
+  constructor(redis: Redis | Cluster) {
     redis.defineCommand('slidingLogBatch', { lua: SLIDING_LOG_BATCH });
     this.redis = redis as SlidingRedis;
+    this.perSlot = redis.isCluster;
   }
   async hitAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]> {
     const member = `${nowMs}:${process.pid}:${this.seq++}:${Math.random().toString(36).slice(2, 8)}`;
-    const keys = windows.map((w) => `rl:{${tag}}${w.suffix}`);
-    return (await this.batcher.get({ keys, windows, nowMs, member }))!;
+    const hit: Hit = { tag, keys: windows.map((w) => rateLimitKey(tag, w.suffix)), windows, nowMs, member };
+    const decided = await this.batcher.get(hit);
+    if (!decided) throw hit.error ?? new Error('rate-limit run gave no decision');
+    return decided;
   }
-  /** One script run for `batch`: each call's decisions, from the script's flat reply. */
+  /** The turn's calls: one script run, or on a cluster one per caller tag (one slot each). */
   private async run(batch: Hit[]): Promise<Map<Hit, RateDecision[]>> {
+    if (!this.perSlot) return this.runOne(batch);
+    const byTag = new Map<string, Hit[]>();
+    for (const h of batch) {
+      const same = byTag.get(h.tag);
+      if (same) same.push(h);
+      else byTag.set(h.tag, [h]);
+    }
+    if (byTag.size === 1) return this.runOne(batch);
+    const decided = new Map<Hit, RateDecision[]>();
+    // Each group settles alone: a node that is down fails only the calls whose keys it holds.
+    await Promise.all(
+      [...byTag.values()].map((hits) =>
+        this.runOne(hits).then(
+          (got) => got.forEach((d, h) => decided.set(h, d)),
+          (err: unknown) => hits.forEach((h) => (h.error = err)),
+        ),
+      ),
+    );
+    return decided;
+  }
+  /** One script run for `batch` (keys of one slot on a cluster): each call's decisions, from the script's flat reply. */
+  private async runOne(batch: Hit[]): Promise<Map<Hit, RateDecision[]>> {
     const keys: string[] = [];
     const args: Array<string | number> = [batch.length];
     for (const h of batch) {
