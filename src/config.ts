@@ -1,6 +1,7 @@
 // The ONLY reader of process.env. Defaults make a bare `npm start` work (embedded mode).
 import { z } from 'zod';
 import { parseHostList } from './domain/urls.rules.js';
+import { parseRedisUrl } from './infra/redis-url.js';
 
 const optionalUrl = z.string().trim().min(1).optional();
 
@@ -9,7 +10,15 @@ const EnvSchema = z.object({
   GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: optionalUrl,
-  REDIS_URL: optionalUrl,
+  // One server (`redis://`, `rediss://`) or a Redis Cluster (`redis+cluster://host:port,host:port`): parseRedisUrl.
+  REDIS_URL: optionalUrl.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    try {
+      parseRedisUrl(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    }
+  }),
   DATA_DIR: z.string().min(1).default('./.fluxdesk'),
   PUBLIC_BASE_URL: optionalUrl,
   ERRORS_BASE_URL: optionalUrl,
@@ -48,6 +57,7 @@ export type Config = Readonly<{
   grpcPort: number;
   host: string;
   databaseUrl: string | undefined;
+  /** REDIS_URL as given (may hold a password: never logged); parseRedisUrl says whether it names a cluster. */
   redisUrl: string | undefined;
   dataDir: string;
   publicBaseUrl: string;

@@ -1,5 +1,4 @@
 // Composition root: ORM (PostgreSQL | PGlite), Redis or in-process stores, logger, clock.
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Config } from './config.js';
@@ -9,6 +8,8 @@ import { Readiness } from './app/readiness.js';
 import type { Clock, Logger } from './domain/context.js';
 import { openOrm, migrate } from './infra/db/orm.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './infra/rate-limit/rate-limiter.js';
+import { createRedisClient, probeRedis, type RedisClient } from './infra/redis-client.js';
+import { parseRedisUrl } from './infra/redis-url.js';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './infra/idempotency/idempotency-store.js';
 import { systemClock } from './infra/clock.js';
 import { acquireDataDirLock, type DataDirLock } from './infra/db/data-dir-lock.js';
@@ -25,7 +26,8 @@ import { setEgressAllowlist } from './infra/http-egress/egress-client.js';
 import { MAINTENANCE_TASKS } from './app/maintenance-tasks.js';
 
 export interface Deps extends AppDeps {
-  redis: Redis | null;
+  /** One server or a Redis Cluster (REDIS_URL); null = in-process stores. */
+  redis: RedisClient | null;
   lock: DataDirLock | null;
   logger: pino.Logger;
   close(): Promise<void>;
@@ -66,16 +68,17 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     lock?.release();
     throw err;
   }
-  let redis: Redis | null = null;
+  let redis: RedisClient | null = null;
   if (config.redisUrl) {
-    // No offline queue: when Redis is down, commands fail at once and the runner decides
-    // (rate limit fails open, Idempotency-Key requests fail closed with 503).
-    // Auto-pipelining: the commands of concurrent requests issued in one turn of the event loop go
-    // out in one write (the rate-limit window of every request otherwise costs its own syscall).
-    // The rate limiter batches its own calls per turn into one script run (rate-limiter.ts): not
-    // auto-pipelined, so that run goes out in the turn it is made, not one turn later.
-    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true, enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['slidingLogBatch'] });
-    redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+    // Fails fast while Redis is away: the runner decides (rate limit fails open, Idempotency-Key
+    // requests fail closed with 503). One server or a cluster: infra/redis-client.ts.
+    redis = createRedisClient(parseRedisUrl(config.redisUrl));
+    const onError = (err: Error) => {
+      logger.warn({ err: { message: err.message } }, 'redis error');
+    };
+    redis.on('error', onError);
+    // A cluster reports a lost or refused node connection as `node error`.
+    redis.on('node error', onError);
     await redis.connect().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'redis unavailable at start; retrying in background'));
   }
   const deps: Deps = {
@@ -99,7 +102,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
           if (pending.length > 0) throw new Error(`${pending.length} migrations pending`);
         },
       },
-      ...(redis ? [{ name: 'redis', check: async () => void (await redis!.ping()) }] : []),
+      ...(redis ? [{ name: 'redis', check: () => probeRedis(redis!) }] : []),
     ]),
     mailer: config.mail.smtpUrl ? createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, messageIdDomain: messageIdDomain(config.publicBaseUrl) }) : null,
     async close() {
