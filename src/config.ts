@@ -8,6 +8,8 @@ const optionalUrl = z.string().trim().min(1).optional();
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  // GET /metrics on a listener of its own (on HOST), and then not on PORT (docs/metrics.md).
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: optionalUrl,
   // One server (`redis://`, `rediss://`) or a Redis Cluster (`redis+cluster://host:port,host:port`): parseRedisUrl.
@@ -55,6 +57,8 @@ const EnvSchema = z.object({
 export type Config = Readonly<{
   port: number;
   grpcPort: number;
+  /** GET /metrics is served here instead of on `port`; null = on `port`. */
+  metricsPort: number | null;
   host: string;
   databaseUrl: string | undefined;
   /** REDIS_URL as given (may hold a password: never logged); parseRedisUrl says whether it names a cluster. */
@@ -116,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze({
     port: e.PORT,
     grpcPort: e.GRPC_PORT,
+    metricsPort: e.METRICS_PORT ?? null,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,

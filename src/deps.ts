@@ -24,6 +24,7 @@ import { createSmtpMailer } from './infra/mail/mailer.js';
 import { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
 import { setEgressAllowlist } from './infra/http-egress/egress-client.js';
 import { MAINTENANCE_TASKS } from './app/maintenance-tasks.js';
+import { createMetrics } from './infra/metrics/metrics.js';
 
 export interface Deps extends AppDeps {
   /** One server or a Redis Cluster (REDIS_URL); null = in-process stores. */
@@ -68,6 +69,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     lock?.release();
     throw err;
   }
+  const clock = opts.clock ?? systemClock;
+  // This instance's own registry (tests run several services in one process).
+  const metrics = createMetrics({ orm, clock, log: logger as unknown as Logger, serviceVersion: config.serviceVersion });
   let redis: RedisClient | null = null;
   if (config.redisUrl) {
     // Fails fast while Redis is away: the runner decides (rate limit fails open, Idempotency-Key
@@ -88,11 +92,12 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     logger,
     rateLimiter: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(),
     idempotency: redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore(),
-    clock: opts.clock ?? systemClock,
+    clock,
     config: { publicBaseUrl: config.publicBaseUrl, allowedEmailDomains: config.allowedEmailDomains },
     log: logger as unknown as Logger,
     nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
     load: new OperationLoad(),
+    metrics,
     readiness: new Readiness([
       { name: 'postgres', check: async () => void (await orm.em.getConnection().execute('select 1')) },
       {
@@ -170,7 +175,15 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
     pacer: new DispatchPacer({ inFlight: () => deps.load.inFlight, busyAt: n.yieldAtInFlight, maxDeferMs: n.maxDeferSeconds * 1000, nowMs: () => deps.clock.now().getTime() }),
     databaseUrl: config.databaseUrl,
     log: env.log,
-    handle: (jobs) => dispatchNudges(deps.orm.em.fork(), env, jobs),
+    handle: async (jobs) => {
+      const outcomes = await dispatchNudges(deps.orm.em.fork(), env, jobs);
+      const channels = new Map(jobs.map((j) => [j.id, j.channel]));
+      for (const r of outcomes) {
+        const channel = channels.get(r.id);
+        if (channel) deps.metrics.nudgeSent(channel, r.status);
+      }
+      return outcomes;
+    },
     retryLimit: n.retryLimit,
     retryDelaySeconds: n.retryDelaySeconds,
     retryDelayMaxSeconds: n.retryDelayMaxSeconds,

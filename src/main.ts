@@ -7,6 +7,7 @@ import type { NudgeQueue } from './infra/queue/nudge-queue.js';
 import type { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
 import { createGrpcServer, createServer } from './transports/http/server.js';
 import { startOperatorSocket } from './transports/cli/operator-socket.js';
+import { createMetricsServer } from './transports/http/metrics.js';
 import type { FastifyInstance } from 'fastify';
 import type http2 from 'node:http2';
 import type { Clock, Logger } from './domain/context.js';
@@ -21,6 +22,8 @@ export interface RunningService {
   grpc: http2.Http2Server;
   port: number;
   grpcPort: number;
+  /** The METRICS_PORT listener's port; null = GET /metrics is on `port`. */
+  metricsPort: number | null;
   baseUrl: string;
   /** The nudge worker (null with WORKER=off). */
   nudges: NudgeQueue | null;
@@ -73,7 +76,9 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
     await deps.close();
     throw err;
   }
-  const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion });
+  const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion, metricsRoute: config.metricsPort === null });
+  // METRICS_PORT: /metrics on a listener of its own, kept open until the rest has stopped (a scrape sees the drain).
+  const metricsServer = config.metricsPort === null ? null : createMetricsServer(deps.metrics, (err) => deps.log.error({ err }, 'metrics collection failed'));
   const grpc = createGrpcServer(deps);
   // HTTP/2 sessions stay open after close() stops accepting: tracked, so the stop can end them.
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -98,6 +103,11 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
     await Promise.all([new Promise<void>((r) => grpc.close(() => r())), app.close()]);
     clearTimeout(cut);
     await operator?.close();
+    if (metricsServer?.listening) {
+      const closed = new Promise<void>((r) => metricsServer.close(() => r()));
+      metricsServer.closeAllConnections();
+      await closed;
+    }
     // In-flight sends finish (or time out); undispatched nudges stay in the outbox / queue.
     // Each step has a deadline: a queue stuck on a dead connection must not keep the process
     // (or a test's afterAll) alive; what it had not finished is retried by the next process.
@@ -111,6 +121,12 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
       grpc.once('error', reject);
       grpc.listen(config.grpcPort, config.host, () => resolve());
     });
+    if (metricsServer) {
+      await new Promise<void>((resolve, reject) => {
+        metricsServer.once('error', reject);
+        metricsServer.listen(config.metricsPort!, config.host, () => resolve());
+      });
+    }
   } catch (err) {
     // A port in use (or any listen failure): nothing started may outlive the failed start.
     await stopAll();
@@ -125,6 +141,7 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
     grpc,
     port,
     grpcPort,
+    metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : null,
     baseUrl: `http://${config.host}:${port}`,
     nudges,
     maintenance,

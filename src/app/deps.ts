@@ -5,6 +5,7 @@ import type { IdempotencyStore } from '../infra/idempotency/idempotency-store.js
 import type { Mailer } from '../infra/mail/mailer.js';
 import type { OperationLoad } from './operation-load.js';
 import type { Readiness } from './readiness.js';
+import type { Metrics } from '../infra/metrics/metrics.js';
 
 /** What the runner needs; built in src/deps.ts. */
 export interface AppDeps {
@@ -22,4 +23,6 @@ export interface AppDeps {
   load: OperationLoad;
   /** Dependencies reachable and not draining (GET /api/v1/ready, grpc.health). */
   readiness: Readiness;
+  /** Counters and histograms of this service instance (GET /metrics; docs/metrics.md). */
+  metrics: Metrics;
 }

@@ -56,8 +56,17 @@ export interface RunResult<O> {
 
 export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
   deps.load.enter();
+  // Every operation of every surface is measured here, once (docs/metrics.md).
+  const meter = deps.metrics.operation(op.name, inv.surface);
+  const started = performance.now();
   try {
-    return await run(deps, op, inv, undefined);
+    const result = await run(deps, op, inv, undefined);
+    meter.succeeded(performance.now() - started, result.output, result.replayed);
+    return result;
+  } catch (err) {
+    const de = err instanceof DomainError ? err : undefined;
+    meter.failed(performance.now() - started, de?.kind ?? 'internal', de?.code ?? 'internal');
+    throw err;
   } finally {
     deps.load.leave();
   }
@@ -98,7 +107,7 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
     const ctx: OpContext<P> = (made = new LazyEmContext(principal, inv.requestId, inv.surface, inv.channel ?? 'v1', log, deps.clock, deps.config, deps.orm.em));
 
     // Counted before the scope check: a call refused for a missing scope is an authenticated call too.
-    if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.rateLimited, log));
+    if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.rateLimited, log, unverified));
     if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
       throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
     }
@@ -157,7 +166,7 @@ const WINDOWS: Record<'inbound_token' | 'agent', Record<'publish' | 'requests', 
  * reports the request budget, a publish the publish budget); a refusal reports the first window
  * that refused.
  */
-async function applyRateLimit(deps: AppDeps, principal: Principal, budget: true | 'requests', log: Logger): Promise<RateLimitInfo | undefined> {
+async function applyRateLimit(deps: AppDeps, principal: Principal, budget: true | 'requests', log: Logger, unverified: boolean): Promise<RateLimitInfo | undefined> {
   if (principal.type === 'system') return undefined;
   const nowMs = deps.clock.now().getTime();
   const windows = WINDOWS[principal.type][budget === true ? 'publish' : 'requests'];
@@ -166,12 +175,15 @@ async function applyRateLimit(deps: AppDeps, principal: Principal, budget: true 
     decisions = await deps.rateLimiter.hitAll(`tok:${principal.tokenId}`, windows, nowMs);
   } catch (err) {
     // Fails open: event intake stays available when Redis is down (dedup still holds in PostgreSQL).
+    deps.metrics.storeUnavailable('rate_limit', 'fail_open');
     log.warn({ err: { message: (err as Error).message } }, 'rate-limit store unavailable; request allowed');
     return undefined;
   }
   const refused = decisions.findIndex((d) => !d.allowed);
   if (refused >= 0) {
     const d = decisions[refused]!;
+    // A refusal on an unverified principal is decided again by the fresh pass: counted there.
+    if (!unverified) deps.metrics.rateLimitDenied(principal.type === 'agent' ? 'agent' : budget === true ? 'inbound_publish' : 'inbound_requests', windows[refused]!.suffix === ':day' ? 'day' : 'minute');
     const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
     throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${windows[refused]!.label} exceeded`, { code: 'rate_limited', rateLimit: { ...rateInfo(decisions[refused]!), retryAfterSeconds } });
   }
@@ -202,9 +214,11 @@ async function withIdempotency<O>(
     begun = await deps.idempotency.begin(storeKey, fingerprint, IDEMPOTENCY_LOCK_MS);
   } catch (err) {
     // Fails closed: without the store we cannot promise exactly-once for a keyed request.
+    deps.metrics.storeUnavailable('idempotency', 'fail_closed');
     ctx.log.warn({ err: { message: (err as Error).message } }, 'idempotency store unavailable');
     throw new DomainError('unavailable', 'idempotency store unavailable; retry later', { code: 'idempotency_unavailable', retryAfterSeconds: 1 });
   }
+  deps.metrics.idempotency(begun.state);
   if (begun.state === 'mismatch') throw new DomainError('conflict', 'Idempotency-Key was already used with a different request body', { code: 'idempotency_key_reused' });
   if (begun.state === 'in_flight') throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress', { code: 'idempotency_in_flight', retryAfterSeconds: 1 });
   if (begun.state === 'replay') return { output: begun.response.output as O, replayed: true, rateLimit, principal: ctx.principal };

@@ -20,6 +20,7 @@ import { requestIdFrom } from '../http/request-id.js';
 import { REQUEST_ID } from './call.js';
 import { toConnectError } from './errors.js';
 import { connectRoutes } from './routes.js';
+import { metricsInterceptor } from './metrics-interceptor.js';
 import { REFLECTION_SERVICES } from './reflection.js';
 
 const KB = 1024;
@@ -57,7 +58,7 @@ export function connectServing(deps: AppDeps, protocols: Protocols, listener: { 
     ...protocols,
     readMaxBytes: DEFAULT_READ_MAX_BYTES,
     requestGate: requestGate(deps, listener.http1),
-    interceptors: [markEntered],
+    interceptors: [markEntered, metricsInterceptor(deps.metrics)],
     // Connect JSON is decoded with a fatal decoder: invalid UTF-8 is invalid_argument, as on the JSON
     // surfaces, instead of U+FFFD stored in its place. (Binary protobuf strings are already checked:
     // protobuf-es verifies UTF-8 for proto3 strings.)

@@ -18,6 +18,7 @@ import { sendProblem } from '../rest-v1/problem.js';
 import { sendLegacyError } from '../legacy/errors.js';
 import { pathOnly, tokenInQuery, fastifyErrorToDomain } from './json-body.js';
 import { requestIdFrom } from './request-id.js';
+import { instrumentRoutes, registerMetricsRoute } from './metrics.js';
 
 export const BODY_LIMIT = 256 * 1024;
 
@@ -27,6 +28,8 @@ export interface ServerOptions {
   errorsBaseUrl: string;
   publicBaseUrl: string;
   serviceVersion: string;
+  /** GET /metrics on this listener (default); false when METRICS_PORT serves it instead. */
+  metricsRoute?: boolean;
 }
 
 export async function createServer(opts: ServerOptions): Promise<FastifyInstance> {
@@ -51,6 +54,9 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
       return sendProblem(reply, req, de, opts.errorsBaseUrl);
     },
   });
+  // Request histograms per route pattern for every route registered below (docs/metrics.md).
+  instrumentRoutes(app, opts.deps.metrics);
+  if (opts.metricsRoute !== false) registerMetricsRoute(app, opts.deps.metrics);
   // Never log query strings (a careless client may put a token there) or headers.
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -115,6 +115,9 @@ export async function countRequest(c: CallContext): Promise<Record<string, strin
 }
 
 async function callTool(c: CallContext, id: RpcId, { tool, args }: ToolCall): Promise<Outcome> {
+  // The tool is one of TOOLS_BY_NAME (the live list): a bounded label (docs/metrics.md).
+  const meter = c.deps.metrics.tool(tool.def.name);
+  const started = performance.now();
   try {
     const { output, rateLimit } = await runOperation(c.deps, tool.def.operation, {
       surface: 'mcp',
@@ -126,10 +129,12 @@ async function callTool(c: CallContext, id: RpcId, { tool, args }: ToolCall): Pr
     });
     const result: Record<string, unknown> = { content: [{ type: 'text', text: JSON.stringify(output) }], isError: false };
     if (tool.def.output) result.structuredContent = output;
+    meter.observe(performance.now() - started, 'ok');
     return ok(id, result, rateHeaders(rateLimit));
   } catch (err) {
     const de = toDomainError(err, c.log);
     const how = classifyToolError(de);
+    meter.observe(performance.now() - started, how.kind === 'rpc' ? 'protocol_error' : 'tool_error');
     if (how.kind === 'rpc') throw how.error;
     // The tool's own failure: the call itself succeeded at the protocol level.
     const envelope = toolErrorEnvelope(de, tool.def.errorForm ?? 'flat', c.errorsBaseUrl);
@@ -192,9 +197,18 @@ async function answer(c: CallContext, id: RpcId, method: string, params: Record<
       if (stateless) Object.assign(result, { ttlMs: 300_000, cacheScope: 'private' });
       return ok(id, result);
     }
-    case 'tools/call':
-      // Only a call that names no tool, or with bad params, comes here: its -32602.
-      return callTool(c, id, toolCall(params));
+    case 'tools/call': {
+      // Only a call that names no tool, or with bad params, comes here: its -32602, counted under
+      // the tool `other` (a name a client sends is never a label value).
+      let call: ToolCall;
+      try {
+        call = toolCall(params);
+      } catch (err) {
+        c.deps.metrics.tool('other').observe(0, 'protocol_error');
+        throw err;
+      }
+      return callTool(c, id, call);
+    }
     default:
       // MCP 2026-07-28 answers an unknown method with HTTP 404; earlier revisions with 200.
       throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`, undefined, stateless ? 404 : 200);
