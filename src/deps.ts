@@ -78,6 +78,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     // requests fail closed with 503). One server or a cluster: infra/redis-client.ts.
     redis = createRedisClient(parseRedisUrl(config.redisUrl));
     const onError = (err: Error) => {
+      metrics.redisError();
       logger.warn({ err: { message: err.message } }, 'redis error');
     };
     redis.on('error', onError);

@@ -256,3 +256,24 @@ describe('METRICS_PORT', () => {
     await expect(fetch(`http://127.0.0.1:${h2.svc.metricsPort}/metrics`)).rejects.toThrow();
   });
 });
+
+describe('Redis unreachable', () => {
+  it('counts client errors, the rate limit failing open and Idempotency-Key requests failing closed', async () => {
+    // Nothing listens on port 1: every connection attempt is refused.
+    const down = await startHarness({ redisUrl: 'redis://127.0.0.1:1' });
+    try {
+      const t = await newPersonalToken(down);
+      expect((await publish(down, t.token, event(down))).status).toBe(202);
+      const keyed = await publish(down, t.token, event(down), { 'idempotency-key': 'redis-down-1' });
+      expect(keyed.status).toBe(503);
+      const r = await scrape(`${down.baseUrl}/metrics`);
+      expect(sum(r.samples, 'fluxdesk_redis_errors_total')).toBeGreaterThan(0);
+      // Both publishes asked the rate limiter (it let them through); the keyed one was then refused.
+      expect(sum(r.samples, 'fluxdesk_store_unavailable_total', { store: 'rate_limit', decision: 'fail_open' })).toBe(2);
+      expect(sum(r.samples, 'fluxdesk_store_unavailable_total', { store: 'idempotency', decision: 'fail_closed' })).toBe(1);
+      expect(sum(r.samples, 'fluxdesk_events_rejected_total', { code: 'idempotency_unavailable' })).toBe(1);
+    } finally {
+      await down.close();
+    }
+  });
+});
