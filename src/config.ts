@@ -52,7 +52,44 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().trim().min(3).max(200).optional(),
   // Hosts webhook action callbacks may reach over plain http and on private/loopback addresses.
   EGRESS_ALLOW_HOSTS: z.string().optional(),
+  // OpenTelemetry traces (README "Tracing"): the standard OTEL_* variables, read here only.
+  OTEL_SDK_DISABLED: z.enum(['true', 'false', 'TRUE', 'FALSE']).optional(),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  // This build exports OTLP over HTTP with the JSON encoding, which every OTLP/HTTP receiver accepts.
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/json', 'http/protobuf'], { error: 'only OTLP over HTTP is supported (http/json or http/protobuf)' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/json', 'http/protobuf'], { error: 'only OTLP over HTTP is supported (http/json or http/protobuf)' }).optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: z.coerce.number().int().min(1).max(600000).optional(),
+  OTEL_EXPORTER_OTLP_TIMEOUT: z.coerce.number().int().min(1).max(600000).optional(),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).optional(),
+  OTEL_TRACES_SAMPLER: z.enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']).optional(),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(600000).optional(),
+  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(1000000).optional(),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(1000000).optional(),
 });
+
+export type TracingSampler = NonNullable<z.infer<typeof EnvSchema>['OTEL_TRACES_SAMPLER']>;
+
+/** OpenTelemetry tracing, on only when an OTEL_* variable asks for it (see tracingConfig). */
+export type TracingConfig = Readonly<{
+  exporter: 'otlp' | 'console';
+  /** OTLP/HTTP traces URL (the `/v1/traces` one). */
+  endpoint: string;
+  /** Sent with every export (may hold credentials: never logged). */
+  headers: Readonly<Record<string, string>>;
+  timeoutMs: number;
+  serviceName: string;
+  sampler: TracingSampler;
+  /** The ratio of the traceidratio samplers, 0..1. */
+  samplerArg: number;
+  scheduleDelayMs: number;
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+}>;
 
 export type Config = Readonly<{
   port: number;
@@ -104,6 +141,8 @@ export type Config = Readonly<{
    * public-address rules of the action-callback egress client (local test receivers). Empty = strict.
    */
   egressAllowHosts: readonly string[];
+  /** OpenTelemetry traces; null = off (no SDK loaded). */
+  tracing: TracingConfig | null;
 }>;
 
 /** A comma list of hostnames or IP literals (`[::1]` or `::1`), lower-cased, without a trailing dot. */
@@ -154,5 +193,50 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     mail: Object.freeze({ smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM ?? 'fluxdesk <no-reply@fluxdesk.invalid>' }),
     egressAllowHosts: parseHostList(e.EGRESS_ALLOW_HOSTS),
+    tracing: tracingConfig(e),
   });
+}
+
+/**
+ * Tracing is on when an exporter is asked for: OTEL_TRACES_EXPORTER=otlp|console, or an OTLP endpoint
+ * (OTEL_EXPORTER_OTLP_ENDPOINT / _TRACES_ENDPOINT). OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none
+ * turn it off. Defaults as the OpenTelemetry specification states them.
+ */
+function tracingConfig(e: z.infer<typeof EnvSchema>): TracingConfig | null {
+  if (e.OTEL_SDK_DISABLED?.toLowerCase() === 'true' || e.OTEL_TRACES_EXPORTER === 'none') return null;
+  const endpointSet = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
+  if (e.OTEL_TRACES_EXPORTER === undefined && !endpointSet) return null;
+  const base = (e.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318').replace(/\/+$/, '');
+  return Object.freeze({
+    exporter: e.OTEL_TRACES_EXPORTER ?? 'otlp',
+    // The signal-specific URL is used as given; the general one gets the signal's path appended.
+    endpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base}/v1/traces`,
+    headers: Object.freeze({ ...otlpHeaders(e.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'), ...otlpHeaders(e.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') }),
+    timeoutMs: e.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? e.OTEL_EXPORTER_OTLP_TIMEOUT ?? 10_000,
+    serviceName: e.OTEL_SERVICE_NAME ?? 'fluxdesk',
+    sampler: e.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on',
+    samplerArg: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
+    scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY ?? 5_000,
+    maxQueueSize: e.OTEL_BSP_MAX_QUEUE_SIZE ?? 2048,
+    maxExportBatchSize: Math.min(e.OTEL_BSP_MAX_EXPORT_BATCH_SIZE ?? 512, e.OTEL_BSP_MAX_QUEUE_SIZE ?? 2048),
+  });
+}
+
+/** `key1=value1,key2=value2` (W3C Baggage form, values percent-decoded); the message never repeats a value. */
+function otlpHeaders(raw: string | undefined, name: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (raw ?? '').split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    const key = eq > 0 ? part.slice(0, eq).trim() : '';
+    let value: string;
+    try {
+      value = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      value = '';
+    }
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key) || value === '' || /[\r\n\0]/.test(value)) throw new Error(`invalid configuration:\n  ${name}: must be key=value pairs separated by commas`);
+    out[key.toLowerCase()] = value;
+  }
+  return out;
 }

@@ -24,6 +24,7 @@ import { createSmtpMailer } from './infra/mail/mailer.js';
 import { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
 import { setEgressAllowlist } from './infra/http-egress/egress-client.js';
 import { MAINTENANCE_TASKS } from './app/maintenance-tasks.js';
+import { startTracing, stopTracing, traceLogFields, traceLogMerge } from './infra/tracing/tracing.js';
 import { createMetrics } from './infra/metrics/metrics.js';
 
 export interface Deps extends AppDeps {
@@ -48,6 +49,9 @@ export function createLogger(level: string, fd: 1 | 2 = 1, stream?: pino.Destina
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
       err: pino.stdSerializers.err,
     },
+    // The active trace's trace_id / span_id in every line (nothing while tracing is off).
+    mixin: traceLogFields,
+    mixinMergeStrategy: traceLogMerge,
   }, stream ?? pino.destination({ fd, sync: fd === 2 }));
 }
 
@@ -60,6 +64,8 @@ export interface CreateDepsOptions {
 
 export async function createDeps(config: Config, opts: CreateDepsOptions = {}): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config.logLevel);
+  // Before anything that makes spans; loads no OpenTelemetry code unless an OTEL_* variable asks.
+  const traced = await startTracing(config.tracing, config.serviceVersion, logger as unknown as Logger);
   const lock = config.databaseUrl ? null : acquireDataDirLock(config.dataDir, opts.role ?? 'server');
   let orm: MikroORM;
   try {
@@ -67,6 +73,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     await migrate(orm, config.databaseUrl);
   } catch (err) {
     lock?.release();
+    if (traced) await stopTracing();
     throw err;
   }
   const clock = opts.clock ?? systemClock;
@@ -116,6 +123,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
       redis?.disconnect();
       await orm.close(true);
       lock?.release();
+      // Last: spans of the stop itself are exported too.
+      if (traced) await stopTracing();
     },
   };
   // Webhook action callbacks: hosts exempt from the https-only / public-address rules (EGRESS_ALLOW_HOSTS,

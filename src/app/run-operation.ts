@@ -11,6 +11,7 @@ import { textIssues, zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
 import { LazyChildLogger } from './lazy-logger.js';
 import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
+import { tracing, type FailureInfo, type Tracer } from '../infra/tracing/tracing.js';
 
 export const INBOUND_RATE_LIMIT = 60;
 export const INBOUND_RATE_WINDOW_MS = 60_000;
@@ -60,7 +61,8 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
   const meter = deps.metrics.operation(op.name, inv.surface);
   const started = performance.now();
   try {
-    const result = await run(deps, op, inv, undefined);
+    const tracer = tracing.tracer;
+    const result = tracer === null ? await run(deps, op, inv, undefined) : await tracedRun(tracer, deps, op, inv);
     meter.succeeded(performance.now() - started, result.output, result.replayed);
     return result;
   } catch (err) {
@@ -70,6 +72,21 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
   } finally {
     deps.load.leave();
   }
+}
+
+/** A span per operation (child of the route / RPC / tool span); its statements are its children. */
+function tracedRun<I, O, P extends Principal>(tracer: Tracer, deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
+  return tracer.inSpan(op.name, 'internal', { 'fluxdesk.operation': op.name, 'fluxdesk.surface': inv.surface, 'fluxdesk.channel': inv.channel }, async (span) => {
+    const result = await run(deps, op, inv, undefined);
+    if (result.replayed) span.setAttribute('fluxdesk.replayed', true);
+    return result;
+  }, operationFailure);
+}
+
+/** A refused call (4xx) is an outcome, not a fault: only internal / unavailable mark the span failed. */
+function operationFailure(err: unknown): FailureInfo {
+  if (!(err instanceof DomainError)) return { type: 'internal', fault: true, kind: 'internal' };
+  return { type: err.code, fault: err.kind === 'internal' || err.kind === 'unavailable', kind: err.kind };
 }
 
 /**

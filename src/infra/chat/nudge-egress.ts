@@ -14,7 +14,8 @@ import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import { allowHostSet, egressTarget, isAllowedAnswer } from '../http-egress/address-policy.js';
-import { result, type EgressClient } from '../http-egress/egress-client.js';
+import { result, type EgressClient, type EgressResponse } from '../http-egress/egress-client.js';
+import { tracedPost, tracing } from '../tracing/tracing.js';
 
 export interface NudgeEgressOptions {
   timeoutMs: number;
@@ -71,37 +72,42 @@ export function createNudgeEgressClient(opts: NudgeEgressOptions): ClosableEgres
     });
   const agents = { open: agent(false), allowlisted: agent(true) };
 
+  const post = async (url: string, body: Uint8Array, headers: Record<string, string>): Promise<EgressResponse> => {
+    // Scheme, allowlist and IP-literal rules (IP literals never reach `lookup`): the shared policy.
+    const checked = egressTarget(url, allowHosts);
+    if (!checked) return result(0, 'blocked_target');
+    const { url: target, allowlisted } = checked;
+
+    // One deadline up to the end of the response (a receiver that stalls mid-body is cut too).
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), opts.timeoutMs);
+    try {
+      // undici's request never follows redirects: a 3xx is the receiver's answer.
+      const res = await request(target, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: allowlisted ? agents.allowlisted : agents.open,
+        signal: abort.signal,
+      });
+      await res.body.dump({ signal: abort.signal, limit: 64 * 1024 });
+      if (abort.signal.aborted) return result(0, 'timeout');
+      return result(res.statusCode);
+    } catch (err) {
+      if (abort.signal.aborted) return result(0, 'timeout');
+      return result(0, isBlocked(err) ? 'blocked_target' : 'network_error');
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return {
     async close() {
       await Promise.all([agents.open.destroy(), agents.allowlisted.destroy()]);
     },
-    async post(url, body, headers) {
-      // Scheme, allowlist and IP-literal rules (IP literals never reach `lookup`): the shared policy.
-      const checked = egressTarget(url, allowHosts);
-      if (!checked) return result(0, 'blocked_target');
-      const { url: target, allowlisted } = checked;
-
-      // One deadline up to the end of the response (a receiver that stalls mid-body is cut too).
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), opts.timeoutMs);
-      try {
-        // undici's request never follows redirects: a 3xx is the receiver's answer.
-        const res = await request(target, {
-          method: 'POST',
-          headers,
-          body,
-          dispatcher: allowlisted ? agents.allowlisted : agents.open,
-          signal: abort.signal,
-        });
-        await res.body.dump({ signal: abort.signal, limit: 64 * 1024 });
-        if (abort.signal.aborted) return result(0, 'timeout');
-        return result(res.statusCode);
-      } catch (err) {
-        if (abort.signal.aborted) return result(0, 'timeout');
-        return result(0, isBlocked(err) ? 'blocked_target' : 'network_error');
-      } finally {
-        clearTimeout(timer);
-      }
+    post(url, body, headers) {
+      const tracer = tracing.tracer;
+      // A client span per send; no traceparent to chat and push services (third parties).
+      return tracer === null ? post(url, body, headers) : tracedPost(tracer, url, headers, false, (h) => post(url, body, h));
     },
   };
 }

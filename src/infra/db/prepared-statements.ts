@@ -5,9 +5,10 @@
 // Same SQL, same single round trip and autocommit, so a 2xx still means committed. Behind a
 // transaction-mode PgBouncer this needs max_prepared_statements (PgBouncer >= 1.21).
 import { createHash } from 'node:crypto';
-import type { Configuration, LoggingOptions, Transaction } from '@mikro-orm/core';
+import type { Configuration, LogContext, LoggingOptions, Transaction } from '@mikro-orm/core';
 import { PostgreSqlConnection, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { PREPARED } from '../../domain/sql-hints.js';
+import { tracing } from '../tracing/tracing.js';
 
 interface Statement {
   name: string;
@@ -49,6 +50,17 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
     }, { query: query as string, params: params as unknown[] }) as Promise<T>;
   }
 
+  /**
+   * Every statement of the ORM passes here (prepared or not, in a transaction or not): with tracing
+   * on, each gets a client span. The SQL text has placeholders only, never the values.
+   */
+  protected override executeQuery<T>(query: string, cb: () => Promise<T>, context?: LogContext): Promise<T> {
+    const tracer = tracing.tracer;
+    if (tracer === null) return super.executeQuery(query, cb, context);
+    const operation = sqlOperation(query);
+    return tracer.inSpan(operation, 'client', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': query }, () => super.executeQuery(query, cb, context));
+  }
+
   private statement(sql: string, paramCount: number): Statement | undefined {
     let stmt = this.statements.get(sql);
     if (!stmt) {
@@ -59,6 +71,12 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
     }
     return stmt.placeholders === paramCount ? stmt : undefined;
   }
+}
+
+/** The statement's first keyword (SELECT, INSERT...), after leading comments: the span name. */
+function sqlOperation(sql: string): string {
+  const m = /^\s*(?:\/\*[^]*?\*\/\s*)*([A-Za-z]+)/.exec(sql);
+  return m ? m[1]!.toUpperCase() : 'SQL';
 }
 
 export class PreparedStatementDriver extends PostgreSqlDriver {

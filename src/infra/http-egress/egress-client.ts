@@ -15,6 +15,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { allowHostSet, egressTarget, isAllowedAnswer } from './address-policy.js';
+import { tracedPost, tracing } from '../tracing/tracing.js';
 
 export const DEFAULT_EGRESS_TIMEOUT_MS = 5_000;
 
@@ -82,30 +83,36 @@ class TimeoutError extends Error {}
 
 export function createEgressClient(opts: EgressOptions = {}): EgressClient {
   const ownAllowHosts = opts.allowHosts ? allowHostSet(opts.allowHosts) : null;
-  return {
-    async post(url, body, headers) {
-      const timeoutMs = opts.timeoutMs ?? settings.timeoutMs;
-      const resolve = opts.resolve ?? systemResolver;
-      const deadline = Date.now() + timeoutMs;
+  const post = async (url: string, body: Uint8Array, headers: Record<string, string>): Promise<EgressResponse> => {
+    const timeoutMs = opts.timeoutMs ?? settings.timeoutMs;
+    const resolve = opts.resolve ?? systemResolver;
+    const deadline = Date.now() + timeoutMs;
 
-      // Scheme, allowlist and IP-literal rules: the policy shared with the nudge client.
-      const checked = egressTarget(url, ownAllowHosts ?? settings.allowHosts);
-      if (!checked) return result(0, 'blocked_target');
-      const { url: target, host, allowlisted, literal } = checked;
+    // Scheme, allowlist and IP-literal rules: the policy shared with the nudge client.
+    const checked = egressTarget(url, ownAllowHosts ?? settings.allowHosts);
+    if (!checked) return result(0, 'blocked_target');
+    const { url: target, host, allowlisted, literal } = checked;
 
-      let addresses: ResolvedAddress[];
-      if (literal !== 0) addresses = [{ address: host, family: literal }];
-      else {
-        try {
-          addresses = await withDeadline(resolve(host), deadline);
-        } catch (err) {
-          return result(0, err instanceof TimeoutError ? 'timeout' : 'network_error');
-        }
+    let addresses: ResolvedAddress[];
+    if (literal !== 0) addresses = [{ address: host, family: literal }];
+    else {
+      try {
+        addresses = await withDeadline(resolve(host), deadline);
+      } catch (err) {
+        return result(0, err instanceof TimeoutError ? 'timeout' : 'network_error');
       }
-      if (addresses.length === 0) return result(0, 'network_error');
-      // One bad answer refuses the target: a mixed answer is how rebinding attacks start.
-      if (!isAllowedAnswer(addresses, allowlisted)) return result(0, 'blocked_target');
-      return send(target, host, addresses[0]!, body, headers, deadline);
+    }
+    if (addresses.length === 0) return result(0, 'network_error');
+    // One bad answer refuses the target: a mixed answer is how rebinding attacks start.
+    if (!isAllowedAnswer(addresses, allowlisted)) return result(0, 'blocked_target');
+    return send(target, host, addresses[0]!, body, headers, deadline);
+  };
+  return {
+    post(url, body, headers) {
+      const tracer = tracing.tracer;
+      // With tracing on, a client span, and the callback carries its `traceparent` (the receiver
+      // joins the clicker's trace). The body is signed, never the headers: the signature is unchanged.
+      return tracer === null ? post(url, body, headers) : tracedPost(tracer, url, headers, true, (h) => post(url, body, h));
     },
   };
 }

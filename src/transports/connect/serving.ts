@@ -21,6 +21,7 @@ import { REQUEST_ID } from './call.js';
 import { toConnectError } from './errors.js';
 import { connectRoutes } from './routes.js';
 import { metricsInterceptor } from './metrics-interceptor.js';
+import { tracingInterceptor } from './tracing-interceptor.js';
 import { REFLECTION_SERVICES } from './reflection.js';
 
 const KB = 1024;
@@ -58,7 +59,7 @@ export function connectServing(deps: AppDeps, protocols: Protocols, listener: { 
     ...protocols,
     readMaxBytes: DEFAULT_READ_MAX_BYTES,
     requestGate: requestGate(deps, listener.http1),
-    interceptors: [markEntered, metricsInterceptor(deps.metrics)],
+    interceptors: [markEntered, metricsInterceptor(deps.metrics), tracingInterceptor(deps.log)],
     // Connect JSON is decoded with a fatal decoder: invalid UTF-8 is invalid_argument, as on the JSON
     // surfaces, instead of U+FFFD stored in its place. (Binary protobuf strings are already checked:
     // protobuf-es verifies UTF-8 for proto3 strings.)

@@ -14,6 +14,7 @@ import { fieldPath } from '../../domain/validation.js';
 import { classifyToolError, MCP_CODES, toolErrorEnvelope, wholeRequestError } from './errors.js';
 import { RPC, RpcError, type Envelope, type Outcome, type RpcId } from './jsonrpc.js';
 import { TOOLS_BY_NAME } from './tools/index.js';
+import { tracing } from '../../infra/tracing/tracing.js';
 
 /** Newest first. A client asking for one of these gets it back; anything else gets the newest. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
@@ -142,6 +143,19 @@ async function callTool(c: CallContext, id: RpcId, { tool, args }: ToolCall): Pr
   }
 }
 
+/** With tracing on, a span per tool call (`tools/call <tool>`); its operation's span is its child. */
+function tracedCallTool(c: CallContext, id: RpcId, call: ToolCall): Promise<Outcome> {
+  const tracer = tracing.tracer;
+  if (tracer === null) return callTool(c, id, call);
+  const name = call.tool.def.name;
+  return tracer.inSpan(`tools/call ${name}`, 'internal', { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': name }, async (span) => {
+    const outcome = await callTool(c, id, call);
+    // The tool's own failure is a result (isError), not an exception: shown on the span too.
+    if ((outcome.response.result as { isError?: boolean } | undefined)?.isError) span.fail({ type: 'tool_error', fault: false });
+    return outcome;
+  }, (err) => (err instanceof RpcError ? { type: `jsonrpc_${err.code}`, fault: err.code === RPC.INTERNAL_ERROR } : { type: 'internal', fault: true }));
+}
+
 /** Answers one message; null for notifications (they never get a response). */
 export async function dispatch(c: CallContext, env: Message): Promise<Outcome | null> {
   // notifications/initialized, notifications/cancelled, ...: nothing to do statelessly. Not counted
@@ -165,7 +179,7 @@ export async function dispatch(c: CallContext, env: Message): Promise<Outcome | 
   let outcome: Outcome;
   try {
     if (!supported) throw unsupportedVersion(declared!);
-    outcome = call ? await callTool(c, env.id, call) : await answer(c, env.id, env.method, env.params, stateless);
+    outcome = call ? await tracedCallTool(c, env.id, call) : await answer(c, env.id, env.method, env.params, stateless);
   } catch (err) {
     // Its error still reports the budget this request used.
     if (err instanceof RpcError) for (const [k, v] of Object.entries(counted)) err.headers[k] ??= v;

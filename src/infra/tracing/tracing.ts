@@ -1,0 +1,98 @@
+// OpenTelemetry traces, off unless configured (config.ts tracingConfig). This module is what the rest
+// of the code imports: it loads no OpenTelemetry code at all. startTracing() imports the SDK (otel.ts)
+// only when tracing is on, and sets `tracing.tracer`; every instrumentation point checks that one
+// field, so with tracing off a request pays a property load and a null check per point, nothing else.
+//
+// Why spans are made by hand at the infra boundaries instead of by instrumentation-pg / -ioredis:
+// those patch the modules when they are loaded (require-in-the-middle, or import-in-the-middle
+// registered with `--import` before the app starts). The tests start the service inside the vitest
+// worker, where pg and ioredis are loaded long before any config is read, and tsx, vitest and the
+// plain-node build would each need their own hook setup; a hook registered at startup also costs
+// something on every import even when tracing is off. So: PostgreSQL statements get their span where
+// every statement of the ORM passes (infra/db/prepared-statements.ts), Redis commands through the
+// tracing channel ioredis 6 publishes (node:diagnostics_channel: no subscriber = no cost), the
+// routes through @fastify/otel registered as a plugin (no patching), the rest in the app's own code.
+import type { TracingConfig } from '../../config.js';
+import type { Logger } from '../../domain/context.js';
+import type { SpanAttributes, Tracer } from './types.js';
+
+export type { FailureInfo, HeaderSource, SpanAttributes, SpanHandle, SpanKindName, Tracer } from './types.js';
+
+/** The live tracer, or null when tracing is off (the common case: checked on every hot path). */
+export const tracing: { tracer: Tracer | null } = { tracer: null };
+
+/**
+ * Starts the SDK when `config` is set; true when this call started it (its caller stops it). A
+ * failure to start leaves tracing off with a warning. One tracer per process (the OpenTelemetry API
+ * is process-global): a second start while one runs changes nothing.
+ */
+export async function startTracing(config: TracingConfig | null, serviceVersion: string, log: Logger): Promise<boolean> {
+  if (config === null || tracing.tracer !== null) return false;
+  try {
+    const { startOtel } = await import('./otel.js');
+    tracing.tracer = startOtel(config, serviceVersion, log);
+    // The endpoint may carry credentials in its userinfo: only its origin is logged.
+    log.info({ exporter: config.exporter, endpoint: config.exporter === 'otlp' ? new URL(config.endpoint).origin : undefined, sampler: config.sampler, samplerArg: config.samplerArg }, 'tracing on');
+    return true;
+  } catch (err) {
+    log.warn({ err: { message: (err as Error).message } }, 'tracing could not start; going on without it');
+    return false;
+  }
+}
+
+export async function stopTracing(): Promise<void> {
+  const t = tracing.tracer;
+  if (t === null) return;
+  tracing.tracer = null;
+  await t.shutdown();
+}
+
+const NO_FIELDS: Readonly<Record<string, never>> = Object.freeze({});
+
+/** pino `mixin`: the active trace in every log line; one null check per line while tracing is off. */
+export function traceLogFields(): object {
+  const t = tracing.tracer;
+  return t === null ? NO_FIELDS : (t.logFields() ?? NO_FIELDS);
+}
+
+/**
+ * pino `mixinMergeStrategy` to go with traceLogFields: pino's default merges the line's fields into
+ * the mixin's object, which must then be a new one per line; here nothing is made for a line
+ * outside a span, and the line's own fields win.
+ */
+export function traceLogMerge(mergeObject: object, mixinObject: object): object {
+  return mixinObject === NO_FIELDS ? mergeObject : { ...mixinObject, ...mergeObject };
+}
+
+/** What an egress client answers (http-egress EgressResponse): a value, never an exception. */
+interface EgressOutcome {
+  status: number;
+  ok: boolean;
+  error?: string;
+}
+
+/**
+ * A client span around one outgoing POST (action callbacks, nudges). With `propagate`, the request
+ * carries the span's `traceparent` (a copy of `headers`: the caller's object is not changed).
+ */
+export function tracedPost<R extends EgressOutcome>(tracer: Tracer, url: string, headers: Record<string, string>, propagate: boolean, send: (headers: Record<string, string>) => Promise<R>): Promise<R> {
+  let attributes: SpanAttributes = { 'http.request.method': 'POST' };
+  try {
+    // Origin and path only: a query string or userinfo may carry a credential.
+    const u = new URL(url);
+    attributes = { 'http.request.method': 'POST', 'server.address': u.hostname, 'server.port': Number(u.port) || (u.protocol === 'https:' ? 443 : 80), 'url.full': `${u.origin}${u.pathname}` };
+  } catch {
+    // An unparsable URL is refused by the client itself (blocked_target).
+  }
+  return tracer.inSpan('POST', 'client', attributes, async (span) => {
+    let sent = headers;
+    if (propagate) {
+      sent = { ...headers };
+      tracer.inject(sent);
+    }
+    const r = await send(sent);
+    if (r.status > 0) span.setAttribute('http.response.status_code', r.status);
+    if (!r.ok) span.fail({ type: r.error ?? String(r.status), fault: true });
+    return r;
+  });
+}
