@@ -35,7 +35,7 @@ function meterHook(metrics: Metrics, methods: string | string[], route: string):
 
 /**
  * Measures every route registered after this call (call it on the root instance before registering
- * the surfaces), and requests no route matched.
+ * the surfaces). Requests no route matched are counted by unmatchedRequests().
  */
 export function instrumentRoutes(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -44,18 +44,21 @@ export function instrumentRoutes(app: FastifyInstance, metrics: Metrics): void {
     const existing = route.onResponse;
     route.onResponse = existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook];
   });
-  // The not-found handler is no route (onRoute never sees it); the root's hooks do run for it.
-  const unmatched = new Map<string, RouteMeter>();
-  app.addHook('onResponse', (req, reply, done) => {
-    if (req.is404) {
-      // Any method string a client sends would be a label value: the standard ones, else OTHER.
-      const method = STANDARD_METHODS.has(req.method) ? req.method : 'OTHER';
-      let meter = unmatched.get(method);
-      if (!meter) unmatched.set(method, (meter = metrics.route(method, UNMATCHED_ROUTE)));
-      meter.observe(reply.elapsedTime, reply.statusCode);
-    }
-    done();
-  });
+}
+
+/**
+ * Counts a request no route matched (the not-found handler, a path that does not decode), called by
+ * the handler that answers it: no hook runs for the requests that do match a route.
+ */
+export function unmatchedRequests(metrics: Metrics): (method: string, ms: number, statusCode: number) => void {
+  const meters = new Map<string, RouteMeter>();
+  return (method, ms, statusCode) => {
+    // Any method string a client sends would be a label value: the standard ones, else OTHER.
+    const m = STANDARD_METHODS.has(method) ? method : 'OTHER';
+    let meter = meters.get(m);
+    if (!meter) meters.set(m, (meter = metrics.route(m, UNMATCHED_ROUTE)));
+    meter.observe(ms, statusCode);
+  };
 }
 
 const STANDARD_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);

@@ -18,8 +18,7 @@ import { sendProblem } from '../rest-v1/problem.js';
 import { sendLegacyError } from '../legacy/errors.js';
 import { pathOnly, tokenInQuery, fastifyErrorToDomain } from './json-body.js';
 import { requestIdFrom } from './request-id.js';
-import { tracing } from '../../infra/tracing/tracing.js';
-import { instrumentRoutes, registerMetricsRoute } from './metrics.js';
+import { instrumentRoutes, registerMetricsRoute, unmatchedRequests } from './metrics.js';
 
 export const BODY_LIMIT = 256 * 1024;
 
@@ -34,6 +33,7 @@ export interface ServerOptions {
 }
 
 export async function createServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const unmatched = unmatchedRequests(opts.deps.metrics);
   const app = Fastify({
     loggerInstance: opts.logger as unknown as FastifyBaseLogger,
     // Each request's logger is made when it first writes a line (most never do).
@@ -45,6 +45,7 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
     // A path that does not decode (`/api/v1/catalog/items/%ED%A0%80`: invalid UTF-8) is refused before
     // any route runs; answered in the surface's envelope like every other 400.
     frameworkErrors: (err, req, reply) => {
+      unmatched(req.method, reply.elapsedTime, 400);
       reply.header('x-request-id', req.id);
       const de = new DomainError('validation', 'the request path is not valid percent-encoded UTF-8', {
         code: 'invalid_path',
@@ -55,9 +56,6 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
       return sendProblem(reply, req, de, opts.errorsBaseUrl);
     },
   });
-  // Tracing on: a span per request named by its route pattern (@fastify/otel), parent from `traceparent`.
-  // Registered first: it wraps every route registered after it.
-  if (tracing.tracer) await app.register(tracing.tracer.fastifyPlugin());
   // Request histograms per route pattern for every route registered below (docs/metrics.md).
   instrumentRoutes(app, opts.deps.metrics);
   if (opts.metricsRoute !== false) registerMetricsRoute(app, opts.deps.metrics);
@@ -78,9 +76,10 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
     if (de.kind === 'internal') req.log.error({ err }, 'unexpected error');
     return sendProblem(reply, req, de, opts.errorsBaseUrl);
   });
-  app.setNotFoundHandler((req, reply) =>
-    sendProblem(reply, req, new DomainError('not_found', `no route ${req.method} ${pathOnly(req.url)}`, { code: 'not_found' }), opts.errorsBaseUrl),
-  );
+  app.setNotFoundHandler((req, reply) => {
+    unmatched(req.method, reply.elapsedTime, 404);
+    return sendProblem(reply, req, new DomainError('not_found', `no route ${req.method} ${pathOnly(req.url)}`, { code: 'not_found' }), opts.errorsBaseUrl);
+  });
 
   await app.register(restV1Plugin, { deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, publicBaseUrl: opts.publicBaseUrl, serviceVersion: opts.serviceVersion });
   await app.register(legacyPlugin, { deps: opts.deps });
@@ -106,10 +105,6 @@ export function createGrpcServer(deps: AppDeps): http2.Http2Server {
         if (!req.readableEnded && !req.stream.closed) req.stream.close(http2.constants.NGHTTP2_NO_ERROR);
       }),
     );
-    const tracer = tracing.tracer;
-    // The caller's `traceparent` is the parent of everything this call does (the request gate's
-    // work included; the RPC span is made by the tracing interceptor).
-    if (tracer === null) handle(req, res);
-    else tracer.withRemoteParent(req.headers, () => handle(req, res));
+    handle(req, res);
   });
 }
