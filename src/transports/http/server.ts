@@ -18,6 +18,7 @@ import { sendProblem } from '../rest-v1/problem.js';
 import { sendLegacyError } from '../legacy/errors.js';
 import { pathOnly, tokenInQuery, fastifyErrorToDomain } from './json-body.js';
 import { requestIdFrom } from './request-id.js';
+import { tracing } from '../../infra/tracing/tracing.js';
 import { instrumentRoutes, registerMetricsRoute, unmatchedRequests } from './metrics.js';
 
 export const BODY_LIMIT = 256 * 1024;
@@ -56,6 +57,9 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
       return sendProblem(reply, req, de, opts.errorsBaseUrl);
     },
   });
+  // Tracing on: a span per request named by its route pattern (@fastify/otel), parent from `traceparent`.
+  // Registered first: it wraps every route registered after it.
+  if (tracing.tracer) await app.register(tracing.tracer.fastifyPlugin());
   // Request histograms per route pattern for every route registered below (docs/metrics.md).
   instrumentRoutes(app, opts.deps.metrics);
   if (opts.metricsRoute !== false) registerMetricsRoute(app, opts.deps.metrics);
@@ -105,6 +109,10 @@ export function createGrpcServer(deps: AppDeps): http2.Http2Server {
         if (!req.readableEnded && !req.stream.closed) req.stream.close(http2.constants.NGHTTP2_NO_ERROR);
       }),
     );
-    handle(req, res);
+    const tracer = tracing.tracer;
+    // The caller's `traceparent` is the parent of everything this call does (the request gate's
+    // work included; the RPC span is made by the tracing interceptor).
+    if (tracer === null) handle(req, res);
+    else tracer.withRemoteParent(req.headers, () => handle(req, res));
   });
 }
