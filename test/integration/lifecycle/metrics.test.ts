@@ -4,10 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectError, Code } from '@connectrpc/connect';
+import { ConnectError, Code, createClient } from '@connectrpc/connect';
+import { ChatStyle, NotificationSettingsService } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import { loadConfig } from '../../../src/config.js';
-import { event, http, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
-import { closeSessions, eventClient, protoEvent } from '../../helpers/connect.js';
+import { event, http, newPersonalToken, newUser, operator, publish, startHarness, type Harness } from '../../helpers/harness.js';
+import { bearer, closeSessions, eventClient, protoEvent, transportFor } from '../../helpers/connect.js';
+import { startReceiver, until } from '../nudges/receiver.js';
 import { call, mcp, newAgent } from '../mcp/rpc.js';
 
 interface Sample {
@@ -276,6 +278,64 @@ describe('Redis unreachable', () => {
       expect(sum(r.samples, 'fluxdesk_events_rejected_total', { code: 'idempotency_unavailable' })).toBe(1);
     } finally {
       await down.close();
+    }
+  });
+});
+
+/** A personal token whose owner has a chat destination at `url` (nudges go there). */
+async function chatUser(hh: Harness, url: string): Promise<string> {
+  const user = await newUser(hh);
+  const t = await newPersonalToken(hh, { user });
+  const a = await operator<{ token: string }>(hh, 'agent_tokens.create', { email: user.email });
+  await createClient(NotificationSettingsService, transportFor(hh, 'connect', [bearer(a.token)])).setChatDestination({ url, style: ChatStyle.SLACK });
+  return t.token;
+}
+
+describe('nudges', () => {
+  it('counts sends by result and dead nudges', async () => {
+    const rx = await startReceiver();
+    const hn = await startHarness({ env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' } });
+    try {
+      rx.behave('/gone', { status: 400 });
+      const ok = await chatUser(hn, `${rx.url}/chat/ok`);
+      const gone = await chatUser(hn, `${rx.url}/gone/x`);
+      expect((await publish(hn, ok, event(hn))).status).toBe(202);
+      expect((await publish(hn, gone, event(hn))).status).toBe(202);
+      // The worker's progress is polled (no time rule involved).
+      const samples = await until('both sends counted', async () => {
+        const r = (await scrape(`${hn.baseUrl}/metrics`)).samples;
+        return sum(r, 'fluxdesk_nudge_sends_total', { channel: 'chat' }) >= 2 && r;
+      });
+      expect(sum(samples, 'fluxdesk_nudge_sends_total', { channel: 'chat', result: 'completed' })).toBe(1);
+      // A 400 is a refusal for good: dead at once, no retry.
+      expect(sum(samples, 'fluxdesk_nudge_sends_total', { channel: 'chat', result: 'dead' })).toBe(1);
+      expect(sum(samples, 'fluxdesk_nudges_dead_total', { channel: 'chat' })).toBe(1);
+      expect(sum(samples, 'fluxdesk_nudge_sends_total', { channel: 'push' })).toBe(0);
+    } finally {
+      closeSessions();
+      await hn.close();
+      await rx.close();
+    }
+  });
+
+  it('reports the outbox depth and the age of its oldest nudge (service clock) while no worker sends', async () => {
+    const hn = await startHarness({ env: { WORKER: 'off' } });
+    try {
+      const token = await chatUser(hn, 'https://chat.example.com/hook');
+      expect((await publish(hn, token, event(hn))).status).toBe(202);
+      expect((await publish(hn, token, event(hn))).status).toBe(202);
+      hn.clock.advance(120_000);
+      const r = (await scrape(`${hn.baseUrl}/metrics`)).samples;
+      expect(sum(r, 'fluxdesk_nudge_outbox_depth')).toBe(2);
+      const age = sum(r, 'fluxdesk_nudge_outbox_oldest_age_seconds');
+      expect(age).toBeGreaterThanOrEqual(120);
+      expect(age).toBeLessThan(180);
+      // No worker ever ran on this database: no pg-boss queues, and the scrape still answers.
+      expect(r.some((x) => x.name === 'fluxdesk_job_queue_jobs')).toBe(false);
+      expect(sum(r, 'fluxdesk_metrics_probe_failures_total')).toBe(0);
+    } finally {
+      closeSessions();
+      await hn.close();
     }
   });
 });
