@@ -24,7 +24,7 @@ import { createSmtpMailer } from './infra/mail/mailer.js';
 import { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
 import { setEgressAllowlist } from './infra/http-egress/egress-client.js';
 import { MAINTENANCE_TASKS } from './app/maintenance-tasks.js';
-import { startTracing, stopTracing, traceLogFields, traceLogMerge } from './infra/tracing/tracing.js';
+import { startTracing, stopTracing, traceLogFields, traceLogMerge, tracing } from './infra/tracing/tracing.js';
 import { createMetrics } from './infra/metrics/metrics.js';
 
 export interface Deps extends AppDeps {
@@ -186,7 +186,11 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
     databaseUrl: config.databaseUrl,
     log: env.log,
     handle: async (jobs) => {
-      const outcomes = await dispatchNudges(deps.orm.em.fork(), env, jobs);
+      // With tracing on, one trace per dispatched batch: its statements and sends are its children.
+      const tracer = tracing.tracer;
+      const outcomes = await (tracer === null
+        ? dispatchNudges(deps.orm.em.fork(), env, jobs)
+        : tracer.inSpan('nudges.dispatch', 'internal', { 'fluxdesk.nudges': jobs.length }, () => dispatchNudges(deps.orm.em.fork(), env, jobs)));
       const channels = new Map(jobs.map((j) => [j.id, j.channel]));
       for (const r of outcomes) {
         const channel = channels.get(r.id);

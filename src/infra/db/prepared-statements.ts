@@ -52,13 +52,13 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
 
   /**
    * Every statement of the ORM passes here (prepared or not, in a transaction or not): with tracing
-   * on, each gets a client span. The SQL text has placeholders only, never the values.
+   * on, each one inside a trace gets a client span. The SQL text has placeholders only, never values.
    */
   protected override executeQuery<T>(query: string, cb: () => Promise<T>, context?: LogContext): Promise<T> {
     const tracer = tracing.tracer;
     if (tracer === null) return super.executeQuery(query, cb, context);
     const operation = sqlOperation(query);
-    return tracer.inSpan(operation, 'client', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': query }, () => super.executeQuery(query, cb, context));
+    return tracer.inChildSpan(operation, 'client', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': query }, () => super.executeQuery(query, cb, context));
   }
 
   private statement(sql: string, paramCount: number): Statement | undefined {

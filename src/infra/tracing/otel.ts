@@ -131,6 +131,8 @@ export function startOtel(c: TracingConfig, serviceVersion: string, log: Logger)
   const redisChannel = dc.tracingChannel<object, WithSpan>('ioredis:command');
   const redisHandlers = {
     start(m: WithSpan) {
+      // Only inside a trace (a request, a nudge dispatch): no root trace per background command.
+      if (trace.getSpan(context.active()) === undefined) return;
       const name = m.command.toUpperCase();
       m[REDIS_SPAN] = tracer.startSpan(name, {
         kind: SpanKind.CLIENT,
@@ -160,6 +162,12 @@ export function startOtel(c: TracingConfig, serviceVersion: string, log: Logger)
     inSpan(name, kind, attributes, fn, classify) {
       const span = tracer.startSpan(name, { kind: KINDS[kind], attributes: defined(attributes) });
       return context.with(trace.setSpan(context.active(), span), () => settle(span, fn, classify));
+    },
+    inChildSpan(name, kind, attributes, fn) {
+      const active = context.active();
+      if (trace.getSpan(active) === undefined) return fn(null);
+      const span = tracer.startSpan(name, { kind: KINDS[kind], attributes: defined(attributes) }, active);
+      return context.with(trace.setSpan(active, span), () => settle(span, fn, undefined));
     },
     inServerSpan(name, headers, attributes, fn, classify) {
       const parent = serverParent(headers);

@@ -28,6 +28,11 @@ export interface Tracer {
    */
   inSpan<T>(name: string, kind: SpanKindName, attributes: SpanAttributes, fn: (span: SpanHandle) => Promise<T>, classify?: (err: unknown) => FailureInfo): Promise<T>;
   /**
+   * Like inSpan, but only inside a trace: with no active span, `fn` runs untraced. For statements
+   * and commands, so background polling makes no root trace of its own.
+   */
+  inChildSpan<T>(name: string, kind: SpanKindName, attributes: SpanAttributes, fn: (span: SpanHandle | null) => Promise<T>): Promise<T>;
+  /**
    * A server span whose parent is the active span or, when there is none, the W3C `traceparent`
    * (and `tracestate`) of `headers`.
    */

@@ -195,6 +195,19 @@ describe('tracing on (OTLP/HTTP to a local receiver)', () => {
     for (const s of spans) expect([s, ...ancestors(spans, s)].at(-1)!.parentSpanId).toBe(callerSpan);
   });
 
+  it('statements and commands outside a trace (probes, background polling) make no trace of their own', async () => {
+    const ready = await fetch(`${h.baseUrl}/api/v1/ready`);
+    expect(ready.status).toBe(200);
+    // Spans are exported in the order they end: once this later trace is in, any span of the probe is too.
+    const { token } = await newPersonalToken(h);
+    const traceId = hex(16);
+    const callerSpan = hex(8);
+    await publish(h, token, event(h), { traceparent: traceparent(traceId, callerSpan) });
+    await otlp.trace(traceId, complete(callerSpan, 'POST /api/v1/events', 'events.publish'));
+    expect(otlp.spans.filter((s) => s.parentSpanId === '' && s.attributes['db.system.name'] !== undefined)).toEqual([]);
+    expect(otlp.spans.some((s) => s.name.includes('/api/v1/ready'))).toBe(false);
+  });
+
   it('a refused call is one span outcome, not a fault; the error kind is on the operation span', async () => {
     const { token } = await newPersonalToken(h);
     const traceId = hex(16);
