@@ -333,6 +333,10 @@ async function main(): Promise<number> {
     let nudgesExpected = 0;
     let degraded = 0;
     const limitResults = new Map<string, { accepted: number; refused: number; other: number; first_s: number; last_s: number }>();
+    /** Each limit request's [start, end] (performance.now()) by token, to find those in flight at the kill. */
+    const limitSpans = new Map<string, [number, number][]>();
+    /** 2xx answers of first sends that said deduped: the balancer re-sent them after their node committed them and died. */
+    const retriedAfterCommit: { kind: Kind; start: number; end: number }[] = [];
     const budget = new TokenBudget(nPool);
     const agentBudget = new TokenBudget(agentTokens.length);
     let inflight = 0;
@@ -373,16 +377,19 @@ async function main(): Promise<number> {
       if (limitKey) {
         const r = limitResults.get(limitKey) ?? { accepted: 0, refused: 0, other: 0, first_s: (start - T0) / 1000, last_s: 0 };
         r.last_s = Math.max(r.last_s, (end - T0) / 1000);
-        if (status === 202) r.accepted++;
+        // 200 (deduped) to a first send: stored once, by the node that died before answering.
+        if (status === 202 || status === 200) r.accepted++;
         else if (status === 429) r.refused++;
         else r.other++;
         limitResults.set(limitKey, r);
+        limitSpans.set(limitKey, [...(limitSpans.get(limitKey) ?? []), [start, end]]);
       }
       if (error || status >= 500) {
         stats.failures.push({ kind, start, end, status, error, node, body: text.slice(0, 200) });
         return false;
       }
-      if (kind === 'limit' ? status !== 202 && status !== 429 : status !== expect && !(kind === 'new' && status === 200)) {
+      if ((kind === 'new' || kind === 'limit') && status === 200) retriedAfterCommit.push({ kind, start, end });
+      if (kind === 'limit' ? status !== 202 && status !== 200 && status !== 429 : status !== expect && !(kind === 'new' && status === 200)) {
         stats.unexpected.push({ kind, start, end, status, node, body: text.slice(0, 300) });
         return false;
       }
@@ -483,8 +490,9 @@ async function main(): Promise<number> {
 
     // What the database's busy backends wait for, once a second: lock waits show row contention
     // between the nodes' statements (a lock-bound run looks like a slow one from outside).
-    const waits = new Map<string, number>();
-    let waitSamples = 0;
+    const waits = { load: new Map<string, number>(), limitRounds: new Map<string, number>() };
+    const waitSamples = { load: 0, limitRounds: 0 };
+    let limitActive = 0;
     const waitClient = new pg.Client({ connectionString: db.url });
     await waitClient.connect();
     timers.push(
@@ -493,8 +501,9 @@ async function main(): Promise<number> {
           .query(`select coalesce(wait_event_type || ':' || wait_event, 'cpu') as w, count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid() group by 1`)
           .then(
             ({ rows }) => {
-              waitSamples++;
-              for (const r of rows as { w: string; n: number }[]) waits.set(r.w, (waits.get(r.w) ?? 0) + r.n);
+              const k = limitActive > 0 ? 'limitRounds' : 'load';
+              waitSamples[k]++;
+              for (const r of rows as { w: string; n: number }[]) waits[k].set(r.w, (waits[k].get(r.w) ?? 0) + r.n);
             },
             () => undefined,
           );
@@ -522,6 +531,7 @@ async function main(): Promise<number> {
     // Limit rounds: each token sends LIMIT_SENDS fresh events within a few seconds.
     const limitRound = async (round: number, tokens: string[]) => {
       const started = nowS();
+      limitActive++;
       const pending: Promise<unknown>[] = [];
       const spreadMs = 5000;
       for (let i = 0; i < LIMIT_SENDS; i++) {
@@ -531,11 +541,12 @@ async function main(): Promise<number> {
         await sleep(spreadMs / LIMIT_SENDS);
       }
       await Promise.all(pending);
+      limitActive--;
       return { round, at_s: started, took_s: nowS() - started };
     };
     const rounds: Promise<{ round: number; at_s: number; took_s: number }>[] = [];
     const at = (fraction: number) => sleep(Math.max(0, fraction * DURATION_S * 1000 - (performance.now() - T0)));
-    rounds.push(at(0.15).then(() => limitRound(1, limitTokens.slice(0, LIMIT_TOKENS))));
+    rounds.push(at(0.05).then(() => limitRound(1, limitTokens.slice(0, LIMIT_TOKENS))));
 
     // The kill: SIGKILL one node at KILL_AT of the duration, restart it at once with the same env.
     const victim = nodeDefs[Math.min(1, NODES - 1)]!;
@@ -549,7 +560,7 @@ async function main(): Promise<number> {
     await waitFor200(`http://127.0.0.1:${victim.port}/api/v1/ready`, restarted);
     const readyAt = performance.now();
     log(`t=${nowS().toFixed(1)} s: ${victim.name} ready again (pid ${restarted.proc.pid}), ${((readyAt - killAt) / 1000).toFixed(1)} s after the kill`);
-    rounds.push(at(Math.max(0.6, KILL_AT + 0.2)).then(() => limitRound(2, limitTokens.slice(LIMIT_TOKENS))));
+    rounds.push(at(Math.max(0.65, KILL_AT + 0.25)).then(() => limitRound(2, limitTokens.slice(LIMIT_TOKENS))));
 
     const roundInfo = await Promise.all(rounds);
     await at(1);
@@ -569,6 +580,7 @@ async function main(): Promise<number> {
     const downS = stateLog.findLast((e) => e.server === vKey && e.at_s <= killS && e.state === 'DOWN' && !stateLog.some((u) => u.server === vKey && u.state === 'UP' && u.at_s > e.at_s && u.at_s <= killS))?.at_s ?? stateLog.find((e) => e.server === vKey && e.at_s >= killS && e.state === 'DOWN')?.at_s;
     const upS = stateLog.find((e) => e.server === vKey && e.at_s > killS && e.state === 'UP')?.at_s;
     // Every time the balancer took a node out (readiness failing), for the report.
+    const retried = retriedAfterCommit.filter((x) => x.start < killAt && x.end >= killAt).length;
     const takenOut = stateLog.filter((e) => e.server.startsWith('nodes/') && e.state === 'DOWN').map((e) => ({ server: e.server, at_s: e.at_s }));
     const windowEndS = Math.max(upS ?? 0, (readyAt - T0) / 1000);
 
@@ -600,14 +612,28 @@ async function main(): Promise<number> {
       ? ((await pgc.query(`select count(*)::int as n from deliveries where event_id = any($1::text[])`, [answerLost.map((s) => `${prefix}${s}`)])).rows[0].n as number)
       : 0;
     const limitStored = (await pgc.query(`select count(*)::int as n, count(distinct token_id)::int as tokens from deliveries where event_id like $1`, [`${limitPrefix}%`])).rows[0] as { n: number; tokens: number };
+    // Table and index bytes per row of the tables every event writes (docs/scaling.md sizes from these).
+    const sizes = (
+      await pgc.query(
+        `select c.relname as t, pg_table_size(c.oid) as heap, pg_indexes_size(c.oid) as idx
+           from pg_class c where c.relname in ('deliveries', 'notifications', 'audit_log', 'token_daily_counts', 'user_daily_counts') and c.relkind = 'r'`,
+      )
+    ).rows as { t: string; heap: string; idx: string }[];
+    const tableBytes: Record<string, { rows: number; heap_bytes_per_row: number; index_bytes_per_row: number }> = {};
+    for (const r of sizes) {
+      const rows = Number((await pgc.query(`select count(*)::int as n from ${r.t}`)).rows[0].n);
+      tableBytes[r.t] = { rows, heap_bytes_per_row: Math.round(Number(r.heap) / Math.max(1, rows)), index_bytes_per_row: Math.round(Number(r.idx) / Math.max(1, rows)) };
+    }
     await pgc.end();
 
     // 6. Report.
     const classify = (f: Failure) => (f.start < killAt && f.end >= killAt ? 'inflight' : (f.start - T0) / 1000 <= windowEndS && (f.end - T0) / 1000 >= killS ? 'window' : 'outside');
     const failuresBy = { inflight: 0, window: 0, outside: 0 };
     for (const f of stats.failures) failuresBy[classify(f)]++;
-    const perLimit = [...limitResults.entries()].map(([key, r]) => ({ key, ...r }));
-    const limitsExact = perLimit.length === nLimit && perLimit.every((r) => r.accepted === LIMIT_PER_MINUTE && r.refused === LIMIT_SENDS - LIMIT_PER_MINUTE);
+    // A token with a request in flight at the kill may have that request counted twice: once by
+    // the node that died, once by the node the balancer re-sent it to (59 stored, 11 refused).
+    const perLimit = [...limitResults.entries()].map(([key, r]) => ({ key, ...r, in_flight_at_kill: (limitSpans.get(key) ?? []).some(([a, b]) => a < killAt && b >= killAt) }));
+    const limitsExact = perLimit.length === nLimit && perLimit.every((r) => r.in_flight_at_kill || (r.accepted === LIMIT_PER_MINUTE && r.refused === LIMIT_SENDS - LIMIT_PER_MINUTE));
     const nudgeDups = rxCount.hits - rxCount.distinct;
     const totalRequests = KINDS.reduce((n, k) => n + stats.total(k), 0);
     const cpuMs = (ticks: number) => (ticks * TICK_MS) / Math.max(1, totalRequests);
@@ -624,6 +650,7 @@ async function main(): Promise<number> {
     };
     cpu.other = Math.max(0, cpuMs(snapD('busy')) - cpu.service - cpu.haproxy - cpu.postgres - cpu.redis - cpu.loadgen - cpu.receiver);
 
+    const perSample = (k: keyof typeof waits) => Object.fromEntries([...waits[k]].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, Number((n / Math.max(1, waitSamples[k])).toFixed(2))]));
     const kinds = Object.fromEntries(
       KINDS.map((k) => {
         const h = stats.latency.get(k)!;
@@ -645,13 +672,15 @@ async function main(): Promise<number> {
       kinds,
       by_node: Object.fromEntries(stats.byNode),
       kill: { node: victim.name, at_s: killS, balancer_down_at_s: downS ?? null, ready_again_at_s: (readyAt - T0) / 1000, balancer_up_at_s: upS ?? null, taken_out: takenOut, state_changes: stateLog },
-      failures: { total: stats.failures.length, killed_node_in_flight: failuresBy.inflight, in_crash_window_not_in_flight: failuresBy.window, outside_crash_window: failuresBy.outside, samples: stats.failures.slice(0, 20).map((f) => ({ ...f, start_s: (f.start - T0) / 1000, end_s: (f.end - T0) / 1000 })) },
+      failures: { total: stats.failures.length, retried_after_commit_at_kill: retried, retried_after_commit_other: retriedAfterCommit.length - retried, killed_node_in_flight: failuresBy.inflight, in_crash_window_not_in_flight: failuresBy.window, outside_crash_window: failuresBy.outside, samples: stats.failures.slice(0, 20).map((f) => ({ ...f, start_s: (f.start - T0) / 1000, end_s: (f.end - T0) / 1000 })) },
       unexpected: { total: stats.unexpected.length, rpc_errors: stats.rpcErrors, samples: stats.unexpected.slice(0, 20) },
       events: { accepted: accepted.length, accepted_per_s: newPerS, degraded, stored_distinct: storedDistinct, lost, answer_lost: answerLost.length, answer_lost_but_stored: lostAnswerStored },
       limits: { rounds: roundInfo, per_token: perLimit, stored: limitStored, exact: limitsExact },
       nudges: { expected: nudgesExpected, received: rxCount.hits, distinct: rxCount.distinct, duplicates: nudgeDups, duplicates_across_kill: dupsAcrossKill, dead: deadNudges, outbox_left: left, drain_after_load_s: drainS },
-      // Average number of the database's active backends per sample, by what they waited for.
-      pg_waits: Object.fromEntries([...waits].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, Number((n / Math.max(1, waitSamples)).toFixed(2))])),
+      // Average number of the database's active backends per sample, by what they waited for,
+      // while a limit round ran (20 hot tokens) and otherwise.
+      pg_waits: { load: perSample('load'), limitRounds: perSample('limitRounds') },
+      table_bytes: tableBytes,
       rss_peak_mb: Object.fromEntries([...rssPeak].map(([k, v]) => [k, Math.round(v / 1024)])),
       cpu_ms_per_request: cpu,
       verdicts,
@@ -683,12 +712,12 @@ interface Report {
   kinds: Record<string, KindFigures>;
   by_node: Record<string, number>;
   kill: { node: string; at_s: number; balancer_down_at_s: number | null; ready_again_at_s: number; balancer_up_at_s: number | null; taken_out: { server: string; at_s: number }[] };
-  failures: { total: number; killed_node_in_flight: number; in_crash_window_not_in_flight: number; outside_crash_window: number };
+  failures: { total: number; retried_after_commit_at_kill: number; retried_after_commit_other: number; killed_node_in_flight: number; in_crash_window_not_in_flight: number; outside_crash_window: number };
   unexpected: { total: number; rpc_errors: number };
   events: { accepted: number; accepted_per_s: number; degraded: number; stored_distinct: number; lost: number; answer_lost: number; answer_lost_but_stored: number };
-  limits: { rounds: unknown[]; per_token: { accepted: number; first_s: number; last_s: number }[]; stored: { n: number }; exact: boolean };
+  limits: { rounds: unknown[]; per_token: { accepted: number; refused: number; first_s: number; last_s: number; in_flight_at_kill: boolean }[]; stored: { n: number }; exact: boolean };
   nudges: { expected: number; received: number; distinct: number; duplicates: number; duplicates_across_kill: number; dead: number; outbox_left: number; drain_after_load_s: number };
-  pg_waits: Record<string, number>;
+  pg_waits: Record<'load' | 'limitRounds', Record<string, number>>;
   rss_peak_mb: Record<string, number>;
   cpu_ms_per_request: Record<'service' | 'haproxy' | 'postgres' | 'redis' | 'loadgen' | 'receiver' | 'other' | 'idle_share', number>;
   verdicts: Record<string, boolean>;
@@ -722,16 +751,21 @@ function printReport(r: Report): void {
   out(`taken out     : ${k.taken_out.length ? k.taken_out.map((e) => `${e.server.slice(6)} at ${e.at_s.toFixed(1)} s`).join(', ') : 'never'} (readiness checks failing, the kill included)`);
   const fl = r.failures;
   out(`5xx / errors  : ${fl.total} (killed node's in-flight ${fl.killed_node_in_flight}; other in its crash window ${fl.in_crash_window_not_in_flight}; outside it ${fl.outside_crash_window})`);
+  out(`re-sent       : ${fl.retried_after_commit_at_kill} requests in flight at the kill were committed by the dying node and re-sent by the balancer (answered 200 deduped); ${fl.retried_after_commit_other} such answers at other times`);
   out(`unexpected    : ${r.unexpected.total} statuses, ${r.unexpected.rpc_errors} MCP error members`);
   const e = r.events;
   out(`events        : ${e.accepted} accepted (${e.accepted_per_s.toFixed(0)}/s, ${e.degraded} degraded), ${e.stored_distinct} distinct stored, ${e.lost} lost; ${e.answer_lost} without an answer (${e.answer_lost_but_stored} of them stored)`);
   const l = r.limits;
-  const acc = l.per_token.map((t) => t.accepted);
+  const clean = l.per_token.filter((t) => !t.in_flight_at_kill);
+  const acc = clean.map((t) => t.accepted);
+  const hit = l.per_token.filter((t) => t.in_flight_at_kill);
   const span = Math.max(0, ...l.per_token.map((t) => t.last_s - t.first_s));
-  out(`limits        : ${l.per_token.length} tokens × ${LIMIT_SENDS} sends in ${l.rounds.length} rounds: accepted min ${Math.min(...acc)} max ${Math.max(...acc)} (60 expected), ${l.stored.n} rows stored, longest first send to last answer ${span.toFixed(1)} s -> ${l.exact ? 'exact' : 'NOT exact'}`);
+  out(`limits        : ${l.per_token.length} tokens × ${LIMIT_SENDS} sends in ${l.rounds.length} rounds: accepted min ${Math.min(...acc)} max ${Math.max(...acc)} (60 expected) over the ${clean.length} tokens with nothing in flight at the kill, ${l.stored.n} rows stored, longest first send to last answer ${span.toFixed(1)} s -> ${l.exact ? 'exact' : 'NOT exact'}`);
+  if (hit.length) out(`                ${hit.length} tokens had a request in flight at the kill: accepted/refused ${hit.map((t) => `${t.accepted}/${t.refused}`).join(', ')}`);
   const n = r.nudges;
   out(`nudges        : ${n.expected} expected, ${n.received} received, ${n.distinct} distinct, ${n.duplicates} duplicates (${n.duplicates_across_kill} across the kill), ${n.dead} dead, outbox ${n.outbox_left} left ${n.drain_after_load_s.toFixed(1)} s after the load`);
-  out(`pg waits      : ${JSON.stringify(r.pg_waits)} (active backends per sample)`);
+  out(`pg waits      : ${JSON.stringify(r.pg_waits.load)} (active backends per sample, outside the limit rounds)`);
+  out(`pg waits      : ${JSON.stringify(r.pg_waits.limitRounds)} (during the limit rounds)`);
   out(`RSS peak MB   : ${JSON.stringify(r.rss_peak_mb)}`);
   const c = r.cpu_ms_per_request;
   out(`cpu ms/request: service ${c.service.toFixed(3)} (all nodes), haproxy ${c.haproxy.toFixed(3)}, pg ${c.postgres.toFixed(3)}, redis ${c.redis.toFixed(3)}, loadgen ${c.loadgen.toFixed(3)}, receiver ${c.receiver.toFixed(3)}, other ${c.other.toFixed(3)}; idle ${(100 * c.idle_share).toFixed(0)} %`);
