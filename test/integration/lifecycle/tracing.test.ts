@@ -2,7 +2,7 @@
 // the service exports OTLP/JSON to POST /v1/traces. One publish with a `traceparent` is one trace:
 // route span -> operation span -> PostgreSQL (and Redis) spans, under the caller's span. A webhook
 // action callback carries a `traceparent` of the clicker's trace; a gRPC call joins the caller's
-// trace too. With no OTEL_* variable (or OTEL_SDK_DISABLED=true) no OpenTelemetry module is loaded
+// trace too, and an MCP tool call is a span of its own. With no OTEL_* variable (or OTEL_SDK_DISABLED=true) no OpenTelemetry module is loaded
 // and nothing is exported (a child process, so the module list is its own). @opentelemetry/api alone
 // may be loaded: prom-client requires it.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -19,7 +19,7 @@ import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { createLogger } from '../../../src/deps.js';
 import { resetEgressSettings, setEgressAllowlist } from '../../../src/infra/http-egress/egress-client.js';
 import { bearer, closeSessions, protoEvent, transportFor } from '../../helpers/connect.js';
-import { event, newPersonalToken, operator, publish, startHarness, type Harness } from '../../helpers/harness.js';
+import { event, http as request, newPersonalToken, operator, publish, startHarness, type Harness } from '../../helpers/harness.js';
 
 interface ExportedSpan {
   traceId: string;
@@ -264,6 +264,25 @@ describe('tracing on (OTLP/HTTP to a local receiver)', () => {
     expect(rpc.kind).toBe(SERVER);
     expect(rpc.parentSpanId).toBe(callerSpan);
     const operation = spans.find((s) => s.name === 'events.publish' && ancestors(spans, s).some((a) => a.spanId === rpc.spanId));
+    expect(operation).toBeDefined();
+  });
+
+  it('an MCP tool call is a span under the POST /mcp route span, with its operation under it', async () => {
+    const inbound = await newPersonalToken(h);
+    const { token: agentToken } = await operator<{ token: string }>(h, 'agent_tokens.create', { email: inbound.user.email });
+    const traceId = hex(16);
+    const callerSpan = hex(8);
+    const res = await request(h, 'POST', '/mcp', {
+      token: agentToken,
+      headers: { accept: 'application/json, text/event-stream', traceparent: traceparent(traceId, callerSpan) },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+    });
+    expect(res.status).toBe(200);
+    const spans = await otlp.trace(traceId, complete(callerSpan, 'POST /mcp', 'tools/call whoami'));
+    const tool = spans.find((s) => s.name === 'tools/call whoami')!;
+    expect(tool.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'whoami' });
+    expect(ancestors(spans, tool).map((s) => s.name)).toContain('POST /mcp');
+    const operation = spans.find((s) => s.attributes['fluxdesk.surface'] === 'mcp' && s.parentSpanId === tool.spanId);
     expect(operation).toBeDefined();
   });
 
