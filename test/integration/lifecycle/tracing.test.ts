@@ -2,9 +2,9 @@
 // the service exports OTLP/JSON to POST /v1/traces. One publish with a `traceparent` is one trace:
 // route span -> operation span -> PostgreSQL (and Redis) spans, under the caller's span. A webhook
 // action callback carries a `traceparent` of the clicker's trace; a gRPC call joins the caller's
-// trace too, and an MCP tool call is a span of its own. With no OTEL_* variable (or OTEL_SDK_DISABLED=true) no OpenTelemetry module is loaded
-// and nothing is exported (a child process, so the module list is its own). @opentelemetry/api alone
-// may be loaded: prom-client requires it.
+// trace too, and an MCP tool call is a span of its own. With no OTEL_* variable (or
+// OTEL_SDK_DISABLED=true) no OpenTelemetry SDK module is loaded and nothing is exported (a child
+// process, so the module list is its own; @opentelemetry/api alone may be: prom-client requires it).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
