@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env, SERVICE_VERSION);
   const svc = await startService(config);
   svc.deps.logger.info(
-    { port: svc.port, grpcPort: svc.grpcPort, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'redis' : 'in-process', nudgeWorker: svc.nudges ? 'on' : 'off' },
+    { port: svc.port, grpcPort: svc.grpcPort, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'redis' : 'in-process', nudgeWorker: svc.nudges ? 'on' : 'off', metrics: svc.metricsPort === null ? `/metrics on :${svc.port}` : `/metrics on :${svc.metricsPort}` },
     `fluxdesk ${SERVICE_VERSION} ready on ${svc.baseUrl} (gRPC h2c on :${svc.grpcPort})`,
   );
   // SIGTERM / SIGINT: a graceful stop within SHUTDOWN_TIMEOUT_S (exit 0), else exit 1 with a log line.
