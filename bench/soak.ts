@@ -8,6 +8,7 @@
 // - repeat: the token's last accepted event_id again (200, deduped);
 // - read:   GET /api/v1/events/{deliveryId} of the token's last accepted event (200);
 // - mcp:    tools/call whoami / list_inbox with agent tokens (200, no error member);
+// - grpc:   EventService.Publish of a fresh event over gRPC through the balancer's h2c frontend;
 // - limit:  two rounds in which SOAK_LIMIT_TOKENS tokens each send SOAK_LIMIT_SENDS fresh events
 //           within seconds, spread by the balancer over every node: exactly 60 accepted each.
 // Every other token is used at most 55 times per 61 s (publishes and repeats share the 60/min
@@ -18,11 +19,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { create } from '@bufbuild/protobuf';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
+import { EventService, InboundEventSchema } from '../gen/fluxdesk/events/v1/events_pb.js';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 import { cpuSnap } from './cpu.js';
 import { freePort, ROOT, startFlags } from './service.js';
@@ -36,6 +41,7 @@ const RATE = num('SOAK_RATE', 3000);
 const REPEAT_RATE = num('SOAK_REPEAT_RATE', Math.round(RATE * 0.1));
 const READ_RATE = num('SOAK_READ_RATE', Math.round(RATE * 0.1));
 const MCP_RATE = num('SOAK_MCP_RATE', Math.round(RATE * 0.05));
+const GRPC_RATE = num('SOAK_GRPC_RATE', Math.round(RATE * 0.02));
 const NODES = num('SOAK_NODES', 3);
 const CONNECTIONS = num('SOAK_CONNECTIONS', 64);
 const KILL_AT = num('SOAK_KILL_AT', 0.4);
@@ -135,8 +141,8 @@ class TickBook {
 // ---------------------------------------------------------------------------------------------
 // Load
 
-type Kind = 'new' | 'repeat' | 'read' | 'mcp' | 'limit';
-const KINDS: Kind[] = ['new', 'repeat', 'read', 'mcp', 'limit'];
+type Kind = 'new' | 'repeat' | 'read' | 'mcp' | 'grpc' | 'limit';
+const KINDS: Kind[] = ['new', 'repeat', 'read', 'mcp', 'grpc', 'limit'];
 
 interface Failure {
   kind: Kind;
@@ -280,8 +286,8 @@ async function main(): Promise<number> {
     log(`HAProxy pid ${lb.proc.pid}: HTTP ${lb.httpUrl}, gRPC h2c ${lb.grpcUrl}, stats ${lb.statsUrl} (config ${lb.configPath}); every node UP`);
 
     // 2. Users and tokens through the operator operations (not metered), 16 at a time.
-    const publishRate = RATE + REPEAT_RATE;
-    const nPool = Math.max(Math.ceil((1.15 * publishRate * BUDGET_WINDOW_MS) / 1000 / PER_TOKEN), Math.ceil((RATE * DURATION_S) / EVENTS_PER_USER), 10);
+    const publishRate = RATE + REPEAT_RATE + GRPC_RATE;
+    const nPool = Math.max(Math.ceil((1.15 * publishRate * BUDGET_WINDOW_MS) / 1000 / PER_TOKEN), Math.ceil(((RATE + GRPC_RATE) * DURATION_S) / EVENTS_PER_USER), 10);
     const nChat = Math.ceil(nPool * NUDGE_SHARE);
     const nAgent = Math.max(1, Math.ceil((1.15 * MCP_RATE * BUDGET_WINDOW_MS) / 1000 / PER_TOKEN));
     const nLimit = 2 * LIMIT_TOKENS;
@@ -385,7 +391,8 @@ async function main(): Promise<number> {
         limitSpans.set(limitKey, [...(limitSpans.get(limitKey) ?? []), [start, end]]);
       }
       if (error || status >= 500) {
-        stats.failures.push({ kind, start, end, status, error, node, body: text.slice(0, 200) });
+        // Bodies of the first failures only: a broken run may fail every request.
+        stats.failures.push({ kind, start, end, status, error, node, body: stats.failures.length < 100 ? text.slice(0, 200) : undefined });
         return false;
       }
       if ((kind === 'new' || kind === 'limit') && status === 200) retriedAfterCommit.push({ kind, start, end });
@@ -395,6 +402,39 @@ async function main(): Promise<number> {
       }
       onOk?.(text);
       return true;
+    };
+
+    // gRPC through the h2c frontend: one HTTP/2 session, many streams.
+    const grpcSessions = new Http2SessionManager(lb.grpcUrl);
+    const grpc = createClient(EventService, createGrpcTransport({ baseUrl: lb.grpcUrl, sessionManager: grpcSessions }));
+    const sendGrpc = async (t: number) => {
+      const s = seq++;
+      inflight++;
+      const start = performance.now();
+      let outcome = 'ok';
+      try {
+        const res = await grpc.publish(
+          { event: create(InboundEventSchema, { specVersion: '2', eventId: `${prefix}${s}`, eventType: 'personal.soak.check', severity: 'warn', title: 'Soak check failed', summary: 'soak event', occurredAt }) },
+          { headers: { authorization: poolTokens[t]! }, timeoutMs: 30_000 },
+        );
+        accepted.push(s);
+        if (res.delivery?.pushed) nudgesExpected++;
+        if (res.delivery?.degraded) degraded++;
+        if (!res.created) retriedAfterCommit.push({ kind: 'grpc', start, end: performance.now() });
+      } catch (err) {
+        const code = err instanceof ConnectError ? err.code : Code.Unknown;
+        outcome = `grpc ${Code[code]}`;
+        const f = { kind: 'grpc' as const, start, end: performance.now(), status: 0, error: outcome, body: (err as Error).message.slice(0, 200) };
+        // Unavailable / internal / unknown / deadline: the gRPC side of a 5xx or a reset.
+        if ([Code.Unavailable, Code.Internal, Code.Unknown, Code.DeadlineExceeded].includes(code)) {
+          stats.failures.push(f);
+          answerLost.push(s);
+        } else stats.unexpected.push(f);
+      }
+      const end = performance.now();
+      inflight--;
+      stats.latency.get('grpc')!.add(end - start);
+      stats.count('grpc', outcome);
     };
 
     const sendNew = (t: number) => {
@@ -434,6 +474,7 @@ async function main(): Promise<number> {
       ['repeat', REPEAT_RATE],
       ['read', READ_RATE],
       ['mcp', MCP_RATE],
+      ['grpc', GRPC_RATE],
     ];
     const issued = new Map<Kind, number>(rates.map(([k]) => [k, 0]));
     const dispatch = () => {
@@ -459,6 +500,7 @@ async function main(): Promise<number> {
               continue;
             }
             if (kind === 'new') sendNew(t);
+            else if (kind === 'grpc') void sendGrpc(t);
             else sendRepeat(t);
           }
           issued.set(kind, issued.get(kind)! + 1);
@@ -514,7 +556,7 @@ async function main(): Promise<number> {
     const lbTicks = new TickBook(() => [lb!.proc.pid]);
     const rxTicks = new TickBook(() => [rx.proc.pid]);
     const cpuBefore = { snap: cpuSnap(undefined, dbName), svc: serviceTicks.sample(), lb: lbTicks.sample(), rx: rxTicks.sample() };
-    log(`load: ${RATE} new + ${REPEAT_RATE} repeat + ${READ_RATE} read + ${MCP_RATE} MCP req/s for ${DURATION_S} s through ${lb.httpUrl}, ≤ ${CONNECTIONS} in flight; ${nPool} publishing tokens, ${nAgent} agent tokens`);
+    log(`load: ${RATE} new + ${REPEAT_RATE} repeat + ${READ_RATE} read + ${MCP_RATE} MCP + ${GRPC_RATE} gRPC req/s for ${DURATION_S} s through ${lb.httpUrl}, ≤ ${CONNECTIONS} in flight; ${nPool} publishing tokens, ${nAgent} agent tokens`);
     const ticker = setInterval(dispatch, 5);
     timers.push(ticker);
 
@@ -570,6 +612,7 @@ async function main(): Promise<number> {
     const cpuAfter = { snap: cpuSnap(undefined, dbName), svc: serviceTicks.sample(), lb: lbTicks.sample(), rx: rxTicks.sample() };
     log(`load ended after ${loadS.toFixed(1)} s (${inflight} still in flight)`);
     await pool.close();
+    grpcSessions.abort();
     await waitClient.end();
     await limitPool.close();
 
