@@ -3,7 +3,7 @@
 // nodes' PORTs with a readiness health check, an h2c frontend over their GRPC_PORTs, a stats CSV
 // frontend that the soak polls to see when a node is taken out and put back).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -144,11 +144,13 @@ export function startHaproxy(binary: string, how: string, nodes: BalancerNode[],
     grpcUrl: `http://127.0.0.1:${ports.grpc}`,
     statsUrl: `http://127.0.0.1:${ports.stats}/stats;csv`,
     async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
