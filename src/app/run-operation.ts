@@ -270,6 +270,12 @@ export function toDomainError(err: unknown, log: Logger): DomainError {
     log.error({ err }, 'database unavailable');
     return new DomainError('unavailable', 'storage temporarily unavailable; retry later', { code: 'unavailable', retryAfterSeconds: 5, cause: err });
   }
+  if (code === '40P01' || code === '40001') {
+    // Lost a deadlock or a serialization conflict after the retries where they are expected: nothing
+    // was written; a retry succeeds (a transient condition, not the caller's input).
+    log.warn({ err }, 'transaction conflict');
+    return new DomainError('unavailable', 'a concurrent request held the same rows; retry', { code: 'conflict_retry', retryAfterSeconds: 1, cause: err });
+  }
   log.error({ err }, 'unexpected error');
   return new DomainError('internal', 'internal error; retry', { code: 'internal', cause: err });
 }

@@ -21,8 +21,9 @@
 // one kind.
 //
 // Failures: a connection-level error fails every caller of that statement with the same error the
-// one-row path gives (503 + Retry-After). Any other error of a multi-row statement (e.g. a
-// deadlock or one row's bad data) is retried row by row, so each caller gets its own outcome.
+// one-row path gives (503 + Retry-After). A statement that lost a deadlock runs again (it wrote
+// nothing). Any other error of a multi-row statement (e.g. one row's bad data) is retried row by
+// row, so each caller gets its own outcome.
 import type { Connection } from '@mikro-orm/core';
 import { perConnection } from '../per-connection.js';
 import { dedupKey, writeDeliveries, writeRepeats, type DeliveryRow, type NewDelivery, type RowContext } from './events.repository.js';
@@ -138,7 +139,7 @@ class PublishBatcher {
     try {
       const repeat = batch[0]!.repeat;
       this.stats[repeat ? 'repeat' : 'full']++;
-      const rows = repeat ? await writeRepeats(this.conn, batch) : await writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day });
+      const rows = await retryingConflicts(() => (repeat ? writeRepeats(this.conn, batch) : writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day })));
       const again: Pending[] = [];
       batch.forEach((p, i) => {
         const row = rows[i];
@@ -160,7 +161,7 @@ class PublishBatcher {
       } else {
         await Promise.all(
           batch.map((p) =>
-            writeDeliveries(this.conn, undefined, [p], { day: p.day }).then(
+            retryingConflicts(() => writeDeliveries(this.conn, undefined, [p], { day: p.day })).then(
               ([row]) => {
                 if (row) this.remember(p.key);
                 p.resolve(row);
@@ -187,13 +188,44 @@ class PublishBatcher {
   }
 }
 
+/** How often a statement that lost a deadlock (or a serialization conflict) is run again. */
+const CONFLICT_ATTEMPTS = 4;
+
+/**
+ * Runs a publish statement again when PostgreSQL aborted it as a deadlock victim (40P01) or for a
+ * serialization conflict (40001): nothing of it was written, and the other side has its locks now.
+ * Statements of two processes can lock the same token's and user's daily counter rows in different
+ * orders (the order the CTEs run in is the plan's): seen under three nodes behind a balancer.
+ * A short random pause lets the winner commit first.
+ */
+async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (attempt >= CONFLICT_ATTEMPTS || !isTransientConflict(err)) throw err;
+      await new Promise((r) => setTimeout(r, 2 + Math.random() * 10 * attempt));
+    }
+  }
+}
+
+/** SQLSTATE of an error, wherever the driver put it. */
+function sqlState(err: unknown): string | undefined {
+  const e = err as { code?: unknown; sqlState?: unknown; cause?: { code?: unknown } } | null;
+  return [e?.sqlState, e?.code, e?.cause?.code].find((c): c is string => typeof c === 'string' && /^[0-9A-Z]{5}$/.test(c) && /\d/.test(c));
+}
+
+const isTransientConflict = (err: unknown): boolean => {
+  const code = sqlState(err);
+  return code === '40P01' || code === '40001';
+};
+
 /**
  * An error PostgreSQL raised for the statement (a SQLSTATE outside the connection / resource
  * classes): retrying the rows one by one can give each its own outcome.
  */
 function isStatementError(err: unknown): boolean {
-  const e = err as { code?: unknown; sqlState?: unknown; cause?: { code?: unknown } } | null;
-  const code = [e?.sqlState, e?.code, e?.cause?.code].find((c): c is string => typeof c === 'string' && /^[0-9A-Z]{5}$/.test(c) && /\d/.test(c));
+  const code = sqlState(err);
   return code !== undefined && !['08', '53', '57', '58'].includes(code.slice(0, 2));
 }
 
