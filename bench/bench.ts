@@ -8,7 +8,6 @@
 // a bare Fastify route as the ceiling, and the worker's DRAIN rate (a pre-filled outbox timed to
 // the receiver). The 60/min/token sliding window stays on: each token is used at most 55 times in
 // the whole run, so the bench never meets a 429.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon, { type Result } from 'autocannon';
@@ -18,7 +17,7 @@ import { runOperator } from '../src/transports/cli/operator-socket.js';
 import pg from 'pg';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 import { cpuColumns, cpuPerRequest, cpuSnap, type CpuPerRequest } from './cpu.js';
-import { freePort, profileFlags, ROOT, startFlags } from './service.js';
+import { freePort, profileFlags, ROOT, spawnChild, startFlags, stopChild, waitFor200, type Child } from './service.js';
 
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
 
@@ -40,48 +39,6 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 // ---------------------------------------------------------------------------------------------
 // Child processes
 
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  tail: string[];
-  exited: Promise<number | null>;
-}
-
-function spawnChild(name: string, args: string[], env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const tail: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) tail.push(line);
-    if (tail.length > 40) tail.splice(0, tail.length - 40);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return { name, proc, tail, exited };
-}
-
-async function stopChild(c: Child | undefined): Promise<void> {
-  if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
-  c.proc.kill('SIGTERM');
-  const timer = setTimeout(() => c.proc.kill('SIGKILL'), 10_000);
-  await c.exited;
-  clearTimeout(timer);
-}
-
-async function waitForHttp(url: string, child: Child, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited (${child.proc.exitCode}):\n${child.tail.join('\n')}`);
-    try {
-      const res = await fetch(url);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${child.name} not healthy after ${timeoutMs} ms:\n${child.tail.join('\n')}`);
-}
 
 // ---------------------------------------------------------------------------------------------
 // RSS of the server child, sampled from /proc
@@ -235,7 +192,7 @@ async function main(): Promise<number> {
     if (needReceiver) {
       const rx = spawnChild('receiver', ['--import', 'tsx', 'bench/receiver.ts'], { PORT: String(rxPort) });
       children.push(rx);
-      await waitForHttp(`${receiverUrl}/count`, rx);
+      await waitFor200(`${receiverUrl}/count`, rx);
     }
     const rxCount = async () => ((await (await fetch(`${receiverUrl}/count`)).json()) as { hits: number; distinct: number });
     const serverEnv: Record<string, string> = {
@@ -253,7 +210,7 @@ async function main(): Promise<number> {
     const server = spawnChild('service', [...nodeArgs, '--import', 'tsx', 'src/main.ts'], serverEnv);
     children.push(server);
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${baseUrl}/api/v1/health`, server);
+    await waitFor200(`${baseUrl}/api/v1/health`, server);
     rss = new RssSampler(server.proc.pid!);
     log(`service pid ${server.proc.pid} on ${baseUrl}${process.env.DB_POOL_MAX ? ` (DB_POOL_MAX=${process.env.DB_POOL_MAX})` : ''}`);
 
@@ -402,7 +359,7 @@ async function main(): Promise<number> {
     if (ONLY.has('bare')) {
       const bare = spawnChild('bare-fastify', ['--import', 'tsx', 'bench/bare-fastify.ts'], { PORT: String(barePort) });
       children.push(bare);
-      await waitForHttp(`http://127.0.0.1:${barePort}/health`, bare);
+      await waitFor200(`http://127.0.0.1:${barePort}/health`, bare);
       if (WARMUP_S > 0) await load('bare warm-up', `http://127.0.0.1:${barePort}`, null, 200, occurredAt, bare.proc.pid, WARMUP_S);
       log(`BARE fastify: ${CONNECTIONS} connections, ${DURATION_S} s${WARMUP_S > 0 ? ` (after ${WARMUP_S} s of warm-up)` : ''}`);
       results.push(await load('bare fastify (200)', `http://127.0.0.1:${barePort}`, null, 200, occurredAt, bare.proc.pid));

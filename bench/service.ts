@@ -82,3 +82,44 @@ export function runBench(main: () => Promise<number>): void {
     },
   );
 }
+
+/** A child process of a bench (service, receiver, bare Fastify), with the last 40 lines of its output. */
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  tail: string[];
+  exited: Promise<number | null>;
+}
+
+export function spawnChild(name: string, args: string[], env: Record<string, string>): Child {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) tail.push(line);
+    if (tail.length > 40) tail.splice(0, tail.length - 40);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return { name, proc, tail, exited };
+}
+
+/** SIGTERM, then SIGKILL after `killAfterMs`. */
+export async function stopChild(c: Child | undefined, killAfterMs = 10_000): Promise<void> {
+  if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+  c.proc.kill('SIGTERM');
+  const timer = setTimeout(() => c.proc.kill('SIGKILL'), killAfterMs);
+  await c.exited;
+  clearTimeout(timer);
+}
+
+/** Polls `url` until it answers 200; fails when the child exits or the time is up. */
+export async function waitFor200(url: string, child: Child, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited (${child.proc.exitCode}):\n${child.tail.join('\n')}`);
+    if ((await fetch(url).then((r) => r.status, () => 0)) === 200) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${child.name}: ${url} not 200 after ${timeoutMs} ms:\n${child.tail.join('\n')}`);
+}

@@ -13,7 +13,6 @@
 //           within seconds, spread by the balancer over every node: exactly 60 accepted each.
 // Every other token is used at most 55 times per 61 s (publishes and repeats share the 60/min
 // window), so outside the limit rounds no 429 is expected.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -30,7 +29,7 @@ import { runOperator } from '../src/transports/cli/operator-socket.js';
 import { EventService, InboundEventSchema } from '../gen/fluxdesk/events/v1/events_pb.js';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 import { cpuSnap } from './cpu.js';
-import { freePort, ROOT, startFlags } from './service.js';
+import { freePort, ROOT, spawnChild, startFlags, stopChild, waitFor200, type Child } from './service.js';
 import { findOrInstallHaproxy, serverStates, startHaproxy, type Balancer, type BalancerNode } from './soak/haproxy.js';
 import { Histogram } from './soak/histogram.js';
 
@@ -66,43 +65,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // ---------------------------------------------------------------------------------------------
 // Child processes (nodes, receiver)
 
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  tail: string[];
-  exited: Promise<void>;
-}
-
-function spawnChild(name: string, args: string[], env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const tail: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) tail.push(line);
-    if (tail.length > 40) tail.splice(0, tail.length - 40);
-  };
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  return { name, proc, tail, exited };
-}
-
-async function stopChild(c: Child | undefined): Promise<void> {
-  if (!c || c.proc.exitCode !== null || c.proc.signalCode !== null) return;
-  c.proc.kill('SIGTERM');
-  const timer = setTimeout(() => c.proc.kill('SIGKILL'), 30_000);
-  await c.exited;
-  clearTimeout(timer);
-}
-
-async function waitFor200(url: string, child: Child, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited (${child.proc.exitCode}):\n${child.tail.join('\n')}`);
-    if ((await fetch(url).then((r) => r.status, () => 0)) === 200) return;
-    await sleep(100);
-  }
-  throw new Error(`${child.name}: ${url} not 200 after ${timeoutMs} ms:\n${child.tail.join('\n')}`);
-}
 
 const TICK_MS = 10; // USER_HZ = 100
 function procTicks(pid: number | undefined): number | undefined {
@@ -216,7 +178,7 @@ async function main(): Promise<number> {
   const cleanup = async () => {
     for (const t of timers) clearInterval(t);
     await lb?.stop().catch(() => undefined);
-    await Promise.all(children.map((c) => stopChild(c).catch(() => undefined)));
+    await Promise.all(children.map((c) => stopChild(c, 30_000).catch(() => undefined)));
     if (process.env.SOAK_KEEP_DB !== '1') await db?.drop().catch((err) => log(`could not drop database: ${(err as Error).message}`));
     db = undefined;
   };
@@ -236,7 +198,7 @@ async function main(): Promise<number> {
     const receiverUrl = `http://127.0.0.1:${rxPort}`;
     const rx = spawnChild('receiver', ['--import', 'tsx', 'bench/soak/receiver.ts'], { PORT: String(rxPort) });
     children.push(rx);
-    await waitFor200(`${receiverUrl}/count`, rx);
+    await waitFor200(`${receiverUrl}/count`, rx, 90_000);
 
     const nodeDefs: (BalancerNode & { env: Record<string, string> })[] = [];
     for (let i = 1; i <= NODES; i++) {
@@ -271,8 +233,8 @@ async function main(): Promise<number> {
       everyNodePid.push(c.proc.pid!);
       return c;
     };
-    await waitFor200(`http://127.0.0.1:${nodeDefs[0]!.port}/api/v1/ready`, startNode(nodeDefs[0]!));
-    await Promise.all(nodeDefs.slice(1).map((d) => waitFor200(`http://127.0.0.1:${d.port}/api/v1/ready`, startNode(d))));
+    await waitFor200(`http://127.0.0.1:${nodeDefs[0]!.port}/api/v1/ready`, startNode(nodeDefs[0]!), 90_000);
+    await Promise.all(nodeDefs.slice(1).map((d) => waitFor200(`http://127.0.0.1:${d.port}/api/v1/ready`, startNode(d), 90_000)));
     log(`${NODES} nodes ready: ${nodeDefs.map((d) => `${d.name} :${d.port} (gRPC :${d.grpcPort}) pid ${nodes.get(d.name)!.proc.pid}`).join(', ')}`);
 
     const lbPorts = { http: await freePort(), grpc: await freePort(), stats: await freePort() };
@@ -599,7 +561,7 @@ async function main(): Promise<number> {
     await killed.exited;
     log(`t=${nowS().toFixed(1)} s: ${victim.name} (pid ${killed.proc.pid}) killed with SIGKILL; restarting it`);
     const restarted = startNode(victim);
-    await waitFor200(`http://127.0.0.1:${victim.port}/api/v1/ready`, restarted);
+    await waitFor200(`http://127.0.0.1:${victim.port}/api/v1/ready`, restarted, 90_000);
     const readyAt = performance.now();
     log(`t=${nowS().toFixed(1)} s: ${victim.name} ready again (pid ${restarted.proc.pid}), ${((readyAt - killAt) / 1000).toFixed(1)} s after the kill`);
     rounds.push(at(Math.max(0.65, KILL_AT + 0.25)).then(() => limitRound(2, limitTokens.slice(LIMIT_TOKENS))));
