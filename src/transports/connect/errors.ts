@@ -30,6 +30,16 @@ export function protoFieldPath(field: string, under?: string): string {
   return `${under}.${dotted}`;
 }
 
+/**
+ * gRPC carries the message and the details in trailers (HTTP/2 headers, which peers cap at 8-64 KB):
+ * texts that may echo the caller's input (a field name, a map key) are bounded, and so is the
+ * number of violations, so an error never outgrows the headers a client accepts.
+ */
+const MAX_MESSAGE = 1_000;
+const MAX_FIELD = 200;
+const MAX_VIOLATIONS = 50;
+const bounded = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max)}…`);
+
 export function toConnectError(err: DomainError, inputField?: string): ConnectError {
   const metadata = new Headers();
   if (err.rateLimit) {
@@ -44,14 +54,15 @@ export function toConnectError(err: DomainError, inputField?: string): ConnectEr
       value: {
         code: err.code,
         type: errorTypeSlug(err),
-        metadata: Object.fromEntries(Object.entries(err.extra).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+        metadata: Object.fromEntries(Object.entries(err.extra).map(([k, v]) => [k, bounded(typeof v === 'string' ? v : JSON.stringify(v), MAX_MESSAGE)])),
       },
     },
   ];
   if (err.issues.length > 0) {
-    details.push({ desc: ValidationErrorDetailSchema, value: { violations: err.issues.map((i) => ({ field: protoFieldPath(i.field, inputField), code: i.code, message: i.message })) } });
+    const violations = err.issues.slice(0, MAX_VIOLATIONS).map((i) => ({ field: bounded(protoFieldPath(i.field, inputField), MAX_FIELD), code: i.code, message: bounded(i.message, MAX_FIELD) }));
+    details.push({ desc: ValidationErrorDetailSchema, value: { violations } });
   }
   // Internal errors are answered generically; the cause was logged once by the runner.
-  const message = err.kind === 'internal' ? 'internal error; retry' : err.message;
+  const message = err.kind === 'internal' ? 'internal error; retry' : bounded(err.message, MAX_MESSAGE);
   return new ConnectError(message, CODES[err.kind], metadata, details);
 }

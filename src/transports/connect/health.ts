@@ -15,7 +15,8 @@ async function servingStatus(deps: AppDeps): Promise<Status> {
 export function registerHealth(router: ConnectRouter, deps: AppDeps, known: ReadonlySet<string>): void {
   router.service(Health, {
     async check(req) {
-      if (!known.has(req.service)) throw new ConnectError(`unknown service ${req.service}`, Code.NotFound);
+      // The name is the caller's (any length): echoed only in part, so the grpc-message trailer stays small.
+      if (!known.has(req.service)) throw new ConnectError(`unknown service ${JSON.stringify(req.service.slice(0, 200))}`, Code.NotFound);
       return { status: await servingStatus(deps) };
     },
     async *watch(req, ctx) {

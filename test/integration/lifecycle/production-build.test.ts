@@ -123,7 +123,8 @@ async function startCmd(extra: Record<string, string>): Promise<Container> {
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if ((await fetch(`${base}/api/v1/health`).then((r) => r.status, () => 0)) === 200) break;
+    // Health answers as soon as the main listener does; the start is over when the ready line is logged.
+    if ((await fetch(`${base}/api/v1/health`).then((r) => r.status, () => 0)) === 200 && out.includes(' ready on ')) break;
     if (proc.exitCode !== null || i > 300) throw new Error(`the CMD did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }

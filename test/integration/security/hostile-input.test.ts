@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboundEventSchema } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { agents } from '../../helpers/agents.js';
-import { closeSessions, eventClient } from '../../helpers/connect.js';
+import { closeSessions, eventClient, transportFor } from '../../helpers/connect.js';
 import { event, http, newPersonalToken, publish, publishLegacy, startHarness, type Harness } from '../../helpers/harness.js';
 import { adminTools, sql } from '../../helpers/tools.js';
 import { mcp } from '../mcp/rpc.js';
@@ -175,6 +175,29 @@ describe('a request path that is not UTF-8: 400 in the surface envelope, never t
     const l = await http(h, 'POST', '/api/internal-os/integrations/inbound/%C0', { token: t.token, body: {} });
     expect(l.status).toBe(400);
     expect(l.body).toMatchObject({ error: 'invalid_path' });
+  });
+});
+
+describe('gRPC errors that echo the caller\'s input stay within the trailers a client accepts', () => {
+  it('Health.Check of a 100,000-character service name: not_found, a short message', async () => {
+    const { createClient } = await import('@connectrpc/connect');
+    const { Health } = await import('../../../gen/grpc/health/v1/health_pb.js');
+    const health = createClient(Health, transportFor(h, 'grpc'));
+    const err = await health.check({ service: 'x'.repeat(100_000) }).then(() => null, (e: unknown) => ConnectError.from(e));
+    expect(err?.code).toBe(Code.NotFound);
+    expect(err!.rawMessage.length).toBeLessThan(400);
+  });
+
+  it('Publish with a 60,000-character label key: invalid_argument naming a bounded field', async () => {
+    const t = await newPersonalToken(h);
+    const ev = event(h);
+    const err = await eventClient(h, 'grpc', t.token)
+      .publish({ event: create(InboundEventSchema, { specVersion: '2', eventId: ev.event_id as string, eventType: 'personal.build.failed', severity: 'warn', title: 't', occurredAt: ev.occurred_at as string, labels: { ['k'.repeat(60_000)]: 'v' } }) })
+      .then(() => null, (e: unknown) => ConnectError.from(e));
+    expect(err?.code).toBe(Code.InvalidArgument);
+    const violations = err!.findDetails(ValidationErrorDetailSchema).flatMap((d) => d.violations);
+    expect(violations.length).toBeGreaterThan(0);
+    for (const v of violations) expect(v.field.length).toBeLessThanOrEqual(201);
   });
 });
 
