@@ -23,7 +23,7 @@ import { TaskService } from '../../gen/fluxdesk/work/v1/tasks_pb.js';
 import { Health } from '../../gen/grpc/health/v1/health_pb.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { applyMutation, garbageProtobuf, indexSchemas, mutation, protoMessage, toJsonText, type GenContext, type Mutation, type ProtoGen } from './arbitraries.js';
-import { connectReasons, connectStatus, grpcCall, grpcFrame, grpcReasons, send } from './envelopes.js';
+import { connectReasons, connectStatus, grpcCall, grpcFrame, grpcReasons, onFreshSessionIfCalmed, send } from './envelopes.js';
 import { callers, check, expectHealthy, expectNoViolations, finish, kindFor, newStats, record, rowCounter, RUNS, short, type Kind, type RowCounter } from './fuzz-kit.js';
 
 const SERVICES: Array<{ service: DescService; own: Kind }> = [
@@ -50,6 +50,11 @@ let gen: ProtoGen;
 let session: http2.ClientHttp2Session | undefined;
 const stats = newStats('connect.fuzz');
 const who = callers(() => h);
+
+function dropSession(): void {
+  session?.destroy();
+  session = undefined;
+}
 
 function grpcSession(): http2.ClientHttp2Session {
   if (!session || session.closed || session.destroyed) {
@@ -142,7 +147,7 @@ it('Connect JSON, Connect binary and gRPC: every unary procedure -> documented e
       if (v.wire === 'grpc') {
         const payload = binaryBody(method.input, v);
         const frame = v.frame === 'cut' ? grpcFrame(payload).subarray(0, 3) : grpcFrame(payload, v.frame === 'compressed' ? 1 : 0, v.frame === 'long' ? payload.length + 100 : payload.length);
-        const a = await grpcCall(grpcSession(), procedure, frame, auth);
+        const a = await onFreshSessionIfCalmed(() => grpcCall(grpcSession(), procedure, frame, auth), dropSession);
         reasons = grpcReasons(a);
         status = `grpc ${a.grpcStatus}`;
         refused = a.grpcStatus !== '0';

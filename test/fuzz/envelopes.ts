@@ -137,6 +137,21 @@ export function grpcCall(session: http2.ClientHttp2Session, procedure: string, f
   });
 }
 
+/**
+ * Node's HTTP/2 server ends a session whose client has reset thousands of streams (rapid-reset
+ * protection, GOAWAY / ENHANCE_YOUR_CALM): these properties cancel every stream they are answered
+ * on, so a long run meets it. A real client reconnects: so does this one, once, for that error only.
+ */
+export async function onFreshSessionIfCalmed<T>(call: () => Promise<T>, dropSession: () => void): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (!String((e as Error)?.message).includes('ENHANCE_YOUR_CALM')) throw e;
+    dropSession();
+    return call();
+  }
+}
+
 /** gRPC: HTTP 200 with a grpc-status; never 13 INTERNAL, 2 UNKNOWN or 15 DATA_LOSS. */
 export function grpcReasons(a: GrpcAnswer): string[] {
   const r: string[] = [];

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, it } from 'vitest';
 import { event, startHarness, type Harness } from '../helpers/harness.js';
 import { Deep, toJsonText } from './arbitraries.js';
-import { connectReasons, grpcCall, grpcFrame, grpcReasons, legacyReasons, mcpAllRefused, mcpReasons, restReasons, type Answer } from './envelopes.js';
+import { connectReasons, grpcCall, grpcFrame, grpcReasons, legacyReasons, mcpAllRefused, mcpReasons, onFreshSessionIfCalmed, restReasons, type Answer } from './envelopes.js';
 import { callers, check, expectHealthy, expectNoViolations, finish, newStats, record, rowCounter, RUNS, short, type Kind, type RowCounter } from './fuzz-kit.js';
 
 let h: Harness;
@@ -139,6 +139,11 @@ function grpcBody(d: Damage, size: number, seedBytes: Uint8Array): Uint8Array {
   }
 }
 
+function dropSession(): void {
+  session?.destroy();
+  session = undefined;
+}
+
 function grpcSession(): http2.ClientHttp2Session {
   if (!session || session.closed || session.destroyed) {
     session = http2.connect(h.grpcUrl);
@@ -169,7 +174,7 @@ it('transport damage on every surface -> refusal in the surface envelope, never 
     let shown: () => string;
     if (t.surface === 'grpc') {
       const frame = grpcBody(v.damage, v.size, v.bytes);
-      const a = await grpcCall(grpcSession(), t.path, frame, auth);
+      const a = await onFreshSessionIfCalmed(() => grpcCall(grpcSession(), t.path, frame, auth), dropSession);
       status = `grpc ${a.grpcStatus}`;
       reasons = grpcReasons(a);
       refused = a.grpcStatus !== '0';
