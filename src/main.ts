@@ -47,7 +47,14 @@ async function freePort(host: string): Promise<number> {
 
 const PORT_ATTEMPTS = 5;
 
-export async function startService(config: Config, opts: { clock?: Clock; logger?: pino.Logger } = {}): Promise<RunningService> {
+export interface StartOptions {
+  clock?: Clock;
+  logger?: pino.Logger;
+  /** Test-only: sees the HTTP/1.1 Fastify instance before any hook or route is added (ServerOptions.instrument). */
+  instrumentHttp?: (app: FastifyInstance) => void;
+}
+
+export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
   if (config.port !== 0) return startOn(config, opts);
   // PORT=0: a free port is chosen up front (the public URLs name it), and another process can take
   // it before we listen; then everything started is closed again and another port is tried.
@@ -64,7 +71,7 @@ export async function startService(config: Config, opts: { clock?: Clock; logger
   }
 }
 
-async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logger }): Promise<RunningService> {
+async function startOn(config: Config, opts: StartOptions): Promise<RunningService> {
   const deps = await createDeps(config, { clock: opts.clock, logger: opts.logger, role: 'server' });
   let nudges: NudgeQueue | null = null;
   let maintenance: MaintenanceQueue | null;
@@ -76,7 +83,7 @@ async function startOn(config: Config, opts: { clock?: Clock; logger?: pino.Logg
     await deps.close();
     throw err;
   }
-  const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion, metricsRoute: config.metricsPort === null });
+  const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion, metricsRoute: config.metricsPort === null, instrument: opts.instrumentHttp });
   // METRICS_PORT: /metrics on a listener of its own, kept open until the rest has stopped (a scrape sees the drain).
   const metricsServer = config.metricsPort === null ? null : createMetricsServer(deps.metrics, (err) => deps.log.error({ err }, 'metrics collection failed'));
   const grpc = createGrpcServer(deps);

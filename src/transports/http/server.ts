@@ -31,6 +31,8 @@ export interface ServerOptions {
   serviceVersion: string;
   /** GET /metrics on this listener (default); false when METRICS_PORT serves it instead. */
   metricsRoute?: boolean;
+  /** Test-only: called with the new instance before any hook or route is added (the test harness's OpenAPI conformance recorder). */
+  instrument?: (app: FastifyInstance) => void;
 }
 
 export async function createServer(opts: ServerOptions): Promise<FastifyInstance> {
@@ -57,6 +59,7 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
       return sendProblem(reply, req, de, opts.errorsBaseUrl);
     },
   });
+  opts.instrument?.(app);
   // Tracing on: a span per request named by its route pattern (@fastify/otel), parent from `traceparent`.
   // Registered first: it wraps every route registered after it.
   if (tracing.tracer) await app.register(tracing.tracer.fastifyPlugin());
