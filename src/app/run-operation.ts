@@ -1,8 +1,22 @@
 // The one pipeline every surface goes through:
 // authenticate -> rate limit -> validate (the operation's own schema + context rules) ->
-// idempotency -> handler (own EntityManager fork; writes in transactions) -> log.
+// idempotency -> handler (own EntityManager fork; a writing operation in ONE transaction, flushed
+// once, its afterCommit effects after the commit) -> log. An operation calls another through
+// ctx.call (NestedCalls below): scopes and validation again, no second lookup or rate-limit hit.
 import { createHash } from 'node:crypto';
-import { existingEm, LazyEmContext, type Channel, type Logger, type OpContext, type Operation, type Principal, type Surface } from '../domain/context.js';
+import stringify from 'safe-stable-stringify';
+import {
+  existingEm,
+  LazyEmContext,
+  type CallOptions,
+  type Channel,
+  type Logger,
+  type OpContext,
+  type Operation,
+  type OperationCaller,
+  type Principal,
+  type Surface,
+} from '../domain/context.js';
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
@@ -100,7 +114,7 @@ interface FreshPass {
 
 async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O, P>, inv: Invocation, fresh: FreshPass | undefined): Promise<RunResult<O>> {
   const log = new LazyChildLogger(inv.log, { op: op.name, surface: inv.surface });
-  let made: OpContext<P> | undefined;
+  let made: LazyEmContext<P> | undefined;
   let rateLimit: RateLimitInfo | undefined;
   // A cached principal is unproven: every failure (401, 403, 400, 429, or a write that found the
   // token's rows changed) is decided by a fresh pass instead, before any of its side effects.
@@ -121,34 +135,25 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
       throw err;
     }
     unverified = principal.type === 'inbound_token' && principal.unverified !== undefined;
-    const ctx: OpContext<P> = (made = new LazyEmContext(principal, inv.requestId, inv.surface, inv.channel ?? 'v1', log, deps.clock, deps.config, deps.orm.em));
+    const ctx = (made = new LazyEmContext(principal, inv.requestId, inv.surface, inv.channel ?? 'v1', log, deps.clock, deps.config, deps.orm.em, NESTED_CALLS));
 
     // Counted before the scope check: a call refused for a missing scope is an authenticated call too.
     if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.rateLimited, log, unverified));
-    if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
-      throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
-    }
+    checkScopes(op, principal);
 
     const raw = op.prepare ? op.prepare(inv.input, ctx) : inv.input;
-    // reportInput: zodToIssues tells a missing field (`required`) from a wrong type (`invalid_type`) by the input.
-    const parsed = op.input.safeParse(raw, { reportInput: true });
-    const issues: Issue[] = parsed.success ? [] : zodToIssues(parsed.error, op.keyPolicy);
-    // Unsafe text (controls, unpaired surrogates) in any field, for every operation of every surface.
-    // Context rules may look values up in the database: they never see such text.
-    const unsafe = textIssues(raw);
-    if (unsafe.length > 0) issues.push(...unsafe);
-    else if (op.contextRules) issues.push(...op.contextRules(raw, ctx));
-    if (issues.length > 0 || !parsed.success) {
+    const checked = validate(op, raw, ctx);
+    if (!checked.ok) {
       if (unverified) throw new StalePrincipalError();
-      if (op.onRejected) await op.onRejected(issues, raw, ctx).catch((err) => log.warn({ err }, 'could not audit a rejected request'));
-      throw validationFailed(issues);
+      if (op.onRejected) await op.onRejected(checked.issues, raw, ctx).catch((err) => log.warn({ err }, 'could not audit a rejected request'));
+      throw validationFailed(checked.issues);
     }
-    const input = parsed.data;
+    const input = checked.input;
 
     if (inv.idempotencyKey === undefined || !op.idempotent) {
-      return { output: await op.handler(input, ctx), replayed: false, rateLimit, principal };
+      return { output: await execute(op, input, ctx), replayed: false, rateLimit, principal };
     }
-    return await withIdempotency(deps, op, ctx, inv.idempotencyKey, inv.input, rateLimit, () => op.handler(input, ctx));
+    return await withIdempotency(deps, op, ctx, inv.idempotencyKey, inv.input, rateLimit, () => execute(op, input, ctx));
   } catch (err) {
     if (unverified) return run(deps, op, inv, { counted: rateLimit });
     const de = toDomainError(err, log);
@@ -157,6 +162,124 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
   } finally {
     if (made) existingEm(made)?.clear();
   }
+}
+
+function checkScopes(op: Operation<any, any, any>, principal: Principal): void {
+  if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
+    throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
+  }
+}
+
+/** The operation's own schema, unsafe text and its context rules: every issue at once. */
+function validate<I, P extends Principal>(op: Operation<I, unknown, P>, raw: unknown, ctx: OpContext<P>): { ok: true; input: I } | { ok: false; issues: Issue[] } {
+  // reportInput: zodToIssues tells a missing field (`required`) from a wrong type (`invalid_type`) by the input.
+  const parsed = op.input.safeParse(raw, { reportInput: true });
+  const issues: Issue[] = parsed.success ? [] : zodToIssues(parsed.error, op.keyPolicy);
+  // Unsafe text (controls, unpaired surrogates) in any field, for every operation of every surface.
+  // Context rules may look values up in the database: they never see such text.
+  const unsafe = textIssues(raw);
+  if (unsafe.length > 0) issues.push(...unsafe);
+  else if (op.contextRules) issues.push(...op.contextRules(raw, ctx));
+  if (issues.length > 0 || !parsed.success) return { ok: false, issues };
+  return { ok: true, input: parsed.data };
+}
+
+/**
+ * Tries of a writing operation's transaction. One that lost a deadlock (40P01) or a serialization
+ * conflict (40001) is rolled back by PostgreSQL and runs again from the start on a fresh identity
+ * map: safe, because nothing of it is visible and none of its afterCommit effects ran (they wait
+ * for the commit; handlers make no other side effect). After the last try the conflict is answered
+ * 503 conflict_retry (toDomainError). A nested call never retries: its caller's transaction does.
+ */
+const WRITE_ATTEMPTS = 3;
+
+/**
+ * The handler, in one transaction when the operation writes (`ctx.em` is the transaction's
+ * EntityManager; MikroORM flushes it once before COMMIT), then its afterCommit effects. An
+ * operation that does not write gets no transaction and no fork of its own making.
+ */
+async function execute<I, O, P extends Principal>(op: Operation<I, O, P>, input: I, ctx: LazyEmContext<P>): Promise<O> {
+  if (!op.writes) {
+    const output = await op.handler(input, ctx);
+    await runEffects(ctx);
+    return output;
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const output = await ctx.em.transactional((tx) => ctx.withTransaction(tx, () => op.handler(input, ctx)));
+      await runEffects(ctx);
+      return output;
+    } catch (err) {
+      ctx.reset();
+      if (attempt >= WRITE_ATTEMPTS || !isTransactionConflict(err)) throw err;
+      ctx.log.debug({ attempt, code: sqlState(err) }, 'transaction conflict; running the operation again');
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}
+
+/** Effects run in registration order, each awaited (the answer waits for them); a failure is logged, never thrown. */
+async function runEffects(ctx: LazyEmContext<any>): Promise<void> {
+  const effects = ctx.takeEffects();
+  if (!effects) return;
+  for (const effect of effects) {
+    try {
+      await effect();
+    } catch (err) {
+      ctx.log.error({ err }, 'an after-commit effect failed');
+    }
+  }
+}
+
+const sqlState = (err: unknown): string | undefined => {
+  const e = err as { code?: string; cause?: { code?: string } } | null;
+  return e?.code ?? e?.cause?.code;
+};
+const isTransactionConflict = (err: unknown) => {
+  const code = sqlState(err);
+  return code === '40P01' || code === '40001';
+};
+
+/**
+ * ctx.call: another operation through the runner, inside the calling one. Its scopes and its
+ * input validation apply (prepare, schema, unsafe text, context rules; onRejected is not run:
+ * the caller answers for its own input). The principal is reused (or replaced by `options.as`,
+ * which the caller vouches for), so there is no second token lookup, no rate-limit hit and no
+ * Idempotency-Key (the outer call has them). In a caller's transaction the inner operation runs
+ * in it (a writing one in a savepoint, so both commit or neither does) and hands its effects to
+ * the caller's commit; otherwise it runs as a call of its own (its own transaction if it writes).
+ */
+class NestedCalls implements OperationCaller {
+  async call<I, O, Q extends Principal>(from: LazyEmContext<any>, op: Operation<I, O, Q>, rawInput: unknown, options: CallOptions | undefined): Promise<O> {
+    const principal = (options?.as ?? from.principal) as Q;
+    checkAuthKind(op, principal);
+    checkScopes(op, principal);
+    const ctx = new LazyEmContext<Q>(principal, from.requestId, from.surface, from.channel, from.log, from.clock, from.config, from.root, this);
+    const joined = from.inTransaction;
+    if (joined) ctx.joinCaller(from);
+    try {
+      const raw = op.prepare ? op.prepare(rawInput, ctx) : rawInput;
+      const checked = validate(op, raw, ctx);
+      if (!checked.ok) throw validationFailed(checked.issues);
+      if (!joined) return await execute(op, checked.input, ctx);
+      if (!op.writes) return await op.handler(checked.input, ctx);
+      return await ctx.em.transactional((tx) => ctx.withTransaction(tx, () => op.handler(checked.input, ctx)));
+    } finally {
+      if (!joined) existingEm(ctx)?.clear();
+    }
+  }
+}
+const NESTED_CALLS = new NestedCalls();
+
+/** The principal must be one the operation's own authentication would accept (a programming error otherwise). */
+function checkAuthKind(op: Operation<any, any, any>, p: Principal): void {
+  const a = op.auth;
+  const ok =
+    a.kind === 'none' ||
+    (a.kind === 'system' && p.type === 'system') ||
+    (a.kind === 'agent' && p.type === 'agent') ||
+    (a.kind === 'inbound' && p.type === 'inbound_token' && a.tokenKinds.includes(p.kind));
+  if (!ok) throw new DomainError('forbidden', `${op.name} does not accept this caller`, { code: 'forbidden' });
 }
 
 type Windows = Array<RateWindow & { label: string }>;
@@ -225,7 +348,7 @@ async function withIdempotency<O>(
   }
   const principalKey = ctx.principal.type === 'system' ? 'system' : ctx.principal.tokenId;
   const storeKey = `${principalKey}:${op.name}:${key}`;
-  const fingerprint = createHash('sha256').update(canonicalJson(rawInput)).digest('hex');
+  const fingerprint = createHash('sha256').update(fingerprintJson(rawInput)).digest('hex');
   let begun;
   try {
     begun = await deps.idempotency.begin(storeKey, fingerprint, IDEMPOTENCY_LOCK_MS);
@@ -249,14 +372,13 @@ async function withIdempotency<O>(
   }
 }
 
-/** Key order does not change the fingerprint. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
+/**
+ * The body as JSON with keys sorted at every level, so key order does not change the fingerprint
+ * (safe-stable-stringify: the same text the former hand-written canonical form gave for any JSON
+ * body, so records stored before stay valid).
+ */
+export function fingerprintJson(v: unknown): string {
+  return stringify(v) ?? 'null';
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);

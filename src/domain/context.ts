@@ -80,22 +80,58 @@ export interface OpContext<P extends Principal = Principal> {
   surface: Surface;
   channel: Channel;
   log: Logger;
-  /** The call's own EntityManager (identity map). runOperation forks it on first use (LazyEmContext). */
+  /**
+   * The call's own EntityManager (identity map). runOperation forks it on first use (LazyEmContext).
+   * In a writing operation (`Operation.writes`) it is the transaction's EntityManager: the runner
+   * flushes it once and commits after the handler returns.
+   */
   em: EntityManager;
   clock: Clock;
   config: DomainConfig;
+  /**
+   * A side effect that must not run inside the transaction (an HTTP call, a send to a queue that
+   * is not in this database transaction, a cache invalidation): run after the call's commit (or,
+   * for an operation that does not write, after its handler returned), never on a failure or a
+   * rollback. Errors are logged, not thrown. Rows that must commit with the write (a nudge in the
+   * outbox table, an audit row) are written through `em` instead.
+   */
+  afterCommit(effect: () => unknown): void;
+  /**
+   * Runs another operation through the runner (its scopes and its input validation apply; no
+   * second token lookup, no rate-limit hit, no Idempotency-Key): as the same principal, or as
+   * `options.as`, a principal the caller vouches for (read from rows it checked). When this call
+   * is in a transaction, the inner operation runs in it (a writing one in a savepoint).
+   */
+  call<I, O, Q extends Principal>(op: Operation<I, O, Q>, input: unknown, options?: CallOptions): Promise<O>;
+}
+
+export interface CallOptions {
+  /** Run as this principal instead of the caller's (e.g. the sending token of a delivery). */
+  as?: Principal;
+}
+
+/** How a context runs another operation: implemented by app/run-operation.ts (the domain cannot import it). */
+export interface OperationCaller {
+  call<I, O, Q extends Principal>(from: LazyEmContext<any>, op: Operation<I, O, Q>, input: unknown, options: CallOptions | undefined): Promise<O>;
 }
 
 /**
  * The context runOperation builds for a call: its `em` is forked from `root` on first read, so a
  * call that only runs statements on the shared connection (the publish group commit) never pays
- * for a fork. A class (the getter lives on the prototype): building one per call defines no
- * property at run time. Spreading it (`{ ...ctx, em }`, a caller handing a handler its own
- * EntityManager) copies the plain fields; name `em` in the spread to keep one.
+ * for a fork. A class (the getter and methods live on the prototype): building one per call
+ * defines no property at run time. Do not spread it into a new object: `afterCommit` and `call`
+ * live on the prototype; run another operation with `ctx.call`.
  */
 export class LazyEmContext<P extends Principal = Principal> implements OpContext<P> {
   #fork: EntityManager | undefined;
+  /** The transaction's EntityManager while the runner runs a writing handler. */
+  #tx: EntityManager | undefined;
+  /** Effects waiting for the commit; made on the first `afterCommit`. */
+  #effects: Array<() => unknown> | undefined;
+  /** A call inside another call's transaction hands its effects to that call (its commit is theirs). */
+  #effectsOwner: LazyEmContext<any> | undefined;
   readonly #root: EntityManager;
+  readonly #caller: OperationCaller | undefined;
   constructor(
     public principal: P,
     public requestId: string,
@@ -105,18 +141,63 @@ export class LazyEmContext<P extends Principal = Principal> implements OpContext
     public clock: Clock,
     public config: DomainConfig,
     root: EntityManager,
+    caller?: OperationCaller,
   ) {
     this.#root = root;
+    this.#caller = caller;
   }
   get em(): EntityManager {
-    return (this.#fork ??= this.#root.fork());
+    return this.#tx ?? (this.#fork ??= this.#root.fork());
   }
-  /** The fork if one was made (never forks one). */
+  /** The EntityManager in use if one was made (never forks one). */
   get existingEm(): EntityManager | undefined {
-    return this.#fork;
+    return this.#tx ?? this.#fork;
   }
   get root(): EntityManager {
     return this.#root;
+  }
+  /** Whether `em` is a transaction's EntityManager (the runner's, or the caller's for a nested call). */
+  get inTransaction(): boolean {
+    return this.#tx !== undefined;
+  }
+
+  afterCommit(effect: () => unknown): void {
+    const owner = this.#effectsOwner ?? this;
+    (owner.#effects ??= []).push(effect);
+  }
+
+  call<I, O, Q extends Principal>(op: Operation<I, O, Q>, input: unknown, options?: CallOptions): Promise<O> {
+    if (!this.#caller) return Promise.reject(new Error(`ctx.call(${op.name}): this context was not made by the runner`));
+    return this.#caller.call(this, op, input, options);
+  }
+
+  // --- for the runner (app/run-operation.ts) only ---
+
+  /** Runs `fn` with `ctx.em` = `tx` (the transaction's EntityManager). */
+  async withTransaction<T>(tx: EntityManager, fn: () => Promise<T>): Promise<T> {
+    const before = this.#tx;
+    this.#tx = tx;
+    try {
+      return await fn();
+    } finally {
+      this.#tx = before;
+    }
+  }
+  /** A nested call's context uses the caller's transaction EntityManager and hands it its effects. */
+  joinCaller(caller: LazyEmContext<any>): void {
+    this.#tx = caller.#tx;
+    this.#effectsOwner = caller.#effectsOwner ?? caller;
+  }
+  /** The effects registered so far, removed (run them after the commit, or drop them on a failure). */
+  takeEffects(): Array<() => unknown> | undefined {
+    const e = this.#effects;
+    this.#effects = undefined;
+    return e;
+  }
+  /** Before a retry: a fresh identity map, and the failed attempt's effects dropped. */
+  reset(): void {
+    this.#fork?.clear();
+    this.#effects = undefined;
   }
 }
 
@@ -179,6 +260,15 @@ export interface Operation<I, O, P extends Principal = Principal> {
   onRejected?: (issues: Issue[], raw: unknown, ctx: OpContext<P>) => Promise<void>;
   /** May replace an authentication failure (the 422 inbound-no-approval probe). */
   onUnauthenticated?: (err: DomainError, raw: unknown, deps: { em: EntityManager; clock: Clock; callerToolsToken?: string }) => Promise<DomainError>;
+  /**
+   * The operation writes: the runner runs its handler (after auth, limits, validation and the
+   * Idempotency-Key check) in ONE transaction on `ctx.em`, flushes once and commits; the handler
+   * calls neither `transactional` nor `flush`. A transaction that lost a deadlock or a
+   * serialization conflict (40P01 / 40001) runs again from the start (no effect of it ran: effects
+   * wait for the commit). Absent: no transaction is opened (reads; the publish path, whose store
+   * groups its own commits).
+   */
+  writes?: boolean;
   handler: (input: I, ctx: OpContext<P>) => Promise<O>;
 }
 
