@@ -1,9 +1,7 @@
 // The daily_updates table (migration Migration20261122050000Tasks). One row per (user, day).
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { pgArray } from '../sql-hints.js';
-
-const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
-
 
 export interface DailyUpdateRow {
   userId: string;

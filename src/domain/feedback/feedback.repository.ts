@@ -4,12 +4,10 @@
 // not see is never read into the process.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { canSeeAllProjects } from '../projects/project-roles.rules.js';
 import type { FeedbackStatus } from './feedback.rules.js';
 import { isoOrNull as iso } from '../timestamps.js';
-
-const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
-
 
 export interface Viewer {
   userId: string;

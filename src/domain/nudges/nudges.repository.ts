@@ -1,11 +1,9 @@
 // Named queries for nudge settings (preferences, chat destination, push subscriptions), the
 // dispatch context of queued nudges and the dead ones. Plain SQL on the operation's EntityManager.
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { DEFAULT_NUDGE_SEVERITIES, type ChatStyle, type NudgeChannel } from './nudge.rules.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
-
-const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
-
 
 /** Severities come back as a JS array from pg and PGlite; a text form is parsed defensively. */
 const severities = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.replace(/^\{|\}$/g, '').split(',').filter(Boolean) : [...DEFAULT_NUDGE_SEVERITIES]);

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { canSeeAllProjects, effectiveProjectRole, ORG_WIDE_ROLES, type ProjectRole } from './project-roles.rules.js';
 import { pgArray } from '../sql-hints.js';
 
@@ -20,8 +21,6 @@ export async function findProjectForMember(
 }
 
 // ---- Roles and visibility (agent tools list_projects and the task tools) ----
-
-const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
 /** Who is asking: the user and their organisation role. */
 export interface Viewer {

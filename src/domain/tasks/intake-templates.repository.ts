@@ -1,8 +1,7 @@
 // Owner intake templates (table owner_intake_templates). Plain SQL in the caller's transaction.
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import type { IntakeChecklist, OwnerTemplates } from './intake-templates.rules.js';
-
-const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
 export async function findOwnerTemplates(em: EntityManager, ownerUserId: string): Promise<OwnerTemplates | null> {
   const [r] = await run<{ description_label: string | null; description_body: string | null; checklists: unknown }>(

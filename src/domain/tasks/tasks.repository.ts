@@ -4,12 +4,10 @@
 // decide (task-access.ts), answering "not visible" exactly like "absent".
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { pgArray } from '../sql-hints.js';
 import { MAX_TASK_DEPTH, type TaskKind, type TaskPriority, type TaskStatus } from './tasks.rules.js';
 import { isoOrNull as iso } from '../timestamps.js';
-
-const run = <T>(em: EntityManager, sql: string, params: unknown[]) => em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
-
 
 export interface TaskRow {
   id: string;
