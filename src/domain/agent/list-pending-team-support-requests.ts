@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { iso } from '../timestamps.js';
-import { listPendingRequests, requireItem } from '../catalog/approvals.js';
+import { requireItem } from '../catalog/approvals.js';
+import { listPendingRequests } from '../catalog/catalog.repository.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { atMostOne, catalogRefFields, catalogRefOf } from './catalog-ref.rules.js';

@@ -14,7 +14,22 @@ import { iso } from '../timestamps.js';
 import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { AccessAsset, CatalogRequest } from './catalog.entity.js';
-import { findItemBySlug, findLiveApproval, findLiveRequest, lockPair, type CatalogItemRow, type RequestRow } from './catalog.repository.js';
+import {
+  approvePendingRequest,
+  findApprovalView,
+  findItemById,
+  findItemBySlug,
+  findLiveApproval,
+  findLiveRequest,
+  findRequestsOfUser,
+  listApprovalViews,
+  lockPair,
+  revokeApprovalCascade,
+  type ApprovalViewRow,
+  type CatalogItemRow,
+  type RequestRow,
+  type UserApprovalRow,
+} from './catalog.repository.js';
 import { LIVE_APPROVED, REST_APPROVAL_STATUSES, restApprovalStatus, storedStatusesFor } from './catalog.rules.js';
 
 export const CatalogApprovalListItemSchema = z.strictObject({
@@ -34,28 +49,10 @@ export const CatalogApprovalAssignRequestSchema = z.strictObject({
 });
 
 async function loadView(em: EntityManager, requestId: string): Promise<CatalogApprovalListItem> {
-  const rows = (await em.getConnection().execute(
-    `select r.id, u.email, c.slug as catalog_slug, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
-       from catalog_requests r join users u on u.id = r.user_id join catalog_items c on c.id = r.catalog_item_id
-       left join users rv on rv.id = r.reviewed_by_user_id where r.id = ?`,
-    [requestId],
-    'all',
-    em.getTransactionContext(),
-  )) as ViewRow[];
-  return toView(rows[0]!);
+  return toView((await findApprovalView(em, requestId))!);
 }
 
-interface ViewRow {
-  id: string;
-  email: string;
-  catalog_slug: string | null;
-  status: string;
-  requested_at: Date | string;
-  reviewed_at: Date | string | null;
-  reviewed_by_email: string | null;
-}
-
-const toView = (r: ViewRow): CatalogApprovalListItem => ({
+const toView = (r: ApprovalViewRow): CatalogApprovalListItem => ({
   id: r.id,
   email: r.email,
   catalogSlug: r.catalog_slug ?? '',
@@ -72,9 +69,7 @@ const refLabel = (ref: CatalogItemRef) => ('slug' in ref ? `catalog item "${ref.
 
 /** The row, archived or not; undefined when absent. */
 export async function findCatalogItem(em: EntityManager, ref: CatalogItemRef): Promise<CatalogItemRow | undefined> {
-  if ('slug' in ref) return findItemBySlug(em, ref.slug);
-  const rows = (await em.getConnection().execute(`select * from catalog_items where id = ?`, [ref.id], 'all', em.getTransactionContext())) as CatalogItemRow[];
-  return rows[0];
+  return 'slug' in ref ? findItemBySlug(em, ref.slug) : findItemById(em, ref.id);
 }
 
 /** Assign and apply need a live (not archived) row; revoke also reaches archived ones. */
@@ -127,12 +122,7 @@ export async function assignInTransaction(
   const live = await findLiveRequest(em, userId, item.id);
   if (live && (live.status !== 'pending' || opts.reusePending)) return { requestId: live.id, idempotent: true, status: live.status };
   if (live) {
-    await em.getConnection().execute(
-      `update catalog_requests set status = 'approved', reviewed_at = ?::timestamptz, reviewed_by_user_id = ?, updated_at = ?::timestamptz where id = ?`,
-      [now.toISOString(), actorUserId, now.toISOString(), live.id],
-      'run',
-      em.getTransactionContext(),
-    );
+    await approvePendingRequest(em, live.id, actorUserId, now);
     grantAsset(em, now, { id: live.id, userId, catalogItemId: item.id });
     await em.flush();
     return { requestId: live.id, idempotent: false, status: 'approved' };
@@ -186,25 +176,11 @@ export const listCatalogApprovals = defineOperation<z.infer<typeof ListApprovals
   input: ListApprovalsInput,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (input.email) {
-      where.push('u.email = ?');
-      params.push(input.email.toLowerCase());
-    }
-    if (input.catalog_slug) {
-      where.push('c.slug = ?');
-      params.push(input.catalog_slug);
-    }
-    if (input.status) where.push(`r.status in (${storedStatusesFor(input.status).map((s) => `'${s}'`).join(', ')})`);
-    const rows = (await ctx.em.getConnection().execute(
-      `select r.id, u.email, c.slug as catalog_slug, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
-         from catalog_requests r join users u on u.id = r.user_id join catalog_items c on c.id = r.catalog_item_id
-         left join users rv on rv.id = r.reviewed_by_user_id
-        ${where.length ? `where ${where.join(' and ')}` : ''}
-        order by r.requested_at desc, r.id limit 500`,
-      params,
-    )) as ViewRow[];
+    const rows = await listApprovalViews(ctx.em, {
+      email: input.email?.toLowerCase(),
+      catalogSlug: input.catalog_slug,
+      statuses: input.status ? storedStatusesFor(input.status) : undefined,
+    });
     return { items: rows.map(toView), requestId: ctx.requestId };
   },
 });
@@ -233,18 +209,8 @@ export async function revokeInTransaction(
   const approval: RequestRow | undefined = await findLiveApproval(em, userId, item.id);
   if (!approval || (onlyApprovalId !== undefined && approval.id !== onlyApprovalId)) return { revoked: false, tokensInvalidated: 0, approvalId: null };
   const now = ctx.clock.now().toISOString();
-  const conn = em.getConnection();
-  const tx = em.getTransactionContext();
-  await conn.execute(`update catalog_requests set status = 'revoked', updated_at = ?::timestamptz where id = ?`, [now, approval.id], 'run', tx);
-  await conn.execute(`update access_assets set status = 'revoked', revoked_at = ?::timestamptz where request_id = ? and status = 'active'`, [now, approval.id], 'run', tx);
-  const tokens = (await conn.execute(
-    `update inbound_tokens set status = 'revoked', revoked_at = ?::timestamptz, revoked_reason = 'catalog approval revoked'
-      where approval_id = ? and status in ('active', 'disabled') returning id`,
-    [now, approval.id],
-    'all',
-    tx,
-  )) as { id: string }[];
-  for (const t of tokens) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { reason: 'catalog approval revoked', approval_id: approval.id } });
+  const tokenIds = await revokeApprovalCascade(em, approval.id, now);
+  for (const id of tokenIds) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: id, targetType: 'inbound_token', targetId: id, summary: { reason: 'catalog approval revoked', approval_id: approval.id } });
   if (notify) {
     addNotification(em, ctx.clock.now(), {
       userId,
@@ -255,7 +221,7 @@ export async function revokeInTransaction(
     });
   }
   await em.flush();
-  return { revoked: true, tokensInvalidated: tokens.length, approvalId: approval.id };
+  return { revoked: true, tokensInvalidated: tokenIds.length, approvalId: approval.id };
 }
 
 export const RevokeApprovalInput = CatalogApprovalAssignRequestSchema.extend({ notify_employee: z.boolean().default(true) });
@@ -376,52 +342,7 @@ export const AGENT_APPROVAL_FILTERS = {
 } as const satisfies Record<string, readonly string[] | null>;
 export type AgentApprovalFilter = keyof typeof AGENT_APPROVAL_FILTERS;
 
-export interface UserApprovalRow {
-  id: string;
-  catalog_slug: string | null;
-  catalog_name: string;
-  status: string;
-  requested_at: Date | string;
-  reviewed_at: Date | string | null;
-  reviewed_by_email: string | null;
-}
-
 /** One user's requests, newest first. */
 export async function listRequestsOfUser(em: EntityManager, userId: string, filter: AgentApprovalFilter, limit = 500): Promise<UserApprovalRow[]> {
-  const statuses = AGENT_APPROVAL_FILTERS[filter];
-  return (await em.getConnection().execute(
-    `select r.id, c.slug as catalog_slug, c.name as catalog_name, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
-       from catalog_requests r join catalog_items c on c.id = r.catalog_item_id left join users rv on rv.id = r.reviewed_by_user_id
-      where r.user_id = ? and (?::text[] is null or r.status = any(?::text[]))
-      order by r.requested_at desc, r.id limit ?`,
-    [userId, statuses ? `{${statuses.join(',')}}` : null, statuses ? `{${statuses.join(',')}}` : null, limit],
-    'all',
-    em.getTransactionContext(),
-  )) as UserApprovalRow[];
-}
-
-export interface PendingRequestRow {
-  id: string;
-  catalog_slug: string | null;
-  catalog_name: string;
-  user_id: string;
-  email: string;
-  name: string;
-  note: string | null;
-  requested_at: Date | string;
-  created_by_email: string | null;
-}
-
-/** Pending requests, oldest first (the review queue), optionally for one row or one user. */
-export async function listPendingRequests(em: EntityManager, f: { catalogItemId?: string; userId?: string }, limit: number): Promise<PendingRequestRow[]> {
-  return (await em.getConnection().execute(
-    `select r.id, c.slug as catalog_slug, c.name as catalog_name, u.id as user_id, u.email, u.name, r.note, r.requested_at, cb.email as created_by_email
-       from catalog_requests r join catalog_items c on c.id = r.catalog_item_id join users u on u.id = r.user_id
-       left join users cb on cb.id = r.created_by_user_id
-      where r.status = 'pending' and (?::uuid is null or r.catalog_item_id = ?) and (?::uuid is null or r.user_id = ?)
-      order by r.requested_at, r.id limit ?`,
-    [f.catalogItemId ?? null, f.catalogItemId ?? null, f.userId ?? null, f.userId ?? null, limit],
-    'all',
-    em.getTransactionContext(),
-  )) as PendingRequestRow[];
+  return findRequestsOfUser(em, userId, AGENT_APPROVAL_FILTERS[filter], limit);
 }

@@ -11,7 +11,6 @@
 // `catalog_item_*` tools) administers every row, but no caller moves an owned row to another
 // integrator by re-linking it, and an admin links an unowned row only to a tools-token they own
 // (a super admin: any).
-import { randomUUID } from 'node:crypto';
 import { ForeignKeyConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
@@ -20,8 +19,22 @@ import { recordAudit } from '../audit/audit.js';
 import { iso } from '../timestamps.js';
 import { urlIssues } from '../urls.rules.js';
 import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
-import type { CatalogItemRow } from './catalog.repository.js';
-import { ASSET_TYPES, CATALOG_SLUG, LIVE_STATUSES, categoryDisplay, type AssetType } from './catalog.rules.js';
+import { userExists } from '../users/users.repository.js';
+import {
+  archiveItemRow,
+  countLiveDependents,
+  deleteItemWithDeadDependents,
+  findItemBySlug,
+  findToolsTokenLink,
+  insertItemUnlessSlugTaken,
+  ITEM_UPDATABLE_COLUMNS,
+  listItemRows,
+  lockItem,
+  updateItemRow,
+  type CatalogItemRow,
+  type ItemUpdatableColumn,
+} from './catalog.repository.js';
+import { ASSET_TYPES, CATALOG_SLUG, categoryDisplay, type AssetType } from './catalog.rules.js';
 
 const AUTH = { kind: 'inbound', tokenKinds: ['tools_claim'] } as const;
 
@@ -195,9 +208,6 @@ export type DeleteCatalogItemInput = z.infer<typeof DeleteCatalogItemInput>;
 // ---------------------------------------------------------------------------------------------
 // Rows and views
 
-const exec = <T>(em: EntityManager, sql: string, params: unknown[]) =>
-  em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
-
 export function toCatalogItemView(r: CatalogItemRow): CatalogItemView {
   return {
     id: r.id,
@@ -224,14 +234,6 @@ export function toCatalogItemView(r: CatalogItemRow): CatalogItemView {
 /** A row addressed by slug (REST, Connect, agent tools) or by id (agent tools). */
 export type ItemRef = { slug: string } | { id: string };
 
-/** Locks the row for the rest of the transaction (patch, archive and delete serialise on it). */
-async function lockItem(em: EntityManager, ref: ItemRef): Promise<CatalogItemRow | undefined> {
-  const rows = 'slug' in ref
-    ? await exec<CatalogItemRow>(em, `select * from catalog_items where slug = ? for update`, [ref.slug])
-    : await exec<CatalogItemRow>(em, `select * from catalog_items where id = ? for update`, [ref.id]);
-  return rows[0];
-}
-
 const missing = (ref: ItemRef | string) => notFound(typeof ref === 'string' ? `catalog item "${ref}"` : 'slug' in ref ? `catalog item "${ref.slug}"` : `catalog item ${ref.id}`);
 
 const slugTaken = (slug: string) =>
@@ -255,17 +257,12 @@ async function checkReferences(
   const issues: Issue[] = [];
   let link: LinkTarget | null = null;
   if (refs.contact_user_id) {
-    const u = await exec<{ id: string }>(em, `select id from users where id = ?`, [refs.contact_user_id]);
-    if (!u[0]) issues.push({ field: 'contact_user_id', code: 'not_found', message: 'no user with this id' });
+    if (!(await userExists(em, refs.contact_user_id))) issues.push({ field: 'contact_user_id', code: 'not_found', message: 'no user with this id' });
   }
   if (refs.linked_tools_token_id) {
-    const t = await exec<{ integrator_id: string; owner_user_id: string }>(
-      em,
-      `select integrator_id, owner_user_id from inbound_tokens where id = ? and kind = 'tools_claim'`,
-      [refs.linked_tools_token_id],
-    );
-    if (!t[0]) issues.push({ field: 'linked_tools_token_id', code: 'not_found', message: 'no tools-token with this id' });
-    else link = { integratorId: t[0].integrator_id, ownerUserId: t[0].owner_user_id };
+    const t = await findToolsTokenLink(em, refs.linked_tools_token_id);
+    if (!t) issues.push({ field: 'linked_tools_token_id', code: 'not_found', message: 'no tools-token with this id' });
+    else link = { integratorId: t.integrator_id, ownerUserId: t.owner_user_id };
   }
   return { issues, link };
 }
@@ -314,33 +311,23 @@ export async function createItem(ctx: CoreContext, actor: CatalogActor, input: C
       const integratorId = link?.integratorId ?? null;
       const now = ctx.clock.now().toISOString();
       // ON CONFLICT: a concurrent create of the same slug answers 409, not a 500.
-      const rows = await exec<CatalogItemRow>(
-        em,
-        `insert into catalog_items (id, slug, name, type, description, category, url, application_guide, use_cases, is_pinned,
-           approval_required, display_order, contact_user_id, linked_tools_token_id, integrator_id, archived_at, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, null, ?::timestamptz, ?::timestamptz)
-         on conflict (slug) do nothing returning *`,
-        [
-          randomUUID(),
-          input.slug,
-          input.name,
-          input.type,
-          input.description ?? null,
-          input.category ?? null,
-          input.url ?? null,
-          input.application_guide ?? null,
-          JSON.stringify(input.use_cases ?? []),
-          input.is_pinned,
-          input.approval_required,
-          input.display_order ?? 0,
-          input.contact_user_id ?? null,
-          input.linked_tools_token_id ?? null,
-          integratorId,
-          now,
-          now,
-        ],
-      );
-      const row = rows[0];
+      const row = await insertItemUnlessSlugTaken(em, {
+        slug: input.slug,
+        name: input.name,
+        type: input.type,
+        description: input.description ?? null,
+        category: input.category ?? null,
+        url: input.url ?? null,
+        applicationGuide: input.application_guide ?? null,
+        useCases: input.use_cases ?? [],
+        isPinned: input.is_pinned,
+        approvalRequired: input.approval_required,
+        displayOrder: input.display_order ?? 0,
+        contactUserId: input.contact_user_id ?? null,
+        linkedToolsTokenId: input.linked_tools_token_id ?? null,
+        integratorId,
+        now,
+      });
       if (!row) throw slugTaken(input.slug);
       audit(em, ctx, actor, AUDIT_ACTIONS.created, row, { type: row.type });
       await em.flush();
@@ -362,49 +349,11 @@ export interface CatalogItemFilter {
 
 /** Ordered by display_order then name; totalCount covers every matching row. */
 export async function listItems(em: EntityManager, input: CatalogItemFilter): Promise<{ items: CatalogItemView[]; totalCount: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (input.active_only) where.push('c.archived_at is null');
-  if (input.category !== undefined) {
-    where.push('c.category = ?');
-    params.push(input.category);
-  }
-  if (input.type !== undefined) {
-    where.push('c.type = ?');
-    params.push(input.type);
-  }
-  if (input.integrator_slug !== undefined) {
-    where.push('c.integrator_id = (select i.id from integrators i where i.slug = ?)');
-    params.push(input.integrator_slug);
-  }
-  // The window count is taken before LIMIT: totalCount covers every matching row.
-  const rows = await exec<CatalogItemRow & { total_count: string | number }>(
-    em,
-    `select c.*, count(*) over () as total_count from catalog_items c
-      ${where.length ? `where ${where.join(' and ')}` : ''}
-      order by c.display_order, c.name, c.id limit ?`,
-    [...params, input.limit],
-  );
-  const totalCount = rows.length === 0 ? 0 : Number(rows[0]!.total_count);
-  return { items: rows.map(({ total_count: _t, ...r }) => toCatalogItemView(r)), totalCount };
+  const { rows, totalCount } = await listItemRows(em, input);
+  return { items: rows.map(toCatalogItemView), totalCount };
 }
 
-/** Request keys of the update body are the column names (SPEC spells them snake_case). */
-const UPDATABLE_COLUMNS = [
-  'name',
-  'description',
-  'category',
-  'url',
-  'application_guide',
-  'use_cases',
-  'display_order',
-  'is_pinned',
-  'approval_required',
-  'contact_user_id',
-  'linked_tools_token_id',
-] as const;
-
-export type CatalogItemPatch = Partial<Pick<z.infer<typeof CatalogItemUpdateRequestSchema>, (typeof UPDATABLE_COLUMNS)[number]>>;
+export type CatalogItemPatch = Partial<Pick<z.infer<typeof CatalogItemUpdateRequestSchema>, ItemUpdatableColumn>>;
 
 /** Patches a live row (an archived one is not found). */
 export async function updateItem(ctx: CoreContext, actor: CatalogActor, ref: ItemRef, patch: CatalogItemPatch): Promise<CatalogItemView> {
@@ -415,50 +364,13 @@ export async function updateItem(ctx: CoreContext, actor: CatalogActor, ref: Ite
     const { issues, link } = await checkReferences(em, patch);
     if (issues.length > 0) throw validationFailed(issues);
     if (link) assertMayLink(actor, row, link);
-    const integratorId = link?.integratorId ?? null;
-    const sets: string[] = [];
-    const params: unknown[] = [];
-    const changed: string[] = [];
-    for (const col of UPDATABLE_COLUMNS) {
-      const v = patch[col];
-      if (v === undefined) continue;
-      changed.push(col);
-      if (col === 'use_cases') {
-        sets.push(`use_cases = ?::jsonb`);
-        params.push(JSON.stringify(v));
-      } else {
-        sets.push(`${col} = ?`);
-        params.push(v);
-      }
-    }
+    const changed = ITEM_UPDATABLE_COLUMNS.filter((col) => patch[col] !== undefined);
     // A new tools-token link moves the row to that token's integrator (claim eligibility).
-    if (integratorId !== null) {
-      sets.push('integrator_id = ?');
-      params.push(integratorId);
-    }
-    sets.push('updated_at = ?::timestamptz');
-    params.push(ctx.clock.now().toISOString());
-    const updated = await exec<CatalogItemRow>(em, `update catalog_items set ${sets.join(', ')} where id = ? returning *`, [...params, row.id]);
+    const updated = await updateItemRow(em, row.id, patch, link?.integratorId ?? null, ctx.clock.now().toISOString());
     audit(em, ctx, actor, AUDIT_ACTIONS.updated, row, { fields: changed });
     await em.flush();
-    return toCatalogItemView(updated[0]!);
+    return toCatalogItemView(updated);
   });
-}
-
-/** Dependents that block a hard delete (SPEC CatalogItemDeleteBlockers). */
-export async function countDeleteBlockers(em: EntityManager, item: Pick<CatalogItemRow, 'id' | 'linked_tools_token_id'>): Promise<CatalogItemDeleteBlockers> {
-  const live = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
-  const rows = await exec<{ live_approvals: string | number; live_assets: string | number; live_tokens: string | number }>(
-    em,
-    `select
-       (select count(*) from catalog_requests where catalog_item_id = ? and status in (${live})) as live_approvals,
-       (select count(*) from access_assets where catalog_item_id = ? and status = 'active') as live_assets,
-       (select count(*) from inbound_tokens t where t.status = 'active'
-          and (t.approval_id in (select r.id from catalog_requests r where r.catalog_item_id = ?) or t.id = ?)) as live_tokens`,
-    [item.id, item.id, item.id, item.linked_tools_token_id],
-  );
-  const r = rows[0]!;
-  return { liveApprovals: Number(r.live_approvals), liveAssets: Number(r.live_assets), liveTokens: Number(r.live_tokens) };
 }
 
 const hasBlockers = (b: CatalogItemDeleteBlockers) => b.liveApprovals + b.liveAssets + b.liveTokens > 0;
@@ -468,19 +380,6 @@ const deleteBlocked = (name: string, blockers: CatalogItemDeleteBlockers, detail
     code: 'delete_blocked',
     extra: { blockers },
   });
-
-/**
- * Hard delete with no live dependents: the dead ones (terminal requests, revoked assets, the
- * approval link of revoked or disabled tokens) go in the same transaction, so no foreign key
- * refuses the row.
- */
-async function removeItem(em: EntityManager, itemId: string): Promise<void> {
-  const ofItem = `select r.id from catalog_requests r where r.catalog_item_id = ?`;
-  await exec(em, `update inbound_tokens set approval_id = null where approval_id in (${ofItem})`, [itemId]);
-  await exec(em, `delete from access_assets where catalog_item_id = ? or request_id in (${ofItem})`, [itemId, itemId]);
-  await exec(em, `delete from catalog_requests where catalog_item_id = ?`, [itemId]);
-  await exec(em, `delete from catalog_items where id = ?`, [itemId]);
-}
 
 export interface ItemDeleted {
   mode: 'soft' | 'hard';
@@ -502,15 +401,16 @@ export async function deleteItem(ctx: CoreContext, actor: CatalogActor, ref: Ite
       if (!hard) {
         if (row.archived_at !== null) return { mode: 'soft', slug: row.slug, item: toCatalogItemView(row), already_archived: true };
         const now = ctx.clock.now().toISOString();
-        const archived = await exec<CatalogItemRow>(em, `update catalog_items set archived_at = ?::timestamptz, updated_at = ?::timestamptz where id = ? returning *`, [now, now, row.id]);
+        const archived = await archiveItemRow(em, row.id, now);
         audit(em, ctx, actor, AUDIT_ACTIONS.archived, row, {});
         await em.flush();
-        return { mode: 'soft', slug: row.slug, item: toCatalogItemView(archived[0]!), already_archived: false };
+        return { mode: 'soft', slug: row.slug, item: toCatalogItemView(archived), already_archived: false };
       }
       // Hard delete is allowed on an archived row too; only live dependents refuse it.
-      blockers = await countDeleteBlockers(em, row);
+      // Hard delete with no live dependents; the dead ones go in the same transaction.
+      blockers = await countLiveDependents(em, row);
       if (hasBlockers(blockers)) throw deleteBlocked(name, blockers);
-      await removeItem(em, row.id);
+      await deleteItemWithDeadDependents(em, row.id);
       audit(em, ctx, actor, AUDIT_ACTIONS.deleted, row, { name: row.name, type: row.type, was_archived: row.archived_at !== null });
       await em.flush();
       return { mode: 'hard', slug: row.slug, item: null, already_archived: false };
@@ -570,8 +470,7 @@ export const getCatalogItem = defineOperation<z.infer<typeof GetCatalogItemInput
   input: GetCatalogItemInput,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    const rows = await exec<CatalogItemRow>(ctx.em, `select * from catalog_items where slug = ?`, [input.slug]);
-    const row = rows[0];
+    const row = await findItemBySlug(ctx.em, input.slug);
     if (!row || row.archived_at !== null) throw missing(input.slug);
     return { ok: true, item: toCatalogItemView(row), requestId: ctx.requestId };
   },

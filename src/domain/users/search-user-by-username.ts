@@ -6,6 +6,7 @@ import { defineOperation, type AgentPrincipal } from '../context.js';
 import { DomainError } from '../errors.js';
 import { iso } from '../timestamps.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { searchUsersByLocalPart } from './users.repository.js';
 import { emailDomain } from './users.rules.js';
 
 export const SEARCH_USER_LIMIT = 20;
@@ -27,9 +28,6 @@ export const UserSearchItem = z.object({
 export const SearchUserByUsernameOutput = z.object({ items: z.array(UserSearchItem) });
 export type SearchUserByUsernameResult = z.infer<typeof SearchUserByUsernameOutput>;
 
-/** LIKE pattern text with its wildcards escaped (the escape character is `\`). */
-const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export const searchUserByUsername = defineOperation<z.infer<typeof SearchUserByUsernameInput>, SearchUserByUsernameResult, AgentPrincipal>({
   name: 'users.search_by_username',
   auth: { kind: 'agent' },
@@ -46,16 +44,8 @@ export const searchUserByUsername = defineOperation<z.infer<typeof SearchUserByU
         extra: { field: 'username' },
       });
     }
-    const term = input.username.toLowerCase();
-    const lit = likeLiteral(term);
     // Emails are stored lower-case; the match and the ranking happen in SQL.
-    const rows = (await ctx.em.getConnection().execute(
-      `select id, email, name, role, status, created_at from users
-        where split_part(email, '@', 1) like ? escape '\\' and (not ?::boolean or status = 'active')
-        order by (split_part(email, '@', 1) = ?) desc, (split_part(email, '@', 1) like ? escape '\\') desc, email
-        limit ?`,
-      [`%${lit}%`, input.only_active, term, `${lit}%`, SEARCH_USER_LIMIT],
-    )) as Array<{ id: string; email: string; name: string; role: string; status: string; created_at: Date | string }>;
+    const rows = await searchUsersByLocalPart(ctx.em, input.username.toLowerCase(), input.only_active, SEARCH_USER_LIMIT);
     return {
       items: rows.map((r) => ({ user_id: r.id, email: r.email, name: r.name, role: r.role, status: r.status, domain: emailDomain(r.email), created_at: iso(r.created_at) })),
     };
