@@ -367,6 +367,7 @@ async function main(): Promise<number> {
     };
 
     // gRPC through the h2c frontend: one HTTP/2 session, many streams.
+    let refusedStreamsRetried = 0;
     const grpcSessions = new Http2SessionManager(lb.grpcUrl);
     const grpc = createClient(EventService, createGrpcTransport({ baseUrl: lb.grpcUrl, sessionManager: grpcSessions }));
     const sendGrpc = async (t: number) => {
@@ -375,10 +376,18 @@ async function main(): Promise<number> {
       const start = performance.now();
       let outcome = 'ok';
       try {
-        const res = await grpc.publish(
-          { event: create(InboundEventSchema, { specVersion: '2', eventId: `${prefix}${s}`, eventType: 'personal.soak.check', severity: 'warn', title: 'Soak check failed', summary: 'soak event', occurredAt }) },
-          { headers: { authorization: poolTokens[t]! }, timeoutMs: 30_000 },
-        );
+        const call = () =>
+          grpc.publish(
+            { event: create(InboundEventSchema, { specVersion: '2', eventId: `${prefix}${s}`, eventType: 'personal.soak.check', severity: 'warn', title: 'Soak check failed', summary: 'soak event', occurredAt }) },
+            { headers: { authorization: poolTokens[t]! }, timeoutMs: 30_000 },
+          );
+        // A stream the balancer refused (RST_STREAM REFUSED_STREAM: not processed, RFC 9113 §8.7) is
+        // sent once more, as gRPC clients' transparent retry does (grpc-go, grpc-java); counted apart.
+        const res = await call().catch((err: unknown) => {
+          if (!(err instanceof ConnectError) || !err.message.includes('REFUSED_STREAM')) throw err;
+          refusedStreamsRetried++;
+          return call();
+        });
         accepted.push(s);
         if (res.delivery?.pushed) nudgesExpected++;
         if (res.delivery?.degraded) degraded++;
@@ -677,7 +686,7 @@ async function main(): Promise<number> {
       kinds,
       by_node: Object.fromEntries(stats.byNode),
       kill: { node: victim.name, at_s: killS, balancer_down_at_s: downS ?? null, ready_again_at_s: (readyAt - T0) / 1000, balancer_up_at_s: upS ?? null, taken_out: takenOut, state_changes: stateLog },
-      failures: { total: stats.failures.length, retried_after_commit_at_kill: retried, retried_after_commit_other: retriedAfterCommit.length - retried, killed_node_in_flight: failuresBy.inflight, in_crash_window_not_in_flight: failuresBy.window, outside_crash_window: failuresBy.outside, samples: stats.failures.slice(0, 20).map((f) => ({ ...f, start_s: (f.start - T0) / 1000, end_s: (f.end - T0) / 1000 })) },
+      failures: { total: stats.failures.length, grpc_refused_streams_retried: refusedStreamsRetried, retried_after_commit_at_kill: retried, retried_after_commit_other: retriedAfterCommit.length - retried, killed_node_in_flight: failuresBy.inflight, in_crash_window_not_in_flight: failuresBy.window, outside_crash_window: failuresBy.outside, samples: stats.failures.slice(0, 20).map((f) => ({ ...f, start_s: (f.start - T0) / 1000, end_s: (f.end - T0) / 1000 })) },
       unexpected: { total: stats.unexpected.length, rpc_errors: stats.rpcErrors, samples: stats.unexpected.slice(0, 20) },
       events: { accepted: accepted.length, accepted_per_s: newPerS, degraded, stored_distinct: storedDistinct, lost, answer_lost: answerLost.length, answer_lost_but_stored: lostAnswerStored },
       limits: { rounds: roundInfo, per_token: perLimit, stored: limitStored, exact: limitsExact },
@@ -717,7 +726,7 @@ interface Report {
   kinds: Record<string, KindFigures>;
   by_node: Record<string, number>;
   kill: { node: string; at_s: number; balancer_down_at_s: number | null; ready_again_at_s: number; balancer_up_at_s: number | null; taken_out: { server: string; at_s: number }[] };
-  failures: { total: number; retried_after_commit_at_kill: number; retried_after_commit_other: number; killed_node_in_flight: number; in_crash_window_not_in_flight: number; outside_crash_window: number };
+  failures: { total: number; grpc_refused_streams_retried: number; retried_after_commit_at_kill: number; retried_after_commit_other: number; killed_node_in_flight: number; in_crash_window_not_in_flight: number; outside_crash_window: number };
   unexpected: { total: number; rpc_errors: number };
   events: { accepted: number; accepted_per_s: number; degraded: number; stored_distinct: number; lost: number; answer_lost: number; answer_lost_but_stored: number };
   limits: { rounds: unknown[]; per_token: { accepted: number; refused: number; first_s: number; last_s: number; in_flight_at_kill: boolean }[]; stored: { n: number }; exact: boolean };
@@ -755,7 +764,7 @@ function printReport(r: Report): void {
   out(`kill          : ${k.node} SIGKILLed at t=${f2(k.at_s)} s; balancer DOWN at ${f2(k.balancer_down_at_s)} s; ready again at ${f2(k.ready_again_at_s)} s; balancer UP at ${f2(k.balancer_up_at_s)} s`);
   out(`taken out     : ${k.taken_out.length ? k.taken_out.map((e) => `${e.server.slice(6)} at ${e.at_s.toFixed(1)} s`).join(', ') : 'never'} (readiness checks failing, the kill included)`);
   const fl = r.failures;
-  out(`5xx / errors  : ${fl.total} (killed node's in-flight ${fl.killed_node_in_flight}; other in its crash window ${fl.in_crash_window_not_in_flight}; outside it ${fl.outside_crash_window})`);
+  out(`5xx / errors  : ${fl.total} (killed node's in-flight ${fl.killed_node_in_flight}; other in its crash window ${fl.in_crash_window_not_in_flight}; outside it ${fl.outside_crash_window}); gRPC streams refused by the balancer and sent again: ${fl.grpc_refused_streams_retried}`);
   out(`re-sent       : ${fl.retried_after_commit_at_kill} requests in flight at the kill were committed by the dying node and re-sent by the balancer (answered 200 deduped); ${fl.retried_after_commit_other} such answers at other times`);
   out(`unexpected    : ${r.unexpected.total} statuses, ${r.unexpected.rpc_errors} MCP error members`);
   const e = r.events;
