@@ -7,6 +7,7 @@ import type { Logger, Operation } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';
+import { setRateLimitHeaders } from '../http/response-headers.js';
 
 /** The call's request id, chosen by the request gate (serving.ts) before the body is read. */
 export const REQUEST_ID = createContextKey<string | undefined>(undefined, { description: 'x-request-id' });
@@ -25,11 +26,7 @@ export async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input:
       input,
       log: deps.log.child({ requestId, procedure: hctx.method.name }) as Logger,
     });
-    if (r.rateLimit) {
-      hctx.responseHeader.set('x-ratelimit-limit', String(r.rateLimit.limit));
-      hctx.responseHeader.set('x-ratelimit-remaining', String(r.rateLimit.remaining));
-      hctx.responseHeader.set('x-ratelimit-reset', String(r.rateLimit.resetAtUnix));
-    }
+    if (r.rateLimit) setRateLimitHeaders((k, v) => hctx.responseHeader.set(k, String(v)), r.rateLimit);
     return r.output;
   } catch (err) {
     throw err instanceof DomainError ? toConnectError(err, inputField) : err;

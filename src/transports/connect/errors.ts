@@ -3,6 +3,7 @@
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { errorTypeSlug, type DomainError, type ErrorKind } from '../../domain/errors.js';
+import { setRateLimitHeaders } from '../http/response-headers.js';
 
 const CODES: Record<ErrorKind, Code> = {
   unauthenticated: Code.Unauthenticated,
@@ -42,12 +43,7 @@ const bounded = (s: string, max: number): string => (s.length <= max ? s : `${s.
 
 export function toConnectError(err: DomainError, inputField?: string): ConnectError {
   const metadata = new Headers();
-  if (err.rateLimit) {
-    metadata.set('x-ratelimit-limit', String(err.rateLimit.limit));
-    metadata.set('x-ratelimit-remaining', String(err.rateLimit.remaining));
-    metadata.set('x-ratelimit-reset', String(err.rateLimit.resetAtUnix));
-  }
-  if (err.retryAfterSeconds !== undefined) metadata.set('retry-after', String(err.retryAfterSeconds));
+  setRateLimitHeaders((k, v) => metadata.set(k, String(v)), err.rateLimit, err.retryAfterSeconds);
   const details: ConstructorParameters<typeof ConnectError>[3] = [
     {
       desc: ErrorInfoSchema,

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation, type RunResult } from '../../app/run-operation.js';
 import type { Channel, Logger, Operation, Surface } from '../../domain/context.js';
-import type { RateLimitInfo } from '../../domain/errors.js';
+import { setRateLimitHeaders } from './response-headers.js';
 
 export function header(req: FastifyRequest, name: string): string | undefined {
   const v = req.headers[name];
@@ -29,16 +29,9 @@ export async function invoke<I, O>(
     input,
     log: req.log as unknown as Logger,
   });
-  if (result.rateLimit) setRateLimitHeaders(reply, result.rateLimit);
+  if (result.rateLimit) setRateLimitHeaders((k, v) => reply.header(k, v), result.rateLimit);
   if (result.replayed) reply.header('idempotent-replayed', 'true');
   return result;
-}
-
-export function setRateLimitHeaders(reply: FastifyReply, rl: RateLimitInfo): void {
-  reply.header('x-ratelimit-limit', rl.limit);
-  reply.header('x-ratelimit-remaining', rl.remaining);
-  reply.header('x-ratelimit-reset', rl.resetAtUnix);
-  if (rl.retryAfterSeconds !== undefined) reply.header('retry-after', rl.retryAfterSeconds);
 }
 
 /** Path parameters merged into a JSON body (a non-object body is left for validation to refuse). */

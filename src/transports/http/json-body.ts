@@ -1,6 +1,8 @@
-// One JSON body parser for the JSON surfaces: UTF-8 only (fatal decoding), charset checked,
-// prototype-poisoning keys refused (secure-json-parse, as Fastify's own parser), nesting bounded;
-// malformed JSON reported as a DomainError the surface maps to its own body.
+// The one JSON body parser of the JSON surfaces (REST v1, legacy, MCP): one media-type and charset
+// rule, UTF-8 only (fatal decoding; a leading BOM is dropped, RFC 8259 §8.1), prototype-poisoning
+// keys refused (secure-json-parse, as Fastify's own parser), nesting bounded. It decides; each
+// surface answers the decision in its own envelope (REST problem+json, legacy {error}, MCP
+// JSON-RPC -32700 / -32600).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { DomainError, type Issue } from '../../domain/errors.js';
@@ -52,24 +54,58 @@ export function parseJson(body: Uint8Array | string): JsonParsed {
   return { ok: true, value };
 }
 
+const unsupported = (message: string) => new DomainError('unsupported_media_type', message, { code: 'unsupported_media_type' });
+
+/**
+ * The one Content-Type rule (SPEC "Requirements for the inbound POST": `application/json;
+ * charset=utf-8`): the media type `application/json`, with no charset or `charset=utf-8`, both
+ * case-insensitive (the charset value may be quoted); other parameters are ignored. null: accepted.
+ */
+export function contentTypeError(contentType: string): DomainError | null {
+  const [type, ...params] = contentType.split(';');
+  if (type!.trim().toLowerCase() !== 'application/json') return unsupported('Content-Type must be application/json');
+  for (const p of params) {
+    const eq = p.indexOf('=');
+    if (eq === -1 || p.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const value = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (value !== 'utf-8') return unsupported('Content-Type charset must be utf-8');
+  }
+  return null;
+}
+
+/** The decision about a request body: its JSON value (undefined: no body), or the error refusing it whole. */
+export type BodyRead = { ok: true; value: unknown } | { ok: false; error: DomainError };
+
+/**
+ * The one decision about a JSON request body, for every JSON surface. No body at all (zero bytes)
+ * is `undefined` (the operation's input rules decide whether one was needed); a body needs a
+ * Content-Type that passes contentTypeError (415 otherwise); then UTF-8, JSON, prototype keys and
+ * depth (400 validation with `malformed_json`, `forbidden_key` or `too_deep`).
+ */
+export function readJsonBody(contentType: string | undefined, body: Uint8Array | undefined): BodyRead {
+  if (contentType !== undefined) {
+    const error = contentTypeError(contentType);
+    if (error) return { ok: false, error };
+  }
+  if (body === undefined || body.length === 0) return { ok: true, value: undefined };
+  if (contentType === undefined) return { ok: false, error: unsupported('Content-Type must be application/json') };
+  const parsed = parseJson(body);
+  if (parsed.ok) return parsed;
+  return { ok: false, error: new DomainError('validation', parsed.issue.message, { code: parsed.issue.code, issues: [parsed.issue] }) };
+}
+
+/**
+ * REST v1 and legacy: Fastify hands every `application/json` body (any parameters) to readJsonBody.
+ * Other media types, and a body without Content-Type, are refused by Fastify itself with 415 before
+ * the body is read (fastifyErrorToDomain): the same answer readJsonBody gives, without reading.
+ */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   // JSON only: Fastify's built-in text/plain parser would hand a string to the operation (415 instead).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    const ct = String(req.headers['content-type'] ?? '');
-    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(ct)?.[1]?.toLowerCase();
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      done(new DomainError('unsupported_media_type', 'Content-Type charset must be utf-8', { code: 'unsupported_media_type' }), undefined);
-      return;
-    }
-    const buf = body as Buffer;
-    if (buf.length === 0) {
-      done(null, undefined);
-      return;
-    }
-    const parsed = parseJson(buf);
-    if (parsed.ok) done(null, parsed.value);
-    else done(new DomainError('validation', parsed.issue.message, { code: parsed.issue.code, issues: [parsed.issue] }), undefined);
+    const read = readJsonBody(String(req.headers['content-type'] ?? ''), body as Buffer);
+    if (read.ok) done(null, read.value);
+    else done(read.error, undefined);
   });
 }
 

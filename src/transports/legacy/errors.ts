@@ -1,23 +1,10 @@
-// DomainError -> legacy bodies (SPEC "Legacy 400 body"). Total over ErrorKind.
+// DomainError -> legacy bodies (SPEC "Legacy 400 body"). Status from the one HTTP status table
+// (http/status.ts); headers from the one header writer (http/response-headers.ts).
 import type { FastifyReply } from 'fastify';
-import type { DomainError, ErrorKind } from '../../domain/errors.js';
-import { setRateLimitHeaders } from '../http/invoke.js';
-
-const STATUS: Record<ErrorKind, number> = {
-  unauthenticated: 401,
-  forbidden: 403,
-  validation: 400,
-  not_found: 404,
-  conflict: 409,
-  rate_limited: 429,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  length_required: 411,
-  gone: 410,
-  unprocessable: 422,
-  unavailable: 503,
-  internal: 500,
-};
+import type { DomainError } from '../../domain/errors.js';
+import { header } from '../http/invoke.js';
+import { setErrorHeaders } from '../http/response-headers.js';
+import { httpStatus } from '../http/status.js';
 
 export function legacyBody(err: DomainError): Record<string, unknown> {
   if (err.kind === 'validation') {
@@ -31,7 +18,6 @@ export function legacyBody(err: DomainError): Record<string, unknown> {
 }
 
 export function sendLegacyError(reply: FastifyReply, err: DomainError): FastifyReply {
-  if (err.rateLimit) setRateLimitHeaders(reply, { ...err.rateLimit, retryAfterSeconds: err.retryAfterSeconds });
-  else if (err.retryAfterSeconds !== undefined) reply.header('retry-after', err.retryAfterSeconds);
-  return reply.code(STATUS[err.kind]).type('application/json; charset=utf-8').send(legacyBody(err));
+  setErrorHeaders((k, v) => reply.header(k, v), err, header(reply.request, 'authorization'));
+  return reply.code(httpStatus(err)).type('application/json; charset=utf-8').send(legacyBody(err));
 }

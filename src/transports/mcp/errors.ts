@@ -6,6 +6,8 @@
 //     {error: {type, title, detail, field?}}.
 // Total over ErrorKind: a new kind fails to compile until it is placed here.
 import { errorTypeSlug, type DomainError, type ErrorKind } from '../../domain/errors.js';
+import { setErrorHeaders } from '../http/response-headers.js';
+import { httpStatus } from '../http/status.js';
 import { RPC, RpcError } from './jsonrpc.js';
 
 /**
@@ -23,57 +25,52 @@ export const MCP_CODES = {
 } as const;
 
 type Channel =
-  /** A JSON-RPC error with this code, type name and HTTP status (lone request). */
-  | { rpc: number; type: string; status: number }
+  /** A JSON-RPC error with this code and type name; HTTP status (lone request) from the one status table. */
+  | { rpc: number; type: string; status?: number }
   /** Inside the tool result; `flat` is the TYPE prefix of the flat form, `structured` its type. */
   | { tool: true; flat: string; structured: string };
 
 const CHANNELS: Record<ErrorKind, Channel> = {
-  unauthenticated: { rpc: MCP_CODES.UNAUTHORIZED, type: 'UNAUTHORIZED', status: 401 },
-  // Only a missing scope is a protocol-level 403 (see forbiddenChannel); a tool's own refusal is its result.
+  unauthenticated: { rpc: MCP_CODES.UNAUTHORIZED, type: 'UNAUTHORIZED' },
+  // Only a missing scope is a protocol-level 403 (see channelOf); a tool's own refusal is its result.
   forbidden: { tool: true, flat: 'FORBIDDEN', structured: 'forbidden' },
   validation: { tool: true, flat: 'INVALID_INPUT', structured: 'validation_failed' },
   not_found: { tool: true, flat: 'NOT_FOUND', structured: 'not_found' },
   conflict: { tool: true, flat: 'CONFLICT', structured: 'conflict' },
   gone: { tool: true, flat: 'NOT_FOUND', structured: 'not_found' },
   unprocessable: { tool: true, flat: 'UNPROCESSABLE', structured: 'validation_failed' },
-  rate_limited: { rpc: MCP_CODES.TOO_MANY_REQUESTS, type: 'TOO_MANY_REQUESTS', status: 429 },
-  payload_too_large: { rpc: RPC.INVALID_REQUEST, type: 'PAYLOAD_TOO_LARGE', status: 413 },
-  unsupported_media_type: { rpc: RPC.INVALID_REQUEST, type: 'UNSUPPORTED_MEDIA_TYPE', status: 415 },
-  length_required: { rpc: RPC.INVALID_REQUEST, type: 'LENGTH_REQUIRED', status: 411 },
-  unavailable: { rpc: RPC.INTERNAL_ERROR, type: 'INTERNAL_ERROR', status: 503 },
-  internal: { rpc: RPC.INTERNAL_ERROR, type: 'INTERNAL_ERROR', status: 500 },
+  rate_limited: { rpc: MCP_CODES.TOO_MANY_REQUESTS, type: 'TOO_MANY_REQUESTS' },
+  payload_too_large: { rpc: RPC.INVALID_REQUEST, type: 'PAYLOAD_TOO_LARGE' },
+  unsupported_media_type: { rpc: RPC.INVALID_REQUEST, type: 'UNSUPPORTED_MEDIA_TYPE' },
+  length_required: { rpc: RPC.INVALID_REQUEST, type: 'LENGTH_REQUIRED' },
+  unavailable: { rpc: RPC.INTERNAL_ERROR, type: 'INTERNAL_ERROR' },
+  internal: { rpc: RPC.INTERNAL_ERROR, type: 'INTERNAL_ERROR' },
 };
 
 function channelOf(err: DomainError): Channel {
-  if (err.kind === 'forbidden' && err.code === 'missing_scope') return { rpc: MCP_CODES.FORBIDDEN, type: 'FORBIDDEN', status: 403 };
-  // Input that fails the tool's schema is -32602 with data.field (SPEC "Agent protocol errors");
-  // a business rule the handler reports as `validation` stays in the tool result.
+  if (err.kind === 'forbidden' && err.code === 'missing_scope') return { rpc: MCP_CODES.FORBIDDEN, type: 'FORBIDDEN' };
+  // Input that fails the tool's schema is -32602 with data.field (SPEC "Agent protocol errors"), an
+  // ordinary JSON-RPC answer (HTTP 200); a business rule the handler reports as `validation` stays
+  // in the tool result.
   if (err.kind === 'validation' && err.code === 'schema_invalid') return { rpc: RPC.INVALID_PARAMS, type: 'INVALID_INPUT', status: 200 };
   return CHANNELS[err.kind];
 }
 
-/** HTTP headers an error carries: Retry-After and the X-RateLimit-* budget; WWW-Authenticate on 401 and on a missing scope (403). */
-export function errorHeaders(err: DomainError): Record<string, string | number> {
+/**
+ * HTTP headers an error carries (the one writer of every surface): Retry-After and the X-RateLimit-*
+ * budget; WWW-Authenticate on 401 and on a missing scope (403). `authorization` is the request's
+ * header: a request without bearer credentials gets the challenge without an error code.
+ */
+export function errorHeaders(err: DomainError, authorization: string | undefined): Record<string, string | number> {
   const h: Record<string, string | number> = {};
-  if (err.rateLimit) {
-    h['x-ratelimit-limit'] = err.rateLimit.limit;
-    h['x-ratelimit-remaining'] = err.rateLimit.remaining;
-    h['x-ratelimit-reset'] = err.rateLimit.resetAtUnix;
-  }
-  if (err.retryAfterSeconds !== undefined) h['retry-after'] = err.retryAfterSeconds;
-  if (err.kind === 'unauthenticated') {
-    h['www-authenticate'] = err.code === 'missing_or_invalid_authorization' ? 'Bearer realm="fluxdesk"' : 'Bearer realm="fluxdesk", error="invalid_token"';
-  }
-  // MCP authorization "scope challenge" (RFC 6750 §3.1): which scope the call lacked.
-  if (err.kind === 'forbidden' && err.code === 'missing_scope' && typeof err.extra.required_scope === 'string') {
-    h['www-authenticate'] = `Bearer realm="fluxdesk", error="insufficient_scope", scope="${err.extra.required_scope}"`;
-  }
+  setErrorHeaders((k, v) => {
+    h[k] = v;
+  }, err, authorization);
   return h;
 }
 
 /** The JSON-RPC error for a protocol-level failure. */
-export function toRpcError(err: DomainError, ch: Extract<Channel, { rpc: number }> = channelOf(err) as Extract<Channel, { rpc: number }>): RpcError {
+export function toRpcError(err: DomainError, authorization: string | undefined, ch: Extract<Channel, { rpc: number }> = channelOf(err) as Extract<Channel, { rpc: number }>): RpcError {
   const data: Record<string, unknown> = { type: ch.type, code: err.code };
   if (err.kind === 'forbidden') data.missing_scope = err.extra.required_scope;
   if (err.kind === 'validation' && err.issues.length > 0) {
@@ -83,7 +80,7 @@ export function toRpcError(err: DomainError, ch: Extract<Channel, { rpc: number 
   if (err.retryAfterSeconds !== undefined) data.retryAfterSeconds = err.retryAfterSeconds;
   // Internal errors are answered generically; the cause was logged once by the runner.
   const message = err.kind === 'internal' ? 'Internal error; retry once' : err.message;
-  return new RpcError(ch.rpc, message, data, ch.status, errorHeaders(err));
+  return new RpcError(ch.rpc, message, data, ch.status ?? httpStatus(err), errorHeaders(err, authorization));
 }
 
 export type ToolErrorForm = 'flat' | 'structured';
@@ -116,16 +113,19 @@ export function toolErrorEnvelope(err: DomainError, form: ToolErrorForm, errorsB
   return { error, ...envelope };
 }
 
-/** How a DomainError from a tool call is answered. */
-export function classifyToolError(err: DomainError): { kind: 'rpc'; error: RpcError } | { kind: 'tool' } {
+/**
+ * How a DomainError from a tool call is answered. `authorization`: the POST's header (a tool call
+ * runs only after the POST authenticated, so a bearer token was sent).
+ */
+export function classifyToolError(err: DomainError, authorization?: string): { kind: 'rpc'; error: RpcError } | { kind: 'tool' } {
   const ch = channelOf(err);
-  return 'rpc' in ch ? { kind: 'rpc', error: toRpcError(err, ch) } : { kind: 'tool' };
+  return 'rpc' in ch ? { kind: 'rpc', error: toRpcError(err, authorization, ch) } : { kind: 'tool' };
 }
 
 /** A DomainError raised before any JSON-RPC message ran (authentication, body limits). */
-export function wholeRequestError(err: DomainError): RpcError {
+export function wholeRequestError(err: DomainError, authorization: string | undefined): RpcError {
   const ch = channelOf(err);
-  if ('rpc' in ch) return toRpcError(err, ch);
+  if ('rpc' in ch) return toRpcError(err, authorization, ch);
   // Not reachable from the request pipeline today (token_in_query is validation): a plain 400.
-  return new RpcError(err.code === 'malformed_json' ? RPC.PARSE_ERROR : RPC.INVALID_REQUEST, err.message, { type: 'INVALID_REQUEST', code: err.code }, 400, errorHeaders(err));
+  return new RpcError(err.code === 'malformed_json' ? RPC.PARSE_ERROR : RPC.INVALID_REQUEST, err.message, { type: 'INVALID_REQUEST', code: err.code }, 400, errorHeaders(err, authorization));
 }

@@ -1,7 +1,7 @@
 // A thin JSON-RPC 2.0 router: envelope parsing, batches, error codes. It knows nothing of MCP
 // methods or HTTP; plugin.ts feeds it bodies and maps its outcomes to HTTP. We do not wrap the
 // SDK server: its batch semantics differ from the agent protocol's (STACK-NOTES "MCP").
-import { parseJson } from '../http/json-body.js';
+import { readJsonBody, type BodyRead } from '../http/json-body.js';
 
 /** Standard JSON-RPC 2.0 codes. */
 export const RPC = {
@@ -64,16 +64,22 @@ export interface Outcome {
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: RpcErrorObject };
 
-/** Body -> JSON value through the HTTP edge's one JSON parser; empty, malformed, poisoned or too deep -> -32700. */
-export function parseBody(body: Uint8Array | string | undefined): Parsed {
-  if (body === undefined || (typeof body === 'string' ? body.trim() === '' : body.every(isJsonSpace))) {
-    return { ok: false, error: { code: RPC.PARSE_ERROR, message: 'Parse error: empty body' } };
-  }
-  const parsed = parseJson(body);
-  return parsed.ok ? parsed : { ok: false, error: { code: RPC.PARSE_ERROR, message: `Parse error: ${parsed.issue.message}` } };
+/**
+ * The HTTP edge's decision about a body (readJsonBody) in JSON-RPC terms: no body, or one that is
+ * not JSON (UTF-8, syntax, prototype keys, depth) -> -32700. A refused media type is not a parse
+ * error: the caller answers it before (HTTP 415).
+ */
+export function parsedFrom(read: BodyRead): Parsed {
+  if (read.ok) return read.value === undefined ? { ok: false, error: { code: RPC.PARSE_ERROR, message: 'Parse error: empty body' } } : read;
+  return { ok: false, error: { code: RPC.PARSE_ERROR, message: `Parse error: ${read.error.message}` } };
 }
 
-const isJsonSpace = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+const encoder = new TextEncoder();
+
+/** A body sent as `application/json` -> a JSON value or -32700 (the same decision as every surface). */
+export function parseBody(body: Uint8Array | string | undefined): Parsed {
+  return parsedFrom(readJsonBody('application/json', typeof body === 'string' ? encoder.encode(body) : body));
+}
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const validId = (v: unknown): v is RpcId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));

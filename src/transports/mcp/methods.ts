@@ -9,6 +9,7 @@ import { runOperation, toDomainError } from '../../app/run-operation.js';
 import type { Logger, Principal } from '../../domain/context.js';
 import { agentRequest, type AgentSession } from '../../domain/agent/agent-session.js';
 import type { RateLimitInfo } from '../../domain/errors.js';
+import { setRateLimitHeaders } from '../http/response-headers.js';
 import { hasScope } from '../../domain/tokens/scopes.rules.js';
 import { fieldPath } from '../../domain/validation.js';
 import { classifyToolError, MCP_CODES, toolErrorEnvelope, wholeRequestError } from './errors.js';
@@ -98,7 +99,11 @@ function toolCall(params: Record<string, unknown> | undefined): ToolCall {
 }
 
 function rateHeaders(rateLimit: RateLimitInfo | undefined): Record<string, string | number> {
-  return rateLimit ? { 'x-ratelimit-limit': rateLimit.limit, 'x-ratelimit-remaining': rateLimit.remaining, 'x-ratelimit-reset': rateLimit.resetAtUnix } : {};
+  const h: Record<string, string | number> = {};
+  setRateLimitHeaders((k, v) => {
+    h[k] = v;
+  }, rateLimit);
+  return h;
 }
 
 /**
@@ -111,7 +116,7 @@ export async function countRequest(c: CallContext): Promise<Record<string, strin
     const { rateLimit } = await runOperation(c.deps, agentRequest, { surface: 'mcp', requestId: c.requestId, authorization: c.authorization, authenticated: c.principal, input: {}, log: c.log });
     return rateHeaders(rateLimit);
   } catch (err) {
-    throw wholeRequestError(toDomainError(err, c.log));
+    throw wholeRequestError(toDomainError(err, c.log), c.authorization);
   }
 }
 
@@ -134,7 +139,7 @@ async function callTool(c: CallContext, id: RpcId, { tool, args }: ToolCall): Pr
     return ok(id, result, rateHeaders(rateLimit));
   } catch (err) {
     const de = toDomainError(err, c.log);
-    const how = classifyToolError(de);
+    const how = classifyToolError(de, c.authorization);
     meter.observe(performance.now() - started, how.kind === 'rpc' ? 'protocol_error' : 'tool_error');
     if (how.kind === 'rpc') throw how.error;
     // The tool's own failure: the call itself succeeded at the protocol level.

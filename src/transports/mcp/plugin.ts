@@ -6,10 +6,10 @@ import type { AppDeps } from '../../app/deps.js';
 import { runOperation, toDomainError } from '../../app/run-operation.js';
 import type { Logger, Principal } from '../../domain/context.js';
 import { agentSession, type AgentSession } from '../../domain/agent/agent-session.js';
-import { fastifyErrorToDomain } from '../http/json-body.js';
+import { fastifyErrorToDomain, readJsonBody } from '../http/json-body.js';
 import { header } from '../http/invoke.js';
 import { MCP_CODES, wholeRequestError } from './errors.js';
-import { classify, errorResponse, GATEWAY_BUDGET_MS, MAX_BATCH, parseBody, RPC, RpcError, runMessages, type Envelope, type Outcome, type RpcResponse } from './jsonrpc.js';
+import { classify, errorResponse, GATEWAY_BUDGET_MS, MAX_BATCH, parsedFrom, RPC, RpcError, runMessages, type Envelope, type Outcome, type RpcResponse } from './jsonrpc.js';
 import { countRequest, dispatch, isSupportedVersion, metaProtocolVersion, STATELESS_PROTOCOL_VERSIONS, unsupportedVersion, type CallContext } from './methods.js';
 
 export interface McpOptions {
@@ -76,17 +76,15 @@ function checkStatelessHeaders(req: FastifyRequest, env: Envelope): RpcError | n
   return null;
 }
 
-/** Body -> classified messages, or the error refusing the whole body (media type, JSON, batch size). */
-function readMessages(req: FastifyRequest): { batch: boolean; envs: Envelope[] } | RpcError {
-  const ct = header(req, 'content-type');
-  if (ct !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(ct)) {
-    return new RpcError(RPC.INVALID_REQUEST, 'Content-Type must be application/json', { type: 'UNSUPPORTED_MEDIA_TYPE' }, 415);
-  }
-  const charset = ct && /charset\s*=\s*"?([^";\s]+)/i.exec(ct)?.[1]?.toLowerCase();
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
-    return new RpcError(RPC.INVALID_REQUEST, 'Content-Type charset must be utf-8', { type: 'UNSUPPORTED_MEDIA_TYPE' }, 415);
-  }
-  const parsed = parseBody(req.body as Buffer | undefined);
+/**
+ * Body -> classified messages, or the error refusing the whole body. Media type, charset, UTF-8,
+ * JSON, prototype keys and depth are the HTTP edge's one decision (readJsonBody), answered here as
+ * JSON-RPC: a refused media type -32600 (HTTP 415), a body that is not JSON -32700 (HTTP 400).
+ */
+function readMessages(req: FastifyRequest, authorization: string | undefined): { batch: boolean; envs: Envelope[] } | RpcError {
+  const read = readJsonBody(header(req, 'content-type'), req.body as Buffer | undefined);
+  if (!read.ok && read.error.kind !== 'validation') return wholeRequestError(read.error, authorization);
+  const parsed = parsedFrom(read);
   if (!parsed.ok) return new RpcError(parsed.error.code, parsed.error.message, undefined, 400);
   const batch = Array.isArray(parsed.value);
   const messages: unknown[] = batch ? (parsed.value as unknown[]) : [parsed.value];
@@ -100,13 +98,14 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
   const { deps } = opts;
   const budgetMs = opts.budgetMs ?? GATEWAY_BUDGET_MS;
 
-  // Bodies are parsed here, not by Fastify, so malformed JSON is a JSON-RPC -32700 like any other.
+  // Bodies are read whole here and decided after authentication (readMessages), so a refused body is
+  // a JSON-RPC error like any other and a bad token is one 401 whatever the body holds.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   app.setErrorHandler((err, req, reply) => {
     const de = fastifyErrorToDomain(err) ?? toDomainError(err, req.log as unknown as Logger);
-    return send(req, reply, fromRpcError(wholeRequestError(de)));
+    return send(req, reply, fromRpcError(wholeRequestError(de, header(req, 'authorization'))));
   });
 
   const notAllowed = async (req: FastifyRequest, reply: FastifyReply) =>
@@ -152,7 +151,7 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
     try {
       ({ output: session, principal } = await runOperation(deps, agentSession, { surface: 'mcp', requestId: req.id, authorization, input: {}, log }));
     } catch (err) {
-      return fromRpcError(wholeRequestError(toDomainError(err, log)));
+      return fromRpcError(wholeRequestError(toDomainError(err, log), authorization));
     }
 
     // Every request of this POST reuses this authentication (one token lookup per POST, not per call).
@@ -174,7 +173,7 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
       return { ...a, headers: { ...counted.headers, ...a.headers } };
     };
 
-    const read = readMessages(req);
+    const read = readMessages(req, authorization);
     if (read instanceof RpcError) return refuseWhole(read, null);
     const { batch, envs } = read;
     const loneId = !batch && envs[0]!.kind === 'request' ? envs[0]!.id : null;

@@ -1,43 +1,18 @@
-// DomainError -> RFC 7807 problem+json (SPEC "REST v1 error envelope"). Total over ErrorKind.
+// DomainError -> RFC 7807 problem+json (SPEC "REST v1 error envelope"). Status and title from the
+// one HTTP status table (http/status.ts); headers from the one header writer (http/response-headers.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorTypeSlug, type DomainError, type ErrorKind } from '../../domain/errors.js';
+import { errorTypeSlug, type DomainError } from '../../domain/errors.js';
 import { pathOnly } from '../http/json-body.js';
-import { setRateLimitHeaders } from '../http/invoke.js';
-
-const PROBLEMS: Record<ErrorKind, { status: number; title: string }> = {
-  unauthenticated: { status: 401, title: 'Unauthorized' },
-  forbidden: { status: 403, title: 'Forbidden' },
-  validation: { status: 400, title: 'Validation failed' },
-  not_found: { status: 404, title: 'Not found' },
-  conflict: { status: 409, title: 'Conflict' },
-  rate_limited: { status: 429, title: 'Too many requests' },
-  payload_too_large: { status: 413, title: 'Payload too large' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  length_required: { status: 411, title: 'Length required' },
-  gone: { status: 410, title: 'Gone' },
-  unprocessable: { status: 422, title: 'Unprocessable' },
-  unavailable: { status: 503, title: 'Service unavailable' },
-  internal: { status: 500, title: 'Internal error' },
-};
-
-const SLUG_TITLES: Record<string, string> = {
-  'user-not-found': 'User not found',
-  'domain-not-allowed': 'Email domain not allowed',
-  'user-already-exists': 'User already exists',
-  'inbound-no-approval': 'Employee has no approved request',
-};
-
-export function problemStatus(err: DomainError): number {
-  return PROBLEMS[err.kind].status;
-}
+import { header } from '../http/invoke.js';
+import { setErrorHeaders } from '../http/response-headers.js';
+import { httpStatus, problemTitle } from '../http/status.js';
 
 export function problemBody(err: DomainError, errorsBase: string, instance: string, requestId: string): Record<string, unknown> {
-  const p = PROBLEMS[err.kind];
   const slug = errorTypeSlug(err);
   const body: Record<string, unknown> = {
     type: `${errorsBase}/${slug}`,
-    title: SLUG_TITLES[slug] ?? p.title,
-    status: p.status,
+    title: problemTitle(err, slug),
+    status: httpStatus(err),
     detail: err.message,
     instance,
     requestId,
@@ -54,11 +29,9 @@ export function problemBody(err: DomainError, errorsBase: string, instance: stri
 }
 
 export function sendProblem(reply: FastifyReply, req: FastifyRequest, err: DomainError, errorsBase: string): FastifyReply {
-  if (err.rateLimit) setRateLimitHeaders(reply, { ...err.rateLimit, retryAfterSeconds: err.retryAfterSeconds });
-  else if (err.retryAfterSeconds !== undefined) reply.header('retry-after', err.retryAfterSeconds);
-  if (err.kind === 'unauthenticated') reply.header('www-authenticate', `Bearer error="invalid_token"`);
+  setErrorHeaders((k, v) => reply.header(k, v), err, header(req, 'authorization'));
   return reply
-    .code(PROBLEMS[err.kind].status)
+    .code(httpStatus(err))
     .type('application/problem+json')
     .send(problemBody(err, errorsBase, pathOnly(req.url), req.id));
 }
