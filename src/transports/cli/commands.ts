@@ -1,8 +1,10 @@
-// argv -> { operation name, input }. Flags are --kebab-case; values map to the operations' inputs.
-export interface ParsedCommand {
-  op: string;
-  input: Record<string, unknown>;
-}
+// argv -> { operation name, input }. Each command is declared once (its words, operation and flags);
+// node:util parseArgs reads the flags (--kebab-case, `--flag value` or `--flag=value`), and the
+// declaration maps each flag to the operation's input field.
+import { parseArgs } from 'node:util';
+
+/** `migrate` has no operation input: it runs the migrator. */
+export type ParsedCommand = { op: string; input: Record<string, unknown> } | { op: 'migrate'; input?: undefined };
 
 export class UsageError extends Error {}
 
@@ -21,92 +23,88 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   meeting create --project S --title T --starts-at ISO [--ends-at ISO] --by E   a meeting (found by the search tool)
   migrate                                            apply pending migrations`;
 
-function parseFlags(args: string[]): Record<string, string> {
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (!a.startsWith('--')) throw new UsageError(`unexpected argument "${a}"`);
-    const eq = a.indexOf('=');
-    if (eq !== -1) flags[a.slice(2, eq)] = a.slice(eq + 1);
-    else {
-      const v = args[i + 1];
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`flag ${a} needs a value`);
-      flags[a.slice(2)] = v;
-      i++;
-    }
-  }
-  return flags;
+/** How a flag's text becomes an input value: as is, a comma list, or an integer. */
+type Kind = 'text' | 'list' | 'int';
+interface Command {
+  words: string[];
+  op: string;
+  /** flag name -> [input field, kind] */
+  flags: Record<string, [field: string, kind?: Kind]>;
 }
 
-const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean));
-const int = (name: string, v: string | undefined) => {
-  if (v === undefined) return undefined;
-  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be an integer`);
-  return Number(v);
-};
-const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const COMMANDS: Command[] = [
+  { words: ['bootstrap'], op: 'users.bootstrap', flags: { email: ['email'], name: ['name'] } },
+  { words: ['user', 'create'], op: 'users.create', flags: { email: ['email'], name: ['name'], role: ['role'] } },
+  { words: ['agent-token'], op: 'agent_tokens.create', flags: { email: ['email'], scopes: ['scopes', 'list'], label: ['label'] } },
+  { words: ['agent-connect'], op: 'agent_connect.start', flags: { email: ['email'], scopes: ['scopes', 'list'], label: ['label'] } },
+  {
+    words: ['project', 'create'],
+    op: 'projects.create',
+    flags: { slug: ['slug'], name: ['name'], owner: ['owner'], members: ['members', 'list'], leads: ['leads', 'list'], 'tech-leads': ['tech_leads', 'list'] },
+  },
+  { words: ['token', 'create'], op: 'tokens.create_personal', flags: { email: ['email'], label: ['label'], 'daily-limit': ['daily_limit', 'int'], note: ['note'] } },
+  { words: ['tools-token', 'create'], op: 'tokens.create_tools', flags: { owner: ['owner'], integrator: ['integrator'], name: ['name'] } },
+  { words: ['moderation-token', 'create'], op: 'moderation.create_token', flags: { owner: ['owner'], label: ['label'], 'daily-limit': ['daily_limit', 'int'], note: ['note'] } },
+  { words: ['token', 'reset-breaker'], op: 'tokens.reset_circuit_breaker_operator', flags: { 'token-id': ['token_id'] } },
+  { words: ['user', 'grant-capability'], op: 'users.grant_capability', flags: { email: ['email'], capability: ['capability'] } },
+  { words: ['user', 'revoke-capability'], op: 'users.revoke_capability', flags: { email: ['email'], capability: ['capability'] } },
+  {
+    words: ['meeting', 'create'],
+    op: 'meetings.create',
+    flags: { project: ['project_slug'], title: ['title'], 'starts-at': ['starts_at'], 'ends-at': ['ends_at'], by: ['created_by_email'] },
+  },
+  { words: ['catalog', 'apply'], op: 'catalog.requests.create', flags: { email: ['email'], catalog: ['catalog_slug'], note: ['note'] } },
+];
 
-export function parseCommand(argv: string[]): ParsedCommand | { op: 'migrate' } {
-  const [a, b, ...rest] = argv;
-  const two = `${a ?? ''} ${b ?? ''}`;
-  const take = (known: string[], args: string[]) => {
-    const f = parseFlags(args);
-    for (const k of Object.keys(f)) if (!known.includes(k)) throw new UsageError(`unknown flag --${k}`);
-    return f;
-  };
-  switch (true) {
-    case a === 'migrate':
-      return { op: 'migrate' };
-    case a === 'bootstrap': {
-      const f = take(['email', 'name'], argv.slice(1));
-      return { op: 'users.bootstrap', input: defined({ email: f.email, name: f.name }) };
-    }
-    case two === 'user create': {
-      const f = take(['email', 'name', 'role'], rest);
-      return { op: 'users.create', input: defined({ email: f.email, name: f.name, role: f.role }) };
-    }
-    case a === 'agent-token': {
-      const f = take(['email', 'scopes', 'label'], argv.slice(1));
-      return { op: 'agent_tokens.create', input: defined({ email: f.email, scopes: list(f.scopes), label: f.label }) };
-    }
-    case a === 'agent-connect': {
-      const f = take(['email', 'scopes', 'label'], argv.slice(1));
-      return { op: 'agent_connect.start', input: defined({ email: f.email, scopes: list(f.scopes), label: f.label }) };
-    }
-    case two === 'project create': {
-      const f = take(['slug', 'name', 'owner', 'members', 'leads', 'tech-leads'], rest);
-      return { op: 'projects.create', input: defined({ slug: f.slug, name: f.name, owner: f.owner, members: list(f.members), leads: list(f.leads), tech_leads: list(f['tech-leads']) }) };
-    }
-    case two === 'token create': {
-      const f = take(['email', 'label', 'daily-limit', 'note'], rest);
-      return { op: 'tokens.create_personal', input: defined({ email: f.email, label: f.label, daily_limit: int('daily-limit', f['daily-limit']), note: f.note }) };
-    }
-    case two === 'tools-token create': {
-      const f = take(['owner', 'integrator', 'name'], rest);
-      return { op: 'tokens.create_tools', input: defined({ owner: f.owner, integrator: f.integrator, name: f.name }) };
-    }
-    case two === 'moderation-token create': {
-      const f = take(['owner', 'label', 'daily-limit', 'note'], rest);
-      return { op: 'moderation.create_token', input: defined({ owner: f.owner, label: f.label, daily_limit: int('daily-limit', f['daily-limit']), note: f.note }) };
-    }
-    case two === 'token reset-breaker': {
-      const f = take(['token-id'], rest);
-      return { op: 'tokens.reset_circuit_breaker_operator', input: defined({ token_id: f['token-id'] }) };
-    }
-    case two === 'user grant-capability':
-    case two === 'user revoke-capability': {
-      const f = take(['email', 'capability'], rest);
-      return { op: b === 'grant-capability' ? 'users.grant_capability' : 'users.revoke_capability', input: defined({ email: f.email, capability: f.capability }) };
-    }
-    case two === 'meeting create': {
-      const f = take(['project', 'title', 'starts-at', 'ends-at', 'by'], rest);
-      return { op: 'meetings.create', input: defined({ project_slug: f.project, title: f.title, starts_at: f['starts-at'], ends_at: f['ends-at'], created_by_email: f.by }) };
-    }
-    case two === 'catalog apply': {
-      const f = take(['email', 'catalog', 'note'], rest);
-      return { op: 'catalog.requests.create', input: defined({ email: f.email, catalog_slug: f.catalog, note: f.note }) };
+function convert(name: string, kind: Kind, v: string): unknown {
+  if (kind === 'list') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (kind === 'int') {
+    if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be an integer`);
+    return Number(v);
+  }
+  return v;
+}
+
+/** parseArgs' errors, in the CLI's own words (the flag or argument named as typed). */
+function usageErrorFrom(err: Error & { code?: string }, args: string[]): UsageError {
+  const quoted = /'([^']*)'/.exec(err.message)?.[1];
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(`unknown flag ${quoted}`);
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(`unexpected argument "${quoted}"`);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const flag = quoted?.split(' ')[0] ?? '';
+      // parseArgs takes an argument starting with a dash for the next flag, not for a value.
+      const next = args[args.indexOf(flag) + 1];
+      const hint = next !== undefined && !next.startsWith('--') ? ` (for a value starting with a dash write ${flag}=${next})` : '';
+      return new UsageError(`flag ${flag} needs a value${hint}`);
     }
     default:
-      throw new UsageError(a ? `unknown command "${argv.join(' ')}"` : 'no command given');
+      return new UsageError(err.message);
   }
+}
+
+export function parseCommand(argv: string[]): ParsedCommand {
+  if (argv[0] === 'migrate') return { op: 'migrate' };
+  const cmd = COMMANDS.find((c) => c.words.every((w, i) => argv[i] === w));
+  if (!cmd) throw new UsageError(argv.length ? `unknown command "${argv.join(' ')}"` : 'no command given');
+  const args = argv.slice(cmd.words.length);
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: Object.fromEntries(Object.keys(cmd.flags).map((name) => [name, { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw usageErrorFrom(err as Error, args);
+  }
+  const input: Record<string, unknown> = {};
+  for (const [name, [field, kind = 'text']] of Object.entries(cmd.flags)) {
+    const v = values[name];
+    if (typeof v === 'string') input[field] = convert(name, kind, v);
+  }
+  return { op: cmd.op, input };
 }

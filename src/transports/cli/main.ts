@@ -5,7 +5,7 @@ import { loadConfig } from '../../config.js';
 import { createDeps, createLogger } from '../../deps.js';
 import { readLockOwner } from '../../infra/db/data-dir-lock.js';
 import { callOperatorSocket, runOperator, type OperatorReply } from './operator-socket.js';
-import { parseCommand, USAGE, UsageError } from './commands.js';
+import { parseCommand, USAGE, UsageError, type ParsedCommand } from './commands.js';
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`fluxdesk: ${message}\n`);
@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<void> {
     if (argv.length === 0) process.exit(2);
     return;
   }
-  let cmd;
+  let cmd: ParsedCommand;
   try {
     cmd = parseCommand(argv);
   } catch (e) {
@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify({ ok: true, applied: [], note: 'the running server applied migrations at start' })}\n`);
       return;
     }
-    const reply = await callOperatorSocket(owner.socketPath, cmd.op, (cmd as { input: unknown }).input);
+    const reply = await callOperatorSocket(owner.socketPath, cmd.op, cmd.input);
     if (!reply.ok) fail(describe(reply));
     process.stdout.write(`${JSON.stringify(reply.output)}\n`);
     return;
@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<void> {
   let reply: OperatorReply;
   try {
     // createDeps applied pending migrations already.
-    reply = cmd.op === 'migrate' ? { ok: true, output: { ok: true, applied: 'up to date' } } : await runOperator(deps, cmd.op, (cmd as { input: unknown }).input);
+    reply = cmd.op === 'migrate' ? { ok: true, output: { ok: true, applied: 'up to date' } } : await runOperator(deps, cmd.op, cmd.input);
   } finally {
     await deps.close();
   }
