@@ -153,8 +153,8 @@ class SchemaDiff {
       if (this.seen.has(key)) return;
       this.seen.add(key);
     }
-    const b = normalise(this.derefBase(rawB));
-    const h = normalise(this.derefHead(rawH));
+    const b = normalise(flattenAllOf(this.derefBase(rawB), this.derefBase));
+    const h = normalise(flattenAllOf(this.derefHead(rawH), this.derefHead));
     const rep = (rule: string, message: string, at = ptr) => this.report(`${dir}-${rule}`, `${where} ${at}`, message);
     if (b === false || h === true) return;
     if (b === true || h === false) {
@@ -196,13 +196,13 @@ class SchemaDiff {
     if (b.items !== undefined && h.items !== undefined) this.compare(b.items, h.items, dir, where, `${ptr}[]`);
 
     // Unions beyond "or null": same branch count -> compare in order; else report the side that hurts.
-    for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
+    for (const k of ['anyOf', 'oneOf'] as const) {
       const bb = b[k] as unknown[] | undefined;
       const hb = h[k] as unknown[] | undefined;
       if (!bb || !hb) continue;
       if (bb.length === hb.length) bb.forEach((x, i) => this.compare(x, hb[i], dir, where, `${ptr}<${k}:${i}>`));
-      else if (k !== 'allOf' && dir === 'request' && hb.length < bb.length) rep('union-branch-removed', `${ptr} accepts ${hb.length} alternatives (was ${bb.length})`);
-      else if (k !== 'allOf' && dir === 'response' && hb.length > bb.length) rep('union-branch-added', `${ptr} may take ${hb.length} shapes (was ${bb.length})`);
+      else if (dir === 'request' && hb.length < bb.length) rep('union-branch-removed', `${ptr} accepts ${hb.length} alternatives (was ${bb.length})`);
+      else if (dir === 'response' && hb.length > bb.length) rep('union-branch-added', `${ptr} may take ${hb.length} shapes (was ${bb.length})`);
     }
   }
 
@@ -232,6 +232,35 @@ class SchemaDiff {
     const ha = h.additionalProperties;
     if (ba && ha && typeof ba === 'object' && typeof ha === 'object') this.compare(ba, ha, dir, where, `${ptr}{}`);
   }
+}
+
+/**
+ * `allOf` (a shared schema plus per-use additions, e.g. the problem body with its codes) as one
+ * schema: properties and required lists joined, the narrowest bounds, types and enums intersected.
+ * A property named in several parts keeps each part (`allOf` again, flattened when compared).
+ */
+function flattenAllOf(s: unknown, resolve: (n: unknown) => any): any {
+  if (typeof s !== 'object' || s === null || !Array.isArray((s as Json).allOf)) return s;
+  const { allOf, ...own } = s as Json;
+  const parts = [own, ...(allOf as unknown[]).map((x) => flattenAllOf(resolve(x), resolve))].filter((x): x is Json => typeof x === 'object' && x !== null);
+  const out: Json = {};
+  for (const part of parts) {
+    for (const [k, v] of Object.entries(part)) {
+      if (k === 'properties') {
+        out.properties ??= {};
+        for (const [name, ps] of Object.entries<unknown>(v as Json)) out.properties[name] = name in out.properties ? { allOf: [out.properties[name], ps] } : ps;
+      } else if (k === 'required') out.required = [...new Set([...(out.required ?? []), ...(v as string[])])];
+      else if (k === 'type' && 'type' in out) {
+        const keep = new Set(typesOf(part));
+        out.type = (typesOf(out) ?? []).filter((t) => keep.has(t) || (t === 'number' && keep.has('integer')));
+      } else if (k === 'enum' && Array.isArray(out.enum)) out.enum = out.enum.filter((x: unknown) => (v as unknown[]).some((y) => same(x, y)));
+      else if (UPPER_BOUNDS.includes(k) && typeof out[k] === 'number') out[k] = Math.min(out[k], v as number);
+      else if (LOWER_BOUNDS.includes(k) && typeof out[k] === 'number') out[k] = Math.max(out[k], v as number);
+      else if (k === 'additionalProperties' && out[k] === false) continue;
+      else if (!(k in out)) out[k] = v;
+    }
+  }
+  return out;
 }
 
 /** Folds `anyOf: [X, {type: null}]` (how zod writes nullable) into X with "null" among its types. */

@@ -120,6 +120,21 @@ describe('OpenAPI checker rules on small documents', () => {
     );
   });
 
+  it('reads allOf (a shared component plus per-response members) as one object', () => {
+    const problem = obj({ type: { type: 'string' }, code: { type: 'string' }, detail: { type: 'string' } }, ['type', 'code']);
+    const withComponent = (extra: Record<string, unknown>, shared = problem) => ({
+      ...doc(obj({}), { allOf: [{ $ref: '#/components/schemas/Problem' }, extra] }),
+      components: { schemas: { Problem: shared } },
+    });
+    const before = doc(obj({}), { ...problem, additionalProperties: false });
+    expect(rules(before, withComponent(obj({ code: { type: 'string', enum: ['rate_limited'] }, email: { type: 'string' } })))).toEqual([]);
+    const { detail: _gone, ...fewer } = problem.properties;
+    expect(rules(before, withComponent(obj({}), obj(fewer, ['type'])))).toEqual([
+      'response-property-became-optional response 200 application/json $.code',
+      'response-property-removed response 200 application/json $.detail',
+    ]);
+  });
+
   it('follows $ref into components and survives recursive schemas', () => {
     const mk = (extraRequired: string[]) => ({
       openapi: '3.1.0',
