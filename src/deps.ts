@@ -26,12 +26,16 @@ import { setEgressAllowlist } from './infra/http-egress/egress-client.js';
 import { MAINTENANCE_TASKS } from './app/maintenance-tasks.js';
 import { startTracing, stopTracing, traceLogFields, traceLogMerge, tracing } from './infra/tracing/tracing.js';
 import { createMetrics } from './infra/metrics/metrics.js';
+import { DatabaseEventStore } from './infra/events/event-store.js';
+import { DatabaseTokenDirectory } from './infra/tokens/token-directory.js';
 
 export interface Deps extends AppDeps {
   /** One server or a Redis Cluster (REDIS_URL); null = in-process stores. */
   redis: RedisClient | null;
   lock: DataDirLock | null;
   logger: pino.Logger;
+  /** The ports with their implementations' own handles (group commit statistics, last-use flush) for tests and benches. */
+  ports: { events: DatabaseEventStore; tokens: DatabaseTokenDirectory };
   close(): Promise<void>;
 }
 
@@ -103,6 +107,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     clock,
     config: { publicBaseUrl: config.publicBaseUrl, allowedEmailDomains: config.allowedEmailDomains },
     log: logger as unknown as Logger,
+    // One of each per service (tests run several services in one process): the group commit, the
+    // batched token lookups, the principal cache and the last-use refresh live in them.
+    ports: { events: new DatabaseEventStore(orm.em.getConnection()), tokens: new DatabaseTokenDirectory(orm.em.getConnection()) },
     nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
     load: new OperationLoad(),
     metrics,

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { Clock, DomainConfig, Logger } from '../domain/context.js';
+import type { Ports } from '../domain/ports.js';
 import type { RateLimiter } from '../infra/rate-limit/rate-limiter.js';
 import type { IdempotencyStore } from '../infra/idempotency/idempotency-store.js';
 import type { Mailer } from '../infra/mail/mailer.js';
@@ -15,6 +16,8 @@ export interface AppDeps {
   clock: Clock;
   config: DomainConfig;
   log: Logger;
+  /** The domain's ports (event store, token directory), handed to every operation as ctx.ports. */
+  ports: Ports;
   /** Hosts a user-supplied nudge URL may name over plain http (local test receivers); empty in production. */
   nudgeEgressAllowHosts?: readonly string[];
   /** SMTP sender of the mail outbox; null/absent = no SMTP_URL (mails are recorded as skipped). */

@@ -20,12 +20,13 @@ import {
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
-import { StalePrincipalError } from '../domain/tokens/principal-cache.js';
+import { StalePrincipalError } from '../domain/tokens/token-directory.js';
 import { textIssues, zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
 import { LazyChildLogger } from './lazy-logger.js';
 import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
 import { tracing, type FailureInfo, type Tracer } from '../infra/tracing/tracing.js';
+import { isConnectionFailure, isTransientConflict } from '../infra/db/sql-state.js';
 
 export const INBOUND_RATE_LIMIT = 60;
 export const INBOUND_RATE_WINDOW_MS = 60_000;
@@ -104,7 +105,7 @@ function operationFailure(err: unknown): FailureInfo {
 }
 
 /**
- * A second pass after a call served from the principal cache failed (tokens/principal-cache.ts):
+ * A second pass after a call served from the principal cache failed (infra/tokens/principal-cache.ts):
  * the principal is looked up afresh, and a window hit the first pass counted (`counted`) is not
  * counted again (a refused hit counts nothing: it is tried again).
  */
@@ -129,13 +130,13 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
       // A keyed request (Idempotency-Key) may replay a stored answer: never on a cached principal.
       principal = (reuse
         ? inv.authenticated
-        : await authenticate(deps.orm.em, op.auth, inv.authorization, deps.clock, { fresh: fresh !== undefined || inv.idempotencyKey !== undefined })) as P;
+        : await authenticate(deps.ports.tokens, op.auth, inv.authorization, deps.clock, { fresh: fresh !== undefined || inv.idempotencyKey !== undefined })) as P;
     } catch (err) {
-      if (err instanceof DomainError && op.onUnauthenticated) throw await op.onUnauthenticated(err, inv.input, { em: deps.orm.em.fork(), clock: deps.clock, callerToolsToken: inv.callerToolsToken });
+      if (err instanceof DomainError && op.onUnauthenticated) throw await op.onUnauthenticated(err, inv.input, { em: deps.orm.em.fork(), clock: deps.clock, tokens: deps.ports.tokens, callerToolsToken: inv.callerToolsToken });
       throw err;
     }
     unverified = principal.type === 'inbound_token' && principal.unverified !== undefined;
-    const ctx = (made = new LazyEmContext(principal, inv.requestId, inv.surface, inv.channel ?? 'v1', log, deps.clock, deps.config, deps.orm.em, NESTED_CALLS));
+    const ctx = (made = new LazyEmContext(principal, inv.requestId, inv.surface, inv.channel ?? 'v1', log, deps.clock, deps.config, deps.ports, deps.orm.em, NESTED_CALLS));
 
     // Counted before the scope check: a call refused for a missing scope is an authenticated call too.
     if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.rateLimited, log, unverified));
@@ -254,7 +255,7 @@ class NestedCalls implements OperationCaller {
     const principal = (options?.as ?? from.principal) as Q;
     checkAuthKind(op, principal);
     checkScopes(op, principal);
-    const ctx = new LazyEmContext<Q>(principal, from.requestId, from.surface, from.channel, from.log, from.clock, from.config, from.root, this);
+    const ctx = new LazyEmContext<Q>(principal, from.requestId, from.surface, from.channel, from.log, from.clock, from.config, from.ports, from.root, this);
     const joined = from.inTransaction;
     if (joined) ctx.joinCaller(from);
     try {
@@ -381,18 +382,15 @@ export function fingerprintJson(v: unknown): string {
   return stringify(v) ?? 'null';
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
-
 /** Unexpected errors are logged once with their cause and answered generically. */
 export function toDomainError(err: unknown, log: Logger): DomainError {
   if (err instanceof DomainError) return err;
-  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
-  const code = e?.code ?? e?.cause?.code;
-  if ((code && CONNECTION_CODES.has(code)) || /Connection|terminat|ECONNREFUSED|Connection terminated/i.test(`${e?.name} ${e?.message}`)) {
+  const e = err as { name?: string; message?: string } | null;
+  if (isConnectionFailure(err) || /Connection|terminat|ECONNREFUSED|Connection terminated/i.test(`${e?.name} ${e?.message}`)) {
     log.error({ err }, 'database unavailable');
     return new DomainError('unavailable', 'storage temporarily unavailable; retry later', { code: 'unavailable', retryAfterSeconds: 5, cause: err });
   }
-  if (code === '40P01' || code === '40001') {
+  if (isTransientConflict(err)) {
     // Lost a deadlock or a serialization conflict after the retries where they are expected: nothing
     // was written; a retry succeeds (a transient condition, not the caller's input).
     log.warn({ err }, 'transaction conflict');

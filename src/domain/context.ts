@@ -1,7 +1,9 @@
 // Request-scoped data travels explicitly: every operation receives an OpContext.
-import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import type { z } from 'zod';
 import type { DomainError, Issue } from './errors.js';
+import type { Ports } from './ports.js';
+import type { TokenDirectory } from './tokens/token-directory.js';
 
 export interface Clock {
   now(): Date;
@@ -88,6 +90,8 @@ export interface OpContext<P extends Principal = Principal> {
   em: EntityManager;
   clock: Clock;
   config: DomainConfig;
+  /** The event store and token directory (domain/ports.ts), built once in deps.ts. */
+  ports: Ports;
   /**
    * A side effect that must not run inside the transaction (an HTTP call, a send to a queue that
    * is not in this database transaction, a cache invalidation): run after the call's commit (or,
@@ -140,6 +144,7 @@ export class LazyEmContext<P extends Principal = Principal> implements OpContext
     public log: Logger,
     public clock: Clock,
     public config: DomainConfig,
+    public ports: Ports,
     root: EntityManager,
     caller?: OperationCaller,
   ) {
@@ -206,16 +211,6 @@ export function existingEm(ctx: OpContext<any>): EntityManager | undefined {
   return ctx instanceof LazyEmContext ? ctx.existingEm : ctx.em;
 }
 
-/**
- * The connection `ctx.em` runs on and the transaction it is in, without forking an EntityManager
- * just to ask (a fresh fork is in no transaction).
- */
-export function dbOf(ctx: OpContext<any>): { connection: Connection; transaction: Transaction | undefined } {
-  const em = existingEm(ctx);
-  if (em) return { connection: em.getConnection(), transaction: em.getTransactionContext() };
-  return { connection: (ctx as LazyEmContext).root.getConnection(), transaction: undefined };
-}
-
 /** Who may call an operation. */
 export type AuthRequirement =
   | { kind: 'none' }
@@ -259,7 +254,7 @@ export interface Operation<I, O, P extends Principal = Principal> {
   /** Called when validation fails (e.g. to audit a rejected event). */
   onRejected?: (issues: Issue[], raw: unknown, ctx: OpContext<P>) => Promise<void>;
   /** May replace an authentication failure (the 422 inbound-no-approval probe). */
-  onUnauthenticated?: (err: DomainError, raw: unknown, deps: { em: EntityManager; clock: Clock; callerToolsToken?: string }) => Promise<DomainError>;
+  onUnauthenticated?: (err: DomainError, raw: unknown, deps: { em: EntityManager; clock: Clock; tokens: TokenDirectory; callerToolsToken?: string }) => Promise<DomainError>;
   /**
    * The operation writes: the runner runs its handler (after auth, limits, validation and the
    * Idempotency-Key check) in ONE transaction on `ctx.em`, flushes once and commits; the handler

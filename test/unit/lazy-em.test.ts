@@ -1,8 +1,9 @@
-// LazyEmContext / existingEm / dbOf (domain/context.ts): an operation's EntityManager is forked on
-// first use only, and asking for the connection or the transaction never forks one.
+// LazyEmContext / existingEm (domain/context.ts): an operation's EntityManager is forked on first
+// use only, and asking whether there is one never forks one.
 import type { EntityManager } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
-import { dbOf, existingEm, LazyEmContext, type OpContext } from '../../src/domain/context.js';
+import { existingEm, LazyEmContext, type OpContext } from '../../src/domain/context.js';
+import type { Ports } from '../../src/domain/ports.js';
 
 /** An EntityManager stand-in: counts forks; each fork may be put in a transaction. */
 function fakeRoot() {
@@ -30,6 +31,7 @@ const lazy = (root: EntityManager): OpContext =>
     { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } },
     { now: () => new Date(0) },
     { publicBaseUrl: 'http://x', allowedEmailDomains: null },
+    {} as Ports,
     root,
   );
 
@@ -46,21 +48,6 @@ describe('lazy EntityManager of an operation context', () => {
     expect(f.forks).toHaveLength(1);
   });
 
-  it('dbOf gives the shared connection and no transaction without forking', () => {
-    const f = fakeRoot();
-    const ctx = lazy(f.root);
-    expect(dbOf(ctx)).toEqual({ connection: f.connection, transaction: undefined });
-    expect(f.forks).toHaveLength(0);
-  });
-
-  it("dbOf reports the fork's transaction once there is one", () => {
-    const f = fakeRoot();
-    const ctx = lazy(f.root);
-    void ctx.em;
-    f.forks[0]!.trx = 'trx-1';
-    expect(dbOf(ctx).transaction).toBe('trx-1');
-  });
-
   it('a spread with its own em hands that em on (the lazy bookkeeping is not copied)', () => {
     const f = fakeRoot();
     const ctx = lazy(f.root);
@@ -68,7 +55,6 @@ describe('lazy EntityManager of an operation context', () => {
     const inner: OpContext = { ...ctx, em: mine };
     expect(inner.em).toBe(mine);
     expect(existingEm(inner)).toBe(mine);
-    expect(dbOf(inner).transaction).toBe('caller-trx');
     expect(inner.principal).toBe(ctx.principal);
     // The getter lives on the prototype: spreading never forks one for the outer context.
     expect(f.forks).toHaveLength(0);

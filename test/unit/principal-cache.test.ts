@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PrincipalCache } from '../../src/domain/tokens/principal-cache.js';
+import { PrincipalCache } from '../../src/infra/tokens/principal-cache.js';
 import type { InboundTokenAuthRow } from '../../src/domain/tokens/tokens.repository.js';
 
 const row = (id: string) => ({ id }) as InboundTokenAuthRow;

@@ -1,7 +1,7 @@
-// TickBatcher (src/domain/tick-batcher.ts): loads asked for in one turn of the event loop share one
+// TickBatcher (src/infra/tick-batcher.ts): loads asked for in one turn of the event loop share one
 // call; every caller gets its own key's value (or undefined), and a failed call fails its callers.
 import { describe, expect, it } from 'vitest';
-import { TickBatcher } from '../../src/domain/tick-batcher.js';
+import { TickBatcher } from '../../src/infra/tick-batcher.js';
 
 function recorder(fail?: (keys: string[]) => boolean) {
   const calls: string[][] = [];

@@ -4,19 +4,25 @@
 // plain 401, so the existence of the email is never revealed otherwise.
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock, InboundTokenPrincipal } from '../context.js';
+import type { TokenDirectory } from '../tokens/token-directory.js';
 import { DomainError } from '../errors.js';
 import { authenticate } from '../tokens/authenticate.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { findUserByEmail } from '../users/users.repository.js';
 import { findItemForIntegrator, findLiveApproval } from '../catalog/catalog.repository.js';
 
-export async function probeNoApproval(em: EntityManager, clock: Clock, original: DomainError, body: unknown, callerToolsToken: string | undefined): Promise<DomainError> {
+export async function probeNoApproval(
+  d: { em: EntityManager; clock: Clock; tokens: TokenDirectory; callerToolsToken?: string },
+  original: DomainError,
+  body: unknown,
+): Promise<DomainError> {
+  const { em, clock, callerToolsToken } = d;
   if (original.code !== 'token_not_found' || callerToolsToken === undefined) return original;
   const targetEmail = (body as { target_email?: unknown } | null)?.target_email;
   if (typeof targetEmail !== 'string' || targetEmail.length === 0 || targetEmail.length > 120) return original;
   let tools: InboundTokenPrincipal;
   try {
-    tools = (await authenticate(em, { kind: 'inbound', tokenKinds: ['tools_claim'] }, `Bearer ${callerToolsToken.replace(/^Bearer /, '')}`, clock)) as InboundTokenPrincipal;
+    tools = (await authenticate(d.tokens, { kind: 'inbound', tokenKinds: ['tools_claim'] }, `Bearer ${callerToolsToken.replace(/^Bearer /, '')}`, clock)) as InboundTokenPrincipal;
   } catch {
     return original;
   }

@@ -15,7 +15,8 @@ import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import { claimMany } from '../tokens/claim.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, type InboundEvent } from './event-validation.rules.js';
-import { newDelivery, upsertDeliveries, type NewDelivery } from './events.repository.js';
+import { newDelivery, type NewDelivery } from './events.repository.js';
+import { findClaimedTokens, findGroupMemberEmails, findProjectBySlug, findProjectMembers, findRecipientUsers, type RecipientUserRow } from './bulk-recipients.repository.js';
 import { utcDay } from '../nudges/nudge.rules.js';
 
 export const BulkRecipientSchema = z.discriminatedUnion('type', [
@@ -51,19 +52,7 @@ interface Target {
   lookupEmail?: string;
 }
 
-interface UserRow {
-  id: string;
-  email: string;
-  status: string;
-}
-
-interface TokenRow {
-  id: string;
-  owner_user_id: string;
-  status: string;
-  /** Circuit breaker of the claimed token: suspended until then (row error `circuit_open`). */
-  breaker_open_until?: Date | string | null;
-}
+type UserRow = RecipientUserRow;
 
 const prefixIssues = (issues: Issue[], prefix: string): Issue[] => issues.map((i) => ({ ...i, field: i.field ? `${prefix}.${i.field}` : prefix }));
 
@@ -81,27 +70,19 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
   },
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    const conn = ctx.em.getConnection();
     const project = input.event.project_slug ? await loadProject(ctx, input.event.project_slug) : null;
     const targets = await expandRecipients(ctx, input.recipients);
 
     // One read for users and one for their claimed tokens of this integrator.
     const emails = [...new Set(targets.flatMap((t) => (t.lookupEmail ? [t.lookupEmail] : [])))];
     const ids = [...new Set(targets.flatMap((t) => (t.userId ? [t.userId] : [])))];
-    const users = (await conn.execute(`select id, email, status from users where email = any(?::text[]) or id = any(?::uuid[])`, [pgArray(emails), pgArray(ids)])) as UserRow[];
+    const users = await findRecipientUsers(ctx.em, emails, ids);
     const byEmail = new Map(users.map((u) => [u.email, u]));
     const byId = new Map(users.map((u) => [u.id, u]));
-    const tokens = users.length
-      ? ((await conn.execute(
-          `select id, owner_user_id, status, breaker_open_until from inbound_tokens
-            where integrator_id = ? and claimed_by_tools_token_id is not null and owner_user_id = any(?::uuid[]) and status in ('active', 'disabled')
-            order by (status = 'active') desc, created_at desc`,
-          [ctx.principal.integratorId, pgArray(users.map((u) => u.id))],
-        )) as TokenRow[])
-      : [];
-    const tokenByUser = new Map<string, TokenRow>();
+    const tokens = users.length ? await findClaimedTokens(ctx.em, ctx.principal.integratorId, users.map((u) => u.id)) : [];
+    const tokenByUser = new Map<string, (typeof tokens)[number]>();
     for (const t of tokens) if (!tokenByUser.has(t.owner_user_id)) tokenByUser.set(t.owner_user_id, t);
-    const members = project ? await projectMembers(ctx, project.id, users.map((u) => u.id)) : null;
+    const members = project ? await findProjectMembers(ctx.em, project.id, users.map((u) => u.id)) : null;
 
     const rows: BulkRow[] = new Array(targets.length);
     const pending: Array<{ index: number; user: UserRow; tokenId: string; autoClaimed: boolean }> = [];
@@ -142,7 +123,7 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
     const unique = [...new Map(pending.map((p) => [p.tokenId, p])).values()];
     if (unique.length > 0) {
       const now = ctx.clock.now();
-      const written = await upsertDeliveries(ctx.em, unique.map((p) => toNewDelivery(input.event, ctx.principal, p.user.id, p.tokenId, project?.id ?? null)), {
+      const written = await ctx.ports.events.publishMany(ctx.em, unique.map((p) => toNewDelivery(input.event, ctx.principal, p.user.id, p.tokenId, project?.id ?? null)), {
         now: now.toISOString(),
         day: utcDay(now),
         source: ctx.surface,
@@ -213,14 +194,9 @@ async function expandRecipients(ctx: OpContext<InboundTokenPrincipal>, recipient
     else {
       // A group is a project: the caller is an org admin (admin tools-token), so it may address
       // any project's members. Unknown groups refuse the whole request before anything is written.
-      const rows = (await ctx.em.getConnection().execute(
-        `select u.email from projects p join project_members m on m.project_id = p.id join users u on u.id = m.user_id
-          where p.slug = ? and p.archived_at is null order by u.email`,
-        [r.slug],
-      )) as { email: string }[];
-      const exists = rows.length > 0 || ((await ctx.em.getConnection().execute(`select 1 from projects where slug = ? and archived_at is null`, [r.slug])) as unknown[]).length > 0;
-      if (!exists) throw new DomainError('validation', `unknown group "${r.slug}"`, { code: 'schema_invalid', issues: [{ field: `recipients[${i}].slug`, code: 'unknown_group', message: `no active project or group "${r.slug}"` }] });
-      for (const row of rows) out.push({ email: row.email, lookupEmail: row.email });
+      const emails = await findGroupMemberEmails(ctx.em, r.slug);
+      if (emails === null) throw new DomainError('validation', `unknown group "${r.slug}"`, { code: 'schema_invalid', issues: [{ field: `recipients[${i}].slug`, code: 'unknown_group', message: `no active project or group "${r.slug}"` }] });
+      for (const email of emails) out.push({ email, lookupEmail: email });
     }
   }
   if (out.length > 100) {
@@ -230,24 +206,8 @@ async function expandRecipients(ctx: OpContext<InboundTokenPrincipal>, recipient
 }
 
 async function loadProject(ctx: OpContext<InboundTokenPrincipal>, slug: string): Promise<{ id: string }> {
-  const rows = (await ctx.em.getConnection().execute(`select id, archived_at from projects where slug = ?`, [slug])) as { id: string; archived_at: unknown }[];
-  const p = rows[0];
+  const p = await findProjectBySlug(ctx.em, slug);
   if (!p) throw new DomainError('forbidden', `project "${slug}" not found`, { code: 'cross_project_blocked', extra: { reason: 'project_not_found' } });
   if (p.archived_at !== null) throw new DomainError('forbidden', `project "${slug}" is archived`, { code: 'cross_project_blocked', extra: { reason: 'project_archived' } });
   return { id: p.id };
-}
-
-async function projectMembers(ctx: OpContext<InboundTokenPrincipal>, projectId: string, userIds: string[]): Promise<Set<string>> {
-  if (userIds.length === 0) return new Set();
-  const rows = (await ctx.em.getConnection().execute(
-    `select user_id from project_members where project_id = ? and user_id = any(?::uuid[])
-     union select owner_user_id from projects where id = ? and owner_user_id = any(?::uuid[])`,
-    [projectId, pgArray(userIds), projectId, pgArray(userIds)],
-  )) as { user_id: string }[];
-  return new Set(rows.map((r) => r.user_id));
-}
-
-/** A PostgreSQL array literal for `= any(?::type[])` (values here are uuids and emails). */
-function pgArray(values: string[]): string {
-  return `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }

@@ -1,18 +1,16 @@
 // Publish one inbound event with a personal (or moderation / claimed) token.
 // SPEC: InboundEvent, "Dedup and repeated events", "Delivery external status".
-import { dbOf, defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { hasUnsafeText } from '../validation.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
-import { newDelivery, upsertDeliveries } from './events.repository.js';
+import { newDelivery } from './events.repository.js';
 import { probeNoApproval } from './no-approval-probe.js';
-import { publishGrouped } from './publish-batcher.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { utcDay } from '../nudges/nudge.rules.js';
 import { evaluateBreakerAfterFailure } from '../tokens/circuit-breaker.js';
-import { StalePrincipalError } from '../tokens/principal-cache.js';
 
 export interface PublishResult {
   /**
@@ -26,9 +24,9 @@ export interface PublishResult {
 
 export const publishEvent = defineOperation<InboundEvent, PublishResult, InboundTokenPrincipal>({
   name: 'events.publish',
-  // Personal tokens may be served from the principal cache: the group-commit statement writes only
-  // if the token, owner and integrator rows are unchanged (else StalePrincipalError, and the call
-  // runs again with a fresh lookup).
+  // Personal tokens may be served from the principal cache: the store writes only if the token,
+  // owner and integrator rows are unchanged (else StalePrincipalError, and the call runs again with
+  // a fresh lookup).
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'], cachedKinds: ['personal'] },
   rateLimited: true,
   idempotent: true,
@@ -36,7 +34,7 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
   keyPolicy: { forbidden: FORBIDDEN_EVENT_KEYS, legacy: LEGACY_EVENT_KEYS },
   // `target_email` only serves the 422 probe below; it is never stored.
   prepare: (raw, ctx) => (ctx.channel === 'legacy' ? normalizeLegacyEvent(raw) : withoutKey(raw, 'target_email')),
-  onUnauthenticated: (err, raw, d) => probeNoApproval(d.em, d.clock, err, raw, d.callerToolsToken),
+  onUnauthenticated: (err, raw, d) => probeNoApproval(d, err, raw),
   contextRules: (raw, ctx) =>
     eventContextIssues(raw, {
       channel: ctx.channel,
@@ -50,27 +48,16 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
     const projectId = ev.project_slug ? await resolveProjectOrCountFailure(ev, ctx) : null;
     const delivery = newDelivery(ev, { tokenId: p.tokenId, integratorId: p.integratorId, recipientUserId: p.userId, projectId });
     const now = ctx.clock.now();
-    const at = { now: now.toISOString(), source: ctx.surface, requestId: ctx.requestId };
-    // One statement: delivery, inbox row, daily counters, nudge outbox rows and audit (see the
-    // repository). Personal tokens go through the group commit (publish-batcher.ts): the rows of
-    // concurrent publishes share one statement. Moderation tokens (and a caller inside a
-    // transaction) write their own.
-    const db = dbOf(ctx);
-    const grouped = p.kind !== 'moderation' && db.transaction === undefined;
-    // Only the grouped statement verifies an unverified principal.
-    if (p.unverified && !grouped) throw new StalePrincipalError();
-    const row = grouped
-      ? await publishGrouped(db.connection, delivery, { ...at, verify: p.unverified }, utcDay(now))
-      : (
-          await upsertDeliveries(ctx.em, [delivery], {
-            ...at,
-            day: utcDay(now),
-            // Mode 2: the admin's hold-for-forwarding queue instead of an inbox row.
-            hold: p.kind === 'moderation',
-          })
-        )[0];
-    // Not written: the token, its owner or its integrator changed since the cached lookup.
-    if (!row) throw new StalePrincipalError();
+    // Delivery, inbox row (or, mode 2, the admin's hold-for-forwarding queue), daily counters,
+    // nudge outbox rows and audit, committed together; a cached principal is proven by this write.
+    const row = await ctx.ports.events.publish(delivery, {
+      now: now.toISOString(),
+      day: utcDay(now),
+      source: ctx.surface,
+      requestId: ctx.requestId,
+      hold: p.kind === 'moderation',
+      verify: p.unverified,
+    });
     const inserted = row.inserted === true;
     const degraded = row.degraded === true;
     // pushed: a nudge (push or chat) was queued for a channel the user has; degraded: over a daily limit.

@@ -2,18 +2,16 @@
 // lifecycle"). Distinct 401 codes: missing_or_invalid_authorization, invalid_token_format,
 // token_not_found, token_mismatch (a valid token of a kind this operation does not take),
 // token_revoked (disabled, revoked, expired, rotated out, or owner no longer active).
-import type { EntityManager } from '@mikro-orm/core';
 import type { AgentPrincipal, AuthRequirement, Clock, InboundTokenPrincipal, Principal } from '../context.js';
 import { unauthenticated, type DomainError } from '../errors.js';
 import { parseAuthorization } from './token-format.rules.js';
-import { findAgentTokenByHash, findInboundTokenByHash, type InboundTokenAuthRow } from './tokens.repository.js';
-import { lastUseOf } from './last-use.js';
-import { principalCacheOf } from './principal-cache.js';
+import type { InboundTokenAuthRow } from './tokens.repository.js';
+import type { TokenDirectory } from './token-directory.js';
 import { hashToken, isUsable, TOUCH_INTERVAL_MS, INACTIVITY_EXPIRY_MS } from './token-lifecycle.rules.js';
 import { circuitOpenError } from './circuit-breaker.rules.js';
 
 export async function authenticate(
-  em: EntityManager,
+  tokens: TokenDirectory,
   req: AuthRequirement,
   authorization: string | undefined,
   clock: Clock,
@@ -28,13 +26,13 @@ export async function authenticate(
 
   if (req.kind === 'agent') {
     if (parsed.family !== 'agent') throw unauthenticated('token_mismatch', 'this endpoint takes an agent token (sk-svc-)');
-    const row = await findAgentTokenByHash(em, hash);
+    const row = await tokens.findAgent(hash);
     if (!row) throw unauthenticated('token_not_found', 'unknown token');
     const lastUse = new Date(row.last_used_at ?? row.created_at).getTime();
     if (row.revoked_at !== null || row.user_status !== 'active' || now.getTime() - lastUse > INACTIVITY_EXPIRY_MS) {
       throw unauthenticated('token_revoked', 'token revoked or expired');
     }
-    if (touchDue(row, now)) lastUseOf(em.getConnection()).touch('agent_tokens', row.id, now);
+    if (touchDue(row, now)) tokens.recordUse('agent_tokens', row.id, now);
     const principal: AgentPrincipal = { type: 'agent', tokenId: row.id, userId: row.user_id, userEmail: row.email, userName: row.name, userRole: row.role, scopes: row.scopes };
     return principal;
   }
@@ -45,26 +43,26 @@ export async function authenticate(
     throw unauthenticated('token_mismatch', `this endpoint does not take this kind of token`);
   }
   // The cache serves only rows that would pass every check below as they stand (the statement
-  // that writes the result proves them current; see principal-cache.ts).
+  // that writes the result proves them current; see StalePrincipalError in token-directory.ts).
   const cachedKinds = req.cachedKinds ?? [];
-  const cache = cachedKinds.length > 0 ? principalCacheOf(em.getConnection()) : undefined;
-  if (cache && !opts.fresh) {
-    const cached = cache.get(hash);
+  const cacheable = cachedKinds.length > 0;
+  if (cacheable && !opts.fresh) {
+    const cached = tokens.cachedInbound(hash);
     if (cached && cachedKinds.includes(cached.kind) && inboundRefusal(cached, hash, now, req) === undefined && !touchDue(cached, now)) {
       return { ...inboundPrincipal(cached), unverified: { token: cached.token_ver, user: cached.user_ver, integrator: cached.integrator_ver } };
     }
   }
-  cache?.delete(hash);
-  const row = await findInboundTokenByHash(em, hash);
+  if (cacheable) tokens.forgetInbound(hash);
+  const row = await tokens.findInbound(hash);
   if (!row) throw unauthenticated('token_not_found', 'unknown token');
   const refusal = inboundRefusal(row, hash, now, req);
   if (refusal) throw refusal;
   if (touchDue(row, now)) {
-    // Written after this call (last-use.ts); it makes a new row version, so the row just read is
-    // not cached: the calls until it is written read the token again.
-    lastUseOf(em.getConnection()).touch('inbound_tokens', row.id, now);
-  } else if (cache && cachedKinds.includes(row.kind)) {
-    cache.set(hash, row);
+    // Written after this call (TokenDirectory.recordUse); it makes a new row version, so the row
+    // just read is not cached: the calls until it is written read the token again.
+    tokens.recordUse('inbound_tokens', row.id, now);
+  } else if (cacheable && cachedKinds.includes(row.kind)) {
+    tokens.cacheInbound(hash, row);
   }
   return inboundPrincipal(row);
 }

@@ -1,7 +1,5 @@
-import type { EntityManager } from '@mikro-orm/core';
-import { perConnection } from '../per-connection.js';
+import type { Connection } from '@mikro-orm/core';
 import { PREPARED, pgArray } from '../sql-hints.js';
-import { TickBatcher } from '../tick-batcher.js';
 
 export interface InboundTokenAuthRow {
   id: string;
@@ -23,14 +21,14 @@ export interface InboundTokenAuthRow {
   allowed_event_prefix: string;
   /** Circuit breaker: open (429 circuit_open) until this instant; null or past = closed. */
   breaker_open_until: Date | string | null;
-  /** Row versions (`xmin`) of the token, owner and integrator rows read (principal-cache.ts). */
+  /** Row versions (`xmin`) of the token, owner and integrator rows read (the principal cache, infra/tokens/principal-cache.ts). */
   token_ver: string;
   user_ver: string;
   integrator_ver: string;
 }
 
 // Hot path of every inbound request: a prepared statement (see sql-hints.ts), one constant string.
-// The lookups of concurrent requests on one connection pool share it (TickBatcher). Per hash:
+// The lookups of concurrent requests share it (infra/tokens/token-directory.ts batches them). Per hash:
 // the token whose current hash it is, else the one whose prior (rotation overlap) hash it is, then
 // owner and integrator; every step a LATERAL ... LIMIT 1 probe of a unique index, so the plan
 // stays index-driven whatever the batch size and table sizes (`token_hash = any(..) or
@@ -50,24 +48,17 @@ const INBOUND_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, t.i
        cross join lateral (select i.id, i.slug, i.allowed_event_prefix, i.xmin::text as ver from integrators i where i.id = t.integrator_id limit 1) i`;
 
 /**
- * A token lookup by hash whose concurrent callers on one connection pool share a statement
- * (TickBatcher). `sql` takes one text[] of hashes and returns each found row with its
- * `matched_hash`. Every call reads the database (the principal cache of events.publish sits in
- * front of it, see principal-cache.ts).
+ * Token rows by hash, for many hashes in one statement: `sql` takes one text[] of hashes and
+ * returns each found row with its `matched_hash`. Every call reads the database (the principal
+ * cache of events.publish sits in front of it, in infra/tokens).
  */
-function batchedHashLookup<Row>(sql: string): (em: EntityManager, hash: string) => Promise<Row | undefined> {
-  const batcherOf = perConnection(
-    (conn) =>
-      new TickBatcher<string, Row>(async (hashes) => {
-        const rows = (await conn.execute(sql, [pgArray(hashes)], 'all')) as Array<Row & { matched_hash: string }>;
-        return new Map(rows.map(({ matched_hash, ...row }) => [matched_hash, row as Row]));
-      }),
-  );
-  return (em, hash) => batcherOf(em.getConnection()).get(hash);
+async function rowsByHash<Row>(conn: Connection, sql: string, hashes: readonly string[]): Promise<Map<string, Row>> {
+  const rows = (await conn.execute(sql, [pgArray(hashes)], 'all')) as Array<Row & { matched_hash: string }>;
+  return new Map(rows.map(({ matched_hash, ...row }) => [matched_hash, row as Row]));
 }
 
-/** An indexed lookup by current or prior (rotation overlap) hash. */
-export const findInboundTokenByHash = batchedHashLookup<InboundTokenAuthRow>(INBOUND_TOKENS_BY_HASHES);
+/** Indexed lookups by current or prior (rotation overlap) hash. */
+export const findInboundTokensByHashes = (conn: Connection, hashes: readonly string[]) => rowsByHash<InboundTokenAuthRow>(conn, INBOUND_TOKENS_BY_HASHES, hashes);
 
 export interface AgentTokenAuthRow {
   id: string;
@@ -89,4 +80,4 @@ const AGENT_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, a.id,
        cross join lateral (select a.* from agent_tokens a where a.token_hash = h.hash limit 1) a
        cross join lateral (select u.id, u.email, u.name, u.role, u.status from users u where u.id = a.user_id limit 1) u`;
 
-export const findAgentTokenByHash = batchedHashLookup<AgentTokenAuthRow>(AGENT_TOKENS_BY_HASHES);
+export const findAgentTokensByHashes = (conn: Connection, hashes: readonly string[]) => rowsByHash<AgentTokenAuthRow>(conn, AGENT_TOKENS_BY_HASHES, hashes);

@@ -4,9 +4,22 @@
 // request. Everything else, and anything inside a transaction, goes through MikroORM unchanged.
 // Same SQL, same single round trip and autocommit, so a 2xx still means committed. Behind a
 // transaction-mode PgBouncer this needs max_prepared_statements (PgBouncer >= 1.21).
+//
+// Why a Connection subclass: MikroORM formats every query with its values inlined before it reaches
+// the pool (AbstractSqlConnection.execute), so the statement text must be taken before that, at
+// `execute`. The subclass is installed through the driver API MikroORM gives driver authors: the
+// connection class passed to AbstractSqlDriver's constructor (PreparedStatementDriver below, the
+// same three members as PostgreSqlDriver). No private field is touched; `getNativeClient()` (the
+// pg Pool) and the overridden `execute` / `executeQuery` are public or protected API.
 import { createHash } from 'node:crypto';
-import type { Configuration, LogContext, LoggingOptions, Transaction } from '@mikro-orm/core';
-import { PostgreSqlConnection, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { EntityManagerType, type Configuration, type Constructor, type LogContext, type LoggingOptions, type Transaction } from '@mikro-orm/core';
+import {
+  AbstractSqlDriver,
+  EntityManager as PostgreSqlEntityManager,
+  MikroORM as PostgreSqlMikroORM,
+  PostgreSqlConnection,
+  PostgreSqlPlatform,
+} from '@mikro-orm/postgresql';
 import { PREPARED } from '../../domain/sql-hints.js';
 import { tracing } from '../tracing/tracing.js';
 
@@ -79,10 +92,21 @@ function sqlOperation(sql: string): string {
   return m ? m[1]!.toUpperCase() : 'SQL';
 }
 
-export class PreparedStatementDriver extends PostgreSqlDriver {
+/**
+ * PostgreSqlDriver with PreparedStatementConnection as its connection class (and read replicas'):
+ * the platform, dependencies, EntityManager and ORM class are PostgreSqlDriver's.
+ */
+export class PreparedStatementDriver extends AbstractSqlDriver<PreparedStatementConnection, PostgreSqlPlatform> {
   constructor(config: Configuration) {
-    super(config);
-    // The base constructor built a plain PostgreSqlConnection; it never connected (connections are lazy).
-    (this as unknown as { connection: PostgreSqlConnection }).connection = new PreparedStatementConnection(this.config);
+    super(config, new PostgreSqlPlatform(), PreparedStatementConnection, ['kysely', 'pg']);
+  }
+
+  override createEntityManager(useContext?: boolean): this[typeof EntityManagerType] {
+    const EntityManagerClass = this.config.get('entityManager', PostgreSqlEntityManager) as typeof PostgreSqlEntityManager;
+    return new EntityManagerClass(this.config, this as never, this.metadata, useContext) as this[typeof EntityManagerType];
+  }
+
+  override getORMClass(): Constructor<PostgreSqlMikroORM> {
+    return PostgreSqlMikroORM;
   }
 }

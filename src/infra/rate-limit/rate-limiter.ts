@@ -1,7 +1,7 @@
 // Sliding-window rate limiting behind a small interface: Redis (shared by every process) or
 // in-process memory (embedded default, one process only).
 import type { Redis, Cluster } from 'ioredis';
-import { TickBatcher } from '../../domain/tick-batcher.js';
+import { TickBatcher } from '../tick-batcher.js';
 import { escapeBraces } from '../redis-client.js';
 
 export interface RateDecision {

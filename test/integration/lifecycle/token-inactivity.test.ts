@@ -11,7 +11,6 @@ import { tokenInactivityScanTask } from '../../../src/domain/tokens/inactivity-s
 import { mailOutboxTask } from '../../../src/infra/mail/mail-outbox.js';
 import { MAINTENANCE_TASKS } from '../../../src/app/maintenance-tasks.js';
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from './smtp-receiver.js';
-import { lastUseOf } from '../../../src/domain/tokens/last-use.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const MIN = 60 * 1000;
@@ -113,7 +112,7 @@ describe('personal tokens', () => {
 
     // The owner's system sends an event: last use moves to now (written just after the call).
     expect((await publish(h, t.token, event(h))).status).toBe(202);
-    await lastUseOf(h.svc.deps.orm.em.getConnection()).settled();
+    await h.svc.deps.ports.tokens.lastUse.settled();
 
     // The old expiry date passes: the token stays active.
     h.clock.advance(40 * DAY);

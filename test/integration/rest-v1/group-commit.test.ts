@@ -1,9 +1,8 @@
-// Group commit of single publishes (src/domain/events/publish-batcher.ts): one statement at a time
+// Group commit of single publishes (src/infra/events/group-commit.ts): one statement at a time
 // while the statements are quick (fuller statements), but a statement that is stuck (here: waiting
 // for a row lock another transaction holds) never holds up the publishes queued behind it: a second
 // statement starts once the first has run 25 ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupCommitStats } from '../../../src/domain/events/publish-batcher.js';
 import { event, holdRowLock, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
 
 let h: Harness;
@@ -42,7 +41,7 @@ describe('group commit', () => {
 
 describe('group commit: repeats', () => {
   const sql = (q: string, p: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, p);
-  const stats = () => groupCommitStats(h.svc.deps.orm.em.getConnection());
+  const stats = () => h.svc.deps.ports.events.groupCommit.stats();
 
   it('a repeat of a pair this process wrote goes in a repeat statement, with the answer, audit and inbox row of a repeat', async () => {
     const t = await newPersonalToken(h);

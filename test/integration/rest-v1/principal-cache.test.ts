@@ -1,4 +1,4 @@
-// The principal cache of events.publish (src/domain/tokens/principal-cache.ts): a cached token
+// The principal cache of events.publish (src/infra/tokens/principal-cache.ts): a cached token
 // lookup never decides an answer on its own. The publish statement writes only if the token, its
 // owner and its integrator rows are unchanged; every failure is decided after a fresh lookup.
 // Each test first warms the cache (the first publish schedules the last_used_at refresh, which
@@ -6,8 +6,6 @@
 // cached) and checks the entry is there, then changes a row the way an operation would, and
 // publishes again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { principalCacheOf } from '../../../src/domain/tokens/principal-cache.js';
-import { lastUseOf } from '../../../src/domain/tokens/last-use.js';
 import { hashToken } from '../../../src/domain/tokens/token-lifecycle.rules.js';
 import { event, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 import { fieldCodes } from '../../helpers/tools.js';
@@ -21,8 +19,8 @@ afterAll(async () => {
 });
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
-const cache = () => principalCacheOf(h.svc.deps.orm.em.getConnection());
-const lastUseWritten = () => lastUseOf(h.svc.deps.orm.em.getConnection()).settled();
+const cache = () => h.svc.deps.ports.tokens.principals;
+const lastUseWritten = () => h.svc.deps.ports.tokens.lastUse.settled();
 const hashOf = (t: TestToken) => hashToken(t.token);
 
 /** A personal token whose principal the service now serves from its cache. */

@@ -10,23 +10,25 @@
 // statement. Rows held back go in the next statement, in arrival order. Rows are sorted by token
 // so concurrent statements take their row locks in the same order.
 //
-// Repeats: the batcher remembers the (token, event_id) pairs it wrote lately (at most KNOWN_MAX, in
-// two generations: the older half is forgotten at once). A row of a pair it knows is expected to be
-// a repeat and goes in a statement of expected repeats (writeRepeats: the update of the delivery,
-// its inbox row and the audit row; none of a new delivery's tables), which costs PostgreSQL about a
-// fifth less per row. A row that statement did not write (its delivery is gone, or its principal's
-// rows changed) goes back to the head of the queue for the full statement, which decides it as
-// always. A pair this process does not know (written by another process, or forgotten) simply takes
-// the full statement: the guess picks the statement, never the answer. A statement holds rows of
-// one kind.
+// Repeats: the group commit remembers the (token, event_id) pairs it wrote lately (at most
+// KNOWN_MAX, in two generations: the older half is forgotten at once). A row of a pair it knows is
+// expected to be a repeat and goes in a statement of expected repeats (writeRepeats: the update of
+// the delivery, its inbox row and the audit row; none of a new delivery's tables), which costs
+// PostgreSQL about a fifth less per row. A row that statement did not write (its delivery is gone,
+// or its principal's rows changed) goes back to the head of the queue for the full statement,
+// which decides it as always. A pair this process does not know (written by another process, or
+// forgotten) simply takes the full statement: the guess picks the statement, never the answer. A
+// statement holds rows of one kind.
 //
 // Failures: a connection-level error fails every caller of that statement with the same error the
 // one-row path gives (503 + Retry-After). A statement that lost a deadlock runs again (it wrote
 // nothing). Any other error of a multi-row statement (e.g. one row's bad data) is retried row by
-// row, so each caller gets its own outcome.
+// row, so each caller gets its own outcome. A row whose principal versions were out of date
+// (`row.verify`) was not written: its caller gets StalePrincipalError.
 import type { Connection } from '@mikro-orm/core';
-import { perConnection } from '../per-connection.js';
-import { dedupKey, writeDeliveries, writeRepeats, type DeliveryRow, type NewDelivery, type RowContext } from './events.repository.js';
+import { dedupKey, writeDeliveries, writeRepeats, type DeliveryRow, type NewDelivery, type RowContext } from '../../domain/events/events.repository.js';
+import { StalePrincipalError } from '../../domain/tokens/token-directory.js';
+import { isStatementError, isTransientConflict } from '../db/sql-state.js';
 
 /** Rows per statement (the statement is padded to a power of two rows: few prepared statement texts). */
 const MAX_ROWS = 64;
@@ -50,12 +52,19 @@ interface Pending {
   repeat: boolean;
   /** Its (token, event_id) pair as the known-pairs key. */
   key: string;
-  /** undefined: the row was not written (its caller's principal was out of date). */
-  resolve: (row: DeliveryRow | undefined) => void;
+  resolve: (row: DeliveryRow) => void;
   reject: (err: unknown) => void;
 }
 
-class PublishBatcher {
+export interface GroupCommitStats {
+  /** Statements run, by kind. */
+  full: number;
+  repeat: number;
+  /** Rows a repeat statement handed back to the full one. */
+  handedBack: number;
+}
+
+export class GroupCommit {
   private queue: Pending[] = [];
   private inFlight = 0;
   private scheduled = false;
@@ -70,15 +79,26 @@ class PublishBatcher {
    */
   private known = new Set<string>();
   private knownBefore = new Set<string>();
-  /** Statements run, by kind, and rows a repeat statement handed back to the full one. */
-  readonly stats = { full: 0, repeat: 0, handedBack: 0 };
+  private readonly counts: GroupCommitStats = { full: 0, repeat: 0, handedBack: 0 };
 
   constructor(private readonly conn: Connection) {}
 
-  add(item: NewDelivery, row: RowContext, day: string, resolve: Pending['resolve'], reject: Pending['reject']): void {
-    const key = dedupKey(item.tokenId, item.eventId);
-    this.queue.push({ item, row, day, repeat: this.known.has(key) || this.knownBefore.has(key), key, resolve, reject });
-    this.schedule();
+  /**
+   * Writes one personal-token delivery (nudged, no hold) with the next statement; resolves with its
+   * row once that statement committed, or rejects with StalePrincipalError when `row.verify` was out
+   * of date and nothing was written.
+   */
+  add(item: NewDelivery, row: RowContext, day: string): Promise<DeliveryRow> {
+    return new Promise<DeliveryRow>((resolve, reject) => {
+      const key = dedupKey(item.tokenId, item.eventId);
+      this.queue.push({ item, row, day, repeat: this.known.has(key) || this.knownBefore.has(key), key, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Statements run so far, by kind, and rows handed back from a repeat statement to the full one. */
+  stats(): Readonly<GroupCommitStats> {
+    return { ...this.counts };
   }
 
   private schedule(): void {
@@ -138,13 +158,12 @@ class PublishBatcher {
     this.starts.push(started);
     try {
       const repeat = batch[0]!.repeat;
-      this.stats[repeat ? 'repeat' : 'full']++;
+      this.counts[repeat ? 'repeat' : 'full']++;
       const rows = await retryingConflicts(() => (repeat ? writeRepeats(this.conn, batch) : writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day })));
       const again: Pending[] = [];
       batch.forEach((p, i) => {
         const row = rows[i];
-        if (row) this.remember(p.key);
-        if (row || !repeat) p.resolve(row);
+        if (row || !repeat) this.settle(p, row);
         else {
           p.repeat = false;
           again.push(p);
@@ -152,7 +171,7 @@ class PublishBatcher {
       });
       // Not written by the repeat statement: next, with the full statement.
       if (again.length > 0) {
-        this.stats.handedBack += again.length;
+        this.counts.handedBack += again.length;
         this.queue.unshift(...again);
       }
     } catch (err) {
@@ -162,10 +181,7 @@ class PublishBatcher {
         await Promise.all(
           batch.map((p) =>
             retryingConflicts(() => writeDeliveries(this.conn, undefined, [p], { day: p.day })).then(
-              ([row]) => {
-                if (row) this.remember(p.key);
-                p.resolve(row);
-              },
+              ([row]) => this.settle(p, row),
               (e: unknown) => p.reject(e),
             ),
           ),
@@ -176,6 +192,13 @@ class PublishBatcher {
       this.starts.splice(this.starts.indexOf(started), 1);
       this.schedule();
     }
+  }
+
+  /** A written row answers its caller; a row the full statement did not write had a stale principal. */
+  private settle(p: Pending, row: DeliveryRow | undefined): void {
+    if (!row) return p.reject(new StalePrincipalError());
+    this.remember(p.key);
+    p.resolve(row);
   }
 
   private remember(key: string): void {
@@ -198,7 +221,7 @@ const CONFLICT_ATTEMPTS = 4;
  * orders (the order the CTEs run in is the plan's): seen under three nodes behind a balancer.
  * A short random pause lets the winner commit first.
  */
-async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+export async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
@@ -207,41 +230,4 @@ async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
       await new Promise((r) => setTimeout(r, 2 + Math.random() * 10 * attempt));
     }
   }
-}
-
-/** SQLSTATE of an error, wherever the driver put it. */
-function sqlState(err: unknown): string | undefined {
-  const e = err as { code?: unknown; sqlState?: unknown; cause?: { code?: unknown } } | null;
-  return [e?.sqlState, e?.code, e?.cause?.code].find((c): c is string => typeof c === 'string' && /^[0-9A-Z]{5}$/.test(c) && /\d/.test(c));
-}
-
-const isTransientConflict = (err: unknown): boolean => {
-  const code = sqlState(err);
-  return code === '40P01' || code === '40001';
-};
-
-/**
- * An error PostgreSQL raised for the statement (a SQLSTATE outside the connection / resource
- * classes): retrying the rows one by one can give each its own outcome.
- */
-function isStatementError(err: unknown): boolean {
-  const code = sqlState(err);
-  return code !== undefined && !['08', '53', '57', '58'].includes(code.slice(0, 2));
-}
-
-const batcherOf = perConnection((conn) => new PublishBatcher(conn));
-
-/**
- * Writes one personal-token delivery (nudged, no hold) through the group commit of its database
- * connection; resolves with its row once the statement committed, or with undefined when
- * `row.verify` was out of date and nothing was written.
- */
-export function publishGrouped(conn: Connection, item: NewDelivery, row: RowContext, day: string): Promise<DeliveryRow | undefined> {
-  const batcher = batcherOf(conn);
-  return new Promise<DeliveryRow | undefined>((resolve, reject) => batcher.add(item, row, day, resolve, reject));
-}
-
-/** Statements the group commit of `conn` ran, by kind, and rows handed back from a repeat statement to the full one. */
-export function groupCommitStats(conn: Connection): Readonly<{ full: number; repeat: number; handedBack: number }> {
-  return { ...batcherOf(conn).stats };
 }

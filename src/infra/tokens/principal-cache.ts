@@ -1,6 +1,7 @@
-// In-process cache of inbound token lookups, keyed by token hash, for the one operation whose write
-// can prove its caller current in the same statement: events.publish through the group commit
-// (SPEC: a revoked token is refused at once, by every process).
+// In-process cache of inbound token lookups, keyed by token hash, behind TokenDirectory's
+// cachedInbound / cacheInbound (domain/tokens/token-directory.ts), for the one operation whose
+// write can prove its caller current in the same statement: events.publish through the group
+// commit (SPEC: a revoked token is refused at once, by every process).
 //
 // A cached row is never trusted on its own. authenticate() serves it as a principal marked
 // `unverified` with the row versions (PostgreSQL `xmin`) of the token, its owner and its
@@ -14,17 +15,10 @@
 //
 // What it saves: the lookup statement and its round trip before the write (about 2 ms of latency
 // and a fifth of PostgreSQL's CPU per repeated event under load). Entries hold hashes only, never
-// token values.
-import { perConnection } from '../per-connection.js';
-import type { InboundTokenAuthRow } from './tokens.repository.js';
-
-/** The rows of an unverified principal changed since they were read: nothing was written. */
-export class StalePrincipalError extends Error {
-  constructor() {
-    super('the token, its owner or its integrator changed since the cached lookup');
-    this.name = 'StalePrincipalError';
-  }
-}
+// token values. The bound is lru-cache's (`max`); reads use `peek`, so the least recently STORED
+// entry goes first, as before the library (a read moves nothing: no bookkeeping per publish).
+import { LRUCache } from 'lru-cache';
+import type { InboundTokenAuthRow } from '../../domain/tokens/tokens.repository.js';
 
 /**
  * Bound on entries per service: about 1.7 KB each (the lookup row), so at most about 9 MB. The
@@ -33,17 +27,17 @@ export class StalePrincipalError extends Error {
 const MAX_ENTRIES = 5_000;
 
 export class PrincipalCache {
-  private readonly rows = new Map<string, InboundTokenAuthRow>();
+  private readonly rows: LRUCache<string, InboundTokenAuthRow>;
 
-  constructor(private readonly maxEntries = MAX_ENTRIES) {}
+  constructor(maxEntries = MAX_ENTRIES) {
+    this.rows = new LRUCache({ max: maxEntries });
+  }
 
   get(hash: string): InboundTokenAuthRow | undefined {
-    return this.rows.get(hash);
+    return this.rows.peek(hash);
   }
 
   set(hash: string, row: InboundTokenAuthRow): void {
-    this.rows.delete(hash);
-    if (this.rows.size >= this.maxEntries) this.rows.delete(this.rows.keys().next().value!);
     this.rows.set(hash, row);
   }
 
@@ -55,6 +49,3 @@ export class PrincipalCache {
     return this.rows.size;
   }
 }
-
-/** The cache of one database (one service's connection pool). */
-export const principalCacheOf = perConnection(() => new PrincipalCache());
