@@ -1,7 +1,7 @@
 // The API evolution guard (docs/api-evolution.md; SPEC "Versioning": /api/v1/* contracts stay stable,
 // protocol changes stay additive): the OpenAPI breaking-change checker, recorded exceptions, and
 // `buf breaking` with the rule set configured in buf.yaml.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -197,7 +197,19 @@ describe('buf breaking against a baseline image (rules from buf.yaml)', () => {
     expect(bufBreaking({ cwd: dir, against: image, buf })).toEqual([]);
   });
 
-  it('the committed baseline image is readable by buf against the project module', () => {
-    expect(() => bufBreaking({ cwd: ROOT, against: path.join(ROOT, 'api/baseline/fluxdesk.binpb') })).not.toThrow();
+  it('the committed release image guards the project module: a field deleted from InboundEvent is reported', () => {
+    const copy = path.join(dir, 'project');
+    mkdirSync(copy);
+    cpSync(path.join(ROOT, 'proto'), path.join(copy, 'proto'), { recursive: true });
+    cpSync(path.join(ROOT, 'buf.yaml'), path.join(copy, 'buf.yaml'));
+    const against = path.join(ROOT, 'api/baseline/fluxdesk.binpb');
+    const titleDeleted = expect.stringMatching(/^proto: FIELD_NO_DELETE at proto\/fluxdesk\/events\/v1\/events.proto: Previously present field "\d+" with name "title" on message "InboundEvent" was deleted\.$/);
+    expect(bufBreaking({ cwd: copy, against, buf }).map((x) => x.id)).not.toContainEqual(titleDeleted);
+    const file = path.join(copy, 'proto/fluxdesk/events/v1/events.proto');
+    const text = readFileSync(file, 'utf8');
+    const start = text.indexOf('message InboundEvent {');
+    expect(start).toBeGreaterThan(-1);
+    writeFileSync(file, text.slice(0, start) + text.slice(start).replace(/\n\s*string title = \d+;/, ''));
+    expect(bufBreaking({ cwd: copy, against, buf }).map((x) => x.id)).toContainEqual(titleDeleted);
   });
 });
