@@ -38,7 +38,7 @@ export interface InboundTokenPrincipal {
   dailyLimit: number;
   /**
    * Set when the principal was served from the in-process principal cache
-   * (tokens/principal-cache.ts) and is not yet proven current: the row versions it was read at.
+   * (infra/tokens/principal-cache.ts) and is not yet proven current: the row versions it was read at.
    * Only the statement that writes the operation's result may prove it (it writes nothing unless
    * the token, owner and integrator rows are still at these versions); a failure of any kind
    * sends the call back through a fresh lookup (runOperation).

@@ -7,11 +7,11 @@
 // exactly when its delivery committed; the relay in infra/queue hands the rows to the job queue).
 // A moderation token's delivery (`hold`) gets a hold-for-forwarding queue entry instead of an
 // inbox row, no nudge, and does not count against its owner's per-user inbox budget.
-// Single publishes of personal tokens share statements (group commit, publish-batcher.ts): each
+// Single publishes of personal tokens share statements (group commit, infra/events/group-commit.ts): each
 // row carries its own request id, surface and time; the counters are summed per statement, so
 // rows of one token or one user never share a statement there.
 // A row may carry the row versions its caller was authenticated at (a principal served from the
-// principal cache, tokens/principal-cache.ts): it is written only if the token, its owner (the
+// principal cache, infra/tokens/principal-cache.ts): it is written only if the token, its owner (the
 // recipient) and its integrator are still at those versions in the statement's snapshot; otherwise
 // nothing of it is written and no row comes back for it. Three scalar subqueries by primary key:
 // one index probe each, whatever the planner thinks of the table sizes (an EXISTS over a join was
