@@ -156,9 +156,11 @@ class SchemaDiff {
     const b = normalise(flattenAllOf(this.derefBase(rawB), this.derefBase));
     const h = normalise(flattenAllOf(this.derefHead(rawH), this.derefHead));
     const rep = (rule: string, message: string, at = ptr) => this.report(`${dir}-${rule}`, `${where} ${at}`, message);
+    // Messages name the value: its JSON path, or at the top the parameter / body it is.
+    const it = ptr === '$' ? where.replace(/^\S+ \S+ /, '') : ptr;
     if (b === false || h === true) return;
     if (b === true || h === false) {
-      if (dir === 'request' && h === false) rep('schema-closed', `${ptr} accepts nothing any more`);
+      if (dir === 'request' && h === false) rep('schema-closed', `${it} accepts nothing any more`);
       return;
     }
 
@@ -167,29 +169,29 @@ class SchemaDiff {
     const ht = typesOf(h);
     if (dir === 'request' && bt) {
       const lost = ht ? bt.filter((t) => !covers(ht, t)) : [];
-      if (lost.length) rep('type-narrowed', `${ptr} no longer accepts ${lost.join(', ')} (now ${ht!.join(' | ')})`);
+      if (lost.length) rep('type-narrowed', `${it} no longer accepts ${lost.join(', ')} (now ${ht!.join(' | ')})`);
     }
     if (dir === 'response' && ht) {
       const gained = bt ? ht.filter((t) => !covers(bt, t)) : [];
-      if (gained.length) rep('type-widened', `${ptr} may now be ${gained.join(', ')} (was ${bt!.join(' | ')})`);
+      if (gained.length) rep('type-widened', `${it} may now be ${gained.join(', ')} (was ${bt!.join(' | ')})`);
     }
 
     // Enums (and const): a request must accept every value it did; a response must not send new ones.
     const be = enumOf(b);
     const he = enumOf(h);
     if (dir === 'request' && he) {
-      if (!be) rep('enum-added', `${ptr} now accepts only ${he.map(show).join(', ')}`);
-      else for (const v of be) if (!he.some((x) => same(x, v))) rep('enum-value-removed', `${ptr} no longer accepts ${show(v)}`);
+      if (!be) rep('enum-added', `${it} now accepts only ${he.map(show).join(', ')}`);
+      else for (const v of be) if (!he.some((x) => same(x, v))) rep('enum-value-removed', `${it} no longer accepts ${show(v)}`);
     }
     if (dir === 'response' && be && he) {
-      for (const v of he) if (!be.some((x) => same(x, v))) rep('enum-value-added', `${ptr} may now be ${show(v)}, which clients of the baseline do not know`);
+      for (const v of he) if (!be.some((x) => same(x, v))) rep('enum-value-added', `${it} may now be ${show(v)}, which clients of the baseline do not know`);
     }
 
     // Bounds on what a client sends may only loosen.
     if (dir === 'request') {
-      for (const k of UPPER_BOUNDS) if (typeof h[k] === 'number' && (typeof b[k] !== 'number' || h[k] < b[k])) rep('constraint-tightened', `${ptr} ${k} is now ${h[k]} (was ${b[k] ?? 'unset'})`);
-      for (const k of LOWER_BOUNDS) if (typeof h[k] === 'number' && (typeof b[k] !== 'number' || h[k] > b[k])) rep('constraint-tightened', `${ptr} ${k} is now ${h[k]} (was ${b[k] ?? 'unset'})`);
-      if (typeof h.pattern === 'string' && h.pattern !== b.pattern) rep('pattern-changed', `${ptr} must now match ${h.pattern} (was ${b.pattern ?? 'unset'})`);
+      for (const k of UPPER_BOUNDS) if (typeof h[k] === 'number' && (typeof b[k] !== 'number' || h[k] < b[k])) rep('constraint-tightened', `${it}: ${k} is now ${h[k]} (was ${b[k] ?? 'unset'})`);
+      for (const k of LOWER_BOUNDS) if (typeof h[k] === 'number' && (typeof b[k] !== 'number' || h[k] > b[k])) rep('constraint-tightened', `${it}: ${k} is now ${h[k]} (was ${b[k] ?? 'unset'})`);
+      if (typeof h.pattern === 'string' && h.pattern !== b.pattern) rep('pattern-changed', `${it} must now match ${h.pattern} (was ${b.pattern ?? 'unset'})`);
     }
 
     this.compareObject(b, h, dir, where, ptr, rep);
@@ -201,8 +203,8 @@ class SchemaDiff {
       const hb = h[k] as unknown[] | undefined;
       if (!bb || !hb) continue;
       if (bb.length === hb.length) bb.forEach((x, i) => this.compare(x, hb[i], dir, where, `${ptr}<${k}:${i}>`));
-      else if (dir === 'request' && hb.length < bb.length) rep('union-branch-removed', `${ptr} accepts ${hb.length} alternatives (was ${bb.length})`);
-      else if (dir === 'response' && hb.length > bb.length) rep('union-branch-added', `${ptr} may take ${hb.length} shapes (was ${bb.length})`);
+      else if (dir === 'request' && hb.length < bb.length) rep('union-branch-removed', `${it} accepts ${hb.length} alternatives (was ${bb.length})`);
+      else if (dir === 'response' && hb.length > bb.length) rep('union-branch-added', `${it} may take ${hb.length} shapes (was ${bb.length})`);
     }
   }
 
@@ -227,7 +229,7 @@ class SchemaDiff {
     for (const name of Object.keys(hp)) {
       if (!(name in bp) && dir === 'request' && hreq.has(name)) rep('property-added-required', `${child(name)} was added as a required property`, child(name));
     }
-    if (dir === 'request' && !closed(b) && closed(h) && (b.type === 'object' || b.properties)) rep('object-closed', `${ptr} no longer accepts properties it does not list`);
+    if (dir === 'request' && !closed(b) && closed(h) && (b.type === 'object' || b.properties)) rep('object-closed', `${ptr === '$' ? where.replace(/^\S+ \S+ /, '') : ptr} no longer accepts properties it does not list`);
     const ba = b.additionalProperties;
     const ha = h.additionalProperties;
     if (ba && ha && typeof ba === 'object' && typeof ha === 'object') this.compare(ba, ha, dir, where, `${ptr}{}`);
