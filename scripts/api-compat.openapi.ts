@@ -145,7 +145,8 @@ class SchemaDiff {
   derefHead = (n: unknown) => deref(this.head, n);
 
   compare(rawB: unknown, rawH: unknown, dir: Direction, where: string, ptr: string): void {
-    if (rawB === undefined || rawH === undefined) return;
+    // Past 64 levels only a self-referencing schema goes on; its own level was compared already.
+    if (rawB === undefined || rawH === undefined || ptr.split(/[.[<{]/).length > 64) return;
     // Recursive schemas: compare each (base ref, head ref, direction) pair once.
     const refs = `${(rawB as Json)?.$ref ?? ''}|${(rawH as Json)?.$ref ?? ''}`;
     if (refs !== '|') {
