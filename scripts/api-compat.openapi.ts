@@ -24,6 +24,7 @@ export function diffOpenApi(base: Json, head: Json): Finding[] {
       continue;
     }
     const cmp = new SchemaDiff(base, head, report);
+    compareSecurity(where, b.op.security ?? base.security, h.op.security ?? head.security, report);
     compareParameters(cmp, where, b, h, report);
     compareRequestBody(cmp, where, deref(base, b.op.requestBody), deref(head, h.op.requestBody), report);
     compareResponses(cmp, where, b.op.responses ?? {}, h.op.responses ?? {}, report);
@@ -77,6 +78,15 @@ function compareParameters(cmp: SchemaDiff, where: string, b: Operation, h: Oper
   }
   for (const hp of h.params) {
     if (!baseKeys.has(paramKey(hp, h.path)) && hp.required) report('request-parameter-added-required', `${where} ${hp.in} parameter ${hp.name}`, `a required ${hp.in} parameter "${hp.name}" was added`);
+  }
+}
+
+/** Each way a client could authenticate (a security alternative, by scheme names) must still work. */
+function compareSecurity(where: string, b: Json[] | undefined, h: Json[] | undefined, report: Report): void {
+  const alts = (reqs: Json[] | undefined) => (reqs?.length ? reqs.map((r) => Object.keys(r).sort().join('+')) : ['']);
+  const headAlts = alts(h);
+  for (const alt of alts(b)) {
+    if (!headAlts.includes(alt)) report('security-changed', `${where} security ${alt || '(none)'}`, alt ? `${where} no longer accepts ${alt} authentication` : `${where} now requires authentication (${headAlts.join(' or ')})`);
   }
 }
 

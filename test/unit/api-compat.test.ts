@@ -71,6 +71,13 @@ describe('OpenAPI breaking-change checker, on the committed release document', (
     expect(found.find((f) => f.rule === 'request-enum-value-removed')!.message).toBe('$.severity no longer accepts "warn"');
   });
 
+  it('reports an operation that now requires authentication; documenting another scheme beside the old one is fine', () => {
+    const head = baseline();
+    head.paths['/api/v1/health'].get.security = [{ bearer: [] }];
+    head.paths['/api/v1/events'].post.security = [{ bearer: [] }, { mtls: [] }];
+    expect(ids(diffOpenApi(baseline(), head))).toEqual(['openapi: security-changed at GET /api/v1/health security (none)']);
+  });
+
   it('an error status no longer documented is not a break', () => {
     const head = baseline();
     delete head.paths['/api/v1/events'].post.responses['409'];
