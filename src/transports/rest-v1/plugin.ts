@@ -1,18 +1,15 @@
-// REST v1 surface: its own encapsulated plugin with its own error handler (problem+json).
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+// REST v1 surface: its own encapsulated plugin with its own error handler (problem+json). Every
+// route is registered from its declaration (events.ts, tokens.ts, catalog-items.ts,
+// service-routes.ts), the same declarations openapi.ts documents.
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
 import { toDomainError } from '../../app/run-operation.js';
 import type { Logger } from '../../domain/context.js';
-import { DomainError } from '../../domain/errors.js';
 import { fastifyErrorToDomain, registerJsonBodyParser } from '../http/json-body.js';
+import { registerRoutes } from '../http/route-declaration.js';
 import { sendProblem } from './problem.js';
-import { registerEventRoutes } from './events.js';
-import { registerCatalogItemRoutes } from './catalog-items.js';
-import { registerToolsRoutes } from './tokens.js';
-import { buildOpenApi } from './openapi.js';
+import { buildOpenApi, REST_V1_ROUTES } from './openapi.js';
+import { serviceRoutes } from './service-routes.js';
 
 export interface RestV1Options {
   deps: AppDeps;
@@ -21,16 +18,7 @@ export interface RestV1Options {
   serviceVersion: string;
 }
 
-const require = createRequire(import.meta.url);
-const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-
-const DOCS_HTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>fluxdesk REST API</title>
-<link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css"></head>
-<body><div id="ui"></div><script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
-<script src="/api/v1/docs/assets/init.js"></script></body></html>`;
-const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#ui', deepLinking: true });`;
-const ASSETS: Record<string, string> = { 'swagger-ui.css': 'text/css; charset=utf-8', 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8' };
+const REST = { surface: 'rest', channel: 'v1' } as const;
 
 export async function restV1Plugin(app: FastifyInstance, opts: RestV1Options): Promise<void> {
   app.setErrorHandler((err, req, reply) => {
@@ -39,28 +27,12 @@ export async function restV1Plugin(app: FastifyInstance, opts: RestV1Options): P
   });
 
   registerJsonBodyParser(app);
-  registerEventRoutes(app, opts.deps);
-  registerCatalogItemRoutes(app, opts.deps);
-  registerToolsRoutes(app, opts.deps);
+  registerRoutes(app, opts.deps, REST_V1_ROUTES, REST);
 
-  app.get('/api/v1/health', async () => ({ ok: true, version: opts.serviceVersion, serverTime: opts.deps.clock.now().toISOString() }));
-  // Readiness: 200 when PostgreSQL (migrations current) and Redis (when configured) answer; 503 problem
-  // naming what fails, and 503 for good once the process drains (README "Probes").
-  app.get('/api/v1/ready', async (req, reply) => {
-    const r = await opts.deps.readiness.check();
-    if (r.ready) return reply.header('cache-control', 'no-store').send({ ok: true, version: opts.serviceVersion, checks: r.checks });
-    const detail = r.draining ? 'the process is shutting down' : `not ready: ${r.failing.join(', ')} failing`;
-    reply.header('cache-control', 'no-store');
-    return sendProblem(reply, req, new DomainError('unavailable', detail, { code: 'not_ready', retryAfterSeconds: 5, extra: { failing: r.failing, checks: r.checks } }), opts.errorsBaseUrl);
-  });
-
-  const openapi = JSON.stringify(buildOpenApi(opts.publicBaseUrl));
-  app.get('/api/v1/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(openapi));
-  app.get('/api/v1/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(DOCS_HTML));
-  app.get('/api/v1/docs/assets/init.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(DOCS_INIT));
-  app.get<{ Params: { file: string } }>('/api/v1/docs/assets/:file', async (req, reply) => {
-    const type = ASSETS[req.params.file];
-    if (!type) return reply.callNotFound();
-    return reply.type(type).header('cache-control', 'public, max-age=86400').send(readFileSync(path.join(swaggerDir, req.params.file)));
-  });
+  // Built once every plugin has registered its routes: GET /metrics is documented only when this
+  // listener serves it (METRICS_PORT unset).
+  let openapi: string | undefined;
+  const document = () => (openapi ??= JSON.stringify(buildOpenApi(opts.publicBaseUrl, { metrics: app.hasRoute({ method: 'GET', url: '/metrics' }) })));
+  app.addHook('onReady', async () => void document());
+  registerRoutes(app, opts.deps, serviceRoutes({ deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, serviceVersion: opts.serviceVersion, openapiText: document }), REST);
 }

@@ -1,41 +1,134 @@
-// REST v1 tools-token routes: claims, approvals, integrators. Map -> call -> map.
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app/deps.js';
-import { claimToken, claimTokenBatch } from '../../domain/tokens/claim-token.js';
-import { listIntegrators } from '../../domain/tokens/list-integrators.js';
-import { assignCatalogApproval, listCatalogApprovals, reviewCatalogApproval, revokeCatalogApproval } from '../../domain/catalog/approvals.js';
-import { invoke } from '../http/invoke.js';
+// REST v1 tools-token routes, declared once: claims, catalog approvals, integrators. Map -> call -> map.
+import { z } from 'zod';
+import { claimToken, ClaimTokenBatchRequestSchema, claimTokenBatch } from '../../domain/tokens/claim-token.js';
+import { ClaimedTokenSchema, ClaimTokenRequestSchema } from '../../domain/tokens/claim-token.rules.js';
+import { IntegratorsResponseSchema, listIntegrators } from '../../domain/tokens/list-integrators.js';
+import {
+  assignCatalogApproval,
+  CatalogApprovalAssignRequestSchema,
+  CatalogApprovalListItemSchema,
+  CatalogApprovalReviewRequestSchema,
+  ListApprovalsInput,
+  listCatalogApprovals,
+  RevokeApprovalInput,
+  reviewCatalogApproval,
+  revokeCatalogApproval,
+} from '../../domain/catalog/approvals.js';
+import { route, type RouteDecl } from '../http/route-declaration.js';
 
-const REST = { surface: 'rest', channel: 'v1' } as const;
+const TOOLS = 'Admin tools-token (svc-tools-...) only: a tools-token whose owner is not an admin gets 403 forbidden_admin_only.';
 
-export function registerToolsRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.post('/api/v1/tokens/claim', async (req, reply) => {
-    const { output } = await invoke(deps, claimToken, req, reply, req.body, REST);
-    return reply.send({ token: output.token, tokenId: output.tokenId, ownerUserId: output.ownerUserId, expiresPriorAt: output.expiresPriorAt });
-  });
-  app.post('/api/v1/tokens/claim/batch', async (req, reply) => {
-    const { output } = await invoke(deps, claimTokenBatch, req, reply, req.body, REST);
-    return reply.send(output);
-  });
-  app.get('/api/v1/catalog/approvals', async (req, reply) => {
-    const { output } = await invoke(deps, listCatalogApprovals, req, reply, req.query, REST);
-    return reply.send(output);
-  });
-  app.post('/api/v1/catalog/approvals', async (req, reply) => {
-    const { output } = await invoke(deps, assignCatalogApproval, req, reply, req.body, REST);
-    return reply.code(201).send(output);
-  });
-  app.delete('/api/v1/catalog/approvals', async (req, reply) => {
-    const { output } = await invoke(deps, revokeCatalogApproval, req, reply, req.body, REST);
-    return reply.send(output);
-  });
-  // The spec leaves the review path open: POST /api/v1/catalog/approvals/review (documented in OpenAPI).
-  app.post('/api/v1/catalog/approvals/review', async (req, reply) => {
-    const { output } = await invoke(deps, reviewCatalogApproval, req, reply, req.body, REST);
-    return reply.send(output);
-  });
-  app.get('/api/v1/integrators', async (req, reply) => {
-    const { output } = await invoke(deps, listIntegrators, req, reply, req.query, REST);
-    return reply.send(output);
-  });
-}
+// The bodies these routes send, as the handlers build them.
+const ClaimBatchResponseSchema = z.strictObject({
+  results: z.array(z.object({ email: z.string(), ok: z.boolean(), token: ClaimedTokenSchema.optional(), reason: z.string().optional() })),
+  requestId: z.string(),
+});
+const ApprovalListResponseSchema = z.strictObject({ items: z.array(CatalogApprovalListItemSchema), requestId: z.string() });
+const RevokeResponseSchema = z.strictObject({ revoked: z.boolean(), tokensInvalidated: z.number().int().min(0) });
+const ApprovalItem = { name: 'CatalogApprovalListItem', schema: CatalogApprovalListItemSchema };
+
+export const TOOLS_ROUTES: readonly RouteDecl[] = [
+  route({
+    method: 'POST',
+    path: '/api/v1/tokens/claim',
+    tag: 'tokens',
+    operationId: 'claimToken',
+    summary: "Mint or rotate a pre-approved employee's personal token",
+    description:
+      `${TOOLS} The previous value stays valid until expiresPriorAt (24 h). A claim answers with a token value that is never stored, ` +
+      'so claims do not replay from an Idempotency-Key. 403 no_approved_request / user_inactive and 422 user-not-found / domain-not-allowed carry `email`.',
+    security: 'bearer',
+    body: { name: 'ClaimTokenRequest', schema: ClaimTokenRequestSchema, required: true },
+    success: [{ status: 200, description: 'Minted or rotated', body: { name: 'ClaimedToken', schema: ClaimedTokenSchema } }],
+    errors: { forbidden: ['forbidden_admin_only', 'no_approved_request', 'user_inactive'], unprocessable: ['user_not_found', 'domain_not_allowed'] },
+    op: claimToken,
+    input: (req) => req.body,
+    reply: (o) => ({ token: o.token, tokenId: o.tokenId, ownerUserId: o.ownerUserId, expiresPriorAt: o.expiresPriorAt }),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/tokens/claim/batch',
+    tag: 'tokens',
+    operationId: 'claimTokenBatch',
+    summary: 'Claim 1-100 tokens; each row independent',
+    description: `${TOOLS} A refused row carries \`ok\` false and \`reason\` (no_approved_request, user_not_found, user_inactive, domain_not_allowed); the others are claimed.`,
+    security: 'bearer',
+    body: { name: 'ClaimTokenBatchRequest', schema: ClaimTokenBatchRequestSchema, required: true },
+    success: [{ status: 200, description: 'Per-row results', body: { name: 'ClaimTokenBatchResponse', schema: ClaimBatchResponseSchema } }],
+    errors: { forbidden: ['forbidden_admin_only'] },
+    op: claimTokenBatch,
+    input: (req) => req.body,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/catalog/approvals',
+    tag: 'catalog-approvals',
+    operationId: 'listCatalogApprovals',
+    summary: 'List approvals (newest first, at most 500)',
+    description: `${TOOLS} Status values: pending, approved (also in_execution and completed), rejected, revoked (also withdrawn and cancelled).`,
+    security: 'bearer',
+    query: ListApprovalsInput,
+    success: [{ status: 200, description: 'Approvals', body: { name: 'CatalogApprovalListResponse', schema: ApprovalListResponseSchema } }],
+    errors: { forbidden: ['forbidden_admin_only'] },
+    op: listCatalogApprovals,
+    input: (req) => req.query,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/catalog/approvals',
+    tag: 'catalog-approvals',
+    operationId: 'assignCatalogApproval',
+    summary: 'Assign an approval: approved request and access asset, bypassing review',
+    description: `${TOOLS} Idempotent: an employee who already holds a live approval keeps it. An unknown or archived catalog row is 404; an unknown email is 422 user-not-found with \`email\`.`,
+    security: 'bearer',
+    body: { name: 'CatalogApprovalAssignRequest', schema: CatalogApprovalAssignRequestSchema, required: true },
+    success: [{ status: 201, description: 'The approval', body: ApprovalItem }],
+    errors: { forbidden: ['forbidden_admin_only'], not_found: ['not_found'], unprocessable: ['user_not_found'] },
+    op: assignCatalogApproval,
+    input: (req) => req.body,
+    status: 201,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/api/v1/catalog/approvals',
+    tag: 'catalog-approvals',
+    operationId: 'revokeCatalogApproval',
+    summary: 'Revoke an approval; personal tokens claimed under it stop working at once',
+    description: `${TOOLS} A repeat is a no-op with revoked false. The employee is notified unless notify_employee is false. An unknown catalog row is 404; an unknown email is 422 user-not-found with \`email\`.`,
+    security: 'bearer',
+    body: { name: 'CatalogApprovalRevokeRequest', schema: RevokeApprovalInput, required: true },
+    success: [{ status: 200, description: 'Outcome', body: { name: 'CatalogApprovalRevokeResponse', schema: RevokeResponseSchema } }],
+    errors: { forbidden: ['forbidden_admin_only'], not_found: ['not_found'], unprocessable: ['user_not_found'] },
+    op: revokeCatalogApproval,
+    input: (req) => req.body,
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/catalog/approvals/review',
+    tag: 'catalog-approvals',
+    operationId: 'reviewCatalogApproval',
+    summary: 'Review a pending request: approve (access asset created) or reject',
+    description:
+      `${TOOLS} The spec leaves this path open; it is also the Connect RPC fluxdesk.catalog.v1.CatalogApprovalService/ReviewApproval. ` +
+      'An unknown request is 404; a request that is not pending gives 409 not_pending.',
+    security: 'bearer',
+    body: { name: 'CatalogApprovalReviewRequest', schema: CatalogApprovalReviewRequestSchema, required: true },
+    success: [{ status: 200, description: 'The reviewed request', body: ApprovalItem }],
+    errors: { forbidden: ['forbidden_admin_only'], not_found: ['not_found'], conflict: ['not_pending'] },
+    op: reviewCatalogApproval,
+    input: (req) => req.body,
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/integrators',
+    tag: 'introspection',
+    operationId: 'listIntegrators',
+    summary: 'Non-archived integrator registry rows',
+    description: TOOLS,
+    security: 'bearer',
+    success: [{ status: 200, description: 'Integrators', body: { name: 'IntegratorsResponse', schema: IntegratorsResponseSchema } }],
+    errors: { forbidden: ['forbidden_admin_only'] },
+    op: listIntegrators,
+    input: (req) => req.query,
+  }),
+];
