@@ -7,5 +7,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // OpenAPI response conformance of every service the harness starts (test/helpers/conformance*.ts;
+    // CONFORMANCE=strict|report|off).
+    globalSetup: ['test/helpers/conformance-global.ts'],
+    setupFiles: ['test/helpers/conformance-setup.ts'],
   },
 });

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { startService, type RunningService } from '../../src/main.js';
 import { ManualClock } from '../../src/infra/clock.js';
 import { runOperator } from '../../src/transports/cli/operator-socket.js';
+import { conformanceMode, ServerRecorder } from './conformance-recorder.js';
 
 export const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -49,6 +50,12 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** Capture log lines (e.g. to prove tokens are never logged). */
   logger?: import('pino').Logger;
+  /**
+   * Check every response against the served OpenAPI document (test/helpers/conformance*.ts);
+   * default on unless CONFORMANCE=off. Turn it off only for a service that cannot serve its
+   * document (and say why).
+   */
+  conformance?: boolean;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -69,7 +76,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     env.DATA_DIR = dataDir;
   }
   const config = loadConfig(env, '0.25.935');
-  const svc = await startService(config, { clock, logger: opts.logger });
+  const recorder = opts.conformance !== false && conformanceMode() !== 'off' ? new ServerRecorder() : undefined;
+  const svc = await startService(config, { clock, logger: opts.logger, instrumentHttp: recorder?.install });
+  await recorder?.attach(svc.app);
   const baseUrl = svc.baseUrl;
   return {
     svc,
