@@ -1,5 +1,6 @@
 // Rules for URLs that callers hand to the service (SPEC "What the service does" 3: no credentials are
-// stored; Events rule 5: no credential query parameter). Pure: no DNS, no sockets.
+// stored; Events rule 5: no credential query parameter), and the one host normalisation of every
+// egress allowlist and target (egress-policy.rules.ts). Pure: no DNS, no sockets.
 import { isIP } from 'node:net';
 
 /** Parameter names that carry credentials (SPEC rule 5: "token, secret, api_key and similar"). */
@@ -91,6 +92,8 @@ export function normalizeHost(entry: string): string {
   return host.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
 }
 
-/** A comma list of hosts (config), normalised, without empty entries. */
-export const parseHostList = (csv: string | undefined): readonly string[] =>
-  Object.freeze((csv ?? '').split(',').map(normalizeHost).filter(Boolean));
+/** Allowlist entries, each normalised (normalizeHost), without empty entries: the one allowlist parser. */
+export const normalizeHostList = (entries: readonly string[]): string[] => entries.map(normalizeHost).filter(Boolean);
+
+/** A comma list of hosts (config: EGRESS_ALLOW_HOSTS, NUDGE_EGRESS_ALLOW_HOSTS), normalised. */
+export const parseHostList = (csv: string | undefined): readonly string[] => Object.freeze(normalizeHostList((csv ?? '').split(',')));

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { normalizeHost, parseHostList } from '../../src/domain/urls.rules.js';
-import { allowHostSet, classifyAddress, egressTarget, isAllowedAddress, isAllowedAnswer, type AddressClass } from '../../src/infra/http-egress/address-policy.js';
+import { allowHostSet, classifyAddress, egressTarget, isAllowedAddress, isAllowedAnswer, type AddressClass } from '../../src/domain/egress-policy.rules.js';
 import { createEgressClient, type Resolver } from '../../src/infra/http-egress/egress-client.js';
 import { createNudgeEgressClient } from '../../src/infra/chat/nudge-egress.js';
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Issue } from '../errors.js';
 import type { Channel, TokenKind } from '../context.js';
 import { urlIssues } from '../urls.rules.js';
+import { urlHostClass } from '../egress-policy.rules.js';
 
 export const SEVERITIES = ['critical', 'warn', 'info', 'success'] as const;
 export const EXTERNAL_STATUSES = ['firing', 'resolved', 'pending', 'approved', 'rejected', 'withdrawn'] as const;
@@ -28,15 +29,16 @@ const HTTPS_URL = /^https:\/\/[^\s]+$/;
 const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 const EVENT_ID = /^[a-zA-Z0-9_-]+$/;
 
-/** Literal loopback / unspecified hosts refused at validation (SPEC ActionButton). */
-export function isLiteralLocalHost(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-    return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '0.0.0.0' || host === '::1' || host === '::';
-  } catch {
-    return false;
-  }
-}
+/**
+ * Webhook targets refused when the event is accepted (SPEC ActionButton: localhost, 127.*, 0.0.0.0),
+ * classed by the one egress policy: a localhost name, or an IP literal of the loopback or
+ * unspecified class (also in IPv6 forms: `[::1]`, `[::ffff:127.0.0.1]`). Every other non-public
+ * address is refused when the action is clicked (egress-client.ts, same policy, after DNS).
+ */
+const forbiddenWebhookHost = (url: string): boolean => {
+  const c = urlHostClass(url);
+  return c === 'loopback' || c === 'unspecified';
+};
 
 /**
  * An https URL that carries no secret (SPEC "What the service does" 3, Events rule 5): no userinfo,
@@ -63,7 +65,7 @@ export const ActionButtonSchema = z.strictObject({
   action_type: z.enum(['url', 'webhook']).default('url'),
   url: httpsUrl(2000).optional(),
   webhook_url: httpsUrl(2000)
-    .refine((u) => !isLiteralLocalHost(u), { error: 'must not target localhost, 127.* or 0.0.0.0', params: { code: 'forbidden_host' } })
+    .refine((u) => !forbiddenWebhookHost(u), { error: 'must not target localhost, 127.* or 0.0.0.0', params: { code: 'forbidden_host' } })
     .optional(),
 });
 

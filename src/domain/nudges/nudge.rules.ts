@@ -2,7 +2,7 @@
 // SPEC "What the service does" 1, "Side effects of a new delivery", "Delivery external status",
 // Limits (daily notifications per token, 500 inbox notifications per user per day, 00:00 UTC reset).
 import { SEVERITIES } from '../events/event-validation.rules.js';
-import { normalizeHost } from '../urls.rules.js';
+import { allowHostSet, egressDecision } from '../egress-policy.rules.js';
 
 export type Severity = (typeof SEVERITIES)[number];
 export type NudgeChannel = 'push' | 'chat';
@@ -58,10 +58,10 @@ const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 export const pushPayload = (c: NudgeContent): string => JSON.stringify({ title: c.title, severity: c.severity, url: c.url });
 
 /**
- * A user-supplied receiver URL (chat webhook, push endpoint): https only, at most 2000 chars, no
- * credentials in the userinfo part. `allowHttpHosts` (tests: local receivers on 127.0.0.1) is an
- * explicit deployment option, empty by default. Address checks (no private or loopback targets)
- * happen again at send time, after DNS.
+ * A user-supplied receiver URL (chat webhook, push endpoint): at most 2000 chars, no credentials in
+ * the userinfo part, and a target the one egress policy allows (https only; plain http and private
+ * or loopback addresses only for `allowHttpHosts`, an explicit deployment option for local test
+ * receivers, empty by default). A host name's addresses are checked again at send time, after DNS.
  */
 export function receiverUrlIssue(raw: string, allowHttpHosts: readonly string[]): string | null {
   if (raw.length > 2000) return 'at most 2000 characters';
@@ -72,8 +72,8 @@ export function receiverUrlIssue(raw: string, allowHttpHosts: readonly string[])
     return 'must be an absolute URL';
   }
   if (u.username || u.password) return 'must not carry credentials';
-  if (u.protocol === 'https:') return null;
-  // The allowlist entries come normalised the same way (config: parseHostList).
-  if (u.protocol === 'http:' && allowHttpHosts.includes(normalizeHost(u.hostname))) return null;
-  return 'must start with https://';
+  const d = egressDecision(raw, allowHostSet(allowHttpHosts));
+  if (d.ok) return null;
+  if (d.refusal === 'address') return 'must not target a loopback, private, link-local or metadata address';
+  return d.refusal === 'scheme' ? 'must start with https://' : 'must be an absolute URL';
 }

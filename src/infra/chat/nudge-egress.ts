@@ -1,5 +1,5 @@
 // Outgoing POSTs of nudges (chat webhooks, push services) with the SAME target rules as the
-// SSRF-guarded egress client (one policy, src/infra/http-egress/address-policy.ts: https only unless
+// SSRF-guarded egress client (one policy, src/domain/egress-policy.rules.ts: https only unless
 // allowlisted; every resolved address must be public; no redirects; one deadline), but over pooled
 // keep-alive connections. The worker sends thousands of nudges a second to a handful of hosts;
 // a fresh TCP (+TLS) connection per request, as the action-callback client makes, costs more
@@ -13,7 +13,7 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import { allowHostSet, egressTarget, isAllowedAnswer } from '../http-egress/address-policy.js';
+import { allowHostSet, egressTarget, isAllowedAnswer } from '../../domain/egress-policy.rules.js';
 import { result, type EgressClient, type EgressResponse } from '../http-egress/egress-client.js';
 import { tracedPost, tracing } from '../tracing/tracing.js';
 

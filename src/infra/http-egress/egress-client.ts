@@ -2,9 +2,9 @@
 // (outgoing)", Limits: callback timeout 5 s), guarded against SSRF:
 //  - https only; plain http only for a host on the egress allowlist (local test receivers);
 //  - the host is resolved once (all addresses) and refused when ANY address is not public per
-//    address-policy.ts (the one policy shared with the nudge client: loopback, private,
-//    link-local, CGNAT, unspecified, multicast, reserved, metadata, and IPv6 forms embedding such
-//    an IPv4 address);
+//    domain/egress-policy.rules.ts (the one policy, shared with the nudge client and with the URL
+//    rules at publish time: loopback, private, link-local, CGNAT, unspecified, multicast, reserved,
+//    metadata, and IPv6 forms embedding such an IPv4 address);
 //  - the socket connects to that checked address (pinned through the `lookup` hook), so a second,
 //    rebinding DNS answer is never used; Host and TLS SNI/certificate checks keep the original name;
 //  - redirects are not followed (a 3xx is reported as the status);
@@ -14,7 +14,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { allowHostSet, egressTarget, isAllowedAnswer } from './address-policy.js';
+import { allowHostSet, egressTarget, isAllowedAnswer } from '../../domain/egress-policy.rules.js';
 import { tracedPost, tracing } from '../tracing/tracing.js';
 
 export const DEFAULT_EGRESS_TIMEOUT_MS = 5_000;

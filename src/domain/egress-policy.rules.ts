@@ -1,15 +1,15 @@
-// Where an outgoing request to a user-supplied URL may go: the ONE SSRF policy of every egress
-// client (webhook action callbacks in egress-client.ts, chat and push nudges in
-// infra/chat/nudge-egress.ts). Pure: no DNS, no sockets. A client checks the URL with egressTarget,
-// resolves a host name, refuses the whole answer unless isAllowedAnswer, and connects to a checked
-// address only (never a second, possibly rebound, DNS answer).
+// The ONE egress target policy: where a request to a user-supplied URL may go. Used when a URL is
+// accepted (webhook action targets, chat and push receivers: publish time, no I/O) and again when
+// it is called (infra/http-egress/egress-client.ts, infra/chat/nudge-egress.ts), which add the DNS
+// step: resolve the host, refuse the whole answer unless isAllowedAnswer, and connect to a checked
+// address only (never a second, possibly rebound, DNS answer). Pure: no DNS, no sockets.
 //
 // Addresses are classified with ipaddr.js's IANA special-purpose ranges (not hand-written masks).
 // IPv6 forms that carry an IPv4 address (mapped, translated, compatible, NAT64, 6to4) are classed
 // as that IPv4 address; anything outside global unicast is refused (default deny).
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
-import { normalizeHost } from '../../domain/urls.rules.js';
+import { normalizeHostList, normalizeHost } from './urls.rules.js';
 
 export type AddressClass =
   | 'public'
@@ -113,10 +113,11 @@ export function classifyAddress(address: string): AddressClass {
 /** Classes an allowlisted host may still reach: its own private or loopback address, never metadata. */
 const ALLOWLISTED_EXTRA: ReadonlySet<AddressClass> = new Set(['loopback', 'private', 'link_local', 'cgnat', 'reserved']);
 
+const isAllowedClass = (c: AddressClass, allowPrivate: boolean): boolean => c === 'public' || (allowPrivate && ALLOWLISTED_EXTRA.has(c));
+
 /** May a request go to this address? `allowPrivate` only for a host on the egress allowlist. */
 export function isAllowedAddress(address: string, allowPrivate = false): boolean {
-  const c = classifyAddress(address);
-  return c === 'public' || (allowPrivate && ALLOWLISTED_EXTRA.has(c));
+  return isAllowedClass(classifyAddress(address), allowPrivate);
 }
 
 /** A DNS answer is usable only when EVERY address is allowed: a mixed answer is how rebinding starts. */
@@ -130,7 +131,7 @@ export function isAllowedAnswer(addresses: ReadonlyArray<{ address: string }>, a
  * brackets, no port, canonical IP literals).
  */
 export function allowHostSet(hosts: readonly string[]): ReadonlySet<string> {
-  return new Set(hosts.map(normalizeHost).filter(Boolean));
+  return new Set(normalizeHostList(hosts));
 }
 
 export interface EgressTarget {
@@ -143,22 +144,52 @@ export interface EgressTarget {
   literal: 0 | 4 | 6;
 }
 
-/**
- * The URL rule of every egress client: https only (plain http only for an allowlisted host); an
- * IP-literal host must be an allowed address. null: the target is refused.
- */
-export function egressTarget(url: string, allowHosts: ReadonlySet<string>): EgressTarget | null {
+/** Why a target is refused: not a URL with a host, a scheme other than https, or a host it may not reach. */
+export type EgressRefusal = 'invalid_url' | 'scheme' | 'address';
+
+export type EgressDecision = { ok: true; target: EgressTarget } | { ok: false; refusal: EgressRefusal };
+
+/** `localhost` and `*.localhost` always name the loopback interface (RFC 6761 §6.3): no DNS needed to class them. */
+const isLocalhostName = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost');
+
+/** A normalised host, classed without DNS: an IP literal's class, `loopback` for a localhost name, else `name`. */
+const hostClass = (host: string): AddressClass | 'name' => (isIP(host) !== 0 ? classifyAddress(host) : isLocalhostName(host) ? 'loopback' : 'name');
+
+/** The class of a URL's host without DNS (`name`: known only after resolution); `invalid` for no URL or no host. */
+export function urlHostClass(url: string): AddressClass | 'name' {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return null;
+    return 'invalid';
   }
   const host = normalizeHost(u.hostname);
-  if (host === '') return null;
+  return host === '' ? 'invalid' : hostClass(host);
+}
+
+/**
+ * The URL rule of every egress target: https only (plain http only for an allowlisted host); an
+ * IP-literal host must be an allowed address, and a localhost name is loopback. A host name's
+ * addresses are checked when it is called (isAllowedAnswer on its DNS answer).
+ */
+export function egressDecision(url: string, allowHosts: ReadonlySet<string>): EgressDecision {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { ok: false, refusal: 'invalid_url' };
+  }
+  const host = normalizeHost(u.hostname);
+  if (host === '') return { ok: false, refusal: 'invalid_url' };
   const allowlisted = allowHosts.has(host);
-  if (!(u.protocol === 'https:' || (u.protocol === 'http:' && allowlisted))) return null;
-  const literal = isIP(host) as 0 | 4 | 6;
-  if (literal !== 0 && !isAllowedAddress(host, allowlisted)) return null;
-  return { url: u, host, allowlisted, literal };
+  if (!(u.protocol === 'https:' || (u.protocol === 'http:' && allowlisted))) return { ok: false, refusal: 'scheme' };
+  const c = hostClass(host);
+  if (c !== 'name' && !isAllowedClass(c, allowlisted)) return { ok: false, refusal: 'address' };
+  return { ok: true, target: { url: u, host, allowlisted, literal: isIP(host) as 0 | 4 | 6 } };
+}
+
+/** The target to call, or null when the policy refuses it (send time: reported as blocked_target). */
+export function egressTarget(url: string, allowHosts: ReadonlySet<string>): EgressTarget | null {
+  const d = egressDecision(url, allowHosts);
+  return d.ok ? d.target : null;
 }
