@@ -8,7 +8,7 @@ import { notFound } from '../errors.js';
 import { integratorCatalogSlug } from '../catalog/catalog.rules.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { createToolsTokenInTransaction, TOOLS_TOKEN_DAILY_LIMIT } from '../tokens/create-tools-token.js';
-import { RESERVED_INTEGRATOR_SLUGS } from '../tokens/integrators.repository.js';
+import { findTakenIntegratorSlugs, lockIntegratorSlugBase, RESERVED_INTEGRATOR_SLUGS } from '../tokens/integrators.repository.js';
 import { User } from '../users/users.entity.js';
 
 export const IssueAdminToolsClaimTokenInput = z.strictObject({
@@ -51,15 +51,7 @@ export function slugifyLabel(label: string): string {
  * `base`, so concurrent issues with one label do not pick the same slug.
  */
 export async function uniqueIntegratorSlug(em: EntityManager, base: string): Promise<string> {
-  const rows = (await em.getConnection().execute(
-    // The base is [a-z0-9-] only: no LIKE wildcard to escape.
-    `select slug from integrators where slug = ? or slug like ?
-     union select split_part(slug, '.', 1) from catalog_items where slug = ? or slug like ?`,
-    [base, `${base}-%`, integratorCatalogSlug(base), `${base}-%`],
-    'all',
-    em.getTransactionContext(),
-  )) as { slug: string }[];
-  const taken = new Set([...rows.map((r) => r.slug), ...RESERVED_INTEGRATOR_SLUGS]);
+  const taken = new Set([...(await findTakenIntegratorSlugs(em, base, integratorCatalogSlug(base))), ...RESERVED_INTEGRATOR_SLUGS]);
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`;
     if (!taken.has(candidate)) return candidate;
@@ -80,7 +72,7 @@ export const issueAdminToolsClaimToken = defineOperation<z.infer<typeof IssueAdm
       const owner = await em.findOne(User, { id: ctx.principal.userId });
       if (!owner) throw notFound('user');
       const base = slugifyLabel(input.label);
-      await em.getConnection().execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`integrator-slug:${base}`], 'all', em.getTransactionContext());
+      await lockIntegratorSlugBase(em, base);
       const integrator = await uniqueIntegratorSlug(em, base);
       const created = await createToolsTokenInTransaction(
         em,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { iso } from '../timestamps.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { listInboundTokensForAdmin } from '../tokens/inbound-tokens.repository.js';
 
 export const TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;
 export const LIST_TOKENS_LIMIT = { max: 500, default: 200 } as const;
@@ -29,17 +30,6 @@ export const InboundTokenListItem = z.object({
 export const ListInboundTokensOutput = z.object({ items: z.array(InboundTokenListItem) });
 export type ListInboundTokensResult = z.infer<typeof ListInboundTokensOutput>;
 
-interface Row {
-  id: string;
-  label: string;
-  kind: (typeof TOKEN_KINDS)[number];
-  status: string;
-  owner_email: string;
-  created_at: Date | string;
-  revoked_at: Date | string | null;
-  linked_catalog_slug: string | null;
-}
-
 export const listInboundTokens = defineOperation<z.infer<typeof ListInboundTokensInput>, ListInboundTokensResult, AgentPrincipal>({
   name: 'agent.list_inbound_tokens',
   auth: { kind: 'agent' },
@@ -50,18 +40,7 @@ export const listInboundTokens = defineOperation<z.infer<typeof ListInboundToken
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
     // Named columns only: the hash, prior hash and callback secret never leave the table.
-    const rows = (await ctx.em.getConnection().execute(
-      `select t.id, t.label, t.kind, t.status, u.email as owner_email, t.created_at, t.revoked_at,
-              case when t.kind in ('tools_claim', 'moderation')
-                   then coalesce((select c.slug from catalog_items c where c.linked_tools_token_id = t.id order by c.created_at, c.id limit 1),
-                                 (select c.slug from catalog_items c where c.integrator_id = t.integrator_id and c.archived_at is null order by c.created_at, c.id limit 1))
-                   else (select c.slug from catalog_requests r join catalog_items c on c.id = r.catalog_item_id where r.id = t.approval_id)
-              end as linked_catalog_slug
-         from inbound_tokens t join users u on u.id = t.owner_user_id
-        where (?::varchar is null or t.kind = ?) and (?::boolean or t.status <> 'revoked')
-        order by t.created_at desc, t.id limit ?`,
-      [input.kind ?? null, input.kind ?? null, input.include_revoked, input.limit],
-    )) as Row[];
+    const rows = await listInboundTokensForAdmin(ctx.em, { kind: input.kind, includeRevoked: input.include_revoked, limit: input.limit });
     return {
       items: rows.map((r) => ({
         id: r.id,

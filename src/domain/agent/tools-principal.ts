@@ -4,33 +4,7 @@
 // `broadcast_event` (the caller's tools-token) and resolve/supplement (the sending token).
 import type { EntityManager } from '@mikro-orm/core';
 import type { InboundTokenPrincipal } from '../context.js';
-
-interface TokenPrincipalRow {
-  id: string;
-  kind: InboundTokenPrincipal['kind'];
-  status: string;
-  label: string;
-  daily_limit: number;
-  user_id: string;
-  email: string;
-  role: string;
-  integrator_id: string;
-  integrator_slug: string;
-  allowed_event_prefix: string;
-}
-
-async function loadTokenRow(em: EntityManager, tokenId: string): Promise<TokenPrincipalRow | undefined> {
-  const rows = (await em.getConnection().execute(
-    `select t.id, t.kind, t.status, t.label, t.daily_limit, u.id as user_id, u.email, u.role, i.id as integrator_id,
-            i.slug as integrator_slug, i.allowed_event_prefix
-       from inbound_tokens t join users u on u.id = t.owner_user_id join integrators i on i.id = t.integrator_id
-      where t.id = ?`,
-    [tokenId],
-    'all',
-    em.getTransactionContext(),
-  )) as TokenPrincipalRow[];
-  return rows[0];
-}
+import { findTokenPrincipalRow, type TokenPrincipalRow } from '../tokens/inbound-tokens.repository.js';
 
 const toPrincipal = (r: TokenPrincipalRow): InboundTokenPrincipal => ({
   type: 'inbound_token',
@@ -48,7 +22,7 @@ const toPrincipal = (r: TokenPrincipalRow): InboundTokenPrincipal => ({
 
 /** Any inbound token, whatever its state (the caller decides what the state allows). */
 export async function principalForInboundToken(em: EntityManager, tokenId: string): Promise<InboundTokenPrincipal | undefined> {
-  const row = await loadTokenRow(em, tokenId);
+  const row = await findTokenPrincipalRow(em, tokenId);
   return row ? toPrincipal(row) : undefined;
 }
 
@@ -57,7 +31,7 @@ export async function principalForInboundToken(em: EntityManager, tokenId: strin
  * user's, not a tools-token, disabled or revoked), so a caller cannot tell those apart.
  */
 export async function principalForToolsToken(em: EntityManager, tokenId: string, ownerUserId: string): Promise<InboundTokenPrincipal | undefined> {
-  const row = await loadTokenRow(em, tokenId);
+  const row = await findTokenPrincipalRow(em, tokenId);
   if (!row || row.kind !== 'tools_claim' || row.status !== 'active' || row.user_id !== ownerUserId) return undefined;
   return toPrincipal(row);
 }

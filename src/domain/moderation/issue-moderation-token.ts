@@ -12,7 +12,7 @@ import { DomainError, notFound } from '../errors.js';
 import { createIntegratorCatalogRow } from '../catalog/catalog.repository.js';
 import { slugifyLabel, uniqueIntegratorSlug } from '../agent/issue-admin-tools-claim-token.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
-import { ensureIntegrator } from '../tokens/integrators.repository.js';
+import { ensureIntegrator, lockIntegratorSlugBase } from '../tokens/integrators.repository.js';
 import { ADMIN_ROLES, User } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { auditTokenCreated, createInboundTokenRow } from '../tokens/new-inbound-token.js';
@@ -59,7 +59,7 @@ async function createModerationTokenInTransaction(
   const now = ctx.clock.now();
   const base = slugifyLabel(spec.label);
   // Same lock as issue_admin_tools_claim_token: concurrent issues with one label pick distinct slugs.
-  await em.getConnection().execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`integrator-slug:${base}`], 'all', em.getTransactionContext());
+  await lockIntegratorSlugBase(em, base);
   const slug = await uniqueIntegratorSlug(em, base);
   const integratorId = await ensureIntegrator(em, { slug, name: spec.label, description: 'Moderation token (mode 2): events are held for an admin to forward.' }, now);
   const { row, token } = createInboundTokenRow(em, { kind: 'moderation', ownerUserId: owner.id, integratorId, label: spec.label, note: spec.note, dailyLimit: spec.dailyLimit, createdAt: now });

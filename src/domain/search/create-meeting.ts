@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import { DomainError } from '../errors.js';
 import { requireUserByEmail } from '../users/users.repository.js';
+import { findLiveProjectBySlug, insertMeeting } from './meetings.repository.js';
 import { meetingUrl } from './search.rules.js';
 
 const dateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with offset' });
@@ -41,21 +42,13 @@ export const createMeeting = defineOperation<z.infer<typeof CreateMeetingInput>,
   input: CreateMeetingInput,
   handler: async (input, ctx) =>
     ctx.em.transactional(async (em) => {
-      const conn = em.getConnection();
-      const tx = em.getTransactionContext();
-      const projects = (await conn.execute(`select id, slug from projects where slug = ? and archived_at is null`, [input.project_slug], 'all', tx)) as { id: string; slug: string }[];
-      const project = projects[0];
+      const project = await findLiveProjectBySlug(em, input.project_slug);
       if (!project) throw new DomainError('not_found', `project "${input.project_slug}" not found`, { code: 'not_found' });
       const creator = await requireUserByEmail(em, input.created_by_email);
       const id = randomUUID();
       const startsAt = new Date(input.starts_at);
       const endsAt = input.ends_at === undefined ? null : new Date(input.ends_at);
-      await conn.execute(
-        `insert into meetings (id, project_id, title, starts_at, ends_at, created_by_user_id, created_at) values (?, ?, ?, ?, ?, ?, ?)`,
-        [id, project.id, input.title, startsAt, endsAt, creator.id, ctx.clock.now()],
-        'run',
-        tx,
-      );
+      await insertMeeting(em, { id, projectId: project.id, title: input.title, startsAt, endsAt, createdByUserId: creator.id, createdAt: ctx.clock.now() });
       return {
         meeting_id: id,
         project_slug: project.slug,

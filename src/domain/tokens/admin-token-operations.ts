@@ -8,6 +8,7 @@ import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
+import { revokeEveryTokenOfUser } from './own-tokens.repository.js';
 import { InboundToken } from './tokens.entity.js';
 
 export function requireAdminUser(p: AgentPrincipal): void {
@@ -57,18 +58,9 @@ export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>
 
 /** Revokes every inbound and agent token of a user inside the caller's transaction. */
 export async function revokeAllTokensOf(em: Parameters<typeof recordAudit>[0], ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, userId: string, actorUserId: string | null, reason: string): Promise<number> {
-  const now = ctx.clock.now().toISOString();
-  const conn = em.getConnection();
-  const tx = em.getTransactionContext();
-  const rows = (await conn.execute(
-    `update inbound_tokens set status = 'revoked', revoked_at = ?::timestamptz, revoked_reason = ? where owner_user_id = ? and status <> 'revoked' returning id`,
-    [now, reason, userId],
-    'all',
-    tx,
-  )) as { id: string }[];
-  const agents = (await conn.execute(`update agent_tokens set revoked_at = ?::timestamptz where user_id = ? and revoked_at is null returning id`, [now, userId], 'all', tx)) as { id: string }[];
-  for (const r of rows) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: r.id, targetType: 'inbound_token', targetId: r.id, summary: { reason } });
-  return rows.length + agents.length;
+  const { inboundIds, agentCount } = await revokeEveryTokenOfUser(em, userId, reason, ctx.clock.now().toISOString());
+  for (const id of inboundIds) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: id, targetType: 'inbound_token', targetId: id, summary: { reason } });
+  return inboundIds.length + agentCount;
 }
 
 export const OffboardInput = z.strictObject({ email: z.email().max(120) });

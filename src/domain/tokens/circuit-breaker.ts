@@ -9,18 +9,13 @@ import { notFound } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { requireAdminUser } from './admin-token-operations.js';
+import { closeBreaker, countPublishOutcomes, findBreakerSince, tripBreaker } from './circuit-breaker.repository.js';
 import { BREAKER_SUSPENSION_MS, shouldTrip, windowStart } from './circuit-breaker.rules.js';
 
 export const BREAKER_AUDIT = {
   suspended: 'inbound.token.suspended',
   reset: 'inbound.token.breaker_reset',
 } as const;
-
-interface CountRow {
-  breaker_since: Date | string | null;
-  failures: string | number;
-  successes: string | number;
-}
 
 /**
  * Called after a rejected publish was audited. Trips the breaker when the token's failures since
@@ -30,31 +25,19 @@ interface CountRow {
  */
 export async function evaluateBreakerAfterFailure(em: EntityManager, ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, tokenId: string): Promise<boolean> {
   const now = ctx.clock.now();
-  const conn = em.getConnection();
-  const [t] = (await conn.execute(`select breaker_since from inbound_tokens where id = ?`, [tokenId], 'all')) as { breaker_since: Date | string | null }[];
+  const t = await findBreakerSince(em, tokenId);
   if (!t) return false;
   const from = windowStart(now, t.breaker_since === null ? null : new Date(t.breaker_since));
-  const [c] = (await conn.execute(
-    `select count(*) filter (where action = ?) as failures, count(*) filter (where action <> ?) as successes
-       from audit_log where token_id = ? and created_at > ?::timestamptz and created_at <= ?::timestamptz and action in (?, ?, ?)`,
-    [AUDIT.eventRejected, AUDIT.eventRejected, tokenId, from.toISOString(), now.toISOString(), AUDIT.eventRejected, AUDIT.eventReceived, AUDIT.eventDeduped],
-    'all',
-  )) as CountRow[];
-  const failures = Number(c?.failures ?? 0);
-  const successes = Number(c?.successes ?? 0);
+  const { failures, successes } = await countPublishOutcomes(em, tokenId, from.toISOString(), now.toISOString(), {
+    rejected: AUDIT.eventRejected,
+    received: AUDIT.eventReceived,
+    deduped: AUDIT.eventDeduped,
+  });
   if (!shouldTrip(failures, successes)) return false;
 
   const until = new Date(now.getTime() + BREAKER_SUSPENSION_MS);
   return em.transactional(async (tx) => {
-    const rows = (await tx.getConnection().execute(
-      `update inbound_tokens set breaker_open_until = ?::timestamptz, breaker_since = ?::timestamptz
-        where id = ? and status = 'active' and (breaker_open_until is null or breaker_open_until <= ?::timestamptz)
-        returning id, owner_user_id, label`,
-      [until.toISOString(), until.toISOString(), tokenId, now.toISOString()],
-      'all',
-      tx.getTransactionContext(),
-    )) as { id: string; owner_user_id: string; label: string }[];
-    const row = rows[0];
+    const row = await tripBreaker(tx, tokenId, until.toISOString(), now.toISOString());
     if (!row) return false;
     recordAudit(tx, ctx, {
       action: BREAKER_AUDIT.suspended,
@@ -83,16 +66,7 @@ export type ResetCircuitBreakerResult = z.infer<typeof ResetCircuitBreakerOutput
 async function resetBreaker(em: EntityManager, ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, tokenId: string, actorUserId: string | null): Promise<ResetCircuitBreakerResult> {
   return em.transactional(async (tx) => {
     const now = ctx.clock.now();
-    const rows = (await tx.getConnection().execute(
-      `update inbound_tokens t set breaker_open_until = null, breaker_since = ?::timestamptz
-         from (select id, breaker_open_until from inbound_tokens where id = ? for update) o
-        where t.id = o.id
-        returning t.id, t.owner_user_id, t.label, o.breaker_open_until > ?::timestamptz as was_open`,
-      [now.toISOString(), tokenId, now.toISOString()],
-      'all',
-      tx.getTransactionContext(),
-    )) as { id: string; owner_user_id: string; label: string; was_open: boolean | null }[];
-    const row = rows[0];
+    const row = await closeBreaker(tx, tokenId, now.toISOString());
     if (!row) throw notFound('token');
     const wasOpen = row.was_open === true;
     recordAudit(tx, ctx, { action: BREAKER_AUDIT.reset, actorUserId, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { was_open: wasOpen } });

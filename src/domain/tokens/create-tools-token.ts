@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import { defineOperation, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { createIntegratorCatalogRow, findItemForIntegrator } from '../catalog/catalog.repository.js';
+import { createIntegratorCatalogRow, findItemForIntegrator, linkItemToToolsToken } from '../catalog/catalog.repository.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { ensureIntegrator } from './integrators.repository.js';
@@ -77,7 +77,7 @@ export async function createToolsTokenInTransaction(
     catalogSlug = created.slug ?? null;
     catalogRowId = created.id;
   } else if (item.linked_tools_token_id === null) {
-    await em.getConnection().execute(`update catalog_items set linked_tools_token_id = ? where id = ?`, [row.id, item.id], 'run', em.getTransactionContext());
+    await linkItemToToolsToken(em, item.id, row.id);
   }
   auditTokenCreated(em, ctx, row, audit, { kind: 'tools_claim', integrator: spec.integrator, ...audit.summary });
   await em.flush();

@@ -19,7 +19,8 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import type { DomainConfig } from '../context.js';
 import { AUDIT } from '../audit/audit.js';
-import { inactivityCutoffs, renderInactivityWarning, warningDedupeKey, type InactivityTokenFamily } from './inactivity-warning.rules.js';
+import { expireInactiveInboundTokens, findInactivityWarningCandidates, queueMailOnce, revokeInactiveAgentTokens } from './inactivity.repository.js';
+import { inactivityCutoffs, renderInactivityWarning, warningDedupeKey } from './inactivity-warning.rules.js';
 
 export const AGENT_TOKEN_AUTO_EXPIRED = 'agent.token.auto_expired';
 export const INACTIVITY_WARNING_MAIL_KIND = 'token_inactivity_warning';
@@ -37,18 +38,6 @@ export interface InactivityScanResult {
   warningsQueued: number;
 }
 
-interface WarningCandidate {
-  family: InactivityTokenFamily;
-  id: string;
-  kind: string;
-  label: string;
-  display_prefix: string;
-  last_used_at: Date | string | null;
-  created_at: Date | string;
-  user_id: string;
-  email: string;
-}
-
 const asDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
 export async function scanTokenInactivity(em: EntityManager, env: InactivityScanEnv): Promise<InactivityScanResult> {
@@ -56,61 +45,11 @@ export async function scanTokenInactivity(em: EntityManager, env: InactivityScan
   const now = env.now.toISOString();
   const requestId = `maintenance:tokens.inactivity-scan:${now}`;
   return em.transactional(async (tx) => {
-    const conn = tx.getConnection();
-    const tctx = tx.getTransactionContext();
-
-    const inbound = (await conn.execute(
-      `with expired as (
-         update inbound_tokens set status = 'auto_expired'
-          where status = 'active' and kind in ('personal', 'moderation') and coalesce(last_used_at, created_at) <= ?::timestamptz
-          returning id, owner_user_id, kind, label, display_prefix, last_used_at, created_at
-       )
-       insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
-       select gen_random_uuid(), ?, ?, null, e.id, 'inbound_token', e.id::text, ?,
-              jsonb_build_object('kind', e.kind, 'owner_user_id', e.owner_user_id, 'label', e.label, 'display_prefix', e.display_prefix,
-                                 'last_used_at', e.last_used_at, 'created_at', e.created_at, 'reason', 'unused for 12 months'),
-              ?::timestamptz
-         from expired e
-       returning token_id`,
-      [expireAtOrBefore.toISOString(), AUDIT.tokenAutoExpired, MAINTENANCE_SOURCE, requestId, now],
-      'all',
-      tctx,
-    )) as { token_id: string }[];
-
-    const agent = (await conn.execute(
-      `with expired as (
-         update agent_tokens set revoked_at = ?::timestamptz
-          where revoked_at is null and coalesce(last_used_at, created_at) <= ?::timestamptz
-          returning id, user_id, label, display_prefix, last_used_at, created_at
-       )
-       insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
-       select gen_random_uuid(), ?, ?, null, e.id, 'agent_token', e.id::text, ?,
-              jsonb_build_object('owner_user_id', e.user_id, 'label', e.label, 'display_prefix', e.display_prefix,
-                                 'last_used_at', e.last_used_at, 'created_at', e.created_at, 'reason', 'unused for 12 months'),
-              ?::timestamptz
-         from expired e
-       returning token_id`,
-      [now, expireAtOrBefore.toISOString(), AGENT_TOKEN_AUTO_EXPIRED, MAINTENANCE_SOURCE, requestId, now],
-      'all',
-      tctx,
-    )) as { token_id: string }[];
+    const inbound = await expireInactiveInboundTokens(tx, expireAtOrBefore.toISOString(), now, { action: AUDIT.tokenAutoExpired, source: MAINTENANCE_SOURCE, requestId });
+    const agent = await revokeInactiveAgentTokens(tx, expireAtOrBefore.toISOString(), now, { action: AGENT_TOKEN_AUTO_EXPIRED, source: MAINTENANCE_SOURCE, requestId });
 
     // Tokens in the warning window (expired ones are no longer live, so the window is exact).
-    const candidates = (await conn.execute(
-      `select 'inbound' as family, t.id, t.kind, t.label, t.display_prefix, t.last_used_at, t.created_at, u.id as user_id, u.email
-         from inbound_tokens t join users u on u.id = t.owner_user_id
-        where t.status = 'active' and t.kind in ('personal', 'moderation') and u.status = 'active'
-          and coalesce(t.last_used_at, t.created_at) <= ?::timestamptz
-       union all
-       select 'agent' as family, a.id, 'agent' as kind, a.label, a.display_prefix, a.last_used_at, a.created_at, u.id as user_id, u.email
-         from agent_tokens a join users u on u.id = a.user_id
-        where a.revoked_at is null and u.status = 'active'
-          and coalesce(a.last_used_at, a.created_at) <= ?::timestamptz
-        order by created_at`,
-      [warnAtOrBefore.toISOString(), warnAtOrBefore.toISOString()],
-      'all',
-      tctx,
-    )) as WarningCandidate[];
+    const candidates = await findInactivityWarningCandidates(tx, warnAtOrBefore.toISOString());
 
     let warningsQueued = 0;
     for (const c of candidates) {
@@ -125,16 +64,17 @@ export async function scanTokenInactivity(em: EntityManager, env: InactivityScan
         createdAt,
         publicBaseUrl: env.publicBaseUrl,
       });
-      const inserted = (await conn.execute(
-        `insert into mail_outbox (id, kind, dedupe_key, user_id, to_address, subject, body_text, status, attempts, token_id, created_at, next_attempt_at, updated_at)
-         values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz)
-         on conflict (dedupe_key) do nothing
-         returning id`,
-        [INACTIVITY_WARNING_MAIL_KIND, warningDedupeKey(c.family, c.id, lastUsedAt ?? createdAt), c.user_id, c.email, mail.subject, mail.text, c.id, now, now, now],
-        'all',
-        tctx,
-      )) as { id: string }[];
-      warningsQueued += inserted.length;
+      const queued = await queueMailOnce(tx, {
+        kind: INACTIVITY_WARNING_MAIL_KIND,
+        dedupeKey: warningDedupeKey(c.family, c.id, lastUsedAt ?? createdAt),
+        userId: c.user_id,
+        to: c.email,
+        subject: mail.subject,
+        text: mail.text,
+        tokenId: c.id,
+        now,
+      });
+      if (queued) warningsQueued += 1;
     }
     return { expiredInbound: inbound.length, expiredAgent: agent.length, warningsQueued };
   });

@@ -42,3 +42,60 @@ export async function ensureIntegrator(em: EntityManager, seed: IntegratorSeed, 
   const rows = (await conn.execute(`select id from integrators where slug = ?`, [seed.slug], 'all', ctx)) as { id: string }[];
   return rows[0]!.id;
 }
+
+/**
+ * Serialises the issues that derive an integrator slug from one base (transaction-scoped
+ * advisory lock), so concurrent issues with one label pick distinct slugs.
+ */
+export async function lockIntegratorSlugBase(em: EntityManager, base: string): Promise<void> {
+  await em.getConnection().execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`integrator-slug:${base}`], 'all', em.getTransactionContext());
+}
+
+/**
+ * Slugs already taken among `base` and `base-*`: integrator slugs, and the integrator part of
+ * catalog slugs (`catalogSlug` is the catalog slug `base` would get). The base is [a-z0-9-] only:
+ * no LIKE wildcard to escape.
+ */
+export async function findTakenIntegratorSlugs(em: EntityManager, base: string, catalogSlug: string): Promise<string[]> {
+  const rows = (await em.getConnection().execute(
+    `select slug from integrators where slug = ? or slug like ?
+     union select split_part(slug, '.', 1) from catalog_items where slug = ? or slug like ?`,
+    [base, `${base}-%`, catalogSlug, `${base}-%`],
+    'all',
+    em.getTransactionContext(),
+  )) as { slug: string }[];
+  return rows.map((r) => r.slug);
+}
+
+export interface IntegratorRow {
+  id: string;
+  slug: string;
+  name: string;
+  allowed_event_prefix: string;
+  created_at: Date | string;
+  homepage_url: string | null;
+  description: string | null;
+}
+
+/** The non-archived registry rows, by slug. */
+export async function listLiveIntegrators(em: EntityManager): Promise<IntegratorRow[]> {
+  return (await em.getConnection().execute(
+    `select id, slug, name, allowed_event_prefix, created_at, homepage_url, description from integrators where archived_at is null order by slug`,
+  )) as IntegratorRow[];
+}
+
+/** A non-archived integrator by slug. */
+export async function findLiveIntegratorBySlug(em: EntityManager, slug: string): Promise<{ id: string; slug: string; allowed_event_prefix: string } | undefined> {
+  const rows = (await em.getConnection().execute(`select id, slug, allowed_event_prefix from integrators where slug = ? and archived_at is null`, [slug])) as {
+    id: string;
+    slug: string;
+    allowed_event_prefix: string;
+  }[];
+  return rows[0];
+}
+
+/** An integrator's id by slug, archived or not. */
+export async function findIntegratorIdBySlug(em: EntityManager, slug: string): Promise<string | undefined> {
+  const rows = (await em.getConnection().execute(`select id from integrators where slug = ?`, [slug])) as { id: string }[];
+  return rows[0]?.id;
+}

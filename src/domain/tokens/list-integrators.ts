@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal } from '../context.js';
 import { iso } from '../timestamps.js';
+import { listLiveIntegrators } from './integrators.repository.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';
 
 export const IntegratorViewSchema = z.strictObject({
@@ -24,9 +25,7 @@ export const listIntegrators = defineOperation<Record<string, never>, Integrator
   input: z.strictObject({}),
   handler: async (_input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    const rows = (await ctx.em.getConnection().execute(
-      `select id, slug, name, allowed_event_prefix, created_at, homepage_url, description from integrators where archived_at is null order by slug`,
-    )) as { id: string; slug: string; name: string; allowed_event_prefix: string; created_at: Date | string; homepage_url: string | null; description: string | null }[];
+    const rows = await listLiveIntegrators(ctx.em);
     const items = rows.map((r) => ({ id: r.id, slug: r.slug, name: r.name, allowedEventPrefix: r.allowed_event_prefix, createdAt: iso(r.created_at), homepageUrl: r.homepage_url, description: r.description }));
     return { items, totalCount: items.length, requestId: ctx.requestId };
   },

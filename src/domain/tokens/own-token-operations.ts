@@ -8,7 +8,7 @@ import { AUDIT, recordAudit } from '../audit/audit.js';
 import { iso } from '../timestamps.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { mintSelfServiceToken } from './create-personal-token.js';
-import { requireOwnToken } from './own-tokens.repository.js';
+import { listOwnTokenRows, requireOwnToken } from './own-tokens.repository.js';
 import { rotateTokenValue } from './rotate-token.js';
 
 const TokenIdInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }) });
@@ -55,11 +55,7 @@ export const listOwnTokens = defineOperation<Record<string, never>, { items: Own
   idempotent: false,
   input: z.strictObject({}),
   handler: async (_input, ctx) => {
-    const rows = (await ctx.em.getConnection().execute(
-      `select id, kind, label, status, display_prefix, daily_limit, integrator_id, created_at, last_used_at, revoked_at, callback_secret
-         from inbound_tokens where owner_user_id = ? and kind <> 'tools_claim' order by created_at desc`,
-      [ctx.principal.userId],
-    )) as Array<Record<string, any>>;
+    const rows = await listOwnTokenRows(ctx.em, ctx.principal.userId);
     return {
       items: rows.map((r) => ({
         tokenId: r.id,
