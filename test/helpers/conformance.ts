@@ -278,7 +278,7 @@ export class ConformanceChecker {
       v('undocumented-body', `a ${type ?? 'untyped'} body is sent, no content is documented for this status`);
       return out;
     }
-    const key = type === undefined ? undefined : types.find((t) => t.toLowerCase() === type) ?? types.find((t) => t.endsWith('/*') && type.startsWith(t.slice(0, -1).toLowerCase())) ?? types.find((t) => t === '*/*');
+    const key = type === undefined ? undefined : types.find((t) => mediaType(t) === type) ?? types.find((t) => t.endsWith('/*') && type.startsWith(t.slice(0, -1).toLowerCase())) ?? types.find((t) => t === '*/*');
     if (key === undefined) {
       v('undocumented-content-type', `content type ${type ?? '(none)'} is not documented (documented: ${types.join(', ')})`);
       return out;
