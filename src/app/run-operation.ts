@@ -26,7 +26,7 @@ import type { AppDeps } from './deps.js';
 import { LazyChildLogger } from './lazy-logger.js';
 import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
 import { tracing, type FailureInfo, type Tracer } from '../infra/tracing/tracing.js';
-import { isConnectionFailure, isTransientConflict } from '../infra/db/sql-state.js';
+import { isConnectionFailure, isTransientConflict, sqlState } from '../infra/db/sql-state.js';
 
 export const INBOUND_RATE_LIMIT = 60;
 export const INBOUND_RATE_WINDOW_MS = 60_000;
@@ -212,7 +212,7 @@ async function execute<I, O, P extends Principal>(op: Operation<I, O, P>, input:
       return output;
     } catch (err) {
       ctx.reset();
-      if (attempt >= WRITE_ATTEMPTS || !isTransactionConflict(err)) throw err;
+      if (attempt >= WRITE_ATTEMPTS || !isTransientConflict(err)) throw err;
       ctx.log.debug({ attempt, code: sqlState(err) }, 'transaction conflict; running the operation again');
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
     }
@@ -231,15 +231,6 @@ async function runEffects(ctx: LazyEmContext<any>): Promise<void> {
     }
   }
 }
-
-const sqlState = (err: unknown): string | undefined => {
-  const e = err as { code?: string; cause?: { code?: string } } | null;
-  return e?.code ?? e?.cause?.code;
-};
-const isTransactionConflict = (err: unknown) => {
-  const code = sqlState(err);
-  return code === '40P01' || code === '40001';
-};
 
 /**
  * ctx.call: another operation through the runner, inside the calling one. Its scopes and its
@@ -261,7 +252,7 @@ class NestedCalls implements OperationCaller {
     try {
       const raw = op.prepare ? op.prepare(rawInput, ctx) : rawInput;
       const checked = validate(op, raw, ctx);
-      if (!checked.ok) throw validationFailed(checked.issues);
+      if (!checked.ok) throw options?.onInvalid ? options.onInvalid(checked.issues) : validationFailed(checked.issues);
       if (!joined) return await execute(op, checked.input, ctx);
       if (!op.writes) return await op.handler(checked.input, ctx);
       return await ctx.em.transactional((tx) => ctx.withTransaction(tx, () => op.handler(checked.input, ctx)));

@@ -112,6 +112,11 @@ export interface OpContext<P extends Principal = Principal> {
 export interface CallOptions {
   /** Run as this principal instead of the caller's (e.g. the sending token of a delivery). */
   as?: Principal;
+  /**
+   * The caller's own refusal for issues of the inner input (its field names are the inner
+   * operation's); default: the inner operation's validation error as it is.
+   */
+  onInvalid?: (issues: Issue[]) => Error;
 }
 
 /** How a context runs another operation: implemented by app/run-operation.ts (the domain cannot import it). */

@@ -1,12 +1,12 @@
 // ClickAction: the user clicks a `webhook` action button of one of their own deliveries; the
 // service POSTs the signed callback body to the action's webhook_url and reports the receiver's
 // status for the toast (SPEC "Action callback (outgoing)", "Action callback body", ActionButton,
-// Authentication 9, Limits: callback timeout 5 s). No transaction is held while the receiver
-// answers; the audit row is written afterwards.
+// Authentication 9, Limits: callback timeout 5 s). Not a writing operation: no transaction is held
+// while the receiver answers; the audit row, which records the answer, is one statement afterwards.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal, type Operation } from '../context.js';
 import { DomainError, notFound, validationFailed } from '../errors.js';
-import { recordAudit } from '../audit/audit.js';
+import { insertAudit } from '../audit/audit.js';
 import { actionTypeOf, callbackBodyBytes, callbackHeaders, type ActionCallbackBody } from './action-callback.rules.js';
 import { findOwnClickTarget } from './actions.repository.js';
 import type { CallbackOutcome, CallbackSender } from './callback-sender.js';
@@ -52,7 +52,7 @@ export function clickActionOperation(sender: CallbackSender): Operation<ClickAct
       const raw = callbackBodyBytes(body);
       const outcome = await sender.post(action.webhook_url, raw, callbackHeaders(target.callbackSecret, raw));
 
-      recordAudit(ctx.em, ctx, {
+      await insertAudit(ctx.em, ctx, {
         action: AUDIT_ACTION_CLICKED,
         actorUserId: ctx.principal.userId,
         tokenId: target.tokenId,
@@ -60,7 +60,6 @@ export function clickActionOperation(sender: CallbackSender): Operation<ClickAct
         targetId: target.deliveryId,
         summary: { action_index: input.action_index, action_label: action.label, target_host: hostOf(action.webhook_url), status: outcome.status, ok: outcome.ok, error: outcome.error ?? null },
       });
-      await ctx.em.flush();
       return outcome.error ? { status: outcome.status, ok: outcome.ok, error: outcome.error } : { status: outcome.status, ok: outcome.ok };
     },
   });

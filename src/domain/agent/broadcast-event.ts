@@ -13,10 +13,9 @@ import { InboundEventSchema } from '../events/event-validation.rules.js';
 import { publishBulk, type BulkRow } from '../events/publish-bulk.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { normalizeEmail } from '../users/users.rules.js';
-import { zodToIssues } from '../validation.js';
 import { errorEnvelope, rowErrorField, type ErrorEnvelope } from './broadcast-envelope.rules.js';
 import { principalForToolsToken } from './tools-principal.js';
-import { recordToolAudit } from './tool-audit.js';
+import { insertToolAudit } from './tool-audit.js';
 
 const E = InboundEventSchema.shape;
 export const BROADCAST_MAX_RECIPIENTS = 100;
@@ -85,6 +84,8 @@ export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEven
   requiredScopes: ['admin:broadcast'],
   idempotent: false,
   input: BroadcastEventInput,
+  // Not a writing operation: the bulk publish is the publish path (its store groups its own
+  // commits), run through ctx.call outside any transaction; the audit row follows it, one statement.
   handler: async (input, ctx) => {
     try {
       requireAdminUser(ctx.principal);
@@ -99,7 +100,6 @@ export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEven
     } else {
       const tools = await principalForToolsToken(ctx.em, input.tools_token_id, ctx.principal.userId);
       if (!tools) throw refusal('forbidden', 'tools_token_id is not an active tools-claim token of yours', errorEnvelope('tools_token_not_owned', 'tools_token_id'));
-      const bulkCtx = { ...ctx, em: ctx.em, principal: tools };
       const raw = {
         event: Object.fromEntries(
           Object.entries({
@@ -118,15 +118,15 @@ export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEven
         recipients: emails.map((email) => ({ type: 'email' as const, email })),
         auto_claim: input.auto_claim,
       };
-      // The bulk operation's own schema and context rules (namespace of the tools-token, actions).
-      const parsed = publishBulk.input.safeParse(raw, { reportInput: true });
-      const issues = [...(parsed.success ? [] : zodToIssues(parsed.error, publishBulk.keyPolicy)), ...(publishBulk.contextRules?.(raw, bulkCtx) ?? [])].map((i) => ({ ...i, field: toolField(i.field) }));
-      if (!parsed.success || issues.length > 0) {
+      // The bulk operation, as the tools-token, through the runner: its own schema and context rules
+      // (namespace of the tools-token, actions) apply; their issues are reported in this tool's names.
+      const onInvalid = (found: Issue[]) => {
+        const issues = found.map((i) => ({ ...i, field: toolField(i.field) }));
         const detail = issues.map((i) => `${i.field}: ${i.message}`).join('; ');
-        throw refusal('validation', detail, errorEnvelope('schema_invalid', issues[0]?.field ?? null, detail), issues);
-      }
+        return refusal('validation', detail, errorEnvelope('schema_invalid', issues[0]?.field ?? null, detail), issues);
+      };
       try {
-        delivered = (await publishBulk.handler(parsed.data, bulkCtx)).results.map(toRow);
+        delivered = (await ctx.call(publishBulk, raw, { as: tools, onInvalid })).results.map(toRow);
       } catch (err) {
         if (err instanceof DomainError && err.code === 'cross_project_blocked') {
           const code = typeof err.extra.reason === 'string' ? err.extra.reason : err.code;
@@ -136,7 +136,7 @@ export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEven
       }
     }
     const failed = delivered.filter((r) => r.error !== undefined).length;
-    recordToolAudit(ctx.em, ctx, {
+    await insertToolAudit(ctx.em, ctx, {
       tool: 'broadcast_event',
       action: 'events.broadcast',
       targetType: 'event',
@@ -152,7 +152,6 @@ export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEven
         auto_claim: input.auto_claim,
       },
     });
-    await ctx.em.flush();
     return { ok: failed === 0, event_id: eventId, delivered };
   },
 });

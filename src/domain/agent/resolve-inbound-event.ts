@@ -25,21 +25,20 @@ export const resolveInboundEvent = defineOperation<z.infer<typeof ResolveInbound
   requiredScopes: ['write:inbound'],
   idempotent: true,
   input: ResolveInboundEventInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const { sender } = await loadDeliveryForAgent(em, ctx.principal, input.delivery_id);
-      const view = await resolveDelivery.handler(input, { ...ctx, em, principal: sender });
-      recordToolAudit(em, ctx, {
-        tool: 'resolve_inbound_event',
-        action: 'inbound.event.resolved',
-        targetType: 'delivery',
-        targetId: view.deliveryId,
-        summary: { delivery_id: view.deliveryId, with_note: input.resolution_note !== undefined },
-      });
-      await em.flush();
-      const out: ResolveInboundEventResult = { ok: true, deliveryId: view.deliveryId, resolved: true };
-      if (view.resolvedAt !== null) out.resolvedAt = view.resolvedAt;
-      if (view.resolutionNote !== null) out.resolutionNote = view.resolutionNote;
-      return out;
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { sender } = await loadDeliveryForAgent(ctx.em, ctx.principal, input.delivery_id);
+    const view = await ctx.call(resolveDelivery, input, { as: sender });
+    recordToolAudit(ctx.em, ctx, {
+      tool: 'resolve_inbound_event',
+      action: 'inbound.event.resolved',
+      targetType: 'delivery',
+      targetId: view.deliveryId,
+      summary: { delivery_id: view.deliveryId, with_note: input.resolution_note !== undefined },
+    });
+    const out: ResolveInboundEventResult = { ok: true, deliveryId: view.deliveryId, resolved: true };
+    if (view.resolvedAt !== null) out.resolvedAt = view.resolvedAt;
+    if (view.resolutionNote !== null) out.resolutionNote = view.resolutionNote;
+    return out;
+  },
 });

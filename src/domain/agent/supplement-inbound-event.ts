@@ -27,21 +27,20 @@ export const supplementInboundEvent = defineOperation<z.infer<typeof SupplementI
   requiredScopes: ['write:inbound'],
   idempotent: false,
   input: SupplementInboundEventInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const { row, sender } = await loadDeliveryForAgent(em, ctx.principal, input.delivery_id);
-      // The supplement operation answers the whole Delivery: ours is the row that was not there before.
-      const before = new Set((await listSupplements(em, row.id)).map((s) => s.id));
-      const view = await supplementDelivery.handler(input, { ...ctx, em, principal: sender });
-      const added = view.supplements.filter((s) => !before.has(s.id)).at(-1)!;
-      recordToolAudit(em, ctx, {
-        tool: 'supplement_inbound_event',
-        action: 'inbound.event.supplemented',
-        targetType: 'delivery',
-        targetId: view.deliveryId,
-        summary: { delivery_id: view.deliveryId, supplement_id: added.id, length: input.markdown_body.length },
-      });
-      await em.flush();
-      return { ok: true as const, deliveryId: view.deliveryId, supplementId: added.id, createdAt: added.createdAt };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { row, sender } = await loadDeliveryForAgent(ctx.em, ctx.principal, input.delivery_id);
+    // The supplement operation answers the whole Delivery: ours is the row that was not there before.
+    const before = new Set((await listSupplements(ctx.em, row.id)).map((s) => s.id));
+    const view = await ctx.call(supplementDelivery, input, { as: sender });
+    const added = view.supplements.filter((s) => !before.has(s.id)).at(-1)!;
+    recordToolAudit(ctx.em, ctx, {
+      tool: 'supplement_inbound_event',
+      action: 'inbound.event.supplemented',
+      targetType: 'delivery',
+      targetId: view.deliveryId,
+      summary: { delivery_id: view.deliveryId, supplement_id: added.id, length: input.markdown_body.length },
+    });
+    return { ok: true as const, deliveryId: view.deliveryId, supplementId: added.id, createdAt: added.createdAt };
+  },
 });

@@ -4,7 +4,7 @@
 // the same transaction as the operation's own writes.
 import type { EntityManager } from '@mikro-orm/core';
 import { defineOperation, type AgentPrincipal, type OpContext, type Operation } from '../context.js';
-import { recordAudit } from '../audit/audit.js';
+import { insertAudit, recordAudit, type AuditInput } from '../audit/audit.js';
 
 export interface ToolAuditInput {
   tool: string;
@@ -16,19 +16,27 @@ export interface ToolAuditInput {
 }
 
 export function recordToolAudit(em: EntityManager, ctx: OpContext<AgentPrincipal>, a: ToolAuditInput): void {
-  recordAudit(em, ctx, {
-    action: a.action,
-    actorUserId: ctx.principal.userId,
-    tokenId: ctx.principal.tokenId,
-    targetType: a.targetType,
-    targetId: a.targetId,
-    summary: { tool: a.tool, ...a.summary },
-  });
+  recordAudit(em, ctx, toolAudit(ctx, a));
+}
+
+const toolAudit = (ctx: OpContext<AgentPrincipal>, a: ToolAuditInput): AuditInput => ({
+  action: a.action,
+  actorUserId: ctx.principal.userId,
+  tokenId: ctx.principal.tokenId,
+  targetType: a.targetType,
+  targetId: a.targetId,
+  summary: { tool: a.tool, ...a.summary },
+});
+
+/** The same row written at once, one statement: for a tool that opens no transaction (broadcast_event). */
+export async function insertToolAudit(em: EntityManager, ctx: OpContext<AgentPrincipal>, a: ToolAuditInput): Promise<void> {
+  await insertAudit(em, ctx, toolAudit(ctx, a));
 }
 
 /**
  * The tool `tool` = the agent operation `inner` (same auth, scopes, input and rules) plus its
- * audit row. The inner transaction nests (a savepoint), so both commit or neither does.
+ * audit row. The inner operation runs through the runner (ctx.call) in this call's transaction
+ * (a savepoint when it writes), so both commit or neither does.
  */
 export function withToolAudit<I, O>(
   inner: Operation<I, O, AgentPrincipal>,
@@ -38,12 +46,11 @@ export function withToolAudit<I, O>(
   return defineOperation<I, O, AgentPrincipal>({
     ...inner,
     name: `agent.${tool}`,
-    handler: (input, ctx) =>
-      ctx.em.transactional(async (em) => {
-        const output = await inner.handler(input, { ...ctx, em });
-        recordToolAudit(em, ctx, { tool, ...audit(input, output) });
-        await em.flush();
-        return output;
-      }),
+    writes: true,
+    handler: async (input, ctx) => {
+      const output = await ctx.call(inner, input);
+      recordToolAudit(ctx.em, ctx, { tool, ...audit(input, output) });
+      return output;
+    },
   });
 }

@@ -24,9 +24,22 @@ export interface AuditInput {
   summary?: Record<string, unknown> | null;
 }
 
-/** Persists one audit row through `em` (inside the caller's transaction when there is one). */
+/** Persists one audit row through `em`'s unit of work (a writing operation's: the runner flushes it with the rest). */
 export function recordAudit(em: EntityManager, ctx: Pick<OpContext, 'surface' | 'requestId' | 'clock'>, a: AuditInput): void {
-  em.create(AuditEntry, {
+  em.create(AuditEntry, auditRow(ctx, a));
+}
+
+/**
+ * Writes one audit row at once, in one statement (in `em`'s transaction if it has one): for an
+ * operation that opens no transaction because it waits on something else (a webhook receiver, the
+ * publish store) and records the outcome afterwards.
+ */
+export async function insertAudit(em: EntityManager, ctx: Pick<OpContext, 'surface' | 'requestId' | 'clock'>, a: AuditInput): Promise<void> {
+  await em.insert(AuditEntry, auditRow(ctx, a));
+}
+
+function auditRow(ctx: Pick<OpContext, 'surface' | 'requestId' | 'clock'>, a: AuditInput) {
+  return {
     id: randomUUID(),
     action: a.action,
     source: ctx.surface,
@@ -37,5 +50,5 @@ export function recordAudit(em: EntityManager, ctx: Pick<OpContext, 'surface' | 
     requestId: ctx.requestId,
     summary: a.summary ?? null,
     createdAt: ctx.clock.now(),
-  });
+  };
 }

@@ -40,39 +40,39 @@ export const submitDailyUpdate = defineOperation<SubmitDailyUpdateInput, SubmitD
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: SubmitDailyUpdateInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const ids: string[] = [];
-      for (const raw of input.mainTaskIds) {
-        const ref = isUuid(raw) ? { id: raw.toLowerCase() } : { code: normalizeTaskCode(raw) };
-        try {
-          const { task } = await loadVisibleTask(em, ctx.principal, ref);
-          if (!ids.includes(task.id)) ids.push(task.id);
-        } catch (err) {
-          if (err instanceof DomainError && err.kind === 'not_found') throw new DomainError('not_found', `task ${raw} not found`, { code: 'not_found', extra: { field: 'mainTaskIds' } });
-          throw err;
-        }
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const ids: string[] = [];
+    for (const raw of input.mainTaskIds) {
+      const ref = isUuid(raw) ? { id: raw.toLowerCase() } : { code: normalizeTaskCode(raw) };
+      try {
+        const { task } = await loadVisibleTask(em, ctx.principal, ref);
+        if (!ids.includes(task.id)) ids.push(task.id);
+      } catch (err) {
+        if (err instanceof DomainError && err.kind === 'not_found') throw new DomainError('not_found', `task ${raw} not found`, { code: 'not_found', extra: { field: 'mainTaskIds' } });
+        throw err;
       }
-      const now = ctx.clock.now();
-      const date = utcDay(now);
-      const updated = await upsertDailyUpdate(em, {
-        userId: ctx.principal.userId,
-        day: date,
-        availabilityStatus: input.availabilityStatus,
-        mainTaskIds: ids,
-        contactWindow: input.contactWindow || null,
-        blockers: input.blockers || null,
-        note: input.note || null,
-        now,
-      });
-      recordToolAudit(em, ctx, {
-        tool: 'submit_daily_update',
-        action: DAILY_UPDATE_AUDIT.submitted,
-        targetType: 'daily_update',
-        targetId: null,
-        summary: { date, updated, availabilityStatus: input.availabilityStatus, mainTaskCount: ids.length, hasBlockers: Boolean(input.blockers), hasNote: Boolean(input.note), hasContactWindow: Boolean(input.contactWindow) },
-      });
-      await em.flush();
-      return { date, updated };
-    }),
+    }
+    const now = ctx.clock.now();
+    const date = utcDay(now);
+    const updated = await upsertDailyUpdate(em, {
+      userId: ctx.principal.userId,
+      day: date,
+      availabilityStatus: input.availabilityStatus,
+      mainTaskIds: ids,
+      contactWindow: input.contactWindow || null,
+      blockers: input.blockers || null,
+      note: input.note || null,
+      now,
+    });
+    recordToolAudit(em, ctx, {
+      tool: 'submit_daily_update',
+      action: DAILY_UPDATE_AUDIT.submitted,
+      targetType: 'daily_update',
+      targetId: null,
+      summary: { date, updated, availabilityStatus: input.availabilityStatus, mainTaskCount: ids.length, hasBlockers: Boolean(input.blockers), hasNote: Boolean(input.note), hasContactWindow: Boolean(input.contactWindow) },
+    });
+    return { date, updated };
+  },
 });

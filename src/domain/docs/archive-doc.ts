@@ -23,18 +23,18 @@ export const archiveDoc = defineOperation<Input, ArchiveDocResult, AgentPrincipa
   requiredScopes: ['write:docs:publish'],
   idempotent: true,
   input: ArchiveDocInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const actor = actorOf(ctx.principal);
-      const page = await requirePage(em, actor, addressOf(input), { lock: true });
-      if (!mayModerate(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) {
-        throw refused('only the author, an admin, an assistant or a project lead may archive');
-      }
-      const archived = page.status === 'archived' ? 0 : await archiveSubtree(em, page.id, ctx.clock.now());
-      if (archived > 0) {
-        auditDocWrite(em, ctx, 'archive_doc', DOC_AUDIT.archived, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, from_status: page.status, archived_count: archived });
-        await em.flush();
-      }
-      return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'archived' as const, archived_count: archived };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const actor = actorOf(ctx.principal);
+    const page = await requirePage(em, actor, addressOf(input), { lock: true });
+    if (!mayModerate(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) {
+      throw refused('only the author, an admin, an assistant or a project lead may archive');
+    }
+    const archived = page.status === 'archived' ? 0 : await archiveSubtree(em, page.id, ctx.clock.now());
+    if (archived > 0) {
+      auditDocWrite(em, ctx, 'archive_doc', DOC_AUDIT.archived, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, from_status: page.status, archived_count: archived });
+    }
+    return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'archived' as const, archived_count: archived };
+  },
 });

@@ -67,54 +67,54 @@ export const createDocDraft = defineOperation<Input, CreateDocDraftResult, Agent
   requiredScopes: ['write:docs:draft'],
   idempotent: true,
   input: CreateDocDraftInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const actor = actorOf(ctx.principal);
-      const now = ctx.clock.now();
-      const space = await resolveSpace(em, actor, input, now);
-      if (input.parent_page_id !== undefined) await checkParent(em, actor, space.id, input.parent_page_id);
-      const page = {
-        spaceId: space.id,
-        projectId: space.projectId,
-        parentPageId: input.parent_page_id ?? null,
-        title: input.title,
-        body: input.body,
-        kind: input.kind,
-        pinned: input.pinned,
-        changeSummary: input.change_summary ?? null,
-        authorUserId: actor.userId,
-        now,
-      };
-      let id: string | undefined;
-      let slug: string;
-      if (input.slug !== undefined) {
-        slug = input.slug;
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const actor = actorOf(ctx.principal);
+    const now = ctx.clock.now();
+    const space = await resolveSpace(em, actor, input, now);
+    if (input.parent_page_id !== undefined) await checkParent(em, actor, space.id, input.parent_page_id);
+    const page = {
+      spaceId: space.id,
+      projectId: space.projectId,
+      parentPageId: input.parent_page_id ?? null,
+      title: input.title,
+      body: input.body,
+      kind: input.kind,
+      pinned: input.pinned,
+      changeSummary: input.change_summary ?? null,
+      authorUserId: actor.userId,
+      now,
+    };
+    let id: string | undefined;
+    let slug: string;
+    if (input.slug !== undefined) {
+      slug = input.slug;
+      id = await insertDraft(em, page, slug);
+      if (!id) throw new DomainError('conflict', `slug "${slug}" is already taken in space "${space.slug}"`, { code: 'slug_taken', extra: { field: 'slug' } });
+    } else {
+      const base = slugFromTitle(input.title);
+      const taken = await slugsLike(em, space.id, base);
+      slug = base;
+      // Bounded: a concurrent writer may take a candidate between the read and the insert.
+      for (let n = 1; id === undefined && n < 10_000; n++) {
+        slug = slugCandidate(base, n);
+        if (taken.has(slug)) continue;
         id = await insertDraft(em, page, slug);
-        if (!id) throw new DomainError('conflict', `slug "${slug}" is already taken in space "${space.slug}"`, { code: 'slug_taken', extra: { field: 'slug' } });
-      } else {
-        const base = slugFromTitle(input.title);
-        const taken = await slugsLike(em, space.id, base);
-        slug = base;
-        // Bounded: a concurrent writer may take a candidate between the read and the insert.
-        for (let n = 1; id === undefined && n < 10_000; n++) {
-          slug = slugCandidate(base, n);
-          if (taken.has(slug)) continue;
-          id = await insertDraft(em, page, slug);
-          taken.add(slug);
-        }
-        if (!id) throw new DomainError('conflict', `no free slug derived from the title in space "${space.slug}"; pass slug`, { code: 'slug_taken', extra: { field: 'slug' } });
+        taken.add(slug);
       }
-      if (space.created) auditDocWrite(em, ctx, 'create_doc_draft', DOC_AUDIT.spaceCreated, { type: 'doc_space', id: space.id }, { project_slug: space.projectSlug, space_slug: space.slug, default: true });
-      auditDocWrite(em, ctx, 'create_doc_draft', DOC_AUDIT.draftCreated, { id }, {
-        project_slug: space.projectSlug,
-        space_slug: space.slug,
-        slug,
-        kind: input.kind,
-        parent_page_id: input.parent_page_id ?? null,
-        fields: changedFields(input, ['slug', 'body', 'parent_page_id', 'pinned', 'change_summary']),
-        body_chars: input.body.length,
-      });
-      await em.flush();
-      return { ...pageRef({ id, slug, space_slug: space.slug, project_slug: space.projectSlug }, ctx.config.publicBaseUrl), status: 'draft' as const };
-    }),
+      if (!id) throw new DomainError('conflict', `no free slug derived from the title in space "${space.slug}"; pass slug`, { code: 'slug_taken', extra: { field: 'slug' } });
+    }
+    if (space.created) auditDocWrite(em, ctx, 'create_doc_draft', DOC_AUDIT.spaceCreated, { type: 'doc_space', id: space.id }, { project_slug: space.projectSlug, space_slug: space.slug, default: true });
+    auditDocWrite(em, ctx, 'create_doc_draft', DOC_AUDIT.draftCreated, { id }, {
+      project_slug: space.projectSlug,
+      space_slug: space.slug,
+      slug,
+      kind: input.kind,
+      parent_page_id: input.parent_page_id ?? null,
+      fields: changedFields(input, ['slug', 'body', 'parent_page_id', 'pinned', 'change_summary']),
+      body_chars: input.body.length,
+    });
+    return { ...pageRef({ id, slug, space_slug: space.slug, project_slug: space.projectSlug }, ctx.config.publicBaseUrl), status: 'draft' as const };
+  },
 });

@@ -22,18 +22,18 @@ export const publishDocDraft = defineOperation<Input, PublishDocDraftResult, Age
   requiredScopes: ['write:docs:publish'],
   idempotent: true,
   input: PublishDocDraftInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const actor = actorOf(ctx.principal);
-      const page = await requirePage(em, actor, addressOf(input), { lock: true });
-      if (!mayModerate(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) {
-        throw refused('only the author, an admin, an assistant or a project lead may publish');
-      }
-      if (page.status !== 'draft') throw new DomainError('conflict', `the document is ${page.status}; only drafts are published`, { code: 'not_a_draft' });
-      const now = ctx.clock.now();
-      await publishPage(em, page.id, now);
-      auditDocWrite(em, ctx, 'publish_doc_draft', DOC_AUDIT.published, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, author_user_id: page.author_user_id });
-      await em.flush();
-      return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'published' as const, published_at: now.toISOString() };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const actor = actorOf(ctx.principal);
+    const page = await requirePage(em, actor, addressOf(input), { lock: true });
+    if (!mayModerate(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) {
+      throw refused('only the author, an admin, an assistant or a project lead may publish');
+    }
+    if (page.status !== 'draft') throw new DomainError('conflict', `the document is ${page.status}; only drafts are published`, { code: 'not_a_draft' });
+    const now = ctx.clock.now();
+    await publishPage(em, page.id, now);
+    auditDocWrite(em, ctx, 'publish_doc_draft', DOC_AUDIT.published, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, author_user_id: page.author_user_id });
+    return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'published' as const, published_at: now.toISOString() };
+  },
 });

@@ -37,21 +37,21 @@ export const tagDoc = defineOperation<Input, TagDocResult, AgentPrincipal>({
   requiredScopes: TAG_TOOL_SCOPES,
   idempotent: true,
   input: TagDocInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const actor = actorOf(ctx.principal);
-      const page = await requirePage(em, actor, addressOf(input), { lock: true });
-      checkTaggable(ctx.principal, actor, page);
-      const current = (await tagsOfPages(em, [page.id])).get(page.id) ?? [];
-      const change = applyTagChange(current, normalizeTags(input.tags), input.mode);
-      if (change.tags.length > DOC_LIMITS.tagsPerPage) {
-        throw new DomainError('validation', `a document carries at most ${DOC_LIMITS.tagsPerPage} tags`, { code: 'too_many_tags', issues: [{ field: 'tags', code: 'too_many', message: `a document carries at most ${DOC_LIMITS.tagsPerPage} tags` }] });
-      }
-      await setPageTags(em, page.id, change.added, change.removed, ctx.clock.now());
-      if (change.added.length + change.removed.length > 0) {
-        auditDocWrite(em, ctx, 'tag_doc', DOC_AUDIT.tagged, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, mode: input.mode, added: change.added, removed: change.removed });
-        await em.flush();
-      }
-      return { ...pageRef(page, ctx.config.publicBaseUrl), status: page.status, tags: change.tags, added: change.added, removed: change.removed };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const actor = actorOf(ctx.principal);
+    const page = await requirePage(em, actor, addressOf(input), { lock: true });
+    checkTaggable(ctx.principal, actor, page);
+    const current = (await tagsOfPages(em, [page.id])).get(page.id) ?? [];
+    const change = applyTagChange(current, normalizeTags(input.tags), input.mode);
+    if (change.tags.length > DOC_LIMITS.tagsPerPage) {
+      throw new DomainError('validation', `a document carries at most ${DOC_LIMITS.tagsPerPage} tags`, { code: 'too_many_tags', issues: [{ field: 'tags', code: 'too_many', message: `a document carries at most ${DOC_LIMITS.tagsPerPage} tags` }] });
+    }
+    await setPageTags(em, page.id, change.added, change.removed, ctx.clock.now());
+    if (change.added.length + change.removed.length > 0) {
+      auditDocWrite(em, ctx, 'tag_doc', DOC_AUDIT.tagged, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, mode: input.mode, added: change.added, removed: change.removed });
+    }
+    return { ...pageRef(page, ctx.config.publicBaseUrl), status: page.status, tags: change.tags, added: change.added, removed: change.removed };
+  },
 });

@@ -26,18 +26,18 @@ export const untagDoc = defineOperation<Input, UntagDocResult, AgentPrincipal>({
   requiredScopes: TAG_TOOL_SCOPES,
   idempotent: true,
   input: UntagDocInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const actor = actorOf(ctx.principal);
-      const page = await requirePage(em, actor, addressOf(input), { lock: true });
-      checkTaggable(ctx.principal, actor, page);
-      const current = (await tagsOfPages(em, [page.id])).get(page.id) ?? [];
-      const change = applyUntag(current, input.remove_all === true ? 'all' : normalizeTags(input.tags ?? []));
-      await setPageTags(em, page.id, [], change.removed, ctx.clock.now());
-      if (change.removed.length > 0) {
-        auditDocWrite(em, ctx, 'untag_doc', DOC_AUDIT.untagged, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, remove_all: input.remove_all === true, removed: change.removed });
-        await em.flush();
-      }
-      return { ...pageRef(page, ctx.config.publicBaseUrl), status: page.status, tags: change.tags, removed: change.removed };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const actor = actorOf(ctx.principal);
+    const page = await requirePage(em, actor, addressOf(input), { lock: true });
+    checkTaggable(ctx.principal, actor, page);
+    const current = (await tagsOfPages(em, [page.id])).get(page.id) ?? [];
+    const change = applyUntag(current, input.remove_all === true ? 'all' : normalizeTags(input.tags ?? []));
+    await setPageTags(em, page.id, [], change.removed, ctx.clock.now());
+    if (change.removed.length > 0) {
+      auditDocWrite(em, ctx, 'untag_doc', DOC_AUDIT.untagged, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, remove_all: input.remove_all === true, removed: change.removed });
+    }
+    return { ...pageRef(page, ctx.config.publicBaseUrl), status: page.status, tags: change.tags, removed: change.removed };
+  },
 });

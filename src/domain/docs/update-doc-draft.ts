@@ -49,25 +49,25 @@ export const updateDocDraft = defineOperation<Input, UpdateDocDraftResult, Agent
   requiredScopes: ['write:docs:draft'],
   idempotent: true,
   input: UpdateDocDraftInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const actor = actorOf(ctx.principal);
-      const page = await requirePage(em, actor, addressOf(input), { lock: true });
-      if (page.status !== 'draft') {
-        const hint = page.status === 'published' ? 'use update_doc for published documents' : 'restore it first (restore_doc)';
-        throw new DomainError('conflict', `the document is ${page.status}, not a draft; ${hint}`, { code: 'not_a_draft' });
-      }
-      if (!mayEditDraft(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) throw refused('only the author edits a draft');
-      if (input.parent_page_id) await checkParent(em, actor, page.space_id, input.parent_page_id, page.id);
-      await updatePage(em, page.id, patchOf(input), ctx.clock.now());
-      auditDocWrite(em, ctx, 'update_doc_draft', DOC_AUDIT.draftUpdated, { id: page.id }, {
-        project_slug: page.project_slug,
-        space_slug: page.space_slug,
-        slug: page.slug,
-        fields: changedFields(input, EDIT_KEYS),
-        ...(input.body !== undefined ? { body_chars: input.body.length } : {}),
-      });
-      await em.flush();
-      return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'draft' as const };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const actor = actorOf(ctx.principal);
+    const page = await requirePage(em, actor, addressOf(input), { lock: true });
+    if (page.status !== 'draft') {
+      const hint = page.status === 'published' ? 'use update_doc for published documents' : 'restore it first (restore_doc)';
+      throw new DomainError('conflict', `the document is ${page.status}, not a draft; ${hint}`, { code: 'not_a_draft' });
+    }
+    if (!mayEditDraft(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) throw refused('only the author edits a draft');
+    if (input.parent_page_id) await checkParent(em, actor, page.space_id, input.parent_page_id, page.id);
+    await updatePage(em, page.id, patchOf(input), ctx.clock.now());
+    auditDocWrite(em, ctx, 'update_doc_draft', DOC_AUDIT.draftUpdated, { id: page.id }, {
+      project_slug: page.project_slug,
+      space_slug: page.space_slug,
+      slug: page.slug,
+      fields: changedFields(input, EDIT_KEYS),
+      ...(input.body !== undefined ? { body_chars: input.body.length } : {}),
+    });
+    return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'draft' as const };
+  },
 });

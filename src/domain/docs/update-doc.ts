@@ -28,31 +28,31 @@ export const updateDoc = defineOperation<Input, UpdateDocResult, AgentPrincipal>
   requiredScopes: ['write:docs:publish'],
   idempotent: true,
   input: UpdateDocInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const actor = actorOf(ctx.principal);
-      const page = await requirePage(em, actor, addressOf(input), { lock: true, withBody: true });
-      if (!mayModerate(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) {
-        throw refused('only the author, an admin, an assistant or a project lead may change a published document');
-      }
-      if (page.status !== 'published') {
-        const hint = page.status === 'draft' ? 'use update_doc_draft for drafts' : 'restore it first (restore_doc)';
-        throw new DomainError('conflict', `the document is ${page.status}, not published; ${hint}`, { code: 'not_published' });
-      }
-      if (input.parent_page_id) await checkParent(em, actor, page.space_id, input.parent_page_id, page.id);
-      const now = ctx.clock.now();
-      await insertRevision(em, { id: page.id, revision: page.revision, title: page.title, body: page.body ?? '', kind: page.kind, change_summary: page.change_summary }, actor.userId, now);
-      await updatePage(em, page.id, patchOf(input), now, { bumpRevision: true });
-      const revision = page.revision + 1;
-      auditDocWrite(em, ctx, 'update_doc', DOC_AUDIT.updated, { id: page.id }, {
-        project_slug: page.project_slug,
-        space_slug: page.space_slug,
-        slug: page.slug,
-        revision,
-        fields: changedFields(input, EDIT_KEYS),
-        ...(input.body !== undefined ? { body_chars: input.body.length } : {}),
-      });
-      await em.flush();
-      return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'published' as const, revision, updated_at: now.toISOString() };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const actor = actorOf(ctx.principal);
+    const page = await requirePage(em, actor, addressOf(input), { lock: true, withBody: true });
+    if (!mayModerate(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) {
+      throw refused('only the author, an admin, an assistant or a project lead may change a published document');
+    }
+    if (page.status !== 'published') {
+      const hint = page.status === 'draft' ? 'use update_doc_draft for drafts' : 'restore it first (restore_doc)';
+      throw new DomainError('conflict', `the document is ${page.status}, not published; ${hint}`, { code: 'not_published' });
+    }
+    if (input.parent_page_id) await checkParent(em, actor, page.space_id, input.parent_page_id, page.id);
+    const now = ctx.clock.now();
+    await insertRevision(em, { id: page.id, revision: page.revision, title: page.title, body: page.body ?? '', kind: page.kind, change_summary: page.change_summary }, actor.userId, now);
+    await updatePage(em, page.id, patchOf(input), now, { bumpRevision: true });
+    const revision = page.revision + 1;
+    auditDocWrite(em, ctx, 'update_doc', DOC_AUDIT.updated, { id: page.id }, {
+      project_slug: page.project_slug,
+      space_slug: page.space_slug,
+      slug: page.slug,
+      revision,
+      fields: changedFields(input, EDIT_KEYS),
+      ...(input.body !== undefined ? { body_chars: input.body.length } : {}),
+    });
+    return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'published' as const, revision, updated_at: now.toISOString() };
+  },
 });

@@ -39,31 +39,30 @@ export const addFeedbackComment = defineOperation<AddFeedbackCommentInput, AddFe
   requiredScopes: ['write:feedback'],
   idempotent: true,
   input: AddFeedbackCommentInput,
+  writes: true,
   handler: async (input, ctx) => {
     assertBodyLength(input.body, MAX_FEEDBACK_COMMENT);
     const principal = ctx.principal;
-    return ctx.em.transactional(async (em) => {
-      const now = ctx.clock.now();
-      // Locked: the auto-delete job cannot remove the feedback under the new comment.
-      const feedback = await findVisibleFeedback(em, input.feedbackId.toLowerCase(), principal, now, true);
-      if (!feedback) throw feedbackNotFound('feedbackId');
-      const c = await insertCommentOnce(em, { feedbackId: feedback.id, authorUserId: principal.userId, body: input.body, clientMessageId: input.client_message_id ?? null, now });
-      if (!c.inserted) {
-        if (c.body !== input.body) {
-          throw new DomainError('conflict', 'client_message_id was already used for a different comment on this feedback', { code: 'client_message_id_reused', extra: { field: 'client_message_id' } });
-        }
-        return { commentId: c.id, deduplicated: true };
+    const { em } = ctx;
+    const now = ctx.clock.now();
+    // Locked: the auto-delete job cannot remove the feedback under the new comment.
+    const feedback = await findVisibleFeedback(em, input.feedbackId.toLowerCase(), principal, now, true);
+    if (!feedback) throw feedbackNotFound('feedbackId');
+    const c = await insertCommentOnce(em, { feedbackId: feedback.id, authorUserId: principal.userId, body: input.body, clientMessageId: input.client_message_id ?? null, now });
+    if (!c.inserted) {
+      if (c.body !== input.body) {
+        throw new DomainError('conflict', 'client_message_id was already used for a different comment on this feedback', { code: 'client_message_id_reused', extra: { field: 'client_message_id' } });
       }
-      await touchFeedback(em, feedback.id, now);
-      recordToolAudit(em, ctx, {
-        tool: 'add_feedback_comment',
-        action: FEEDBACK_AUDIT.commentAdded,
-        targetType: 'feedback',
-        targetId: feedback.id,
-        summary: { commentId: c.id, bodyLength: input.body.length, clientMessageId: input.client_message_id !== undefined },
-      });
-      await em.flush();
-      return { commentId: c.id, deduplicated: false };
+      return { commentId: c.id, deduplicated: true };
+    }
+    await touchFeedback(em, feedback.id, now);
+    recordToolAudit(em, ctx, {
+      tool: 'add_feedback_comment',
+      action: FEEDBACK_AUDIT.commentAdded,
+      targetType: 'feedback',
+      targetId: feedback.id,
+      summary: { commentId: c.id, bodyLength: input.body.length, clientMessageId: input.client_message_id !== undefined },
     });
+    return { commentId: c.id, deduplicated: false };
   },
 });

@@ -62,54 +62,53 @@ export const createFeedback = defineOperation<CreateFeedbackInput, CreateFeedbac
   requiredScopes: ['write:feedback'],
   idempotent: true,
   input: CreateFeedbackInput,
+  writes: true,
   handler: async (input, ctx) => {
     assertBodyLength(input.body);
     const principal = ctx.principal;
     const slug = input.project_slug ? input.project_slug.toLowerCase() : null;
-    return ctx.em.transactional(async (em) => {
-      const project = slug ? await findVisibleProject(em, slug, principal) : undefined;
-      const place = placeFeedback(slug, project?.id ?? null);
-      const now = ctx.clock.now();
-      const deleteAfter = input.auto_delete_after !== undefined ? deleteAfterFrom(now, input.auto_delete_after) : null;
-      const id = randomUUID();
-      await insertFeedback(em, {
-        id,
-        projectId: place.projectId,
-        authorUserId: principal.userId,
-        isAnonymous: input.is_anonymous,
-        title: input.title,
-        body: input.body,
-        status: INITIAL_FEEDBACK_STATUS,
-        triage: place.triage,
-        requestedProjectSlug: place.reason === 'unknown_project' ? slug : null,
-        now,
-        deleteAfter,
-      });
-      recordToolAudit(em, ctx, {
-        tool: 'create_feedback',
-        action: FEEDBACK_AUDIT.created,
-        targetType: 'feedback',
-        targetId: id,
-        summary: {
-          projectId: place.projectId,
-          triage: place.triage,
-          triageReason: place.reason,
-          anonymous: input.is_anonymous,
-          bodyLength: input.body.length,
-          autoDeleteHours: input.auto_delete_after ?? null,
-        },
-      });
-      await em.flush();
-      return {
-        feedback_id: id,
-        url: feedbackUrl(ctx.config, id),
-        project_slug: project && !place.triage ? project.slug : null,
-        triage: place.triage,
-        triage_reason: place.reason,
-        is_anonymous: input.is_anonymous,
-        status: INITIAL_FEEDBACK_STATUS,
-        delete_after: deleteAfter?.toISOString() ?? null,
-      };
+    const { em } = ctx;
+    const project = slug ? await findVisibleProject(em, slug, principal) : undefined;
+    const place = placeFeedback(slug, project?.id ?? null);
+    const now = ctx.clock.now();
+    const deleteAfter = input.auto_delete_after !== undefined ? deleteAfterFrom(now, input.auto_delete_after) : null;
+    const id = randomUUID();
+    await insertFeedback(em, {
+      id,
+      projectId: place.projectId,
+      authorUserId: principal.userId,
+      isAnonymous: input.is_anonymous,
+      title: input.title,
+      body: input.body,
+      status: INITIAL_FEEDBACK_STATUS,
+      triage: place.triage,
+      requestedProjectSlug: place.reason === 'unknown_project' ? slug : null,
+      now,
+      deleteAfter,
     });
+    recordToolAudit(em, ctx, {
+      tool: 'create_feedback',
+      action: FEEDBACK_AUDIT.created,
+      targetType: 'feedback',
+      targetId: id,
+      summary: {
+        projectId: place.projectId,
+        triage: place.triage,
+        triageReason: place.reason,
+        anonymous: input.is_anonymous,
+        bodyLength: input.body.length,
+        autoDeleteHours: input.auto_delete_after ?? null,
+      },
+    });
+    return {
+      feedback_id: id,
+      url: feedbackUrl(ctx.config, id),
+      project_slug: project && !place.triage ? project.slug : null,
+      triage: place.triage,
+      triage_reason: place.reason,
+      is_anonymous: input.is_anonymous,
+      status: INITIAL_FEEDBACK_STATUS,
+      delete_after: deleteAfter?.toISOString() ?? null,
+    };
   },
 });

@@ -17,18 +17,18 @@ export const markAllNotificationsRead = defineOperation<z.infer<typeof MarkAllNo
   requiredScopes: ['write:inbox'],
   idempotent: true,
   input: MarkAllNotificationsReadInput,
-  handler: async (_input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const updatedCount = await markAllOwnNotificationsRead(em, ctx.principal.userId, ctx.clock.now());
-      recordAudit(em, ctx, {
-        action: INBOX_AUDIT.allNotificationsRead,
-        actorUserId: ctx.principal.userId,
-        tokenId: ctx.principal.tokenId,
-        targetType: 'user',
-        targetId: ctx.principal.userId,
-        summary: { tool: 'mark_all_notifications_read', updatedCount },
-      });
-      await em.flush();
-      return { updatedCount };
-    }),
+  writes: true,
+  handler: async (_input, ctx) => {
+    const { em } = ctx;
+    const updatedCount = await markAllOwnNotificationsRead(em, ctx.principal.userId, ctx.clock.now());
+    recordAudit(em, ctx, {
+      action: INBOX_AUDIT.allNotificationsRead,
+      actorUserId: ctx.principal.userId,
+      tokenId: ctx.principal.tokenId,
+      targetType: 'user',
+      targetId: ctx.principal.userId,
+      summary: { tool: 'mark_all_notifications_read', updatedCount },
+    });
+    return { updatedCount };
+  },
 });

@@ -19,20 +19,20 @@ export const markNotificationRead = defineOperation<z.infer<typeof MarkNotificat
   requiredScopes: ['write:inbox'],
   idempotent: true,
   input: MarkNotificationReadInput,
-  handler: async ({ notificationId }, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const outcome = await markOwnNotificationRead(em, ctx.principal.userId, notificationId, ctx.clock.now());
-      if (outcome === 'absent') throw notFound('notification');
-      const updated = outcome === 'updated';
-      recordAudit(em, ctx, {
-        action: INBOX_AUDIT.notificationRead,
-        actorUserId: ctx.principal.userId,
-        tokenId: ctx.principal.tokenId,
-        targetType: 'notification',
-        targetId: notificationId,
-        summary: { tool: 'mark_notification_read', notificationId, updated },
-      });
-      await em.flush();
-      return { updated };
-    }),
+  writes: true,
+  handler: async ({ notificationId }, ctx) => {
+    const { em } = ctx;
+    const outcome = await markOwnNotificationRead(em, ctx.principal.userId, notificationId, ctx.clock.now());
+    if (outcome === 'absent') throw notFound('notification');
+    const updated = outcome === 'updated';
+    recordAudit(em, ctx, {
+      action: INBOX_AUDIT.notificationRead,
+      actorUserId: ctx.principal.userId,
+      tokenId: ctx.principal.tokenId,
+      targetType: 'notification',
+      targetId: notificationId,
+      summary: { tool: 'mark_notification_read', notificationId, updated },
+    });
+    return { updated };
+  },
 });

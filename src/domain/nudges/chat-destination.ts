@@ -24,11 +24,12 @@ export const setChatDestinationOperation = (allowHttpHosts: readonly string[]) =
       const issue = typeof url === 'string' ? receiverUrlIssue(url, allowHttpHosts) : null;
       return issue ? [{ field: 'url', code: 'invalid_url', message: issue }] : [];
     },
-    handler: async (input, ctx) =>
-      ctx.em.transactional(async (em) => {
-        await savePreferences(em, ctx.principal.userId, { chat: { url: input.url, style: input.style } }, ctx.clock.now());
-        return preferencesView(em, ctx.principal.userId);
-      }),
+    writes: true,
+    handler: async (input, ctx) => {
+      const { em } = ctx;
+      await savePreferences(em, ctx.principal.userId, { chat: { url: input.url, style: input.style } }, ctx.clock.now());
+      return preferencesView(em, ctx.principal.userId);
+    },
   });
 
 export const clearChatDestination = defineOperation<Record<string, never>, PreferencesView, AgentPrincipal>({
@@ -38,9 +39,10 @@ export const clearChatDestination = defineOperation<Record<string, never>, Prefe
   requiredScopes: ['write:inbox'],
   idempotent: false,
   input: z.strictObject({}),
-  handler: async (_input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      await savePreferences(em, ctx.principal.userId, { chat: null }, ctx.clock.now());
-      return preferencesView(em, ctx.principal.userId);
-    }),
+  writes: true,
+  handler: async (_input, ctx) => {
+    const { em } = ctx;
+    await savePreferences(em, ctx.principal.userId, { chat: null }, ctx.clock.now());
+    return preferencesView(em, ctx.principal.userId);
+  },
 });

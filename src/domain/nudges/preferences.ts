@@ -59,10 +59,11 @@ export const setNudgePreferences = defineOperation<z.infer<typeof SetPreferences
   requiredScopes: ['write:inbox'],
   idempotent: false,
   input: SetPreferencesInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const sev = input.push_severities ? [...new Set(input.push_severities)] : undefined;
-      await savePreferences(em, ctx.principal.userId, { pushSeverities: sev, chatEnabled: input.chat_enabled }, ctx.clock.now());
-      return preferencesView(em, ctx.principal.userId);
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const sev = input.push_severities ? [...new Set(input.push_severities)] : undefined;
+    await savePreferences(em, ctx.principal.userId, { pushSeverities: sev, chatEnabled: input.chat_enabled }, ctx.clock.now());
+    return preferencesView(em, ctx.principal.userId);
+  },
 });

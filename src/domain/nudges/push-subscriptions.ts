@@ -29,11 +29,12 @@ export const registerPushSubscriptionOperation = (allowHttpHosts: readonly strin
       const issue = typeof endpoint === 'string' ? receiverUrlIssue(endpoint, allowHttpHosts) : null;
       return issue ? [{ field: 'endpoint', code: 'invalid_url', message: issue }] : [];
     },
-    handler: async (input, ctx) =>
-      ctx.em.transactional(async (em) => {
-        const subscriptionId = await upsertPushSubscription(em, ctx.principal.userId, input, ctx.clock.now());
-        return { subscriptionId, subscriptionCount: await countPushSubscriptions(em, ctx.principal.userId) };
-      }),
+    writes: true,
+    handler: async (input, ctx) => {
+      const { em } = ctx;
+      const subscriptionId = await upsertPushSubscription(em, ctx.principal.userId, input, ctx.clock.now());
+      return { subscriptionId, subscriptionCount: await countPushSubscriptions(em, ctx.principal.userId) };
+    },
   });
 
 export const RemovePushSubscriptionInput = z
@@ -47,11 +48,12 @@ export const removePushSubscription = defineOperation<z.infer<typeof RemovePushS
   requiredScopes: ['write:inbox'],
   idempotent: false,
   input: RemovePushSubscriptionInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const n = await deletePushSubscription(em, ctx.principal.userId, { id: input.subscription_id, endpoint: input.endpoint });
-      return { removed: n > 0, subscriptionCount: await countPushSubscriptions(em, ctx.principal.userId) };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const n = await deletePushSubscription(em, ctx.principal.userId, { id: input.subscription_id, endpoint: input.endpoint });
+    return { removed: n > 0, subscriptionCount: await countPushSubscriptions(em, ctx.principal.userId) };
+  },
 });
 
 /** The applicationServerKey a browser subscribes with (generated on first start, shared by all processes). */

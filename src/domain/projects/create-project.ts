@@ -23,23 +23,24 @@ export const createProject = defineOperation<z.infer<typeof CreateProjectInput>,
   rateLimited: false,
   idempotent: false,
   input: CreateProjectInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      if (await em.findOne(Project, { slug: input.slug })) {
-        throw new DomainError('conflict', `project slug "${input.slug}" is already taken`, { code: 'slug_taken' });
-      }
-      const now = ctx.clock.now();
-      const owner = input.owner ? await requireUserByEmail(em, input.owner) : null;
-      const project = em.create(Project, { id: randomUUID(), slug: input.slug, name: input.name, ownerUserId: owner?.id ?? null, createdAt: now });
-      await em.flush(); // scalar foreign keys: the project row must exist before its members
-      const roles = new Map<string, string>();
-      // Highest role wins when an email appears in several lists.
-      for (const [list, role] of [[input.members, 'member'], [input.tech_leads, 'tech_lead'], [input.leads, 'lead']] as const) {
-        for (const email of list) roles.set((await requireUserByEmail(em, email)).id, role);
-      }
-      if (owner) roles.set(owner.id, 'owner');
-      for (const [userId, role] of roles) em.create(ProjectMember, { projectId: project.id, userId, role, createdAt: now });
-      await em.flush();
-      return { projectId: project.id, slug: project.slug };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    if (await em.findOne(Project, { slug: input.slug })) {
+      throw new DomainError('conflict', `project slug "${input.slug}" is already taken`, { code: 'slug_taken' });
+    }
+    const now = ctx.clock.now();
+    const owner = input.owner ? await requireUserByEmail(em, input.owner) : null;
+    const project = { id: randomUUID(), slug: input.slug, name: input.name, ownerUserId: owner?.id ?? null, createdAt: now, archivedAt: null };
+    // Inserted at once: its members refer to it by a scalar foreign key, which orders no unit of work.
+    await em.insert(Project, project);
+    const roles = new Map<string, string>();
+    // Highest role wins when an email appears in several lists.
+    for (const [list, role] of [[input.members, 'member'], [input.tech_leads, 'tech_lead'], [input.leads, 'lead']] as const) {
+      for (const email of list) roles.set((await requireUserByEmail(em, email)).id, role);
+    }
+    if (owner) roles.set(owner.id, 'owner');
+    for (const [userId, role] of roles) em.create(ProjectMember, { projectId: project.id, userId, role, createdAt: now });
+    return { projectId: project.id, slug: project.slug };
+  },
 });

@@ -41,13 +41,12 @@ export const manageSetProjectMember = defineOperation<SetProjectMemberInput, Pro
   requiredScopes: PROJECT_MEMBER_SCOPES,
   idempotent: true,
   input: SetProjectMemberInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const tx = { ...ctx, em };
-      const { project, role } = await manageableProject(tx, input.slug);
-      if (input.role === 'owner' && !canNameOwner(ctx.principal.userRole, role)) throw forbidden('only the project owner, an admin or a super admin may name a new owner', 'permission_denied');
-      return applySetMember(em, tx, project, input.email, input.role, actorOf(ctx.principal));
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { project, role } = await manageableProject(ctx, input.slug);
+    if (input.role === 'owner' && !canNameOwner(ctx.principal.userRole, role)) throw forbidden('only the project owner, an admin or a super admin may name a new owner', 'permission_denied');
+    return applySetMember(ctx.em, ctx, project, input.email, input.role, actorOf(ctx.principal));
+  },
 });
 
 export const manageRemoveProjectMember = defineOperation<RemoveProjectMemberInput, ProjectMemberResult, AgentPrincipal>({
@@ -57,10 +56,9 @@ export const manageRemoveProjectMember = defineOperation<RemoveProjectMemberInpu
   requiredScopes: PROJECT_MEMBER_SCOPES,
   idempotent: true,
   input: RemoveProjectMemberInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const tx = { ...ctx, em };
-      const { project } = await manageableProject(tx, input.slug);
-      return applyRemoveMember(em, tx, project, input.email, actorOf(ctx.principal));
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { project } = await manageableProject(ctx, input.slug);
+    return applyRemoveMember(ctx.em, ctx, project, input.email, actorOf(ctx.principal));
+  },
 });

@@ -39,7 +39,7 @@ export interface MembershipActor {
 
 type AuditCtx = Pick<OpContext, 'surface' | 'requestId' | 'clock'>;
 
-/** The membership change itself, inside the caller's transaction: role rules, rows, audit. */
+/** The membership change itself, in the unit of work of the caller's transaction (the runner flushes): role rules, rows, audit. */
 export async function applySetMember(em: EntityManager, ctx: AuditCtx, project: Project, email: string, role: ProjectRole, actor: MembershipActor | null): Promise<ProjectMemberResult> {
   const user = await requireUserByEmail(em, email);
   const now = ctx.clock.now();
@@ -66,7 +66,6 @@ export async function applySetMember(em: EntityManager, ctx: AuditCtx, project: 
     targetId: project.id,
     summary: { userId: user.id, role, previousRole: before },
   });
-  await em.flush();
   return { projectId: project.id, userId: user.id, role, changed: before !== role };
 }
 
@@ -86,7 +85,6 @@ export async function applyRemoveMember(em: EntityManager, ctx: AuditCtx, projec
       summary: { userId: user.id, previousRole: row.role },
     });
   }
-  await em.flush();
   return { projectId: project.id, userId: user.id, role: null, changed: row !== null };
 }
 
@@ -106,7 +104,8 @@ export const setProjectMember = defineOperation<SetProjectMemberInput, ProjectMe
   rateLimited: false,
   idempotent: true,
   input: SetProjectMemberInput,
-  handler: async (input, ctx) => ctx.em.transactional(async (em) => applySetMember(em, ctx, await lockProject(em, { slug: input.slug }), input.email, input.role, null)),
+  writes: true,
+  handler: async (input, ctx) => applySetMember(ctx.em, ctx, await lockProject(ctx.em, { slug: input.slug }), input.email, input.role, null),
 });
 
 export const removeProjectMember = defineOperation<RemoveProjectMemberInput, ProjectMemberResult>({
@@ -115,5 +114,6 @@ export const removeProjectMember = defineOperation<RemoveProjectMemberInput, Pro
   rateLimited: false,
   idempotent: true,
   input: RemoveProjectMemberInput,
-  handler: async (input, ctx) => ctx.em.transactional(async (em) => applyRemoveMember(em, ctx, await lockProject(em, { slug: input.slug }), input.email, null)),
+  writes: true,
+  handler: async (input, ctx) => applyRemoveMember(ctx.em, ctx, await lockProject(ctx.em, { slug: input.slug }), input.email, null),
 });

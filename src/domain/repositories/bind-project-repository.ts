@@ -84,74 +84,73 @@ export const bindProjectRepositoryOp = defineOperation<BindProjectRepositoryInpu
   requiredScopes: ['code:repo:bind', 'admin:projects'],
   idempotent: true,
   input: BindProjectRepositoryInput,
+  writes: true,
   handler: async (input, ctx) => {
     const parsed = (parseRepoUrl(input.repo_url) as { ok: true; value: ParsedRepoUrl }).value;
-    return ctx.em.transactional(async (em) => {
-      const project = await requireVisibleProject(em, ctx.principal, input.project_slug);
-      await requireBinder(em, ctx.principal, project);
-      const now = ctx.clock.now();
-      const sshUrl = input.ssh_url?.trim();
-      let existing = await findRepositoryByKey(em, project.id, parsed.key, true);
-      let created = false;
-      let restored = false;
-      let secret: string | undefined;
-      if (!existing) {
-        secret = newWebhookSecret();
-        const r = await insertRepository(em, {
-          id: randomUUID(),
-          projectId: project.id,
-          provider: input.provider,
-          key: parsed.key,
-          fullName: parsed.fullName,
-          webUrl: parsed.webUrl,
-          sshUrl: sshUrl ?? parsed.sshUrl,
-          defaultBranch: input.default_branch ?? DEFAULT_BRANCH,
-          webhookSecret: secret,
-          boundByUserId: ctx.principal.userId,
-          now,
-        });
-        existing = r.row;
-        created = r.created;
-        if (!created) secret = undefined; // a concurrent bind won: its secret stands
-      }
-      if (existing.provider !== input.provider) {
-        throw new DomainError('conflict', `${existing.full_name} is bound in this project as a ${existing.provider} repository; unbind it first to change the provider`, {
-          code: 'provider_mismatch',
-          extra: { field: 'provider' },
-        });
-      }
-      if (!created) {
-        restored = existing.archived_at !== null;
-        if (restored) secret = newWebhookSecret();
-        existing = await updateRepository(em, existing.id, {
-          sshUrl: sshUrl ?? (parsed.isSsh ? parsed.sshUrl : existing.ssh_url),
-          defaultBranch: input.default_branch ?? existing.default_branch,
-          restoreWithSecret: restored ? secret : undefined,
-          boundByUserId: ctx.principal.userId,
-          now,
-        });
-      }
-      recordToolAudit(em, ctx, {
-        tool: 'bind_project_repository',
-        action: created ? REPOSITORY_AUDIT.bound : restored ? REPOSITORY_AUDIT.restored : REPOSITORY_AUDIT.rebound,
-        targetType: 'project_repository',
-        targetId: existing.id,
-        summary: { projectId: project.id, provider: existing.provider, fullName: existing.full_name, created, restored, fields: ['ssh_url', 'default_branch'].filter((k) => (input as Record<string, unknown>)[k] !== undefined) },
+    const { em } = ctx;
+    const project = await requireVisibleProject(em, ctx.principal, input.project_slug);
+    await requireBinder(em, ctx.principal, project);
+    const now = ctx.clock.now();
+    const sshUrl = input.ssh_url?.trim();
+    let existing = await findRepositoryByKey(em, project.id, parsed.key, true);
+    let created = false;
+    let restored = false;
+    let secret: string | undefined;
+    if (!existing) {
+      secret = newWebhookSecret();
+      const r = await insertRepository(em, {
+        id: randomUUID(),
+        projectId: project.id,
+        provider: input.provider,
+        key: parsed.key,
+        fullName: parsed.fullName,
+        webUrl: parsed.webUrl,
+        sshUrl: sshUrl ?? parsed.sshUrl,
+        defaultBranch: input.default_branch ?? DEFAULT_BRANCH,
+        webhookSecret: secret,
+        boundByUserId: ctx.principal.userId,
+        now,
       });
-      await em.flush();
-      return {
-        repo_id: existing.id,
-        project_slug: project.slug,
-        provider: existing.provider,
-        web_url: existing.web_url,
-        full_name: existing.full_name,
-        default_branch: existing.default_branch,
-        created,
-        restored,
-        ssh_url: existing.ssh_url,
-        webhook_url: pushWebhookUrl(ctx.config.publicBaseUrl, existing.id),
-        ...(secret !== undefined ? { webhook_secret: secret } : {}),
-      };
+      existing = r.row;
+      created = r.created;
+      if (!created) secret = undefined; // a concurrent bind won: its secret stands
+    }
+    if (existing.provider !== input.provider) {
+      throw new DomainError('conflict', `${existing.full_name} is bound in this project as a ${existing.provider} repository; unbind it first to change the provider`, {
+        code: 'provider_mismatch',
+        extra: { field: 'provider' },
+      });
+    }
+    if (!created) {
+      restored = existing.archived_at !== null;
+      if (restored) secret = newWebhookSecret();
+      existing = await updateRepository(em, existing.id, {
+        sshUrl: sshUrl ?? (parsed.isSsh ? parsed.sshUrl : existing.ssh_url),
+        defaultBranch: input.default_branch ?? existing.default_branch,
+        restoreWithSecret: restored ? secret : undefined,
+        boundByUserId: ctx.principal.userId,
+        now,
+      });
+    }
+    recordToolAudit(em, ctx, {
+      tool: 'bind_project_repository',
+      action: created ? REPOSITORY_AUDIT.bound : restored ? REPOSITORY_AUDIT.restored : REPOSITORY_AUDIT.rebound,
+      targetType: 'project_repository',
+      targetId: existing.id,
+      summary: { projectId: project.id, provider: existing.provider, fullName: existing.full_name, created, restored, fields: ['ssh_url', 'default_branch'].filter((k) => (input as Record<string, unknown>)[k] !== undefined) },
     });
+    return {
+      repo_id: existing.id,
+      project_slug: project.slug,
+      provider: existing.provider,
+      web_url: existing.web_url,
+      full_name: existing.full_name,
+      default_branch: existing.default_branch,
+      created,
+      restored,
+      ssh_url: existing.ssh_url,
+      webhook_url: pushWebhookUrl(ctx.config.publicBaseUrl, existing.id),
+      ...(secret !== undefined ? { webhook_secret: secret } : {}),
+    };
   },
 });

@@ -26,14 +26,14 @@ function capabilityOperation(name: string, action: string, apply: (em: EntityMan
     rateLimited: false,
     idempotent: true,
     input: CapabilityInput,
-    handler: async (input, ctx) =>
-      ctx.em.transactional(async (em) => {
-        const user = await requireUserByEmail(em, input.email);
-        const changed = await apply(em, user.id, input.capability, ctx.clock.now());
-        if (changed) recordAudit(em, ctx, { action, targetType: 'user', targetId: user.id, summary: { capability: input.capability } });
-        await em.flush();
-        return { userId: user.id, capability: input.capability, changed };
-      }),
+    writes: true,
+    handler: async (input, ctx) => {
+      const { em } = ctx;
+      const user = await requireUserByEmail(em, input.email);
+      const changed = await apply(em, user.id, input.capability, ctx.clock.now());
+      if (changed) recordAudit(em, ctx, { action, targetType: 'user', targetId: user.id, summary: { capability: input.capability } });
+      return { userId: user.id, capability: input.capability, changed };
+    },
   });
 }
 

@@ -62,6 +62,8 @@ export const receiveRepositoryPush = defineOperation<ReceivePushInput, ReceivePu
   rateLimited: false,
   idempotent: false,
   input: ReceivePushInput,
+  // The commits and the received mark commit together (a refused delivery writes nothing).
+  writes: true,
   handler: async (input, ctx) => {
     const repoId = input.repo_id.toLowerCase();
     const repo = await findRepositoryById(ctx.em, repoId);
@@ -114,11 +116,8 @@ export const receiveRepositoryPush = defineOperation<ReceivePushInput, ReceivePu
         occurred_at: new Date(c.timestamp).toISOString(),
       });
     }
-    const stored = await ctx.em.transactional(async (em) => {
-      const n = await upsertCommits(em, { id: repo.id, projectId: repo.project_id }, branch, [...bySha.values()], now);
-      await markPushReceived(em, repo.id, now);
-      return n;
-    });
+    const stored = await upsertCommits(ctx.em, { id: repo.id, projectId: repo.project_id }, branch, [...bySha.values()], now);
+    await markPushReceived(ctx.em, repo.id, now);
     ctx.log.info({ repoId: repo.id, branch, received: bySha.size, stored }, 'repository push recorded');
     return { ok: true, repo_id: repo.id, branch, received: bySha.size, stored };
   },

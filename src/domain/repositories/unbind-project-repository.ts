@@ -25,19 +25,18 @@ export const unbindProjectRepositoryOp = defineOperation<UnbindProjectRepository
   requiredScopes: ['code:repo:bind', 'admin:projects'],
   idempotent: true,
   input: UnbindProjectRepositoryInput,
+  writes: true,
   handler: async (input, ctx) => {
     const parsed = (parseRepoUrl(input.repo_url) as { ok: true; value: ParsedRepoUrl }).value;
-    return ctx.em.transactional(async (em) => {
-      const project = await requireVisibleProject(em, ctx.principal, input.project_slug);
-      await requireBinder(em, ctx.principal, project);
-      const repo = await findRepositoryByKey(em, project.id, parsed.key, true);
-      if (!repo) throw notFound('repository');
-      if (repo.archived_at === null) {
-        await archiveRepository(em, repo.id, ctx.clock.now());
-        recordToolAudit(em, ctx, { tool: 'unbind_project_repository', action: REPOSITORY_AUDIT.unbound, targetType: 'project_repository', targetId: repo.id, summary: { projectId: project.id, provider: repo.provider, fullName: repo.full_name } });
-        await em.flush();
-      }
-      return { repo_id: repo.id, project_slug: project.slug, archived: true as const };
-    });
+    const { em } = ctx;
+    const project = await requireVisibleProject(em, ctx.principal, input.project_slug);
+    await requireBinder(em, ctx.principal, project);
+    const repo = await findRepositoryByKey(em, project.id, parsed.key, true);
+    if (!repo) throw notFound('repository');
+    if (repo.archived_at === null) {
+      await archiveRepository(em, repo.id, ctx.clock.now());
+      recordToolAudit(em, ctx, { tool: 'unbind_project_repository', action: REPOSITORY_AUDIT.unbound, targetType: 'project_repository', targetId: repo.id, summary: { projectId: project.id, provider: repo.provider, fullName: repo.full_name } });
+    }
+    return { repo_id: repo.id, project_slug: project.slug, archived: true as const };
   },
 });

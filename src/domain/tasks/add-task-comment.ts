@@ -25,15 +25,15 @@ export const addTaskComment = defineOperation<AddTaskCommentInput, AddTaskCommen
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: AddTaskCommentInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const ref = isUuid(input.taskId) ? { id: input.taskId.toLowerCase() } : { code: normalizeTaskCode(input.taskId) };
-      const { task } = await loadVisibleTask(em, ctx.principal, ref);
-      const now = ctx.clock.now();
-      const commentId = await insertComment(em, { taskId: task.id, authorUserId: ctx.principal.userId, body: input.body, now });
-      await touchTask(em, task.id, now);
-      recordToolAudit(em, ctx, { tool: 'add_task_comment', action: TASK_AUDIT.commentAdded, targetType: 'task', targetId: task.id, summary: { code: task.code, commentId, bodyLength: input.body.length } });
-      await em.flush();
-      return { commentId };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const ref = isUuid(input.taskId) ? { id: input.taskId.toLowerCase() } : { code: normalizeTaskCode(input.taskId) };
+    const { task } = await loadVisibleTask(em, ctx.principal, ref);
+    const now = ctx.clock.now();
+    const commentId = await insertComment(em, { taskId: task.id, authorUserId: ctx.principal.userId, body: input.body, now });
+    await touchTask(em, task.id, now);
+    recordToolAudit(em, ctx, { tool: 'add_task_comment', action: TASK_AUDIT.commentAdded, targetType: 'task', targetId: task.id, summary: { code: task.code, commentId, bodyLength: input.body.length } });
+    return { commentId };
+  },
 });

@@ -74,6 +74,7 @@ export const createTask = defineOperation<CreateTaskInput, CreatedTask, AgentPri
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: CreateTaskInput,
+  writes: true,
   handler: async (input, ctx) => {
     const slug = input.project_slug ? input.project_slug : null;
     if (!slug && !input.as_draft) throw projectSlugRequired();
@@ -81,77 +82,75 @@ export const createTask = defineOperation<CreateTaskInput, CreatedTask, AgentPri
       throw fieldError('validation', `reviewer_user_ids takes at most ${MAX_REVIEWERS} ids`, 'too_many_reviewers', 'reviewer_user_ids');
     }
     const principal = ctx.principal;
-    return ctx.em.transactional(async (em) => {
-      const project = slug ? await findVisibleProject(em, slug, principal) : null;
-      if (slug && !project) throw fieldError('not_found', `project ${slug} not found`, 'project_not_found', 'project_slug');
+    const { em } = ctx;
+    const project = slug ? await findVisibleProject(em, slug, principal) : null;
+    if (slug && !project) throw fieldError('not_found', `project ${slug} not found`, 'project_not_found', 'project_slug');
 
-      const parent = input.parent_task_code ? await resolveParent(em, principal, { code: normalizeTaskCode(input.parent_task_code) }, project?.id ?? null) : null;
-      const assignee = await resolveAssignee(em, input);
-      // Drafts keep their assignee as given; publication checks the permission (SPEC C create_task).
-      if (assignee && project && !input.as_draft) await assertMayAssign(em, principal, project, assignee);
-      const reviewers = await resolveParticipants(em, principal.userId, input.reviewer_user_ids, [], project?.id ?? null);
-      const cc = await resolveParticipants(em, principal.userId, input.cc_user_ids, input.cc_emails, project?.id ?? null);
+    const parent = input.parent_task_code ? await resolveParent(em, principal, { code: normalizeTaskCode(input.parent_task_code) }, project?.id ?? null) : null;
+    const assignee = await resolveAssignee(em, input);
+    // Drafts keep their assignee as given; publication checks the permission (SPEC C create_task).
+    if (assignee && project && !input.as_draft) await assertMayAssign(em, principal, project, assignee);
+    const reviewers = await resolveParticipants(em, principal.userId, input.reviewer_user_ids, [], project?.id ?? null);
+    const cc = await resolveParticipants(em, principal.userId, input.cc_user_ids, input.cc_emails, project?.id ?? null);
 
-      const now = ctx.clock.now();
-      const id = randomUUID();
-      const number = project && !input.as_draft ? await nextTaskNumber(em, project.id) : null;
-      const code = project && number !== null ? taskCode(project.slug, number) : null;
-      await insertTask(em, {
-        id,
-        projectId: project?.id ?? null,
-        number,
+    const now = ctx.clock.now();
+    const id = randomUUID();
+    const number = project && !input.as_draft ? await nextTaskNumber(em, project.id) : null;
+    const code = project && number !== null ? taskCode(project.slug, number) : null;
+    await insertTask(em, {
+      id,
+      projectId: project?.id ?? null,
+      number,
+      code,
+      title: input.title,
+      description: input.description ?? null,
+      kind: input.kind,
+      priority: input.priority,
+      status: INITIAL_TASK_STATUS,
+      dueDate: input.due_date ?? null,
+      assigneeUserId: assignee?.user.id ?? null,
+      creatorUserId: principal.userId,
+      parentTaskId: parent?.id ?? null,
+      isDraft: input.as_draft,
+      now,
+    });
+    await insertTaskPeople(em, 'reviewers', id, reviewers.map((u) => u.id), now);
+    await insertTaskPeople(em, 'cc', id, cc.map((u) => u.id), now);
+    if (!input.as_draft) {
+      await insertStatusHistory(em, { taskId: id, from: null, to: INITIAL_TASK_STATUS, byUserId: principal.userId, commentId: null, now });
+      if (assignee && assignee.user.id !== principal.userId) {
+        addNotification(em, now, {
+          userId: assignee.user.id,
+          type: 'task',
+          title: `Assigned to you: ${code} ${input.title}`,
+          targetUrl: taskUrl(ctx.config, { id, code }),
+          actorUserId: principal.userId,
+          tags: [code!],
+        });
+      }
+    }
+    recordToolAudit(em, ctx, {
+      tool: 'create_task',
+      action: input.as_draft ? TASK_AUDIT.draftCreated : TASK_AUDIT.created,
+      targetType: 'task',
+      targetId: id,
+      summary: {
         code,
-        title: input.title,
-        description: input.description ?? null,
+        projectId: project?.id ?? null,
         kind: input.kind,
         priority: input.priority,
-        status: INITIAL_TASK_STATUS,
-        dueDate: input.due_date ?? null,
         assigneeUserId: assignee?.user.id ?? null,
-        creatorUserId: principal.userId,
+        reviewerCount: reviewers.length,
+        ccCount: cc.length,
         parentTaskId: parent?.id ?? null,
-        isDraft: input.as_draft,
-        now,
-      });
-      await insertTaskPeople(em, 'reviewers', id, reviewers.map((u) => u.id), now);
-      await insertTaskPeople(em, 'cc', id, cc.map((u) => u.id), now);
-      if (!input.as_draft) {
-        await insertStatusHistory(em, { taskId: id, from: null, to: INITIAL_TASK_STATUS, byUserId: principal.userId, commentId: null, now });
-        if (assignee && assignee.user.id !== principal.userId) {
-          addNotification(em, now, {
-            userId: assignee.user.id,
-            type: 'task',
-            title: `Assigned to you: ${code} ${input.title}`,
-            targetUrl: taskUrl(ctx.config, { id, code }),
-            actorUserId: principal.userId,
-            tags: [code!],
-          });
-        }
-      }
-      recordToolAudit(em, ctx, {
-        tool: 'create_task',
-        action: input.as_draft ? TASK_AUDIT.draftCreated : TASK_AUDIT.created,
-        targetType: 'task',
-        targetId: id,
-        summary: {
-          code,
-          projectId: project?.id ?? null,
-          kind: input.kind,
-          priority: input.priority,
-          assigneeUserId: assignee?.user.id ?? null,
-          reviewerCount: reviewers.length,
-          ccCount: cc.length,
-          parentTaskId: parent?.id ?? null,
-          draft: input.as_draft,
-          hasDescription: input.description !== undefined,
-        },
-      });
-      await em.flush();
-      return createdTaskOutput(
-        ctx.config,
-        { id, code, priority: input.priority, isDraft: input.as_draft, status: INITIAL_TASK_STATUS },
-        { assignee: assignee?.user ?? null, reviewers, cc },
-      );
+        draft: input.as_draft,
+        hasDescription: input.description !== undefined,
+      },
     });
+    return createdTaskOutput(
+      ctx.config,
+      { id, code, priority: input.priority, isDraft: input.as_draft, status: INITIAL_TASK_STATUS },
+      { assignee: assignee?.user ?? null, reviewers, cc },
+    );
   },
 });

@@ -36,64 +36,63 @@ export const publishTaskDraft = defineOperation<PublishTaskDraftInput, CreatedTa
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: PublishTaskDraftInput,
+  writes: true,
   handler: async (input, ctx) => {
     const principal = ctx.principal;
-    return ctx.em.transactional(async (em) => {
-      const { task, project: draftProject } = await loadVisibleTask(em, principal, { id: input.task_id }, { forUpdate: true }).catch((err) => {
-        throw err instanceof DomainError && err.kind === 'not_found' ? fieldError('not_found', 'task not found', 'not_found', 'task_id') : err;
-      });
-      if (!task.isDraft) throw fieldError('conflict', `task ${task.code} is already published`, 'already_published', 'task_id');
-
-      const slug = input.project_slug ? input.project_slug : null;
-      let project = null;
-      if (slug) {
-        project = (await findVisibleProject(em, slug, principal)) ?? null;
-        if (!project) throw fieldError('not_found', `project ${slug} not found`, 'project_not_found', 'project_slug');
-      } else if (task.projectId) {
-        // The draft's own project must still exist and be visible.
-        project = draftProject && (await findVisibleProject(em, draftProject.slug, principal));
-        if (!project) throw fieldError('not_found', 'the draft\'s project was not found', 'project_not_found', 'project_slug');
-      } else {
-        throw projectSlugRequired();
-      }
-
-      const parent = task.parentTaskId ? await resolveParent(em, principal, { id: task.parentTaskId }, project.id, task.id) : null;
-      let assignee = null;
-      if (task.assigneeUserId) {
-        const user = await userById(em, task.assigneeUserId);
-        if (!user || user.status !== 'active') throw fieldError('not_found', 'the draft\'s assignee is no longer active', 'assignee_not_found', 'assignee_user_id');
-        assignee = { user, field: 'assignee_user_id' as const };
-        await assertMayAssign(em, principal, project, assignee);
-      }
-      const reviewers = await resolveParticipants(em, principal.userId, (await taskPeople(em, 'reviewers', task.id)).map((u) => u.id), [], project.id);
-      const cc = await resolveParticipants(em, principal.userId, (await taskPeople(em, 'cc', task.id)).map((u) => u.id), [], project.id);
-      await retainTaskPeople(em, 'reviewers', task.id, reviewers.map((u) => u.id));
-      await retainTaskPeople(em, 'cc', task.id, cc.map((u) => u.id));
-
-      const now = ctx.clock.now();
-      const number = await nextTaskNumber(em, project.id);
-      const code = taskCode(project.slug, number);
-      await publishDraftRow(em, task.id, { projectId: project.id, number, code, parentTaskId: parent?.id ?? null, assigneeUserId: assignee?.user.id ?? null, now });
-      await insertStatusHistory(em, { taskId: task.id, from: null, to: INITIAL_TASK_STATUS, byUserId: principal.userId, commentId: null, now });
-      if (assignee && assignee.user.id !== principal.userId) {
-        addNotification(em, now, {
-          userId: assignee.user.id,
-          type: 'task',
-          title: `Assigned to you: ${code} ${task.title}`,
-          targetUrl: taskUrl(ctx.config, { id: task.id, code }),
-          actorUserId: principal.userId,
-          tags: [code],
-        });
-      }
-      recordToolAudit(em, ctx, {
-        tool: 'publish_task_draft',
-        action: TASK_AUDIT.draftPublished,
-        targetType: 'task',
-        targetId: task.id,
-        summary: { code, projectId: project.id, assigneeUserId: assignee?.user.id ?? null, reviewerCount: reviewers.length, ccCount: cc.length },
-      });
-      await em.flush();
-      return createdTaskOutput(ctx.config, { id: task.id, code, priority: task.priority, isDraft: false, status: INITIAL_TASK_STATUS }, { assignee: assignee?.user ?? null, reviewers, cc });
+    const { em } = ctx;
+    const { task, project: draftProject } = await loadVisibleTask(em, principal, { id: input.task_id }, { forUpdate: true }).catch((err) => {
+      throw err instanceof DomainError && err.kind === 'not_found' ? fieldError('not_found', 'task not found', 'not_found', 'task_id') : err;
     });
+    if (!task.isDraft) throw fieldError('conflict', `task ${task.code} is already published`, 'already_published', 'task_id');
+
+    const slug = input.project_slug ? input.project_slug : null;
+    let project = null;
+    if (slug) {
+      project = (await findVisibleProject(em, slug, principal)) ?? null;
+      if (!project) throw fieldError('not_found', `project ${slug} not found`, 'project_not_found', 'project_slug');
+    } else if (task.projectId) {
+      // The draft's own project must still exist and be visible.
+      project = draftProject && (await findVisibleProject(em, draftProject.slug, principal));
+      if (!project) throw fieldError('not_found', 'the draft\'s project was not found', 'project_not_found', 'project_slug');
+    } else {
+      throw projectSlugRequired();
+    }
+
+    const parent = task.parentTaskId ? await resolveParent(em, principal, { id: task.parentTaskId }, project.id, task.id) : null;
+    let assignee = null;
+    if (task.assigneeUserId) {
+      const user = await userById(em, task.assigneeUserId);
+      if (!user || user.status !== 'active') throw fieldError('not_found', 'the draft\'s assignee is no longer active', 'assignee_not_found', 'assignee_user_id');
+      assignee = { user, field: 'assignee_user_id' as const };
+      await assertMayAssign(em, principal, project, assignee);
+    }
+    const reviewers = await resolveParticipants(em, principal.userId, (await taskPeople(em, 'reviewers', task.id)).map((u) => u.id), [], project.id);
+    const cc = await resolveParticipants(em, principal.userId, (await taskPeople(em, 'cc', task.id)).map((u) => u.id), [], project.id);
+    await retainTaskPeople(em, 'reviewers', task.id, reviewers.map((u) => u.id));
+    await retainTaskPeople(em, 'cc', task.id, cc.map((u) => u.id));
+
+    const now = ctx.clock.now();
+    const number = await nextTaskNumber(em, project.id);
+    const code = taskCode(project.slug, number);
+    await publishDraftRow(em, task.id, { projectId: project.id, number, code, parentTaskId: parent?.id ?? null, assigneeUserId: assignee?.user.id ?? null, now });
+    await insertStatusHistory(em, { taskId: task.id, from: null, to: INITIAL_TASK_STATUS, byUserId: principal.userId, commentId: null, now });
+    if (assignee && assignee.user.id !== principal.userId) {
+      addNotification(em, now, {
+        userId: assignee.user.id,
+        type: 'task',
+        title: `Assigned to you: ${code} ${task.title}`,
+        targetUrl: taskUrl(ctx.config, { id: task.id, code }),
+        actorUserId: principal.userId,
+        tags: [code],
+      });
+    }
+    recordToolAudit(em, ctx, {
+      tool: 'publish_task_draft',
+      action: TASK_AUDIT.draftPublished,
+      targetType: 'task',
+      targetId: task.id,
+      summary: { code, projectId: project.id, assigneeUserId: assignee?.user.id ?? null, reviewerCount: reviewers.length, ccCount: cc.length },
+    });
+    return createdTaskOutput(ctx.config, { id: task.id, code, priority: task.priority, isDraft: false, status: INITIAL_TASK_STATUS }, { assignee: assignee?.user ?? null, reviewers, cc });
   },
 });

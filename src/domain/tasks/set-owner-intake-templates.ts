@@ -22,19 +22,19 @@ export const setOwnerIntakeTemplates = defineOperation<z.infer<typeof SetOwnerIn
   rateLimited: false,
   idempotent: true,
   input: SetOwnerIntakeTemplatesInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const owner = await requireUserByEmail(em, input.owner_email);
-      const now = ctx.clock.now();
-      if (input.clear) await deleteOwnerTemplates(em, owner.id);
-      else await upsertOwnerTemplates(em, owner.id, { descriptionLabel: input.description?.label ?? null, descriptionBody: input.description?.body ?? null, checklists: input.checklists }, now);
-      recordAudit(em, ctx, {
-        action: TASK_AUDIT.intakeTemplatesSet,
-        targetType: 'user',
-        targetId: owner.id,
-        summary: { cleared: input.clear, hasDescription: input.description !== null, checklistCount: input.checklists?.length ?? null },
-      });
-      await em.flush();
-      return { ownerUserId: owner.id, cleared: input.clear };
-    }),
+  writes: true,
+  handler: async (input, ctx) => {
+    const { em } = ctx;
+    const owner = await requireUserByEmail(em, input.owner_email);
+    const now = ctx.clock.now();
+    if (input.clear) await deleteOwnerTemplates(em, owner.id);
+    else await upsertOwnerTemplates(em, owner.id, { descriptionLabel: input.description?.label ?? null, descriptionBody: input.description?.body ?? null, checklists: input.checklists }, now);
+    recordAudit(em, ctx, {
+      action: TASK_AUDIT.intakeTemplatesSet,
+      targetType: 'user',
+      targetId: owner.id,
+      summary: { cleared: input.clear, hasDescription: input.description !== null, checklistCount: input.checklists?.length ?? null },
+    });
+    return { ownerUserId: owner.id, cleared: input.clear };
+  },
 });

@@ -51,44 +51,43 @@ export const updateTaskStatus = defineOperation<UpdateTaskStatusInput, UpdateTas
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: UpdateTaskStatusInput,
+  writes: true,
   handler: async (input, ctx) => {
     const principal = ctx.principal;
     const to = (input.status ?? input.new_status) as TaskStatus;
-    return ctx.em.transactional(async (em) => {
-      const { task } = await loadVisibleTask(em, principal, taskRefOf(input), { forUpdate: true });
-      if (task.isDraft) throw new DomainError('conflict', 'a draft has no status to change; publish it first', { code: 'task_is_draft' });
-      const actor = { isAssignee: task.assigneeUserId === principal.userId, isAdmin: isOrgAdmin(principal.userRole), isReviewer: await isReviewer(em, task.id, principal.userId) };
-      const check = checkTransition(task.status, to, actor);
-      if (!check.ok) {
-        if (check.reason === 'forbidden') throw new DomainError('forbidden', check.message, { code: 'permission_denied' });
-        throw new DomainError('conflict', check.message, { code: check.reason === 'same_status' ? 'same_status' : 'transition_not_allowed', extra: check.reason === 'not_allowed' ? { allowed: check.allowed } : {} });
+    const { em } = ctx;
+    const { task } = await loadVisibleTask(em, principal, taskRefOf(input), { forUpdate: true });
+    if (task.isDraft) throw new DomainError('conflict', 'a draft has no status to change; publish it first', { code: 'task_is_draft' });
+    const actor = { isAssignee: task.assigneeUserId === principal.userId, isAdmin: isOrgAdmin(principal.userRole), isReviewer: await isReviewer(em, task.id, principal.userId) };
+    const check = checkTransition(task.status, to, actor);
+    if (!check.ok) {
+      if (check.reason === 'forbidden') throw new DomainError('forbidden', check.message, { code: 'permission_denied' });
+      throw new DomainError('conflict', check.message, { code: check.reason === 'same_status' ? 'same_status' : 'transition_not_allowed', extra: check.reason === 'not_allowed' ? { allowed: check.allowed } : {} });
+    }
+    const now = ctx.clock.now();
+    const commentId = input.progress_note ? await insertComment(em, { taskId: task.id, authorUserId: principal.userId, body: input.progress_note, now }) : null;
+    await setTaskStatus(em, task.id, to, now);
+    await insertStatusHistory(em, { taskId: task.id, from: task.status, to, byUserId: principal.userId, commentId, now });
+    if (to === 'review') {
+      for (const r of await taskPeople(em, 'reviewers', task.id)) {
+        if (r.id === principal.userId || r.status !== 'active') continue;
+        addNotification(em, now, {
+          userId: r.id,
+          type: 'review',
+          title: `Review requested: ${task.code} ${task.title}`,
+          targetUrl: taskUrl(ctx.config, task),
+          actorUserId: principal.userId,
+          tags: [task.code!],
+        });
       }
-      const now = ctx.clock.now();
-      const commentId = input.progress_note ? await insertComment(em, { taskId: task.id, authorUserId: principal.userId, body: input.progress_note, now }) : null;
-      await setTaskStatus(em, task.id, to, now);
-      await insertStatusHistory(em, { taskId: task.id, from: task.status, to, byUserId: principal.userId, commentId, now });
-      if (to === 'review') {
-        for (const r of await taskPeople(em, 'reviewers', task.id)) {
-          if (r.id === principal.userId || r.status !== 'active') continue;
-          addNotification(em, now, {
-            userId: r.id,
-            type: 'review',
-            title: `Review requested: ${task.code} ${task.title}`,
-            targetUrl: taskUrl(ctx.config, task),
-            actorUserId: principal.userId,
-            tags: [task.code!],
-          });
-        }
-      }
-      recordToolAudit(em, ctx, {
-        tool: 'update_task_status',
-        action: TASK_AUDIT.statusChanged,
-        targetType: 'task',
-        targetId: task.id,
-        summary: { code: task.code, from: task.status, to, commentId, usedDeprecatedAlias: input.task_code !== undefined || input.new_status !== undefined },
-      });
-      await em.flush();
-      return { task_id: task.id, code: task.code!, status: to, new_status: to, comment_id: commentId };
+    }
+    recordToolAudit(em, ctx, {
+      tool: 'update_task_status',
+      action: TASK_AUDIT.statusChanged,
+      targetType: 'task',
+      targetId: task.id,
+      summary: { code: task.code, from: task.status, to, commentId, usedDeprecatedAlias: input.task_code !== undefined || input.new_status !== undefined },
     });
+    return { task_id: task.id, code: task.code!, status: to, new_status: to, comment_id: commentId };
   },
 });
