@@ -129,6 +129,8 @@ export function fastifyErrorToDomain(err: unknown): DomainError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new DomainError('unsupported_media_type', 'Content-Type must be application/json', { code: 'unsupported_media_type' });
+    // Fastify's own JSON parser is left at the root (requests no surface route matches): Connect's
+    // child scope adds an application/json parser, which Fastify refuses over an inherited custom one.
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new DomainError('validation', 'body is not valid JSON', { code: 'malformed_json', issues: [{ field: '', code: 'malformed_json', message: 'body is not valid JSON' }] });
