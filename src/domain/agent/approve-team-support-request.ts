@@ -24,20 +24,18 @@ export const approveTeamSupportRequest = defineOperation<z.infer<typeof ApproveT
   rateLimited: true,
   requiredScopes: ['admin:approvals'],
   idempotent: true,
+  writes: true,
   input: ApproveTeamSupportRequestInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const { request, accessAssetId } = await reviewInTransaction(em, ctx, ctx.principal.userId, input.request_id, 'approve');
-      recordToolAudit(em, ctx, {
-        tool: 'approve_team_support_request',
-        action: 'catalog.request.approved',
-        targetType: 'catalog_request',
-        targetId: request.id,
-        summary: { request_id: request.id, access_asset_id: accessAssetId },
-      });
-      await em.flush();
-      return { request_id: request.id, status: request.status, access_asset_id: accessAssetId!, asset_id: accessAssetId! };
+    const { request, accessAssetId } = await reviewInTransaction(ctx.em, ctx, ctx.principal.userId, input.request_id, 'approve');
+    recordToolAudit(ctx.em, ctx, {
+      tool: 'approve_team_support_request',
+      action: 'catalog.request.approved',
+      targetType: 'catalog_request',
+      targetId: request.id,
+      summary: { request_id: request.id, access_asset_id: accessAssetId },
     });
+    return { request_id: request.id, status: request.status, access_asset_id: accessAssetId!, asset_id: accessAssetId! };
   },
 });

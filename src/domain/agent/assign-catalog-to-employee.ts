@@ -23,22 +23,20 @@ export const assignCatalogToEmployee = defineOperation<z.infer<typeof AssignCata
   rateLimited: true,
   requiredScopes: ['admin:approvals'],
   idempotent: true,
+  writes: true,
   input: AssignCatalogToEmployeeInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const item = await requireLiveItem(em, catalogRefOf(input));
-      const user = await requireUserByEmail(em, input.email);
-      const r = await assignInTransaction(em, ctx, ctx.principal.userId, item, user.id, { note: input.note, reusePending: true });
-      recordToolAudit(em, ctx, {
-        tool: 'assign_catalog_to_employee',
-        action: 'catalog.approval.assigned',
-        targetType: 'catalog_request',
-        targetId: r.requestId,
-        summary: { catalog_item_id: item.id, catalog_slug: item.slug, user_id: user.id, status: r.status, idempotent: r.idempotent },
-      });
-      await em.flush();
-      return { approval_id: r.requestId, status: r.status, idempotent: r.idempotent };
+    const item = await requireLiveItem(ctx.em, catalogRefOf(input));
+    const user = await requireUserByEmail(ctx.em, input.email);
+    const r = await assignInTransaction(ctx.em, ctx, ctx.principal.userId, item, user.id, { note: input.note, reusePending: true });
+    recordToolAudit(ctx.em, ctx, {
+      tool: 'assign_catalog_to_employee',
+      action: 'catalog.approval.assigned',
+      targetType: 'catalog_request',
+      targetId: r.requestId,
+      summary: { catalog_item_id: item.id, catalog_slug: item.slug, user_id: user.id, status: r.status, idempotent: r.idempotent },
     });
+    return { approval_id: r.requestId, status: r.status, idempotent: r.idempotent };
   },
 });

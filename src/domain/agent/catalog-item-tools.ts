@@ -39,6 +39,7 @@ export const catalogItemCreate = defineOperation<CatalogItemCreateRequest, ItemE
   name: 'agent.catalog_item_create',
   ...common,
   idempotent: true,
+  writes: true,
   input: CatalogItemCreateRequestSchema,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
@@ -73,6 +74,7 @@ export const catalogItemUpdate = defineOperation<z.infer<typeof CatalogItemUpdat
   name: 'agent.catalog_item_update',
   ...common,
   idempotent: true,
+  writes: true,
   input: CatalogItemUpdateInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
@@ -96,6 +98,7 @@ export const catalogItemDelete = defineOperation<z.infer<typeof CatalogItemDelet
   name: 'agent.catalog_item_delete',
   ...common,
   idempotent: true,
+  writes: true,
   input: CatalogItemDeleteInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);

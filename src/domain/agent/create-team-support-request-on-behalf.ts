@@ -22,22 +22,20 @@ export const createTeamSupportRequestOnBehalf = defineOperation<z.infer<typeof C
   rateLimited: true,
   requiredScopes: ['admin:on_behalf_of'],
   idempotent: true,
+  writes: true,
   input: CreateTeamSupportRequestOnBehalfInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const item = await requireLiveItem(em, catalogRefOf(input));
-      const user = await requireUserByEmail(em, input.email);
-      const r = await applyInTransaction(em, ctx, item, user.id, { note: input.note, createdByUserId: ctx.principal.userId });
-      recordToolAudit(em, ctx, {
-        tool: 'create_team_support_request_on_behalf',
-        action: 'catalog.request.filed_on_behalf',
-        targetType: 'catalog_request',
-        targetId: r.requestId,
-        summary: { catalog_item_id: item.id, catalog_slug: item.slug, user_id: user.id, status: r.status, idempotent: !r.created },
-      });
-      await em.flush();
-      return { request_id: r.requestId, status: r.status, idempotent: !r.created };
+    const item = await requireLiveItem(ctx.em, catalogRefOf(input));
+    const user = await requireUserByEmail(ctx.em, input.email);
+    const r = await applyInTransaction(ctx.em, ctx, item, user.id, { note: input.note, createdByUserId: ctx.principal.userId });
+    recordToolAudit(ctx.em, ctx, {
+      tool: 'create_team_support_request_on_behalf',
+      action: 'catalog.request.filed_on_behalf',
+      targetType: 'catalog_request',
+      targetId: r.requestId,
+      summary: { catalog_item_id: item.id, catalog_slug: item.slug, user_id: user.id, status: r.status, idempotent: !r.created },
     });
+    return { request_id: r.requestId, status: r.status, idempotent: !r.created };
   },
 });

@@ -46,32 +46,31 @@ export const adminRevokeCatalogApproval = defineOperation<z.infer<typeof RevokeC
   rateLimited: true,
   requiredScopes: ['admin:approvals'],
   idempotent: true,
+  writes: true,
   input: RevokeCatalogApprovalInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      let target: { item: CatalogItemRow; userId: string; approvalId?: string };
-      if (input.approval_id !== undefined) {
-        const req = await em.findOne(CatalogRequest, { id: input.approval_id });
-        if (!req) throw notFound('approval');
-        target = { item: await requireItem(em, { id: req.catalogItemId }), userId: req.userId, approvalId: req.id };
-      } else {
-        const item = await requireItem(em, { slug: input.catalog_slug! });
-        target = { item, userId: (await requireUserByEmail(em, input.email!)).id };
-      }
-      const { item } = target;
-      const r = await revokeInTransaction(em, ctx, ctx.principal.userId, item, target.userId, input.notify_employee, target.approvalId);
-      const addressedBy = target.approvalId !== undefined ? ('approval_id' as const) : ('slug+email' as const);
-      const approvalId = r.approvalId ?? target.approvalId ?? null;
-      recordToolAudit(em, ctx, {
-        tool: 'revoke_catalog_approval',
-        action: 'catalog.approval.revoked',
-        targetType: 'catalog_request',
-        targetId: approvalId,
-        summary: { catalog_slug: item.slug, user_id: target.userId, addressed_by: addressedBy, revoked: r.revoked, tokens_invalidated: r.tokensInvalidated, notify_employee: input.notify_employee },
-      });
-      await em.flush();
-      return { revoked: r.revoked, tokens_invalidated: r.tokensInvalidated, addressedBy, approval_id: approvalId };
+    const em = ctx.em;
+    let target: { item: CatalogItemRow; userId: string; approvalId?: string };
+    if (input.approval_id !== undefined) {
+      const req = await em.findOne(CatalogRequest, { id: input.approval_id });
+      if (!req) throw notFound('approval');
+      target = { item: await requireItem(em, { id: req.catalogItemId }), userId: req.userId, approvalId: req.id };
+    } else {
+      const item = await requireItem(em, { slug: input.catalog_slug! });
+      target = { item, userId: (await requireUserByEmail(em, input.email!)).id };
+    }
+    const { item } = target;
+    const r = await revokeInTransaction(em, ctx, ctx.principal.userId, item, target.userId, input.notify_employee, target.approvalId);
+    const addressedBy = target.approvalId !== undefined ? ('approval_id' as const) : ('slug+email' as const);
+    const approvalId = r.approvalId ?? target.approvalId ?? null;
+    recordToolAudit(em, ctx, {
+      tool: 'revoke_catalog_approval',
+      action: 'catalog.approval.revoked',
+      targetType: 'catalog_request',
+      targetId: approvalId,
+      summary: { catalog_slug: item.slug, user_id: target.userId, addressed_by: addressedBy, revoked: r.revoked, tokens_invalidated: r.tokensInvalidated, notify_employee: input.notify_employee },
     });
+    return { revoked: r.revoked, tokens_invalidated: r.tokensInvalidated, addressedBy, approval_id: approvalId };
   },
 });

@@ -108,7 +108,10 @@ export interface AssignOutcome {
   status: string;
 }
 
-/** Approve-or-create inside a transaction; reused by the agent tool `assign_catalog_to_employee`. */
+/**
+ * Approve-or-create in the caller's transaction (a writing operation's `em`); reused by the agent
+ * tool `assign_catalog_to_employee`.
+ */
 export async function assignInTransaction(
   em: EntityManager,
   ctx: Pick<OpContext, 'clock'>,
@@ -124,7 +127,6 @@ export async function assignInTransaction(
   if (live) {
     await approvePendingRequest(em, live.id, actorUserId, now);
     grantAsset(em, now, { id: live.id, userId, catalogItemId: item.id });
-    await em.flush();
     return { requestId: live.id, idempotent: false, status: 'approved' };
   }
   const req = em.create(CatalogRequest, {
@@ -139,9 +141,10 @@ export async function assignInTransaction(
     createdByUserId: actorUserId,
     updatedAt: now,
   });
+  // Scalar foreign keys: the request row must exist before its asset (one flush would insert the
+  // asset first).
   await em.flush();
   grantAsset(em, now, { id: req.id, userId, catalogItemId: item.id });
-  await em.flush();
   return { requestId: req.id, idempotent: false, status: 'approved' };
 }
 
@@ -150,15 +153,14 @@ export const assignCatalogApproval = defineOperation<z.infer<typeof CatalogAppro
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
   idempotent: true,
+  writes: true,
   input: CatalogApprovalAssignRequestSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const item = await requireLiveItem(em, input.catalog_slug);
-      const user = await requireUserByEmail(em, input.email);
-      const { requestId } = await assignInTransaction(em, ctx, ctx.principal.userId, item, user.id);
-      return loadView(em, requestId);
-    });
+    const item = await requireLiveItem(ctx.em, input.catalog_slug);
+    const user = await requireUserByEmail(ctx.em, input.email);
+    const { requestId } = await assignInTransaction(ctx.em, ctx, ctx.principal.userId, item, user.id);
+    return loadView(ctx.em, requestId);
   },
 });
 
@@ -192,7 +194,7 @@ export interface RevokeOutcome {
 }
 
 /**
- * Revoke inside a transaction; an idempotent repeat changes nothing and notifies no one. With
+ * Revoke in the caller's transaction; an idempotent repeat changes nothing and notifies no one. With
  * `onlyApprovalId` (the agent tool addressed by `approval_id`) only that request is revoked: when
  * it is no longer the live approval of the pair, the call is a no-op.
  */
@@ -220,7 +222,6 @@ export async function revokeInTransaction(
       actorUserId,
     });
   }
-  await em.flush();
   return { revoked: true, tokensInvalidated: tokenIds.length, approvalId: approval.id };
 }
 
@@ -231,16 +232,15 @@ export const revokeCatalogApproval = defineOperation<z.infer<typeof RevokeApprov
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
   idempotent: true,
+  writes: true,
   input: RevokeApprovalInput,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const item = await findItemBySlug(em, input.catalog_slug);
-      if (!item) throw notFound(`catalog item "${input.catalog_slug}"`);
-      const user = await requireUserByEmail(em, input.email);
-      const r = await revokeInTransaction(em, ctx, ctx.principal.userId, item, user.id, input.notify_employee);
-      return { revoked: r.revoked, tokensInvalidated: r.tokensInvalidated };
-    });
+    const item = await findItemBySlug(ctx.em, input.catalog_slug);
+    if (!item) throw notFound(`catalog item "${input.catalog_slug}"`);
+    const user = await requireUserByEmail(ctx.em, input.email);
+    const r = await revokeInTransaction(ctx.em, ctx, ctx.principal.userId, item, user.id, input.notify_employee);
+    return { revoked: r.revoked, tokensInvalidated: r.tokensInvalidated };
   },
 });
 
@@ -251,8 +251,9 @@ export const CatalogApprovalReviewRequestSchema = z.strictObject({
 });
 
 /**
- * Approve or reject a pending request inside a transaction (REST review and the agent tool
- * `approve_team_support_request`). Returns the access asset created by an approval.
+ * Approve or reject a pending request in the caller's transaction (REST review and the agent tool
+ * `approve_team_support_request`). Returns the access asset created by an approval. The changes
+ * are in the unit of work: flush before reading them back with SQL.
  */
 export async function reviewInTransaction(
   em: EntityManager,
@@ -272,7 +273,6 @@ export async function reviewInTransaction(
   req.reviewNote = note ?? null;
   req.updatedAt = now;
   const accessAssetId = decision === 'approve' ? grantAsset(em, now, req) : null;
-  await em.flush();
   return { request: req, accessAssetId };
 }
 
@@ -281,20 +281,21 @@ export const reviewCatalogApproval = defineOperation<z.infer<typeof CatalogAppro
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
   idempotent: true,
+  writes: true,
   input: CatalogApprovalReviewRequestSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const { request } = await reviewInTransaction(em, ctx, ctx.principal.userId, input.request_id, input.decision, input.note);
-      return loadView(em, request.id);
-    });
+    const { request } = await reviewInTransaction(ctx.em, ctx, ctx.principal.userId, input.request_id, input.decision, input.note);
+    // The view is read with SQL: the review must be written first.
+    await ctx.em.flush();
+    return loadView(ctx.em, request.id);
   },
 });
 
 export const ApplyInput = z.strictObject({ email: z.email().max(120), catalog_slug: z.string().min(1).max(80), note: z.string().max(500).optional() });
 
 /**
- * Files a pending request for `userId` inside a transaction, or returns the live one the pair
+ * Files a pending request for `userId` in the caller's transaction, or returns the live one the pair
  * already has (`created` false). `createdByUserId` is the employee, or the admin filing on their
  * behalf.
  */
@@ -310,7 +311,6 @@ export async function applyInTransaction(
   if (live) return { requestId: live.id, status: live.status, created: false };
   const now = ctx.clock.now();
   const req = em.create(CatalogRequest, { id: randomUUID(), userId, catalogItemId: item.id, status: 'pending', note: opts.note ?? null, requestedAt: now, createdByUserId: opts.createdByUserId, updatedAt: now });
-  await em.flush();
   return { requestId: req.id, status: 'pending', created: true };
 }
 
@@ -320,14 +320,14 @@ export const applyForCatalogItem = defineOperation<z.infer<typeof ApplyInput>, {
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: ApplyInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const item = await requireLiveItem(em, input.catalog_slug);
-      const user = await requireUserByEmail(em, input.email);
-      const r = await applyInTransaction(em, ctx, item, user.id, { note: input.note, createdByUserId: user.id });
-      return { requestId: r.requestId, status: restApprovalStatus(r.status) };
-    }),
+  handler: async (input, ctx) => {
+    const item = await requireLiveItem(ctx.em, input.catalog_slug);
+    const user = await requireUserByEmail(ctx.em, input.email);
+    const r = await applyInTransaction(ctx.em, ctx, item, user.id, { note: input.note, createdByUserId: user.id });
+    return { requestId: r.requestId, status: restApprovalStatus(r.status) };
+  },
 });
 
 // ---------------------------------------------------------------------------------------------

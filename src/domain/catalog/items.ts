@@ -52,6 +52,7 @@ export interface CatalogActor {
   integratorId?: string;
 }
 
+/** The cores below run in the caller's transaction: `em` of a writing operation (`writes: true`). */
 type CoreContext = Pick<OpContext, 'em' | 'clock' | 'surface' | 'requestId'>;
 
 const actorOf = (p: InboundTokenPrincipal): CatalogActor => ({ userId: p.userId, role: p.userRole, tokenId: p.tokenId, integratorId: p.integratorId });
@@ -303,36 +304,34 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code ===
 
 /** Creates a row; 409 `slug_taken` when the slug exists (archived rows keep theirs). */
 export async function createItem(ctx: CoreContext, actor: CatalogActor, input: CatalogItemCreateRequest): Promise<CatalogItemView> {
+  const em = ctx.em;
   try {
-    return await ctx.em.transactional(async (em) => {
-      const { issues, link } = await checkReferences(em, input);
-      if (issues.length > 0) throw validationFailed(issues);
-      if (link) assertMayLink(actor, undefined, link);
-      const integratorId = link?.integratorId ?? null;
-      const now = ctx.clock.now().toISOString();
-      // ON CONFLICT: a concurrent create of the same slug answers 409, not a 500.
-      const row = await insertItemUnlessSlugTaken(em, {
-        slug: input.slug,
-        name: input.name,
-        type: input.type,
-        description: input.description ?? null,
-        category: input.category ?? null,
-        url: input.url ?? null,
-        applicationGuide: input.application_guide ?? null,
-        useCases: input.use_cases ?? [],
-        isPinned: input.is_pinned,
-        approvalRequired: input.approval_required,
-        displayOrder: input.display_order ?? 0,
-        contactUserId: input.contact_user_id ?? null,
-        linkedToolsTokenId: input.linked_tools_token_id ?? null,
-        integratorId,
-        now,
-      });
-      if (!row) throw slugTaken(input.slug);
-      audit(em, ctx, actor, AUDIT_ACTIONS.created, row, { type: row.type });
-      await em.flush();
-      return toCatalogItemView(row);
+    const { issues, link } = await checkReferences(em, input);
+    if (issues.length > 0) throw validationFailed(issues);
+    if (link) assertMayLink(actor, undefined, link);
+    const integratorId = link?.integratorId ?? null;
+    const now = ctx.clock.now().toISOString();
+    // ON CONFLICT: a concurrent create of the same slug answers 409, not a 500.
+    const row = await insertItemUnlessSlugTaken(em, {
+      slug: input.slug,
+      name: input.name,
+      type: input.type,
+      description: input.description ?? null,
+      category: input.category ?? null,
+      url: input.url ?? null,
+      applicationGuide: input.application_guide ?? null,
+      useCases: input.use_cases ?? [],
+      isPinned: input.is_pinned,
+      approvalRequired: input.approval_required,
+      displayOrder: input.display_order ?? 0,
+      contactUserId: input.contact_user_id ?? null,
+      linkedToolsTokenId: input.linked_tools_token_id ?? null,
+      integratorId,
+      now,
     });
+    if (!row) throw slugTaken(input.slug);
+    audit(em, ctx, actor, AUDIT_ACTIONS.created, row, { type: row.type });
+    return toCatalogItemView(row);
   } catch (err) {
     if (isUniqueViolation(err)) throw slugTaken(input.slug);
     throw err;
@@ -357,20 +356,18 @@ export type CatalogItemPatch = Partial<Pick<z.infer<typeof CatalogItemUpdateRequ
 
 /** Patches a live row (an archived one is not found). */
 export async function updateItem(ctx: CoreContext, actor: CatalogActor, ref: ItemRef, patch: CatalogItemPatch): Promise<CatalogItemView> {
-  return ctx.em.transactional(async (em) => {
-    const row = await lockItem(em, ref);
-    if (!row || row.archived_at !== null) throw missing(ref);
-    assertMayManage(actor, row, row.slug ?? row.id);
-    const { issues, link } = await checkReferences(em, patch);
-    if (issues.length > 0) throw validationFailed(issues);
-    if (link) assertMayLink(actor, row, link);
-    const changed = ITEM_UPDATABLE_COLUMNS.filter((col) => patch[col] !== undefined);
-    // A new tools-token link moves the row to that token's integrator (claim eligibility).
-    const updated = await updateItemRow(em, row.id, patch, link?.integratorId ?? null, ctx.clock.now().toISOString());
-    audit(em, ctx, actor, AUDIT_ACTIONS.updated, row, { fields: changed });
-    await em.flush();
-    return toCatalogItemView(updated);
-  });
+  const em = ctx.em;
+  const row = await lockItem(em, ref);
+  if (!row || row.archived_at !== null) throw missing(ref);
+  assertMayManage(actor, row, row.slug ?? row.id);
+  const { issues, link } = await checkReferences(em, patch);
+  if (issues.length > 0) throw validationFailed(issues);
+  if (link) assertMayLink(actor, row, link);
+  const changed = ITEM_UPDATABLE_COLUMNS.filter((col) => patch[col] !== undefined);
+  // A new tools-token link moves the row to that token's integrator (claim eligibility).
+  const updated = await updateItemRow(em, row.id, patch, link?.integratorId ?? null, ctx.clock.now().toISOString());
+  audit(em, ctx, actor, AUDIT_ACTIONS.updated, row, { fields: changed });
+  return toCatalogItemView(updated);
 }
 
 const hasBlockers = (b: CatalogItemDeleteBlockers) => b.liveApprovals + b.liveAssets + b.liveTokens > 0;
@@ -393,28 +390,25 @@ export interface ItemDeleted {
 export async function deleteItem(ctx: CoreContext, actor: CatalogActor, ref: ItemRef, hard: boolean): Promise<ItemDeleted> {
   const name = 'slug' in ref ? ref.slug : ref.id;
   let blockers: CatalogItemDeleteBlockers = { liveApprovals: 0, liveAssets: 0, liveTokens: 0 };
+  const em = ctx.em;
   try {
-    return await ctx.em.transactional(async (em): Promise<ItemDeleted> => {
-      const row = await lockItem(em, ref);
-      if (!row) throw missing(ref);
-      assertMayManage(actor, row, name);
-      if (!hard) {
-        if (row.archived_at !== null) return { mode: 'soft', slug: row.slug, item: toCatalogItemView(row), already_archived: true };
-        const now = ctx.clock.now().toISOString();
-        const archived = await archiveItemRow(em, row.id, now);
-        audit(em, ctx, actor, AUDIT_ACTIONS.archived, row, {});
-        await em.flush();
-        return { mode: 'soft', slug: row.slug, item: toCatalogItemView(archived), already_archived: false };
-      }
-      // Hard delete is allowed on an archived row too; only live dependents refuse it.
-      // Hard delete with no live dependents; the dead ones go in the same transaction.
-      blockers = await countLiveDependents(em, row);
-      if (hasBlockers(blockers)) throw deleteBlocked(name, blockers);
-      await deleteItemWithDeadDependents(em, row.id);
-      audit(em, ctx, actor, AUDIT_ACTIONS.deleted, row, { name: row.name, type: row.type, was_archived: row.archived_at !== null });
-      await em.flush();
-      return { mode: 'hard', slug: row.slug, item: null, already_archived: false };
-    });
+    const row = await lockItem(em, ref);
+    if (!row) throw missing(ref);
+    assertMayManage(actor, row, name);
+    if (!hard) {
+      if (row.archived_at !== null) return { mode: 'soft', slug: row.slug, item: toCatalogItemView(row), already_archived: true };
+      const now = ctx.clock.now().toISOString();
+      const archived = await archiveItemRow(em, row.id, now);
+      audit(em, ctx, actor, AUDIT_ACTIONS.archived, row, {});
+      return { mode: 'soft', slug: row.slug, item: toCatalogItemView(archived), already_archived: false };
+    }
+    // Hard delete is allowed on an archived row too; only live dependents refuse it. The dead
+    // ones go in the same transaction.
+    blockers = await countLiveDependents(em, row);
+    if (hasBlockers(blockers)) throw deleteBlocked(name, blockers);
+    await deleteItemWithDeadDependents(em, row.id);
+    audit(em, ctx, actor, AUDIT_ACTIONS.deleted, row, { name: row.name, type: row.type, was_archived: row.archived_at !== null });
+    return { mode: 'hard', slug: row.slug, item: null, already_archived: false };
   } catch (err) {
     // A reference this operation does not know about (a table added later) refuses cleanly.
     if (err instanceof ForeignKeyConstraintViolationException || (err as { code?: string })?.code === '23503') {
@@ -443,6 +437,7 @@ export const createCatalogItem = defineOperation<CatalogItemCreateRequest, Catal
   auth: AUTH,
   rateLimited: true,
   idempotent: true,
+  writes: true,
   input: CatalogItemCreateRequestSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
@@ -481,6 +476,7 @@ export const updateCatalogItem = defineOperation<UpdateCatalogItemInput, Catalog
   auth: AUTH,
   rateLimited: true,
   idempotent: true,
+  writes: true,
   input: UpdateCatalogItemInput,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
@@ -494,6 +490,7 @@ export const deleteCatalogItem = defineOperation<DeleteCatalogItemInput, Catalog
   auth: AUTH,
   rateLimited: true,
   idempotent: true,
+  writes: true,
   input: DeleteCatalogItemInput,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
