@@ -131,7 +131,9 @@ export function buildOpenApi(publicBaseUrl: string, opts: OpenApiOptions = {}): 
         '(tag legacy); the agent tool protocol at /mcp (JSON-RPC 2.0, tag agent). The inbound protocol text is at GET /api/internal-os/integrations/protocol. ' +
         'Every response carries X-Request-Id; authenticated calls report their rate-limit budget in X-RateLimit-*.',
       contact: { name: 'fluxdesk maintainers', url: `${publicBaseUrl}/api/internal-os/integrations/protocol` },
-      license: { name: 'Proprietary (internal service)', url: `${publicBaseUrl}/api/v1/docs` },
+      // package.json is private with no license: an internal service, not published under one
+      // (SPDX `LicenseRef-` names a license that is not on the SPDX list).
+      license: { name: 'Proprietary (internal service)', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: publicBaseUrl, description: 'This service (PUBLIC_BASE_URL)' }],
     tags: TAGS,

@@ -29,10 +29,9 @@ export async function restV1Plugin(app: FastifyInstance, opts: RestV1Options): P
   registerJsonBodyParser(app);
   registerRoutes(app, opts.deps, REST_V1_ROUTES, REST);
 
-  // Built once every plugin has registered its routes: GET /metrics is documented only when this
-  // listener serves it (METRICS_PORT unset).
+  // Built on the first request for it (every plugin has registered its routes by then; the start
+  // does not pay for it): GET /metrics is documented only when this listener serves it (METRICS_PORT unset).
   let openapi: string | undefined;
   const document = () => (openapi ??= JSON.stringify(buildOpenApi(opts.publicBaseUrl, { metrics: app.hasRoute({ method: 'GET', url: '/metrics' }) })));
-  app.addHook('onReady', async () => void document());
   registerRoutes(app, opts.deps, serviceRoutes({ deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, serviceVersion: opts.serviceVersion, openapiText: document }), REST);
 }
