@@ -11,7 +11,7 @@ import type { Logger } from '../../domain/context.js';
 import { receiveRepositoryPush } from '../../domain/repositories/receive-repository-push.js';
 import { REPO_LIMITS } from '../../domain/repositories/repositories.rules.js';
 import { DomainError } from '../../domain/errors.js';
-import { fastifyErrorToDomain } from '../http/json-body.js';
+import { contentTypeError, fastifyErrorToDomain } from '../http/json-body.js';
 import { header, invoke } from '../http/invoke.js';
 import { sendLegacyError } from './errors.js';
 
@@ -26,7 +26,12 @@ export async function repositoryWebhooksPlugin(app: FastifyInstance, opts: { dep
     return sendLegacyError(reply, fixed);
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: REPO_LIMITS.pushBody }, (_req, body, done) => done(null, body));
+  // The edge's one Content-Type rule; the bytes stay raw (the signature is an HMAC of exactly them).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: REPO_LIMITS.pushBody }, (req, body, done) => {
+    const refused = contentTypeError(String(req.headers['content-type'] ?? ''));
+    if (refused) done(refused, undefined);
+    else done(null, body);
+  });
 
   app.post<{ Params: { repo_id: string } }>('/api/internal-os/integrations/repositories/:repo_id/push', { bodyLimit: REPO_LIMITS.pushBody }, async (req, reply) => {
     const signature = SIGNATURE_HEADERS.map((h) => header(req, h)).find((v) => v !== undefined);
