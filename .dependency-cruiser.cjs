@@ -3,10 +3,18 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-transport-agnostic',
-      comment: 'domain/ imports only domain/*, @mikro-orm/core, zod and node built-ins',
+      comment:
+        'domain/ imports only domain/*, @mikro-orm/core, zod and node built-ins; not the hot-path mechanics (timers, dataloader, lru-cache: infra implements the ports)',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: ['^src/(app|infra|transports)/', '^gen/', 'node_modules/(fastify|@fastify|@connectrpc|@bufbuild|ioredis|pino|@mikro-orm/(postgresql|pglite|migrations|sql))'] },
+      to: {
+        path: [
+          '^src/(app|infra|transports)/',
+          '^gen/',
+          'node_modules/(fastify|@fastify|@connectrpc|@bufbuild|ioredis|pino|@mikro-orm/(postgresql|pglite|migrations|sql)|dataloader|lru-cache)',
+          '^(node:)?timers',
+        ],
+      },
     },
     {
       name: 'app-knows-no-transport',
