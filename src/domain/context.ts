@@ -104,7 +104,9 @@ export interface OpContext<P extends Principal = Principal> {
    * Runs another operation through the runner (its scopes and its input validation apply; no
    * second token lookup, no rate-limit hit, no Idempotency-Key): as the same principal, or as
    * `options.as`, a principal the caller vouches for (read from rows it checked). When this call
-   * is in a transaction, the inner operation runs in it (a writing one in a savepoint).
+   * is in a transaction, the inner operation runs in it (a writing one in a savepoint), and its
+   * afterCommit effects wait for this call's commit. An operation on the publish path (its store
+   * commits on connections of its own) is called from an operation that does not write.
    */
   call<I, O, Q extends Principal>(op: Operation<I, O, Q>, input: unknown, options?: CallOptions): Promise<O>;
 }
