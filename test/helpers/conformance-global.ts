@@ -1,5 +1,5 @@
 // vitest globalSetup: a directory where each test file's OpenAPI conformance violations land
-// (conformance-setup.ts), and at the end of the run one grouped list of them: which documented
+// (conformance-setup.ts) and compiled validators are shared between files (validators/), and at the end of the run one grouped list of them: which documented
 // operation, status and mismatch, how many times, and in which files.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +19,7 @@ export default function setup(project: TestProject): () => void {
   return () => {
     const groups = new Map<string, { count: number; files: Set<string> }>();
     for (const f of readdirSync(dir)) {
+      if (!f.endsWith('.jsonl')) continue;
       for (const line of readFileSync(path.join(dir, f), 'utf8').split('\n')) {
         if (!line) continue;
         const { file, ...v } = JSON.parse(line) as Violation & { file: string };

@@ -5,7 +5,9 @@
 //   CONFORMANCE=report: violations are only collected; conformance-global.ts prints the grouped
 //     list of the whole run at the end (use it while the document is being fixed).
 //   CONFORMANCE=off: no hooks at all.
+import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { inject } from 'vitest';
 import { ConformanceChecker, type ObservedResponse, type RouteDecl, type Violation } from './conformance.js';
 
 export type ConformanceMode = 'strict' | 'report' | 'off';
@@ -98,9 +100,19 @@ export class ServerRecorder {
       this.observe = () => {};
       return;
     }
-    this.checker = new ConformanceChecker(res.body);
+    this.checker = new ConformanceChecker(res.body, { cacheDir: validatorCacheDir() });
     recordViolations(this.checker.checkRoutes(this.routes, isConnectRoute));
     for (const r of pending) recordViolations(this.checker.checkResponse(r));
+  }
+}
+
+/** The run's directory for compiled validators (conformance-global.ts), when running under it. */
+function validatorCacheDir(): string | undefined {
+  try {
+    const dir = inject('conformanceDir');
+    return dir ? path.join(dir, 'validators') : undefined;
+  } catch {
+    return undefined;
   }
 }
 

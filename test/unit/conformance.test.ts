@@ -3,7 +3,10 @@
 // sees the responses of a real Fastify instance, routed and unrouted, and its route table.
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConformanceChecker, describeViolations, formatViolation, templateKey, type ObservedResponse, type Violation } from '../helpers/conformance.js';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clearCompiledValidators, compileCount, ConformanceChecker, describeViolations, formatViolation, templateKey, type ObservedResponse, type Violation } from '../helpers/conformance.js';
 import { isConnectRoute, ServerRecorder, takeViolations } from '../helpers/conformance-recorder.js';
 
 const problem = {
@@ -141,6 +144,32 @@ describe('ConformanceChecker.checkResponse', () => {
     expect(vs.map((v) => v.kind)).toEqual(['undocumented-status']);
     expect(c.checkResponse(res({ route: undefined, url: '/nowhere', status: 404, body: 'x' }))).toEqual([]);
     expect(c.checkResponse(res({ method: 'DELETE' }))).toEqual([]);
+  });
+});
+
+describe('compiled validators shared through a cache directory', () => {
+  it('a checker of another process (here: after the in-process cache is cleared) uses the cached code and reports the same', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'conformance-cache-'));
+    clearCompiledValidators(); // compiled by the tests above
+    try {
+      const extra = res({ status: 404, headers: { 'content-type': 'application/problem+json', 'x-request-id': 'r' }, body: JSON.stringify({ type: 'x', title: 'T', status: 404, code: 'c', email: 'a@b' }) });
+      const first = new ConformanceChecker(TEXT, { cacheDir: dir });
+      const before = first.checkResponse(extra).map((v) => formatViolation(v));
+      expect(first.checkResponse(res())).toEqual([]);
+      const files = readdirSync(dir);
+      expect(files.length).toBeGreaterThanOrEqual(3); // Problem, Thing, the two header schemas
+      clearCompiledValidators();
+      const compiled = compileCount();
+      const second = new ConformanceChecker(TEXT, { cacheDir: dir });
+      expect(second.checkResponse(extra).map((v) => formatViolation(v))).toEqual(before);
+      expect(before[0]).toContain('member "email" is not allowed');
+      expect(second.checkResponse(res())).toEqual([]);
+      expect(second.checkResponse(res({ body: JSON.stringify({ id: 'nope', createdAt: 'x' }) }))[0]!.message).toContain('must match format "uuid"');
+      expect(compileCount()).toBe(compiled); // nothing compiled again
+      expect(readdirSync(dir)).toEqual(files);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
