@@ -54,16 +54,14 @@ export const createOwnAgentToken = defineOperation<z.infer<typeof CreateOwnAgent
   rateLimited: true,
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: false,
+  writes: true,
   input: CreateOwnAgentTokenInput,
   handler: async (input, ctx) => {
     const scopes = effectiveScopes(input.scopes);
     requireScopesWithin(ctx.principal.scopes, scopes);
-    return ctx.em.transactional(async (em) => {
-      const created = insertAgentToken(em, ctx, ctx.principal.userId, scopes, input.label);
-      recordAudit(em, ctx, { action: AGENT_AUDIT.tokenCreated, actorUserId: ctx.principal.userId, tokenId: created.tokenId, targetType: 'agent_token', targetId: created.tokenId, summary: { scopes, by: 'self', via_token_id: ctx.principal.tokenId } });
-      await em.flush();
-      return created;
-    });
+    const created = insertAgentToken(ctx.em, ctx, ctx.principal.userId, scopes, input.label);
+    recordAudit(ctx.em, ctx, { action: AGENT_AUDIT.tokenCreated, actorUserId: ctx.principal.userId, tokenId: created.tokenId, targetType: 'agent_token', targetId: created.tokenId, summary: { scopes, by: 'self', via_token_id: ctx.principal.tokenId } });
+    return created;
   },
 });
 
@@ -111,17 +109,16 @@ export const revokeOwnAgentToken = defineOperation<z.infer<typeof RevokeOwnAgent
   rateLimited: true,
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: true,
+  writes: true,
   input: RevokeOwnAgentTokenInput,
-  handler: async ({ token_id }, ctx) =>
-    ctx.em.transactional(async (em) => {
-      // Another user's token id is simply not found: existence is not revealed.
-      const t = await em.findOne(AgentToken, { id: token_id, userId: ctx.principal.userId });
-      if (!t) throw notFound('token');
-      if (t.revokedAt === null || t.revokedAt === undefined) {
-        t.revokedAt = ctx.clock.now();
-        recordAudit(em, ctx, { action: AGENT_AUDIT.tokenRevoked, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'agent_token', targetId: t.id, summary: { by: 'self', via_token_id: ctx.principal.tokenId } });
-        await em.flush();
-      }
-      return { revoked: true as const };
-    }),
+  handler: async ({ token_id }, ctx) => {
+    // Another user's token id is simply not found: existence is not revealed.
+    const t = await ctx.em.findOne(AgentToken, { id: token_id, userId: ctx.principal.userId });
+    if (!t) throw notFound('token');
+    if (t.revokedAt === null || t.revokedAt === undefined) {
+      t.revokedAt = ctx.clock.now();
+      recordAudit(ctx.em, ctx, { action: AGENT_AUDIT.tokenRevoked, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'agent_token', targetId: t.id, summary: { by: 'self', via_token_id: ctx.principal.tokenId } });
+    }
+    return { revoked: true as const };
+  },
 });

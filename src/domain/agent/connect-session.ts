@@ -24,16 +24,14 @@ export interface ConnectSessionStarted {
   expires_at: string;
 }
 
+/** In the caller's transaction (a writing operation's `em`). */
 async function startSession(ctx: OpContext, userId: string, scopes: string[], label: string, actorUserId: string | null): Promise<ConnectSessionStarted> {
   const now = ctx.clock.now();
   const sessionId = newConnectSessionId();
   const expiresAt = connectSessionExpiry(now);
-  return ctx.em.transactional(async (em) => {
-    const id = await insertConnectSession(em, { sessionHash: connectSessionHash(sessionId), userId, scopes, label, expiresAt, now });
-    recordAudit(em, ctx, { action: CONNECT_AUDIT.sessionStarted, actorUserId, targetType: 'connect_session', targetId: id, summary: { user_id: userId, scopes } });
-    await em.flush();
-    return { session_id: sessionId, expires_at: expiresAt.toISOString() };
-  });
+  const id = await insertConnectSession(ctx.em, { sessionHash: connectSessionHash(sessionId), userId, scopes, label, expiresAt, now });
+  recordAudit(ctx.em, ctx, { action: CONNECT_AUDIT.sessionStarted, actorUserId, targetType: 'connect_session', targetId: id, summary: { user_id: userId, scopes } });
+  return { session_id: sessionId, expires_at: expiresAt.toISOString() };
 }
 
 export const StartConnectSessionInput = z.strictObject({
@@ -48,6 +46,7 @@ export const startConnectSession = defineOperation<z.infer<typeof StartConnectSe
   rateLimited: true,
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: false,
+  writes: true,
   input: StartConnectSessionInput,
   handler: async (input, ctx) => {
     const scopes = effectiveScopes(input.scopes);
@@ -64,6 +63,7 @@ export const startConnectSessionForUser = defineOperation<z.infer<typeof StartCo
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: StartConnectSessionForUserInput,
   handler: async (input, ctx) => {
     const user = await requireUserByEmail(ctx.em, input.email);
@@ -97,18 +97,18 @@ export const exchangeConnectSession = defineOperation<z.infer<typeof ExchangeCon
   auth: { kind: 'none' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: ExchangeConnectSessionInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const now = ctx.clock.now();
-      const session = await consumeConnectSession(em, connectSessionHash(input.session_id), now);
-      if (!session) throw invalidSession();
-      // Offboarded since the session started: same answer (the transaction rolls the use back).
-      const user = await em.findOne(User, { id: session.userId });
-      if (!user || user.status !== 'active') throw invalidSession();
-      const created = insertAgentToken(em, ctx, user.id, session.scopes, session.label);
-      recordAudit(em, ctx, { action: AGENT_AUDIT.tokenCreated, actorUserId: user.id, tokenId: created.tokenId, targetType: 'agent_token', targetId: created.tokenId, summary: { scopes: created.scopes, by: 'connect_session', connect_session_id: session.id } });
-      await em.flush();
-      return { token: created.token, token_id: created.tokenId, scopes: created.scopes, user_email: user.email, mcp_url: `${ctx.config.publicBaseUrl}/mcp` };
-    }),
+  handler: async (input, ctx) => {
+    const em = ctx.em;
+    const now = ctx.clock.now();
+    const session = await consumeConnectSession(em, connectSessionHash(input.session_id), now);
+    if (!session) throw invalidSession();
+    // Offboarded since the session started: same answer (the transaction rolls the use back).
+    const user = await em.findOne(User, { id: session.userId });
+    if (!user || user.status !== 'active') throw invalidSession();
+    const created = insertAgentToken(em, ctx, user.id, session.scopes, session.label);
+    recordAudit(em, ctx, { action: AGENT_AUDIT.tokenCreated, actorUserId: user.id, tokenId: created.tokenId, targetType: 'agent_token', targetId: created.tokenId, summary: { scopes: created.scopes, by: 'connect_session', connect_session_id: session.id } });
+    return { token: created.token, token_id: created.tokenId, scopes: created.scopes, user_email: user.email, mcp_url: `${ctx.config.publicBaseUrl}/mcp` };
+  },
 });

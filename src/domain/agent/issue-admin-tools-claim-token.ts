@@ -65,32 +65,32 @@ export const issueAdminToolsClaimToken = defineOperation<z.infer<typeof IssueAdm
   requiredScopes: ['admin:tokens'],
   // A token value is never stored anywhere, not even in an idempotency cache.
   idempotent: false,
+  writes: true,
   input: IssueAdminToolsClaimTokenInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const owner = await em.findOne(User, { id: ctx.principal.userId });
-      if (!owner) throw notFound('user');
-      const base = slugifyLabel(input.label);
-      await lockIntegratorSlugBase(em, base);
-      const integrator = await uniqueIntegratorSlug(em, base);
-      const created = await createToolsTokenInTransaction(
-        em,
-        ctx,
-        owner,
-        { integrator, name: input.label, integratorName: input.label, catalogDisplayName: input.catalog_display_name, catalogDescription: input.catalog_description, note: input.source_note ?? null },
-        { actorUserId: ctx.principal.userId, tokenId: ctx.principal.tokenId, summary: { tool: 'issue_admin_tools_claim_token', label: input.label } },
-      );
-      return {
-        token_id: created.tokenId,
-        token_value: created.token,
-        catalog_row_id: created.catalogRowId,
-        catalog_slug: created.catalogSlug,
-        daily_limit: TOOLS_TOKEN_DAILY_LIMIT,
-        endpoint_url: `${ctx.config.publicBaseUrl}/api/v1/tokens/claim`,
-        integrator_slug: created.integratorSlug,
-        allowed_event_prefix: `${created.integratorSlug}.`,
-      };
-    });
+    const em = ctx.em;
+    const owner = await em.findOne(User, { id: ctx.principal.userId });
+    if (!owner) throw notFound('user');
+    const base = slugifyLabel(input.label);
+    await lockIntegratorSlugBase(em, base);
+    const integrator = await uniqueIntegratorSlug(em, base);
+    const created = await createToolsTokenInTransaction(
+      em,
+      ctx,
+      owner,
+      { integrator, name: input.label, integratorName: input.label, catalogDisplayName: input.catalog_display_name, catalogDescription: input.catalog_description, note: input.source_note ?? null },
+      { actorUserId: ctx.principal.userId, tokenId: ctx.principal.tokenId, summary: { tool: 'issue_admin_tools_claim_token', label: input.label } },
+    );
+    return {
+      token_id: created.tokenId,
+      token_value: created.token,
+      catalog_row_id: created.catalogRowId,
+      catalog_slug: created.catalogSlug,
+      daily_limit: TOOLS_TOKEN_DAILY_LIMIT,
+      endpoint_url: `${ctx.config.publicBaseUrl}/api/v1/tokens/claim`,
+      integrator_slug: created.integratorSlug,
+      allowed_event_prefix: `${created.integratorSlug}.`,
+    };
   },
 });

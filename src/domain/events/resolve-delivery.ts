@@ -16,12 +16,12 @@ export const resolveDelivery = defineOperation<z.infer<typeof ResolveDeliveryInp
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
   rateLimited: 'requests',
   idempotent: true,
+  writes: true,
   input: ResolveDeliveryInput,
-  handler: async ({ delivery_id, resolution_note }, ctx) =>
-    ctx.em.transactional(async (em) => {
-      await loadOwnDelivery(em, ctx.principal, delivery_id);
-      const row = await markDeliveryResolved(em, delivery_id, ctx.clock.now().toISOString(), resolution_note ?? null);
-      const supplements = await listSupplements(em, delivery_id);
-      return toDeliveryView(row!, { deduped: false, pushed: false, requestId: ctx.requestId, supplements });
-    }),
+  handler: async ({ delivery_id, resolution_note }, ctx) => {
+    await loadOwnDelivery(ctx.em, ctx.principal, delivery_id);
+    const row = await markDeliveryResolved(ctx.em, delivery_id, ctx.clock.now().toISOString(), resolution_note ?? null);
+    const supplements = await listSupplements(ctx.em, delivery_id);
+    return toDeliveryView(row!, { deduped: false, pushed: false, requestId: ctx.requestId, supplements });
+  },
 });

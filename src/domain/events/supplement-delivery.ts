@@ -17,13 +17,15 @@ export const supplementDelivery = defineOperation<z.infer<typeof SupplementDeliv
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
   rateLimited: 'requests',
   idempotent: true,
+  writes: true,
   input: SupplementDeliveryInput,
-  handler: async ({ delivery_id, markdown_body }, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const row = await loadOwnDelivery(em, ctx.principal, delivery_id);
-      em.create(DeliverySupplement, { id: randomUUID(), deliveryId: row.id, markdownBody: markdown_body, createdAt: ctx.clock.now() });
-      await em.flush();
-      const supplements = await listSupplements(em, row.id);
-      return toDeliveryView(row, { deduped: false, pushed: false, requestId: ctx.requestId, supplements });
-    }),
+  handler: async ({ delivery_id, markdown_body }, ctx) => {
+    const em = ctx.em;
+    const row = await loadOwnDelivery(em, ctx.principal, delivery_id);
+    em.create(DeliverySupplement, { id: randomUUID(), deliveryId: row.id, markdownBody: markdown_body, createdAt: ctx.clock.now() });
+    // The supplements are read back with SQL below: the new one must be written first.
+    await em.flush();
+    const supplements = await listSupplements(em, row.id);
+    return toDeliveryView(row, { deduped: false, pushed: false, requestId: ctx.requestId, supplements });
+  },
 });

@@ -20,26 +20,25 @@ export const dismissHeldEvent = defineOperation<z.infer<typeof DismissHeldEventI
   rateLimited: true,
   requiredScopes: ['write:inbox'],
   idempotent: true,
+  writes: true,
   input: DismissHeldEventInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
-      if (!entry) throw notFound('queue entry');
-      if (entry.status === 'dismissed') return toHeldEventView(entry);
-      if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is already ${entry.status}`, { code: 'invalid_state' });
-      const now = ctx.clock.now().toISOString();
-      await updateHeldEvent(em, entry.id, { status: 'dismissed', dismissed_at: now, dismiss_reason: input.reason ?? null, updated_at: now });
-      recordAudit(em, ctx, {
-        action: 'moderation.event.dismissed',
-        actorUserId: ctx.principal.userId,
-        tokenId: ctx.principal.tokenId,
-        targetType: 'moderation_entry',
-        targetId: entry.id,
-        summary: { delivery_id: entry.delivery_id, event_type: entry.event_type },
-      });
-      await em.flush();
-      return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
+    const em = ctx.em;
+    const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
+    if (!entry) throw notFound('queue entry');
+    if (entry.status === 'dismissed') return toHeldEventView(entry);
+    if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is already ${entry.status}`, { code: 'invalid_state' });
+    const now = ctx.clock.now().toISOString();
+    await updateHeldEvent(em, entry.id, { status: 'dismissed', dismissed_at: now, dismiss_reason: input.reason ?? null, updated_at: now });
+    recordAudit(em, ctx, {
+      action: 'moderation.event.dismissed',
+      actorUserId: ctx.principal.userId,
+      tokenId: ctx.principal.tokenId,
+      targetType: 'moderation_entry',
+      targetId: entry.id,
+      summary: { delivery_id: entry.delivery_id, event_type: entry.event_type },
     });
+    return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
   },
 });

@@ -29,30 +29,29 @@ export const editHeldEvent = defineOperation<z.infer<typeof EditHeldEventInput>,
   rateLimited: true,
   requiredScopes: ['write:inbox'],
   idempotent: true,
+  writes: true,
   input: EditHeldEventInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
-      if (!entry) throw notFound('queue entry');
-      if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is ${entry.status}; only pending entries can be edited`, { code: 'invalid_state' });
-      const now = ctx.clock.now().toISOString();
-      const set: Record<string, unknown> = { edited_at: now, updated_at: now };
-      if (input.title !== undefined) set.title = input.title;
-      if (input.summary !== undefined) set.summary = input.summary;
-      if (input.markdown_body !== undefined) set.body = input.markdown_body;
-      await updateHeldEvent(em, entry.id, set);
-      // The summary names the edited fields only: the text itself is event content.
-      recordAudit(em, ctx, {
-        action: 'moderation.event.edited',
-        actorUserId: ctx.principal.userId,
-        tokenId: ctx.principal.tokenId,
-        targetType: 'moderation_entry',
-        targetId: entry.id,
-        summary: { fields: Object.keys(set).filter((k) => !k.endsWith('_at')).map((k) => (k === 'body' ? 'markdown_body' : k)) },
-      });
-      await em.flush();
-      return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
+    const em = ctx.em;
+    const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
+    if (!entry) throw notFound('queue entry');
+    if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is ${entry.status}; only pending entries can be edited`, { code: 'invalid_state' });
+    const now = ctx.clock.now().toISOString();
+    const set: Record<string, unknown> = { edited_at: now, updated_at: now };
+    if (input.title !== undefined) set.title = input.title;
+    if (input.summary !== undefined) set.summary = input.summary;
+    if (input.markdown_body !== undefined) set.body = input.markdown_body;
+    await updateHeldEvent(em, entry.id, set);
+    // The summary names the edited fields only: the text itself is event content.
+    recordAudit(em, ctx, {
+      action: 'moderation.event.edited',
+      actorUserId: ctx.principal.userId,
+      tokenId: ctx.principal.tokenId,
+      targetType: 'moderation_entry',
+      targetId: entry.id,
+      summary: { fields: Object.keys(set).filter((k) => !k.endsWith('_at')).map((k) => (k === 'body' ? 'markdown_body' : k)) },
     });
+    return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
   },
 });

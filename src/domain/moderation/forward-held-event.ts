@@ -27,45 +27,44 @@ export const forwardHeldEvent = defineOperation<z.infer<typeof ForwardHeldEventI
   rateLimited: true,
   requiredScopes: ['write:inbox'],
   idempotent: true,
+  writes: true,
   input: ForwardHeldEventInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
-      if (!entry) throw notFound('queue entry');
-      if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is already ${entry.status}`, { code: 'invalid_state' });
+    const em = ctx.em;
+    const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
+    if (!entry) throw notFound('queue entry');
+    if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is already ${entry.status}`, { code: 'invalid_state' });
 
-      const email = input.email ?? suggestedEmail(entry);
-      let target: User | null;
-      if (email) target = await requireUserByEmail(em, email);
-      else if (entry.recipient_hint?.user_id) {
-        target = await em.findOne(User, { id: entry.recipient_hint.user_id });
-        if (!target) throw new DomainError('unprocessable', 'the suggested recipient user_id names no user; pass email', { code: 'user_not_found', typeSlug: 'user-not-found', extra: { email: '' } });
-      } else throw validationFailed([{ field: 'email', code: 'required', message: 'the event suggests no recipient email: name the target user' }]);
-      if (target.status !== 'active') throw new DomainError('forbidden', `${target.email} is not active`, { code: 'user_inactive' });
+    const email = input.email ?? suggestedEmail(entry);
+    let target: User | null;
+    if (email) target = await requireUserByEmail(em, email);
+    else if (entry.recipient_hint?.user_id) {
+      target = await em.findOne(User, { id: entry.recipient_hint.user_id });
+      if (!target) throw new DomainError('unprocessable', 'the suggested recipient user_id names no user; pass email', { code: 'user_not_found', typeSlug: 'user-not-found', extra: { email: '' } });
+    } else throw validationFailed([{ field: 'email', code: 'required', message: 'the event suggests no recipient email: name the target user' }]);
+    if (target.status !== 'active') throw new DomainError('forbidden', `${target.email} is not active`, { code: 'user_inactive' });
 
-      const now = ctx.clock.now();
-      const n = addNotification(em, now, {
-        userId: target.id,
-        type: 'system',
-        title: entry.title,
-        summary: entry.summary,
-        body: entry.body,
-        targetUrl: entry.external_url,
-        actorUserId: ctx.principal.userId,
-        tags: [entry.event_type],
-      });
-      await updateHeldEvent(em, entry.id, { status: 'forwarded', forwarded_to_user_id: target.id, forwarded_at: now.toISOString(), notification_id: n.id, updated_at: now.toISOString() });
-      recordAudit(em, ctx, {
-        action: 'moderation.event.forwarded',
-        actorUserId: ctx.principal.userId,
-        tokenId: ctx.principal.tokenId,
-        targetType: 'moderation_entry',
-        targetId: entry.id,
-        summary: { delivery_id: entry.delivery_id, event_type: entry.event_type, forwarded_to_user_id: target.id, notification_id: n.id, edited: entry.edited_at !== null },
-      });
-      await em.flush();
-      return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
+    const now = ctx.clock.now();
+    const n = addNotification(em, now, {
+      userId: target.id,
+      type: 'system',
+      title: entry.title,
+      summary: entry.summary,
+      body: entry.body,
+      targetUrl: entry.external_url,
+      actorUserId: ctx.principal.userId,
+      tags: [entry.event_type],
     });
+    await updateHeldEvent(em, entry.id, { status: 'forwarded', forwarded_to_user_id: target.id, forwarded_at: now.toISOString(), notification_id: n.id, updated_at: now.toISOString() });
+    recordAudit(em, ctx, {
+      action: 'moderation.event.forwarded',
+      actorUserId: ctx.principal.userId,
+      tokenId: ctx.principal.tokenId,
+      targetType: 'moderation_entry',
+      targetId: entry.id,
+      summary: { delivery_id: entry.delivery_id, event_type: entry.event_type, forwarded_to_user_id: target.id, notification_id: n.id, edited: entry.edited_at !== null },
+    });
+    return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
   },
 });

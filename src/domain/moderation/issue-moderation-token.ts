@@ -75,7 +75,6 @@ async function createModerationTokenInTransaction(
     now,
   });
   auditTokenCreated(em, ctx, row, audit, { kind: 'moderation', integrator: slug, label: spec.label, daily_limit: spec.dailyLimit, ...audit.summary });
-  await em.flush();
   return { tokenId: row.id, token, catalogRowId: item.id, catalogSlug: item.slug!, integratorSlug: slug, dailyLimit: spec.dailyLimit };
 }
 
@@ -86,29 +85,29 @@ export const issueAdminModerationToken = defineOperation<z.infer<typeof IssueAdm
   requiredScopes: ['admin:tokens'],
   // A token value is never stored anywhere, not even in an idempotency cache.
   idempotent: false,
+  writes: true,
   input: IssueAdminModerationTokenInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const owner = await em.findOne(User, { id: ctx.principal.userId });
-      if (!owner) throw notFound('user');
-      const created = await createModerationTokenInTransaction(
-        em,
-        ctx,
-        owner,
-        { label: input.label, note: input.source_note ?? null, dailyLimit: input.daily_limit },
-        { actorUserId: ctx.principal.userId, tokenId: ctx.principal.tokenId, summary: { tool: 'issue_admin_moderation_token' } },
-      );
-      return {
-        token_id: created.tokenId,
-        token_value: created.token,
-        catalog_row_id: created.catalogRowId,
-        catalog_slug: created.catalogSlug,
-        daily_limit: created.dailyLimit,
-        endpoint_url: `${ctx.config.publicBaseUrl}/api/v1/events`,
-        allowed_event_prefix: `${created.integratorSlug}.`,
-      };
-    });
+    const em = ctx.em;
+    const owner = await em.findOne(User, { id: ctx.principal.userId });
+    if (!owner) throw notFound('user');
+    const created = await createModerationTokenInTransaction(
+      em,
+      ctx,
+      owner,
+      { label: input.label, note: input.source_note ?? null, dailyLimit: input.daily_limit },
+      { actorUserId: ctx.principal.userId, tokenId: ctx.principal.tokenId, summary: { tool: 'issue_admin_moderation_token' } },
+    );
+    return {
+      token_id: created.tokenId,
+      token_value: created.token,
+      catalog_row_id: created.catalogRowId,
+      catalog_slug: created.catalogSlug,
+      daily_limit: created.dailyLimit,
+      endpoint_url: `${ctx.config.publicBaseUrl}/api/v1/events`,
+      allowed_event_prefix: `${created.integratorSlug}.`,
+    };
   },
 });
 
@@ -124,11 +123,11 @@ export const createModerationToken = defineOperation<z.infer<typeof CreateModera
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: CreateModerationTokenInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const owner = await requireUserByEmail(em, input.owner);
-      const created = await createModerationTokenInTransaction(em, ctx, owner, { label: input.label, note: input.note ?? null, dailyLimit: input.daily_limit }, { actorUserId: owner.id });
-      return { tokenId: created.tokenId, token: created.token };
-    }),
+  handler: async (input, ctx) => {
+    const owner = await requireUserByEmail(ctx.em, input.owner);
+    const created = await createModerationTokenInTransaction(ctx.em, ctx, owner, { label: input.label, note: input.note ?? null, dailyLimit: input.daily_limit }, { actorUserId: owner.id });
+    return { tokenId: created.tokenId, token: created.token };
+  },
 });

@@ -39,23 +39,24 @@ export const createMeeting = defineOperation<z.infer<typeof CreateMeetingInput>,
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: CreateMeetingInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const project = await findLiveProjectBySlug(em, input.project_slug);
-      if (!project) throw new DomainError('not_found', `project "${input.project_slug}" not found`, { code: 'not_found' });
-      const creator = await requireUserByEmail(em, input.created_by_email);
-      const id = randomUUID();
-      const startsAt = new Date(input.starts_at);
-      const endsAt = input.ends_at === undefined ? null : new Date(input.ends_at);
-      await insertMeeting(em, { id, projectId: project.id, title: input.title, startsAt, endsAt, createdByUserId: creator.id, createdAt: ctx.clock.now() });
-      return {
-        meeting_id: id,
-        project_slug: project.slug,
-        title: input.title,
-        starts_at: startsAt.toISOString(),
-        ends_at: endsAt?.toISOString() ?? null,
-        url: meetingUrl(ctx.config.publicBaseUrl, id),
-      };
-    }),
+  handler: async (input, ctx) => {
+    const em = ctx.em;
+    const project = await findLiveProjectBySlug(em, input.project_slug);
+    if (!project) throw new DomainError('not_found', `project "${input.project_slug}" not found`, { code: 'not_found' });
+    const creator = await requireUserByEmail(em, input.created_by_email);
+    const id = randomUUID();
+    const startsAt = new Date(input.starts_at);
+    const endsAt = input.ends_at === undefined ? null : new Date(input.ends_at);
+    await insertMeeting(em, { id, projectId: project.id, title: input.title, startsAt, endsAt, createdByUserId: creator.id, createdAt: ctx.clock.now() });
+    return {
+      meeting_id: id,
+      project_slug: project.slug,
+      title: input.title,
+      starts_at: startsAt.toISOString(),
+      ends_at: endsAt?.toISOString() ?? null,
+      url: meetingUrl(ctx.config.publicBaseUrl, id),
+    };
+  },
 });

@@ -33,30 +33,29 @@ export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>
   rateLimited: true,
   requiredScopes: ['admin:tokens'],
   idempotent: true,
+  writes: true,
   input: AdminRevokeInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const t = await em.findOne(InboundToken, { id: input.token_id });
-      if (!t) throw notFound('token');
-      if (t.status === 'revoked') return { revoked: true as const };
-      t.status = 'revoked';
-      t.revokedAt = ctx.clock.now();
-      t.revokedReason = input.reason ?? 'revoked by an admin';
-      recordAudit(em, ctx, { action: AUDIT.tokenRevokedByAdmin, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { reason: input.reason ?? null, owner_user_id: t.ownerUserId } });
-      addNotification(em, ctx.clock.now(), {
-        userId: t.ownerUserId,
-        title: `Your token "${t.label}" was revoked by an admin`,
-        summary: input.reason ? `Reason: ${input.reason}` : 'No reason was given.',
-        actorUserId: ctx.principal.userId,
-      });
-      await em.flush();
-      return { revoked: true as const };
+    const em = ctx.em;
+    const t = await em.findOne(InboundToken, { id: input.token_id });
+    if (!t) throw notFound('token');
+    if (t.status === 'revoked') return { revoked: true as const };
+    t.status = 'revoked';
+    t.revokedAt = ctx.clock.now();
+    t.revokedReason = input.reason ?? 'revoked by an admin';
+    recordAudit(em, ctx, { action: AUDIT.tokenRevokedByAdmin, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { reason: input.reason ?? null, owner_user_id: t.ownerUserId } });
+    addNotification(em, ctx.clock.now(), {
+      userId: t.ownerUserId,
+      title: `Your token "${t.label}" was revoked by an admin`,
+      summary: input.reason ? `Reason: ${input.reason}` : 'No reason was given.',
+      actorUserId: ctx.principal.userId,
     });
+    return { revoked: true as const };
   },
 });
 
-/** Revokes every inbound and agent token of a user inside the caller's transaction. */
+/** Revokes every inbound and agent token of a user in the caller's transaction. */
 export async function revokeAllTokensOf(em: Parameters<typeof recordAudit>[0], ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, userId: string, actorUserId: string | null, reason: string): Promise<number> {
   const { inboundIds, agentCount } = await revokeEveryTokenOfUser(em, userId, reason, ctx.clock.now().toISOString());
   for (const id of inboundIds) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: id, targetType: 'inbound_token', targetId: id, summary: { reason } });
@@ -71,20 +70,17 @@ export const offboardUser = defineOperation<z.infer<typeof OffboardInput>, { use
   rateLimited: true,
   requiredScopes: ['admin:users'],
   idempotent: true,
+  writes: true,
   input: OffboardInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
-    return ctx.em.transactional(async (em) => {
-      const user = await requireUserByEmail(em, input.email);
-      if (user.id === ctx.principal.userId) throw new DomainError('conflict', 'you cannot offboard yourself', { code: 'invalid_state' });
-      // Nobody acts above their own rank: offboarding a super admin takes a super admin.
-      requireRankOver(ctx.principal, user.role);
-      user.status = 'offboarded';
-      user.updatedAt = ctx.clock.now();
-      await em.flush();
-      const tokensRevoked = await revokeAllTokensOf(em, ctx, user.id, ctx.principal.userId, 'owner offboarded');
-      await em.flush();
-      return { userId: user.id, status: 'offboarded' as const, tokensRevoked };
-    });
+    const user = await requireUserByEmail(ctx.em, input.email);
+    if (user.id === ctx.principal.userId) throw new DomainError('conflict', 'you cannot offboard yourself', { code: 'invalid_state' });
+    // Nobody acts above their own rank: offboarding a super admin takes a super admin.
+    requireRankOver(ctx.principal, user.role);
+    user.status = 'offboarded';
+    user.updatedAt = ctx.clock.now();
+    const tokensRevoked = await revokeAllTokensOf(ctx.em, ctx, user.id, ctx.principal.userId, 'owner offboarded');
+    return { userId: user.id, status: 'offboarded' as const, tokensRevoked };
   },
 });

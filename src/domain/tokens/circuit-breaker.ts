@@ -53,7 +53,6 @@ export async function evaluateBreakerAfterFailure(em: EntityManager, ctx: Pick<O
       summary: `${failures} of its last ${failures + successes} events in the past hour were rejected. Publishing answers 429 circuit_open until ${until.toISOString()}, or until an admin resets the breaker. Fix the sender first.`,
       tags: ['circuit_open'],
     });
-    await tx.flush();
     return true;
   });
 }
@@ -62,25 +61,25 @@ export const ResetCircuitBreakerInput = z.strictObject({ token_id: z.uuid({ erro
 export const ResetCircuitBreakerOutput = z.object({ token_id: z.uuid(), was_open: z.boolean() });
 export type ResetCircuitBreakerResult = z.infer<typeof ResetCircuitBreakerOutput>;
 
-/** Closes the breaker and restarts failure counting at now; notifies the owner when it was open. */
+/**
+ * Closes the breaker and restarts failure counting at now; notifies the owner when it was open.
+ * In the caller's transaction (a writing operation's `em`).
+ */
 async function resetBreaker(em: EntityManager, ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, tokenId: string, actorUserId: string | null): Promise<ResetCircuitBreakerResult> {
-  return em.transactional(async (tx) => {
-    const now = ctx.clock.now();
-    const row = await closeBreaker(tx, tokenId, now.toISOString());
-    if (!row) throw notFound('token');
-    const wasOpen = row.was_open === true;
-    recordAudit(tx, ctx, { action: BREAKER_AUDIT.reset, actorUserId, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { was_open: wasOpen } });
-    if (wasOpen) {
-      addNotification(tx, now, {
-        userId: row.owner_user_id,
-        title: `Your token "${row.label}" works again`,
-        summary: 'An admin reset its circuit breaker.',
-        actorUserId,
-      });
-    }
-    await tx.flush();
-    return { token_id: row.id, was_open: wasOpen };
-  });
+  const now = ctx.clock.now();
+  const row = await closeBreaker(em, tokenId, now.toISOString());
+  if (!row) throw notFound('token');
+  const wasOpen = row.was_open === true;
+  recordAudit(em, ctx, { action: BREAKER_AUDIT.reset, actorUserId, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { was_open: wasOpen } });
+  if (wasOpen) {
+    addNotification(em, now, {
+      userId: row.owner_user_id,
+      title: `Your token "${row.label}" works again`,
+      summary: 'An admin reset its circuit breaker.',
+      actorUserId,
+    });
+  }
+  return { token_id: row.id, was_open: wasOpen };
 }
 
 /** Admin reset (ModerationService.ResetCircuitBreaker): admin role and scope admin:tokens. */
@@ -90,6 +89,7 @@ export const resetCircuitBreaker = defineOperation<z.infer<typeof ResetCircuitBr
   rateLimited: true,
   requiredScopes: ['admin:tokens'],
   idempotent: true,
+  writes: true,
   input: ResetCircuitBreakerInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
@@ -103,6 +103,7 @@ export const resetCircuitBreakerAsOperator = defineOperation<z.infer<typeof Rese
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: ResetCircuitBreakerInput,
   handler: async (input, ctx) => resetBreaker(ctx.em, ctx, input.token_id, null),
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineOperation, type InboundTokenPrincipal } from '../context.js';
 import { DomainError } from '../errors.js';
-import { claimMany, claimOne, type ClaimOutcome } from './claim.js';
+import { claimInTransaction, claimOne, type ClaimOutcome } from './claim.js';
 import { ClaimTokenRequestSchema, type ClaimTokenRequest } from './claim-token.rules.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';
 
@@ -13,10 +13,11 @@ export const claimToken = defineOperation<ClaimTokenRequest, ClaimOutcome, Inbou
   // A claim answers with a token value, which is never stored anywhere (not even in the
   // idempotency cache): claims do not replay from an Idempotency-Key.
   idempotent: false,
+  writes: true,
   input: ClaimTokenRequestSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    return claimOne(ctx, input);
+    return claimOne(ctx.em, ctx, input);
   },
 });
 
@@ -34,10 +35,11 @@ export const claimTokenBatch = defineOperation<z.infer<typeof ClaimTokenBatchReq
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
   idempotent: false,
+  writes: true,
   input: ClaimTokenBatchRequestSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    const rows = await claimMany(ctx, input.claims);
+    const rows = await claimInTransaction(ctx.em, ctx, input.claims);
     return {
       results: rows.map((r) =>
         r.ok
@@ -66,13 +68,14 @@ export const legacyClaimBatch = defineOperation<z.infer<typeof LegacyClaimBatchS
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
   idempotent: false,
+  writes: true,
   input: LegacyClaimBatchSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
     if (input.emails.length > 50) {
       throw new DomainError('validation', 'at most 50 emails per batch', { code: 'emails_too_many', issues: [{ field: 'emails', code: 'emails_too_many', message: 'at most 50 emails per batch' }] });
     }
-    const rows = await claimMany(ctx, input.emails.map((email) => ({ email, daily_limit: 50 })));
+    const rows = await claimInTransaction(ctx.em, ctx, input.emails.map((email) => ({ email, daily_limit: 50 })));
     const results = rows.map((r) =>
       r.ok ? { email: r.value.email, ok: true as const, token: r.value.token, token_id: r.value.tokenId, rotated: r.value.rotated } : { email: r.email, ok: false as const, error: r.error.code },
     );

@@ -123,18 +123,21 @@ export async function claimInTransaction(em: EntityManager, ctx: OpContext<Inbou
     // No previous token: the overlap ends now.
     results[i] = { ok: true, value: { email, token, tokenId: row.id, ownerUserId: userId, expiresPriorAt: now.toISOString(), rotated: false } };
   }
-  await em.flush();
   return results;
 }
 
-/** Batch rows are independent (never all-or-nothing for refused rows); one transaction for all. */
+/**
+ * Claims in a transaction of their own, beside the caller's (bulk publish auto-claims; its
+ * deliveries are stored by the event store). Batch rows are independent (never all-or-nothing for
+ * refused rows); one transaction for all.
+ */
 export function claimMany(ctx: OpContext<InboundTokenPrincipal>, reqs: readonly ClaimRequest[]): Promise<ClaimResult[]> {
   return ctx.em.fork().transactional((em) => claimInTransaction(em, ctx, reqs));
 }
 
-/** One claim: the same path as a batch of one; a refused row is thrown. */
-export async function claimOne(ctx: OpContext<InboundTokenPrincipal>, req: ClaimRequest): Promise<ClaimOutcome> {
-  const [r] = await claimMany(ctx, [req]);
+/** One claim in the caller's transaction: the same path as a batch of one; a refused row is thrown. */
+export async function claimOne(em: EntityManager, ctx: OpContext<InboundTokenPrincipal>, req: ClaimRequest): Promise<ClaimOutcome> {
+  const [r] = await claimInTransaction(em, ctx, [req]);
   if (!r!.ok) throw r!.error;
   return r!.value;
 }

@@ -41,12 +41,10 @@ export const createAgentToken = defineOperation<z.infer<typeof CreateAgentTokenI
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: CreateAgentTokenInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const user = await requireUserByEmail(em, input.email);
-      const created = insertAgentToken(em, ctx, user.id, [...new Set(input.scopes ?? ['*'])], input.label);
-      await em.flush();
-      return created;
-    }),
+  handler: async (input, ctx) => {
+    const user = await requireUserByEmail(ctx.em, input.email);
+    return insertAgentToken(ctx.em, ctx, user.id, [...new Set(input.scopes ?? ['*'])], input.label);
+  },
 });

@@ -31,12 +31,12 @@ export const createPersonalToken = defineOperation<z.infer<typeof CreatePersonal
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: CreatePersonalTokenInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const user = await requireUserByEmail(em, input.email);
-      return mintSelfServiceToken(em, ctx, user, { label: input.label, note: input.note ?? null, dailyLimit: input.daily_limit });
-    }),
+  handler: async (input, ctx) => {
+    const user = await requireUserByEmail(ctx.em, input.email);
+    return mintSelfServiceToken(ctx.em, ctx, user, { label: input.label, note: input.note ?? null, dailyLimit: input.daily_limit });
+  },
 });
 
 /** Mints a self-service token for `user` inside the caller's transaction (value shown once). */
@@ -50,6 +50,5 @@ export async function mintSelfServiceToken(
   const integratorId = await ensureIntegrator(em, PERSONAL_INTEGRATOR, ctx.clock.now());
   const { row, token } = createInboundTokenRow(em, { kind: 'personal', ownerUserId: user.id, integratorId, label: t.label, note: t.note, dailyLimit: t.dailyLimit, createdAt: ctx.clock.now() });
   auditTokenCreated(em, ctx, row, { actorUserId: user.id }, { kind: row.kind, label: row.label });
-  await em.flush();
   return { tokenId: row.id, token };
 }

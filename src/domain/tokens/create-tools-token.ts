@@ -59,6 +59,7 @@ export async function createToolsTokenInTransaction(
   const now = ctx.clock.now();
   const integratorId = await ensureIntegrator(em, { slug: spec.integrator, name: spec.integratorName ?? spec.integrator }, now);
   const { row, token } = createInboundTokenRow(em, { kind: 'tools_claim', ownerUserId: owner.id, integratorId, label: spec.name, note: spec.note, dailyLimit: TOOLS_TOKEN_DAILY_LIMIT, createdAt: now });
+  // Scalar foreign keys: the token row must exist before a catalog row links it.
   await em.flush();
   const item = await findItemForIntegrator(em, integratorId);
   let catalogSlug = item?.slug ?? null;
@@ -80,7 +81,6 @@ export async function createToolsTokenInTransaction(
     await linkItemToToolsToken(em, item.id, row.id);
   }
   auditTokenCreated(em, ctx, row, audit, { kind: 'tools_claim', integrator: spec.integrator, ...audit.summary });
-  await em.flush();
   return { tokenId: row.id, token, integratorSlug: spec.integrator, catalogSlug: catalogSlug ?? '', catalogRowId: catalogRowId! };
 }
 
@@ -89,16 +89,16 @@ export const createToolsToken = defineOperation<z.infer<typeof CreateToolsTokenI
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: CreateToolsTokenInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const owner = await requireUserByEmail(em, input.owner);
-      return createToolsTokenInTransaction(em, ctx, owner, {
-        integrator: input.integrator,
-        name: input.name,
-        integratorName: input.integrator_name,
-        catalogDisplayName: input.catalog_display_name,
-        catalogDescription: input.catalog_description,
-      });
-    }),
+  handler: async (input, ctx) => {
+    const owner = await requireUserByEmail(ctx.em, input.owner);
+    return createToolsTokenInTransaction(ctx.em, ctx, owner, {
+      integrator: input.integrator,
+      name: input.name,
+      integratorName: input.integrator_name,
+      catalogDisplayName: input.catalog_display_name,
+      catalogDescription: input.catalog_description,
+    });
+  },
 });

@@ -26,13 +26,13 @@ export const issueOwnPersonalToken = defineOperation<z.infer<typeof IssueOwnToke
   name: 'tokens.issue_own',
   ...ownOp,
   idempotent: false,
+  writes: true,
   input: IssueOwnTokenInput,
-  handler: async (input, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const user = await requireUserByEmail(em, ctx.principal.userEmail);
-      const t = await mintSelfServiceToken(em, ctx, user, { label: input.label, note: null, dailyLimit: input.daily_limit });
-      return { token_id: t.tokenId, token_value: t.token, endpoint_url: endpointUrl(ctx) };
-    }),
+  handler: async (input, ctx) => {
+    const user = await requireUserByEmail(ctx.em, ctx.principal.userEmail);
+    const t = await mintSelfServiceToken(ctx.em, ctx, user, { label: input.label, note: null, dailyLimit: input.daily_limit });
+    return { token_id: t.tokenId, token_value: t.token, endpoint_url: endpointUrl(ctx) };
+  },
 });
 
 export interface OwnTokenView {
@@ -79,16 +79,15 @@ function setState(name: string, from: string, to: string) {
     name,
     ...ownOp,
     idempotent: true,
+    writes: true,
     input: TokenIdInput,
-    handler: async ({ token_id }, ctx) =>
-      ctx.em.transactional(async (em) => {
-        const t = await requireOwnToken(em, ctx.principal.userId, token_id);
-        if (t.status === to) return { tokenId: t.id, status: t.status };
-        if (t.status !== from) throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
-        t.status = to;
-        await em.flush();
-        return { tokenId: t.id, status: t.status };
-      }),
+    handler: async ({ token_id }, ctx) => {
+      const t = await requireOwnToken(ctx.em, ctx.principal.userId, token_id);
+      if (t.status === to) return { tokenId: t.id, status: t.status };
+      if (t.status !== from) throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
+      t.status = to;
+      return { tokenId: t.id, status: t.status };
+    },
   });
 }
 
@@ -101,19 +100,18 @@ export const revokeOwnToken = defineOperation<TokenIdInput, { revoked: true }, A
   name: 'tokens.revoke_own',
   ...ownOp,
   idempotent: true,
+  writes: true,
   input: TokenIdInput,
-  handler: async ({ token_id }, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const t = await requireOwnToken(em, ctx.principal.userId, token_id);
-      if (t.status !== 'revoked') {
-        t.status = 'revoked';
-        t.revokedAt = ctx.clock.now();
-        t.revokedReason = 'deleted by owner';
-        recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
-        await em.flush();
-      }
-      return { revoked: true as const };
-    }),
+  handler: async ({ token_id }, ctx) => {
+    const t = await requireOwnToken(ctx.em, ctx.principal.userId, token_id);
+    if (t.status !== 'revoked') {
+      t.status = 'revoked';
+      t.revokedAt = ctx.clock.now();
+      t.revokedReason = 'deleted by owner';
+      recordAudit(ctx.em, ctx, { action: AUDIT.tokenRevoked, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
+    }
+    return { revoked: true as const };
+  },
 });
 
 /** Owner rotates: new value works at once, the previous one for 24 h; a new callback secret. */
@@ -121,15 +119,14 @@ export const rotateOwnToken = defineOperation<TokenIdInput, { tokenId: string; t
   name: 'tokens.rotate_own',
   ...ownOp,
   idempotent: false,
+  writes: true,
   input: TokenIdInput,
-  handler: async ({ token_id }, ctx) =>
-    ctx.em.transactional(async (em) => {
-      const t = await requireOwnToken(em, ctx.principal.userId, token_id);
-      if (t.status !== 'active') throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
-      const now = ctx.clock.now();
-      const token = rotateTokenValue(t, now);
-      recordAudit(em, ctx, { action: AUDIT.tokenRotated, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
-      await em.flush();
-      return { tokenId: t.id, token, expiresPriorAt: t.priorValidUntil!.toISOString(), callbackSecret: t.callbackSecret };
-    }),
+  handler: async ({ token_id }, ctx) => {
+    const t = await requireOwnToken(ctx.em, ctx.principal.userId, token_id);
+    if (t.status !== 'active') throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
+    const now = ctx.clock.now();
+    const token = rotateTokenValue(t, now);
+    recordAudit(ctx.em, ctx, { action: AUDIT.tokenRotated, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
+    return { tokenId: t.id, token, expiresPriorAt: t.priorValidUntil!.toISOString(), callbackSecret: t.callbackSecret };
+  },
 });

@@ -25,24 +25,23 @@ export const bootstrap = defineOperation<z.infer<typeof BootstrapInput>, Bootstr
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: BootstrapInput,
   handler: async (input, ctx) => {
     const email = normalizeEmail(input.email);
     assertDomainAllowed(email, ctx.config.allowedEmailDomains);
-    return ctx.em.transactional(async (em) => {
-      let user = await findUserByEmail(em, email);
-      if (!user) {
-        const other = await em.findOne(User, { role: 'super_admin' });
-        if (other) throw new DomainError('conflict', `already bootstrapped with ${other.email}`, { code: 'already_bootstrapped' });
-        user = insertUser(em, ctx, { email, name: input.name, role: 'super_admin' });
-        await em.flush(); // scalar foreign keys: the user row must exist before its token
-      } else if (user.role !== 'super_admin') {
-        user.role = 'super_admin';
-        user.updatedAt = ctx.clock.now();
-      }
-      const { token } = insertAgentToken(em, ctx, user.id, ['*'], 'bootstrap');
-      await em.flush();
-      return { userId: user.id, email: user.email, agentToken: token };
-    });
+    const em = ctx.em;
+    let user = await findUserByEmail(em, email);
+    if (!user) {
+      const other = await em.findOne(User, { role: 'super_admin' });
+      if (other) throw new DomainError('conflict', `already bootstrapped with ${other.email}`, { code: 'already_bootstrapped' });
+      user = insertUser(em, ctx, { email, name: input.name, role: 'super_admin' });
+      await em.flush(); // scalar foreign keys: the user row must exist before its token
+    } else if (user.role !== 'super_admin') {
+      user.role = 'super_admin';
+      user.updatedAt = ctx.clock.now();
+    }
+    const { token } = insertAgentToken(em, ctx, user.id, ['*'], 'bootstrap');
+    return { userId: user.id, email: user.email, agentToken: token };
   },
 });

@@ -39,15 +39,13 @@ export const createUser = defineOperation<z.infer<typeof CreateUserInput>, UserC
   auth: { kind: 'system' },
   rateLimited: false,
   idempotent: false,
+  writes: true,
   input: CreateUserInput,
   handler: async (input, ctx) => {
     assertDomainAllowed(normalizeEmail(input.email), ctx.config.allowedEmailDomains);
-    return ctx.em.transactional(async (em) => {
-      const existing = await findUserByEmail(em, input.email);
-      if (existing) throw userAlreadyExists(existing);
-      const u = insertUser(em, ctx, input);
-      await em.flush();
-      return { userId: u.id, email: u.email };
-    });
+    const existing = await findUserByEmail(ctx.em, input.email);
+    if (existing) throw userAlreadyExists(existing);
+    const u = insertUser(ctx.em, ctx, input);
+    return { userId: u.id, email: u.email };
   },
 });

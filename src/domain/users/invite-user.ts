@@ -48,6 +48,7 @@ export const inviteUser = defineOperation<InviteUserInput, InviteUserResult, Age
   rateLimited: true,
   requiredScopes: ['admin:users'],
   idempotent: false,
+  writes: true,
   input: InviteUserInput,
   handler: async (input, ctx) => {
     requireAdminUser(ctx.principal);
@@ -61,45 +62,44 @@ export const inviteUser = defineOperation<InviteUserInput, InviteUserResult, Age
     } catch (err) {
       throw atField(err, 'email');
     }
+    const em = ctx.em;
     try {
-      return await ctx.em.transactional(async (em) => {
-        const existing = await findUserByEmail(em, email);
-        if (existing) throw userAlreadyExists(existing, { field: 'email' });
-        const now = ctx.clock.now();
-        const user = insertUser(em, ctx, { email, name: input.name, role: input.role, status: input.status });
-        await em.flush(); // scalar foreign keys: the user row must exist before its profile rows
-        const checklist = onboardingChecklist({ employmentType: input.employment_type, location: input.location });
-        const { checklistId } = await insertOnboardingRows(em, {
-          userId: user.id,
-          invitedByUserId: ctx.principal.userId,
-          profile: { employmentType: input.employment_type, location: input.location, uiLanguage: input.ui_language },
-          checklist,
-          preferences: defaultNotificationPreferences({ uiLanguage: input.ui_language }),
-          now,
-        });
-        const welcome = welcomeNotification(user.name, checklist.length);
-        addNotification(em, now, {
-          userId: user.id,
-          title: welcome.title,
-          summary: welcome.summary,
-          targetUrl: `${ctx.config.publicBaseUrl}${welcome.path}`,
-          actorUserId: ctx.principal.userId,
-          tags: ['onboarding'],
-        });
-        recordToolAudit(em, ctx, {
-          tool: 'invite_user',
-          action: 'users.invited',
-          targetType: 'user',
-          targetId: user.id,
-          summary: { role: input.role, status: input.status, employment_type: input.employment_type, location: input.location, ui_language: input.ui_language, checklist_id: checklistId },
-        });
-        await em.flush();
-        return { user_id: user.id, email: user.email, name: user.name, status: input.status, invite_sent: true as const };
+      const existing = await findUserByEmail(em, email);
+      if (existing) throw userAlreadyExists(existing, { field: 'email' });
+      const now = ctx.clock.now();
+      const user = insertUser(em, ctx, { email, name: input.name, role: input.role, status: input.status });
+      await em.flush(); // scalar foreign keys: the user row must exist before its profile rows
+      const checklist = onboardingChecklist({ employmentType: input.employment_type, location: input.location });
+      const { checklistId } = await insertOnboardingRows(em, {
+        userId: user.id,
+        invitedByUserId: ctx.principal.userId,
+        profile: { employmentType: input.employment_type, location: input.location, uiLanguage: input.ui_language },
+        checklist,
+        preferences: defaultNotificationPreferences({ uiLanguage: input.ui_language }),
+        now,
       });
+      const welcome = welcomeNotification(user.name, checklist.length);
+      addNotification(em, now, {
+        userId: user.id,
+        title: welcome.title,
+        summary: welcome.summary,
+        targetUrl: `${ctx.config.publicBaseUrl}${welcome.path}`,
+        actorUserId: ctx.principal.userId,
+        tags: ['onboarding'],
+      });
+      recordToolAudit(em, ctx, {
+        tool: 'invite_user',
+        action: 'users.invited',
+        targetType: 'user',
+        targetId: user.id,
+        summary: { role: input.role, status: input.status, employment_type: input.employment_type, location: input.location, ui_language: input.ui_language, checklist_id: checklistId },
+      });
+      return { user_id: user.id, email: user.email, name: user.name, status: input.status, invite_sent: true as const };
     } catch (err) {
-      // A concurrent invite of the same email won the unique index: the same answer as a repeat.
+      // A concurrent invite of the same email won the unique index: the same answer as a repeat
+      // (read outside this call's transaction, which the failed insert aborted).
       if (isUniqueViolation(err)) {
-        const existing = await findUserByEmail(ctx.em.fork(), email);
+        const existing = await findUserByEmail(em.fork(), email);
         if (existing) throw userAlreadyExists(existing, { field: 'email' });
       }
       throw err;
