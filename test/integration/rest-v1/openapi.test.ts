@@ -8,7 +8,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastifyPath } from '../../../src/transports/http/route-declaration.js';
-import { LEGACY_ROUTES } from '../../../src/transports/http/route-legacy.js';
+import { LEGACY_OPERATION_ROUTES, LEGACY_ROUTES } from '../../../src/transports/http/route-legacy.js';
 import { buildOpenApi, REST_V1_ROUTES } from '../../../src/transports/rest-v1/openapi.js';
 import { SERVICE_ROUTE_DOCS } from '../../../src/transports/rest-v1/service-routes.js';
 import { event, http, newPersonalToken, newUser, operator, publish, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
@@ -65,6 +65,13 @@ describe('GET /api/v1/openapi.json', () => {
     }
     for (const { path, method } of operations()) {
       expect(h.svc.app.hasRoute({ method: method.toUpperCase() as 'GET', url: fastifyPath(path) }), `${method} ${path}`).toBe(true);
+    }
+  });
+
+  it('a route\'s fixed success status is one its declaration documents', () => {
+    for (const r of [...REST_V1_ROUTES, ...LEGACY_OPERATION_ROUTES]) {
+      if (!('op' in r) || 'documentedOnly' in r || typeof r.status === 'function') continue;
+      expect(r.success.map((s) => s.status), `${r.method} ${r.path}`).toContain(r.status ?? 200);
     }
   });
 
