@@ -175,11 +175,12 @@ describe('compiled validators shared through a cache directory', () => {
 
 describe('ConformanceChecker.checkRoutes', () => {
   const c = new ConformanceChecker(TEXT);
-  it('reports served routes missing from the document and documented operations with no route; Connect procedures and implicit HEAD routes are exempt', () => {
+  it('reports served routes missing from the document and documented operations with no route; Connect procedures, implicit HEAD routes and methods OpenAPI 3.1 cannot express are exempt', () => {
     const vs = c.checkRoutes(
       [
         { method: 'GET', url: '/api/v1/things/:thingId' },
         { method: 'HEAD', url: '/api/v1/things/:thingId' },
+        { method: 'QUERY', url: '/api/v1/things/:thingId' },
         { method: 'GET', url: '/api/v1/things/special' },
         { method: 'POST', url: '/mcp' },
         { method: 'POST', url: '/fluxdesk.events.v1.EventService/Publish' },
