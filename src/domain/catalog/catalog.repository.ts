@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { CatalogItem } from './catalog.entity.js';
 import { integratorCatalogSlug, LIVE_APPROVED, LIVE_STATUSES } from './catalog.rules.js';
-
-const exec = <T>(em: EntityManager, sql: string, params: unknown[]) =>
-  em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 
 export interface CatalogItemRow {
   id: string;
@@ -29,12 +27,12 @@ export interface CatalogItemRow {
 
 /** The catalog row an integrator's claims are checked against (its oldest live row). */
 export async function findItemForIntegrator(em: EntityManager, integratorId: string): Promise<CatalogItemRow | undefined> {
-  const rows = await exec<CatalogItemRow>(em, `select * from catalog_items where integrator_id = ? and archived_at is null order by created_at, id limit 1`, [integratorId]);
+  const rows = await run<CatalogItemRow>(em, `select * from catalog_items where integrator_id = ? and archived_at is null order by created_at, id limit 1`, [integratorId]);
   return rows[0];
 }
 
 export async function findItemBySlug(em: EntityManager, slug: string): Promise<CatalogItemRow | undefined> {
-  const rows = await exec<CatalogItemRow>(em, `select * from catalog_items where slug = ?`, [slug]);
+  const rows = await run<CatalogItemRow>(em, `select * from catalog_items where slug = ?`, [slug]);
   return rows[0];
 }
 
@@ -51,7 +49,7 @@ export interface RequestRow {
 const inList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
 export async function findLiveApproval(em: EntityManager, userId: string, itemId: string): Promise<RequestRow | undefined> {
-  const rows = await exec<RequestRow>(
+  const rows = await run<RequestRow>(
     em,
     `select * from catalog_requests where user_id = ? and catalog_item_id = ? and status in (${inList(LIVE_APPROVED)}) for update`,
     [userId, itemId],
@@ -60,7 +58,7 @@ export async function findLiveApproval(em: EntityManager, userId: string, itemId
 }
 
 export async function findLiveRequest(em: EntityManager, userId: string, itemId: string): Promise<RequestRow | undefined> {
-  const rows = await exec<RequestRow>(
+  const rows = await run<RequestRow>(
     em,
     `select * from catalog_requests where user_id = ? and catalog_item_id = ? and status in (${inList(LIVE_STATUSES)}) for update`,
     [userId, itemId],
@@ -70,7 +68,7 @@ export async function findLiveRequest(em: EntityManager, userId: string, itemId:
 
 /** Serialises concurrent writers on one (user, item-or-integrator) pair inside a transaction. */
 export async function lockPair(em: EntityManager, a: string, b: string): Promise<void> {
-  await em.getConnection().execute(`select pg_advisory_xact_lock(hashtextextended(? || ':' || ?, 0))`, [a, b], 'all', em.getTransactionContext());
+  await run(em, `select pg_advisory_xact_lock(hashtextextended(? || ':' || ?, 0))`, [a, b]);
 }
 
 /** The catalog row of an integrator's inbound tokens (`<slug>.inbound-token`), persisted on the next flush. */
@@ -100,7 +98,7 @@ export function createIntegratorCatalogRow(
 }
 
 export async function findItemById(em: EntityManager, id: string): Promise<CatalogItemRow | undefined> {
-  const rows = await exec<CatalogItemRow>(em, `select * from catalog_items where id = ?`, [id]);
+  const rows = await run<CatalogItemRow>(em, `select * from catalog_items where id = ?`, [id]);
   return rows[0];
 }
 
@@ -119,7 +117,7 @@ export interface ApprovalViewRow {
 }
 
 export async function findApprovalView(em: EntityManager, requestId: string): Promise<ApprovalViewRow | undefined> {
-  const rows = await exec<ApprovalViewRow>(
+  const rows = await run<ApprovalViewRow>(
     em,
     `select r.id, u.email, c.slug as catalog_slug, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
        from catalog_requests r join users u on u.id = r.user_id join catalog_items c on c.id = r.catalog_item_id
@@ -194,7 +192,7 @@ export interface UserApprovalRow {
 
 /** One user's requests, newest first; `statuses` null: every status. */
 export async function findRequestsOfUser(em: EntityManager, userId: string, statuses: readonly string[] | null, limit: number): Promise<UserApprovalRow[]> {
-  return exec<UserApprovalRow>(
+  return run<UserApprovalRow>(
     em,
     `select r.id, c.slug as catalog_slug, c.name as catalog_name, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
        from catalog_requests r join catalog_items c on c.id = r.catalog_item_id left join users rv on rv.id = r.reviewed_by_user_id
@@ -218,7 +216,7 @@ export interface PendingRequestRow {
 
 /** Pending requests, oldest first (the review queue), optionally for one row or one user. */
 export async function listPendingRequests(em: EntityManager, f: { catalogItemId?: string; userId?: string }, limit: number): Promise<PendingRequestRow[]> {
-  return exec<PendingRequestRow>(
+  return run<PendingRequestRow>(
     em,
     `select r.id, c.slug as catalog_slug, c.name as catalog_name, u.id as user_id, u.email, u.name, r.note, r.requested_at, cb.email as created_by_email
        from catalog_requests r join catalog_items c on c.id = r.catalog_item_id join users u on u.id = r.user_id
@@ -235,14 +233,14 @@ export async function listPendingRequests(em: EntityManager, f: { catalogItemId?
 /** The row, locked for the rest of the transaction (patch, archive and delete serialise on it). */
 export async function lockItem(em: EntityManager, ref: { slug: string } | { id: string }): Promise<CatalogItemRow | undefined> {
   const rows = 'slug' in ref
-    ? await exec<CatalogItemRow>(em, `select * from catalog_items where slug = ? for update`, [ref.slug])
-    : await exec<CatalogItemRow>(em, `select * from catalog_items where id = ? for update`, [ref.id]);
+    ? await run<CatalogItemRow>(em, `select * from catalog_items where slug = ? for update`, [ref.slug])
+    : await run<CatalogItemRow>(em, `select * from catalog_items where id = ? for update`, [ref.id]);
   return rows[0];
 }
 
 /** A tools-token (by id) as a link target: its integrator and owner; undefined for any other id. */
 export async function findToolsTokenLink(em: EntityManager, tokenId: string): Promise<{ integrator_id: string; owner_user_id: string } | undefined> {
-  const rows = await exec<{ integrator_id: string; owner_user_id: string }>(
+  const rows = await run<{ integrator_id: string; owner_user_id: string }>(
     em,
     `select integrator_id, owner_user_id from inbound_tokens where id = ? and kind = 'tools_claim'`,
     [tokenId],
@@ -270,7 +268,7 @@ export interface NewCatalogItem {
 
 /** Inserts a live row; undefined when the slug is taken (ON CONFLICT, so a concurrent create loses cleanly). */
 export async function insertItemUnlessSlugTaken(em: EntityManager, r: NewCatalogItem): Promise<CatalogItemRow | undefined> {
-  const rows = await exec<CatalogItemRow>(
+  const rows = await run<CatalogItemRow>(
     em,
     `insert into catalog_items (id, slug, name, type, description, category, url, application_guide, use_cases, is_pinned,
            approval_required, display_order, contact_user_id, linked_tools_token_id, integrator_id, archived_at, created_at, updated_at)
@@ -324,7 +322,7 @@ export async function listItemRows(em: EntityManager, f: CatalogItemRowFilter): 
     where.push('c.integrator_id = (select i.id from integrators i where i.slug = ?)');
     params.push(f.integrator_slug);
   }
-  const rows = await exec<CatalogItemRow & { total_count: string | number }>(
+  const rows = await run<CatalogItemRow & { total_count: string | number }>(
     em,
     `select c.*, count(*) over () as total_count from catalog_items c
       ${where.length ? `where ${where.join(' and ')}` : ''}
@@ -381,12 +379,12 @@ export async function updateItemRow(
   }
   sets.push('updated_at = ?::timestamptz');
   params.push(now);
-  const updated = await exec<CatalogItemRow>(em, `update catalog_items set ${sets.join(', ')} where id = ? returning *`, [...params, itemId]);
+  const updated = await run<CatalogItemRow>(em, `update catalog_items set ${sets.join(', ')} where id = ? returning *`, [...params, itemId]);
   return updated[0]!;
 }
 
 export async function archiveItemRow(em: EntityManager, itemId: string, now: string): Promise<CatalogItemRow> {
-  const rows = await exec<CatalogItemRow>(em, `update catalog_items set archived_at = ?::timestamptz, updated_at = ?::timestamptz where id = ? returning *`, [now, now, itemId]);
+  const rows = await run<CatalogItemRow>(em, `update catalog_items set archived_at = ?::timestamptz, updated_at = ?::timestamptz where id = ? returning *`, [now, now, itemId]);
   return rows[0]!;
 }
 
@@ -395,7 +393,7 @@ export async function countLiveDependents(
   em: EntityManager,
   item: Pick<CatalogItemRow, 'id' | 'linked_tools_token_id'>,
 ): Promise<{ liveApprovals: number; liveAssets: number; liveTokens: number }> {
-  const rows = await exec<{ live_approvals: string | number; live_assets: string | number; live_tokens: string | number }>(
+  const rows = await run<{ live_approvals: string | number; live_assets: string | number; live_tokens: string | number }>(
     em,
     `select
        (select count(*) from catalog_requests where catalog_item_id = ? and status in (${inList(LIVE_STATUSES)})) as live_approvals,
@@ -414,10 +412,10 @@ export async function countLiveDependents(
  */
 export async function deleteItemWithDeadDependents(em: EntityManager, itemId: string): Promise<void> {
   const ofItem = `select r.id from catalog_requests r where r.catalog_item_id = ?`;
-  await exec(em, `update inbound_tokens set approval_id = null where approval_id in (${ofItem})`, [itemId]);
-  await exec(em, `delete from access_assets where catalog_item_id = ? or request_id in (${ofItem})`, [itemId, itemId]);
-  await exec(em, `delete from catalog_requests where catalog_item_id = ?`, [itemId]);
-  await exec(em, `delete from catalog_items where id = ?`, [itemId]);
+  await run(em, `update inbound_tokens set approval_id = null where approval_id in (${ofItem})`, [itemId]);
+  await run(em, `delete from access_assets where catalog_item_id = ? or request_id in (${ofItem})`, [itemId, itemId]);
+  await run(em, `delete from catalog_requests where catalog_item_id = ?`, [itemId]);
+  await run(em, `delete from catalog_items where id = ?`, [itemId]);
 }
 
 /** Links an integrator's row to a tools-token (the integrator's first tools-token, on a row that had none). */

@@ -2,6 +2,7 @@
 // (resolve-delivery.ts) and the event-type aggregates of GET /api/v1/event-types
 // (list-event-types.ts). The publish path's statements are in events.repository.ts.
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import type { DeliveryRow } from './events.repository.js';
 
 /**
@@ -9,7 +10,8 @@ import type { DeliveryRow } from './events.repository.js';
  * external status becomes `resolved` either way. Returns the row as the Delivery view reads it.
  */
 export async function markDeliveryResolved(em: EntityManager, deliveryId: string, now: string, resolutionNote: string | null): Promise<DeliveryRow | undefined> {
-  const rows = (await em.getConnection().execute(
+  const rows = await run<DeliveryRow>(
+    em,
     `update deliveries set
            resolved_at = coalesce(resolved_at, ?::timestamptz),
            resolution_note = case when resolved_at is null then ? else resolution_note end,
@@ -19,9 +21,7 @@ export async function markDeliveryResolved(em: EntityManager, deliveryId: string
            summary, markdown_body, external_url, external_status, locale, recipient_hint, occurred_at, created_at,
            resolved_at, resolution_note, fire_count`,
     [now, resolutionNote, deliveryId],
-    'all',
-    em.getTransactionContext(),
-  )) as DeliveryRow[];
+  );
   return rows[0];
 }
 

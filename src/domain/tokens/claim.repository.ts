@@ -1,13 +1,10 @@
 // Set-based reads and locks of the claim path (claim.ts): one statement each for all rows of a
 // batch, inside the claim transaction. Values travel as array parameters, never as SQL text.
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { LIVE_APPROVED } from '../catalog/catalog.rules.js';
 import { InboundToken } from './tokens.entity.js';
 import { pgArray } from '../sql-hints.js';
-
-const exec = <T>(em: EntityManager, sql: string, params: unknown[]) =>
-  em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
-
 
 export interface ClaimUserRow {
   id: string;
@@ -18,7 +15,7 @@ export interface ClaimUserRow {
 /** Users by (normalised) email. */
 export async function findUsersByEmails(em: EntityManager, emails: readonly string[]): Promise<ClaimUserRow[]> {
   if (emails.length === 0) return [];
-  return exec<ClaimUserRow>(em, `select id, email, status from users where email = any(?::text[])`, [pgArray(emails)]);
+  return run<ClaimUserRow>(em, `select id, email, status from users where email = any(?::text[])`, [pgArray(emails)]);
 }
 
 /**
@@ -29,13 +26,13 @@ export async function findUsersByEmails(em: EntityManager, emails: readonly stri
 export async function lockClaimPairs(em: EntityManager, userIds: readonly string[], integratorId: string): Promise<void> {
   if (userIds.length === 0) return;
   const sorted = [...userIds].sort();
-  await exec(em, `select count(pg_advisory_xact_lock(hashtextextended(u || ':' || ?, 0))) from unnest(?::text[]) as u`, [integratorId, pgArray(sorted)]);
+  await run(em, `select count(pg_advisory_xact_lock(hashtextextended(u || ':' || ?, 0))) from unnest(?::text[]) as u`, [integratorId, pgArray(sorted)]);
 }
 
 /** user id -> the live approved request (row-locked, in user id order) for the catalog row. */
 export async function findLiveApprovals(em: EntityManager, userIds: readonly string[], itemId: string): Promise<Map<string, { id: string }>> {
   if (userIds.length === 0) return new Map();
-  const rows = await exec<{ id: string; user_id: string }>(
+  const rows = await run<{ id: string; user_id: string }>(
     em,
     `select id, user_id from catalog_requests where user_id = any(?::uuid[]) and catalog_item_id = ? and status = any(?::text[])
       order by user_id, id for update`,

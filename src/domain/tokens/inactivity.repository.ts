@@ -1,6 +1,7 @@
 // Statements of the daily inactivity scan (inactivity-scan.ts). Each is set-based or keyed and
 // idempotent, and runs in the scan's transaction.
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import type { InactivityTokenFamily } from './inactivity-warning.rules.js';
 
 /** Who the expiry audit rows name: their action, source and request id. */
@@ -15,7 +16,8 @@ export interface ExpiryAudit {
  * `auto_expired`, each with an audit row; returns the expired token ids.
  */
 export async function expireInactiveInboundTokens(em: EntityManager, cutoff: string, now: string, audit: ExpiryAudit): Promise<string[]> {
-  const rows = (await em.getConnection().execute(
+  const rows = await run<{ token_id: string }>(
+    em,
     `with expired as (
          update inbound_tokens set status = 'auto_expired'
           where status = 'active' and kind in ('personal', 'moderation') and coalesce(last_used_at, created_at) <= ?::timestamptz
@@ -29,15 +31,14 @@ export async function expireInactiveInboundTokens(em: EntityManager, cutoff: str
          from expired e
        returning token_id`,
     [cutoff, audit.action, audit.source, audit.requestId, now],
-    'all',
-    em.getTransactionContext(),
-  )) as { token_id: string }[];
+  );
   return rows.map((r) => r.token_id);
 }
 
 /** Live agent tokens last used (else created) at or before `cutoff` are revoked at `now`, each with an audit row; returns their ids. */
 export async function revokeInactiveAgentTokens(em: EntityManager, cutoff: string, now: string, audit: ExpiryAudit): Promise<string[]> {
-  const rows = (await em.getConnection().execute(
+  const rows = await run<{ token_id: string }>(
+    em,
     `with expired as (
          update agent_tokens set revoked_at = ?::timestamptz
           where revoked_at is null and coalesce(last_used_at, created_at) <= ?::timestamptz
@@ -51,9 +52,7 @@ export async function revokeInactiveAgentTokens(em: EntityManager, cutoff: strin
          from expired e
        returning token_id`,
     [now, cutoff, audit.action, audit.source, audit.requestId, now],
-    'all',
-    em.getTransactionContext(),
-  )) as { token_id: string }[];
+  );
   return rows.map((r) => r.token_id);
 }
 
@@ -71,7 +70,8 @@ export interface WarningCandidate {
 
 /** Live personal, moderation and agent tokens of active owners last used (else created) at or before `cutoff`, oldest first. */
 export async function findInactivityWarningCandidates(em: EntityManager, cutoff: string): Promise<WarningCandidate[]> {
-  return (await em.getConnection().execute(
+  return await run<WarningCandidate>(
+    em,
     `select 'inbound' as family, t.id, t.kind, t.label, t.display_prefix, t.last_used_at, t.created_at, u.id as user_id, u.email
          from inbound_tokens t join users u on u.id = t.owner_user_id
         where t.status = 'active' and t.kind in ('personal', 'moderation') and u.status = 'active'
@@ -83,9 +83,7 @@ export async function findInactivityWarningCandidates(em: EntityManager, cutoff:
           and coalesce(a.last_used_at, a.created_at) <= ?::timestamptz
         order by created_at`,
     [cutoff, cutoff],
-    'all',
-    em.getTransactionContext(),
-  )) as WarningCandidate[];
+  );
 }
 
 export interface QueuedMail {
@@ -101,14 +99,13 @@ export interface QueuedMail {
 
 /** Queues a mail in the outbox unless one with its dedupe key exists; returns whether it was queued. */
 export async function queueMailOnce(em: EntityManager, m: QueuedMail): Promise<boolean> {
-  const inserted = (await em.getConnection().execute(
+  const inserted = await run<{ id: string }>(
+    em,
     `insert into mail_outbox (id, kind, dedupe_key, user_id, to_address, subject, body_text, status, attempts, token_id, created_at, next_attempt_at, updated_at)
          values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz)
          on conflict (dedupe_key) do nothing
          returning id`,
     [m.kind, m.dedupeKey, m.userId, m.to, m.subject, m.text, m.tokenId, m.now, m.now, m.now],
-    'all',
-    em.getTransactionContext(),
-  )) as { id: string }[];
+  );
   return inserted.length > 0;
 }

@@ -1,6 +1,7 @@
 // Reads of inbound token rows by id and the admin listing (never the hash, prior hash or
 // callback secret). The by-hash lookups of authentication are in tokens.repository.ts.
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import type { TokenKind } from '../context.js';
 
 /** A token with its owner and integrator: what an inbound principal is built from. */
@@ -20,15 +21,14 @@ export interface TokenPrincipalRow {
 
 /** Any inbound token by id, whatever its state. */
 export async function findTokenPrincipalRow(em: EntityManager, tokenId: string): Promise<TokenPrincipalRow | undefined> {
-  const rows = (await em.getConnection().execute(
+  const rows = await run<TokenPrincipalRow>(
+    em,
     `select t.id, t.kind, t.status, t.label, t.daily_limit, u.id as user_id, u.email, u.role, i.id as integrator_id,
             i.slug as integrator_slug, i.allowed_event_prefix
        from inbound_tokens t join users u on u.id = t.owner_user_id join integrators i on i.id = t.integrator_id
       where t.id = ?`,
     [tokenId],
-    'all',
-    em.getTransactionContext(),
-  )) as TokenPrincipalRow[];
+  );
   return rows[0];
 }
 

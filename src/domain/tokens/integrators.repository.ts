@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 
 export interface IntegratorSeed {
   slug: string;
@@ -48,7 +49,7 @@ export async function ensureIntegrator(em: EntityManager, seed: IntegratorSeed, 
  * advisory lock), so concurrent issues with one label pick distinct slugs.
  */
 export async function lockIntegratorSlugBase(em: EntityManager, base: string): Promise<void> {
-  await em.getConnection().execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`integrator-slug:${base}`], 'all', em.getTransactionContext());
+  await run(em, `select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`integrator-slug:${base}`]);
 }
 
 /**
@@ -57,13 +58,12 @@ export async function lockIntegratorSlugBase(em: EntityManager, base: string): P
  * no LIKE wildcard to escape.
  */
 export async function findTakenIntegratorSlugs(em: EntityManager, base: string, catalogSlug: string): Promise<string[]> {
-  const rows = (await em.getConnection().execute(
+  const rows = await run<{ slug: string }>(
+    em,
     `select slug from integrators where slug = ? or slug like ?
      union select split_part(slug, '.', 1) from catalog_items where slug = ? or slug like ?`,
     [base, `${base}-%`, catalogSlug, `${base}-%`],
-    'all',
-    em.getTransactionContext(),
-  )) as { slug: string }[];
+  );
   return rows.map((r) => r.slug);
 }
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { User } from './users.entity.js';
 import { DomainError } from '../errors.js';
 import { normalizeEmail } from './users.rules.js';
@@ -20,9 +21,8 @@ export async function requireUserByEmail(em: EntityManager, email: string): Prom
   return u;
 }
 
-
 export async function userExists(em: EntityManager, userId: string): Promise<boolean> {
-  const rows = (await em.getConnection().execute(`select id from users where id = ?`, [userId], 'all', em.getTransactionContext())) as { id: string }[];
+  const rows = await run<{ id: string }>(em, `select id from users where id = ?`, [userId]);
   return rows.length > 0;
 }
 
