@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import type { StoredAction } from './action-callback.rules.js';
 
 export interface ClickTarget {
@@ -14,14 +15,15 @@ export interface ClickTarget {
 
 /** One of the user's own deliveries with what a click needs; another user's is simply absent. */
 export async function findOwnClickTarget(em: EntityManager, userId: string, deliveryId: string): Promise<ClickTarget | undefined> {
-  const rows = (await em.getConnection().execute(
+  const rows = await run<{ id: string; event_type: string; actions: StoredAction[] | string | null; token_id: string; callback_secret: string; email: string; name: string }>(
+    em,
     `select d.id, d.event_type, d.actions, d.token_id, t.callback_secret, u.email, u.name
        from deliveries d
        join inbound_tokens t on t.id = d.token_id
        join users u on u.id = d.recipient_user_id
       where d.id = ? and d.recipient_user_id = ?`,
     [deliveryId, userId],
-  )) as Array<{ id: string; event_type: string; actions: StoredAction[] | string | null; token_id: string; callback_secret: string; email: string; name: string }>;
+  );
   const r = rows[0];
   if (!r) return undefined;
   return {

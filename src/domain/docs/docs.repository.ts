@@ -6,15 +6,14 @@
 //    and of those, drafts only when they wrote them or lead the project (owner or lead). A draft
 //    that was archived stays a draft for visibility (archived_from_status).
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { randomUUID } from 'node:crypto';
 import { DOC_LEAD_ROLES, DOC_LIMITS, likeContains, slugCandidate, type DocActor, type DocKind, type DocStatus } from './docs.rules.js';
 import type { PageAddress } from './docs.schemas.js';
 
 type Params = unknown[];
 
-async function q<T>(em: EntityManager, sql: string, params: Params = []): Promise<T[]> {
-  return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
-}
+const q = run;
 
 const LEAD_ROLES_SQL = DOC_LEAD_ROLES.map((r) => `'${r}'`).join(', ');
 

@@ -2,6 +2,7 @@
 // never see, count or change another user's rows, whatever id it sends. Lists walk the
 // notifications(user_id, created_at, id) index backwards; counts come from inbox_counters.
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import { PREPARED } from '../sql-hints.js';
 
 export type NotificationType = 'task' | 'review' | 'meeting' | 'system';
@@ -29,8 +30,7 @@ export interface NotificationRow {
   actor_name: string | null;
 }
 
-const exec = <T>(em: EntityManager, sql: string, params: unknown[]) =>
-  em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
+const exec = run;
 
 const COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.delivery_id, n.target_url, n.tags, n.read_at, n.created_at,
   n.updated_at, n.actor_user_id, u.email as actor_email, u.name as actor_name`;

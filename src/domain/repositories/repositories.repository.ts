@@ -2,11 +2,10 @@
 // Project visibility is decided before any of these run (projects.repository findVisibleProject):
 // every read here is scoped by a project id the caller may see.
 import type { EntityManager } from '@mikro-orm/core';
+import { run } from '../sql.js';
 import type { RepositoryProvider } from './repositories.rules.js';
 
-async function q<T>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
-}
+const q = run;
 
 export interface RepositoryRow {
   id: string;
