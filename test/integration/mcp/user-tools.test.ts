@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, startHarness, type Harness } from '../../helpers/harness.js';
-import { adminAgent, agentWithRole, expectInvalidParams, expectMissingScope, failed, memberAgent, ok, sqlOf, STRUCTURED_ADMIN_ONLY } from './admin-fixtures.js';
+import { adminAgent, agentWithRole, callTool, expectInvalidParams, expectMissingScope, failed, memberAgent, ok, sqlOf, STRUCTURED_ADMIN_ONLY } from './admin-fixtures.js';
 
 let h: Harness;
 let sql: ReturnType<typeof sqlOf>;
@@ -71,6 +71,22 @@ describe('invite_user', () => {
     });
     expect(await sql('select user_id from user_profiles where user_id = ?', [existing.userId])).toEqual([]);
     expect(await sql(`select id from audit_log where action = 'users.invited' and target_id = ?`, [existing.userId])).toEqual([]);
+  });
+
+  it('concurrent invites of one email: one creates the user, every other call is the structured user-already-exists (never an internal error)', async () => {
+    const admin = await adminAgent(h, ['admin:users']);
+    const email = fresh('race');
+    const bodies = await Promise.all(Array.from({ length: 6 }, (_, i) => callTool(h, admin.token, 'invite_user', { email, name: `Race ${i}` })));
+    const created = bodies.filter((b) => !b.result.isError);
+    expect(created).toHaveLength(1);
+    const [user] = await sql('select id from users where email = ?', [email]);
+    for (const b of bodies.filter((x) => x.result.isError)) {
+      expect(JSON.parse(b.result.content[0].text)).toEqual({
+        error: { type: expect.stringMatching(/\/errors\/user-already-exists$/), title: 'user_already_exists', detail: `a user with email ${email} already exists`, field: 'email', email, user_id: user.id },
+      });
+    }
+    expect(await sql('select user_id from user_profiles where user_id = ?', [user.id])).toHaveLength(1);
+    expect(await sql(`select id from audit_log where action = 'users.invited' and target_id = ?`, [user.id])).toHaveLength(1);
   });
 
   it('an email outside ALLOWED_EMAIL_DOMAINS is the structured domain-not-allowed on field email', async () => {
