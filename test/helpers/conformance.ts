@@ -154,6 +154,9 @@ export class ConformanceChecker {
   private readonly templates: { key: string; template: string; segments: string[]; params: number }[] = [];
 
   private readonly docHash: string;
+  private readonly origin: string | undefined;
+  /** Validators of schemas that name this document's server URL: this checker's own. */
+  private own: { ajv: Ajv2020; validators: Map<string, ValidateFunction> } | undefined;
   private readonly cacheDir: string | undefined;
 
   /**
@@ -163,9 +166,12 @@ export class ConformanceChecker {
   constructor(docText: string, opts: { cacheDir?: string } = {}) {
     this.cacheDir = opts.cacheDir;
     this.doc = JSON.parse(docText) as Json;
-    // Keyed without `servers` (the URL names each harness's port): every service of the process
-    // serving the same paths and schemas shares the compiled validators.
-    const hash = createHash('sha256').update(JSON.stringify({ ...this.doc, servers: undefined })).digest('hex').slice(0, 16);
+    // Keyed with the server URL blanked out (it names each harness's port, in `servers` and links):
+    // every service of the run serving the same paths and schemas shares the compiled validators.
+    // A schema that itself names the URL is compiled apart (validatorOf).
+    this.origin = typeof this.doc.servers?.[0]?.url === 'string' && this.doc.servers[0].url.length > 8 ? (this.doc.servers[0].url as string) : undefined;
+    const normalized = this.origin ? docText.split(this.origin).join('\u0000server') : docText;
+    const hash = createHash('sha256').update(normalized).digest('hex').slice(0, 16);
     this.docId = `openapi-${hash}.json`;
     this.docHash = hash;
     let compiled = compiledByDoc.get(hash);
@@ -227,10 +233,26 @@ export class ConformanceChecker {
       // Equal inline schemas (the same header schema under every response) share one validator too:
       // all of them resolve their references against the same document.
       const shape = `=${JSON.stringify(this.at(target))}`;
+      if (this.origin && shape.includes(this.origin)) return this.ownValidator(target);
       v = this.compiled.validators.get(target) ?? this.compiled.validators.get(shape) ?? this.load(shape) ?? this.compile(target, shape);
       this.compiled.validators.set(target, v);
       this.compiled.validators.set(shape, v);
       this.compiled.validators.set(pointer, v);
+    }
+    return v;
+  }
+
+  private ownValidator(target: string): ValidateFunction {
+    if (!this.own) {
+      const ajv = newAjv();
+      ajv.addSchema({ ...this.doc, $id: this.docId });
+      this.own = { ajv, validators: new Map() };
+    }
+    let v = this.own.validators.get(target);
+    if (!v) {
+      v = this.own.ajv.compile({ $ref: `${this.docId}${target}` });
+      compiles++;
+      this.own.validators.set(target, v);
     }
     return v;
   }
