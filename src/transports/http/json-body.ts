@@ -58,8 +58,10 @@ const unsupported = (message: string) => new DomainError('unsupported_media_type
 
 /**
  * The one Content-Type rule (SPEC "Requirements for the inbound POST": `application/json;
- * charset=utf-8`): the media type `application/json`, with no charset or `charset=utf-8`, both
- * case-insensitive (the charset value may be quoted); other parameters are ignored. null: accepted.
+ * charset=utf-8`): the media type `application/json`, with no charset or `charset=utf-8` (or
+ * `utf8`, the other label the WHATWG Encoding Standard gives UTF-8, which this service always
+ * accepted), both case-insensitive (the charset value may be quoted); other parameters are
+ * ignored. null: accepted.
  */
 export function contentTypeError(contentType: string): DomainError | null {
   const [type, ...params] = contentType.split(';');
@@ -68,7 +70,7 @@ export function contentTypeError(contentType: string): DomainError | null {
     const eq = p.indexOf('=');
     if (eq === -1 || p.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
     const value = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
-    if (value !== 'utf-8') return unsupported('Content-Type charset must be utf-8');
+    if (value !== 'utf-8' && value !== 'utf8') return unsupported('Content-Type charset must be utf-8');
   }
   return null;
 }

@@ -134,7 +134,7 @@ describe('the body: one decision, each surface its own envelope', () => {
 
   const CASES: Array<[string, { contentType?: string; body: Uint8Array | string }, keyof typeof EXPECT]> = [
     ['charset=latin1', { contentType: 'application/json; charset=latin1', body: '{}' }, 'unsupported'],
-    ['charset=utf8 (only utf-8 is accepted)', { contentType: 'application/json; charset=utf8', body: '{}' }, 'unsupported'],
+    ['charset=utf-16', { contentType: 'application/json; charset=utf-16', body: '{}' }, 'unsupported'],
     ['text/plain', { contentType: 'text/plain', body: '{}' }, 'unsupported'],
     ['a +json media type', { contentType: 'application/vnd.api+json', body: '{}' }, 'unsupported'],
     ['invalid UTF-8', { body: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]) }, 'malformed'],
