@@ -7,7 +7,6 @@
 //   CONFORMANCE=off: no hooks at all.
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { inject } from 'vitest';
 import { ConformanceChecker, type ObservedResponse, type RouteDecl, type Violation } from './conformance.js';
 
 export type ConformanceMode = 'strict' | 'report' | 'off';
@@ -106,14 +105,13 @@ export class ServerRecorder {
   }
 }
 
-/** The run's directory for compiled validators (conformance-global.ts), when running under it. */
+/**
+ * The run's directory for compiled validators (conformance-global.ts), set by conformance-setup.ts.
+ * Read from the environment, not from vitest: the harness also runs in child processes of tests.
+ */
 function validatorCacheDir(): string | undefined {
-  try {
-    const dir = inject('conformanceDir');
-    return dir ? path.join(dir, 'validators') : undefined;
-  } catch {
-    return undefined;
-  }
+  const dir = process.env.FLUXDESK_CONFORMANCE_DIR;
+  return dir ? path.join(dir, 'validators') : undefined;
 }
 
 function lowerCase(h: Record<string, unknown>): Record<string, string | number | string[] | undefined> {

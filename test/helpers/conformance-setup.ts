@@ -7,6 +7,9 @@ import { afterAll, expect, inject } from 'vitest';
 import { describeViolations } from './conformance.js';
 import { conformanceMode, takeViolations } from './conformance-recorder.js';
 
+// For the harness (conformance-recorder.ts), which must not import vitest itself.
+process.env.FLUXDESK_CONFORMANCE_DIR = inject('conformanceDir');
+
 // Registered before the test file's own hooks: with vitest's default 'stack' order it runs after
 // them, i.e. after the file's harness has closed.
 afterAll(() => {
