@@ -21,8 +21,7 @@ for (const key of new Set([...Object.keys(committed), ...Object.keys(current)]))
   if (key !== 'packages' && !same(committed[key], current[key])) problems.push(`top-level field "${key}" differs`);
 }
 
-const forThisMachine = (entry) =>
-  (!entry.os || entry.os.includes(process.platform)) && (!entry.cpu || entry.cpu.includes(process.arch));
+const forThisMachine = (entry) => (!entry.os || entry.os.includes(process.platform)) && (!entry.cpu || entry.cpu.includes(process.arch));
 
 const otherPlatforms = [];
 const before = committed.packages ?? {};

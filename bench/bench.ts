@@ -17,7 +17,7 @@ import { runOperator } from '../src/transports/cli/operator-socket.js';
 import pg from 'pg';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 import { cpuColumns, cpuPerRequest, cpuSnap, type CpuPerRequest } from './cpu.js';
-import { freePort, profileFlags, ROOT, spawnChild, startFlags, stopChild, waitFor200, type Child } from './service.js';
+import { freePort, profileFlags, spawnChild, startFlags, stopChild, waitFor200, type Child } from './service.js';
 
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
 
@@ -38,7 +38,6 @@ const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
 // ---------------------------------------------------------------------------------------------
 // Child processes
-
 
 // ---------------------------------------------------------------------------------------------
 // RSS of the server child, sampled from /proc
@@ -105,7 +104,15 @@ interface ScenarioResult {
 }
 
 /** Runs autocannon over `slots` (each used at most once; the run stops early when they run out). */
-async function load(name: string, url: string, slots: Slot[] | null, expected: number, occurredAt: string, servicePid: number | undefined, durationS = DURATION_S): Promise<ScenarioResult> {
+async function load(
+  name: string,
+  url: string,
+  slots: Slot[] | null,
+  expected: number,
+  occurredAt: string,
+  servicePid: number | undefined,
+  durationS = DURATION_S,
+): Promise<ScenarioResult> {
   let next = 0;
   const before = cpuSnap(servicePid, benchDbName);
   let overflow = 0;
@@ -140,7 +147,9 @@ async function waitNudgesIdle(url: string): Promise<void> {
   await c.connect();
   try {
     const idle = async () => {
-      const { rows } = await c.query(`select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`);
+      const { rows } = await c.query(
+        `select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`,
+      );
       return rows[0].n === 0;
     };
     for (const deadline = Date.now() + 120_000; !(await idle()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
@@ -194,7 +203,7 @@ async function main(): Promise<number> {
       children.push(rx);
       await waitFor200(`${receiverUrl}/count`, rx);
     }
-    const rxCount = async () => ((await (await fetch(`${receiverUrl}/count`)).json()) as { hits: number; distinct: number });
+    const rxCount = async () => (await (await fetch(`${receiverUrl}/count`)).json()) as { hits: number; distinct: number };
     const serverEnv: Record<string, string> = {
       PORT: String(port),
       GRPC_PORT: String(grpcPort),
@@ -229,10 +238,13 @@ async function main(): Promise<number> {
         // Warm-up users nudge too when the receiver runs, so the dispatch path is warm as well.
         if ((i >= nNew && i < nNew + nNudge) || (needReceiver && i >= nNew + nNudge + nRepeat)) {
           // A chat destination (Slack style) at the local receiver: every new event nudges.
-          await setup.orm.em.fork().getConnection().execute(
-            `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
-            [(u.output as { userId: string }).userId, `${receiverUrl}/chat/${i}`],
-          );
+          await setup.orm.em
+            .fork()
+            .getConnection()
+            .execute(
+              `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
+              [(u.output as { userId: string }).userId, `${receiverUrl}/chat/${i}`],
+            );
         }
         const t = await runOperator(setup, 'tokens.create_personal', { email, label: 'bench', daily_limit: 200 });
         if (!t.ok) throw new Error(`tokens.create_personal: ${JSON.stringify(t.error)}`);
@@ -257,7 +269,11 @@ async function main(): Promise<number> {
       const t1 = Date.now();
       const statuses = new Map<number, number>();
       await mapLimit(repeatTokens, CONNECTIONS, async (auth, i) => {
-        const res = await fetch(`${baseUrl}/api/v1/events`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: eventBody(`rep-${runId}-${i}`, occurredAt) });
+        const res = await fetch(`${baseUrl}/api/v1/events`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: eventBody(`rep-${runId}-${i}`, occurredAt),
+        });
         await res.arrayBuffer();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       });
@@ -271,7 +287,9 @@ async function main(): Promise<number> {
       const slots: Slot[] = Array.from({ length: nWarm * PER_TOKEN }, (_, i) => ({ auth: warmTokens[i % nWarm]!, eventId: `warm-${runId}-${i}` }));
       const w = await load('warm-up', baseUrl, slots, 202, occurredAt, server.proc.pid, WARMUP_S);
       if (needReceiver) await waitNudgesIdle(db.url);
-      log(`warm-up: ${w.result.requests.total} events in ${WARMUP_S} s (not counted; non-2xx ${w.result.non2xx})${needReceiver ? ', their nudges drained' : ''}`);
+      log(
+        `warm-up: ${w.result.requests.total} events in ${WARMUP_S} s (not counted; non-2xx ${w.result.non2xx})${needReceiver ? ', their nudges drained' : ''}`,
+      );
     }
 
     // 3. NEW events: slot i -> token i mod n (round robin, <= 55 per token), fresh event_id.
@@ -286,7 +304,9 @@ async function main(): Promise<number> {
     if (ONLY.has('nudges')) {
       const before = await rxCount();
       const slots: Slot[] = Array.from({ length: nNudge * PER_TOKEN }, (_, i) => ({ auth: nudgeTokens[i % nNudge]!, eventId: `nudge-${runId}-${i}` }));
-      log(`NUDGED events: ${CONNECTIONS} connections, ${DURATION_S} s, budget ${slots.length - CONNECTIONS} requests over ${nNudge} tokens with chat destinations`);
+      log(
+        `NUDGED events: ${CONNECTIONS} connections, ${DURATION_S} s, budget ${slots.length - CONNECTIONS} requests over ${nNudge} tokens with chat destinations`,
+      );
       const s = await load('nudged events (202)', baseUrl, slots, 202, occurredAt, server.proc.pid);
       results.push(s);
       const expected = s.result.statusCodeStats['202']?.count ?? 0;
@@ -298,7 +318,9 @@ async function main(): Promise<number> {
         got = await rxCount();
       }
       nudgeBacklog = { sent: got.distinct - before.distinct, drainS: (Date.now() - t1) / 1000 };
-      log(`nudges: ${nudgeBacklog.sent}/${expected} arrived; the backlog after the load drained in ${nudgeBacklog.drainS.toFixed(1)} s (${got.hits - before.hits} requests)`);
+      log(
+        `nudges: ${nudgeBacklog.sent}/${expected} arrived; the backlog after the load drained in ${nudgeBacklog.drainS.toFixed(1)} s (${got.hits - before.hits} requests)`,
+      );
     }
 
     // 4. REPEAT events: slot i -> the pre-published event of token i mod n (<= 54 repeats each).
@@ -416,26 +438,41 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
   out(line(Object.fromEntries(cols.map((c) => [c, c]))));
   out(cols.map((c, i) => '-'.repeat(i === 0 ? w0 : width(c))).join('-|-'));
   for (const r of rows) out(line(r));
-  out(`${labels[0]!.padEnd(w0)} | ${(peakMb.toFixed(0) + ` (VmHWM incl. boot ${(hwmKb / 1024).toFixed(0)})`)}`);
+  out(`${labels[0]!.padEnd(w0)} | ${`${peakMb.toFixed(0)} (VmHWM incl. boot ${(hwmKb / 1024).toFixed(0)})`}`);
   if (newS && bareS) out(`${labels[1]!.padEnd(w0)} | ${(rate(newS) / rate(bareS)).toFixed(3)}`);
   if (newS && nudS) out(`${'nudged/s ÷ new/s'.padEnd(w0)} | ${(rate(nudS) / rate(newS)).toFixed(3)}`);
-  if (nf.nudgeBacklog) out(`${'nudges after the load'.padEnd(w0)} | ${nf.nudgeBacklog.sent} arrived; backlog drained ${nf.nudgeBacklog.drainS.toFixed(1)} s after the load ended`);
+  if (nf.nudgeBacklog)
+    out(`${'nudges after the load'.padEnd(w0)} | ${nf.nudgeBacklog.sent} arrived; backlog drained ${nf.nudgeBacklog.drainS.toFixed(1)} s after the load ended`);
   if (nf.drain) {
     const c = nf.drain.cpu;
-    out(`${'worker drain'.padEnd(w0)} | ${nf.drain.n} nudges in ${nf.drain.seconds.toFixed(2)} s = ${(nf.drain.n / nf.drain.seconds).toFixed(0)}/s (cpu ms per nudge: svc ${c.service.toFixed(2)}, pg ${c.postgres.toFixed(2)}, receiver+other ${c.other.toFixed(2)})`);
+    out(
+      `${'worker drain'.padEnd(w0)} | ${nf.drain.n} nudges in ${nf.drain.seconds.toFixed(2)} s = ${(nf.drain.n / nf.drain.seconds).toFixed(0)}/s (cpu ms per nudge: svc ${c.service.toFixed(2)}, pg ${c.postgres.toFixed(2)}, receiver+other ${c.other.toFixed(2)})`,
+    );
   }
-  if (results.some(capped)) out('* used up its token budget before the duration ended: the server is faster than the bench was sized for (BENCH_NEW_MAX_RPS / BENCH_REPEAT_MAX_RPS)');
+  if (results.some(capped))
+    out('* used up its token budget before the duration ended: the server is faster than the bench was sized for (BENCH_NEW_MAX_RPS / BENCH_REPEAT_MAX_RPS)');
   const noisy = results.filter((s) => s.cpu.other > 0.25 * s.cpu.busy);
-  if (noisy.length > 0) out(`NOTE: other jobs used ${noisy.map((s) => `${((100 * s.cpu.other) / s.cpu.busy).toFixed(0)}%`).join(' / ')} of the busy CPU during ${noisy.map((s) => s.name.split(' (')[0]).join(' / ')}: figures are depressed by a shared machine`);
+  if (noisy.length > 0)
+    out(
+      `NOTE: other jobs used ${noisy.map((s) => `${((100 * s.cpu.other) / s.cpu.busy).toFixed(0)}%`).join(' / ')} of the busy CPU during ${noisy.map((s) => s.name.split(' (')[0]).join(' / ')}: figures are depressed by a shared machine`,
+    );
   out('');
 
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   if (newS) {
     out(`target new events >= ${TARGETS.newRps}/s        : ${rate(newS).toFixed(0)}/s -> ${verdict(rate(newS) >= TARGETS.newRps)}`);
-    out(`target new events p99 <= ${TARGETS.newP99Ms} ms       : ${newS.result.latency.p99.toFixed(1)} ms -> ${verdict(newS.result.latency.p99 <= TARGETS.newP99Ms)}`);
+    out(
+      `target new events p99 <= ${TARGETS.newP99Ms} ms       : ${newS.result.latency.p99.toFixed(1)} ms -> ${verdict(newS.result.latency.p99 <= TARGETS.newP99Ms)}`,
+    );
   }
-  if (newS && nudS) out(`target nudged >= ${TARGETS.nudgedRatio} × new events   : ${(rate(nudS) / rate(newS)).toFixed(3)} -> ${verdict(rate(nudS) / rate(newS) >= TARGETS.nudgedRatio)}`);
-  if (nf.drain) out(`target worker drain >= ${TARGETS.drainPerS}/s       : ${(nf.drain.n / nf.drain.seconds).toFixed(0)}/s -> ${verdict(nf.drain.n / nf.drain.seconds >= TARGETS.drainPerS)}`);
+  if (newS && nudS)
+    out(
+      `target nudged >= ${TARGETS.nudgedRatio} × new events   : ${(rate(nudS) / rate(newS)).toFixed(3)} -> ${verdict(rate(nudS) / rate(newS) >= TARGETS.nudgedRatio)}`,
+    );
+  if (nf.drain)
+    out(
+      `target worker drain >= ${TARGETS.drainPerS}/s       : ${(nf.drain.n / nf.drain.seconds).toFixed(0)}/s -> ${verdict(nf.drain.n / nf.drain.seconds >= TARGETS.drainPerS)}`,
+    );
   if (repS) out(`target repeat events >= ${TARGETS.repeatRps}/s     : ${rate(repS).toFixed(0)}/s -> ${verdict(rate(repS) >= TARGETS.repeatRps)}`);
   if (newS || repS) out(`target server RSS <= ${TARGETS.rssMb} MB          : ${peakMb.toFixed(0)} MB -> ${verdict(peakMb <= TARGETS.rssMb)}`);
 
@@ -446,7 +483,10 @@ function report(results: ScenarioResult[], peakKb: number, hwmKb: number, server
   });
   if (invalid.length > 0) {
     out('');
-    for (const s of invalid) out(`WARNING: INVALID RUN - ${s.name}: statuses ${JSON.stringify(s.result.statusCodeStats)}, errors ${s.result.errors}, timeouts ${s.result.timeouts}, token slot overflow ${s.overflow}`);
+    for (const s of invalid)
+      out(
+        `WARNING: INVALID RUN - ${s.name}: statuses ${JSON.stringify(s.result.statusCodeStats)}, errors ${s.result.errors}, timeouts ${s.result.timeouts}, token slot overflow ${s.overflow}`,
+      );
     if (serverTail.length > 0) out(`last service log lines:\n${serverTail.slice(-10).join('\n')}`);
     return 1;
   }

@@ -53,7 +53,14 @@ export function cpuSnap(servicePid: number | undefined, dbName: string): CpuSnap
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
   const total = cpu.reduce((a, b) => a + b, 0);
   const busy = total - (cpu[3] ?? 0) - (cpu[4] ?? 0); // minus idle, iowait
-  return { service: servicePid ? procTicks(servicePid) : 0, postgres: ticksByComm('postgres', ours), redis: ticksByComm('redis-server'), loadgen: procTicks(process.pid), busy, total };
+  return {
+    service: servicePid ? procTicks(servicePid) : 0,
+    postgres: ticksByComm('postgres', ours),
+    redis: ticksByComm('redis-server'),
+    loadgen: procTicks(process.pid),
+    busy,
+    total,
+  };
 }
 
 export function cpuPerRequest(a: CpuSnap, b: CpuSnap, requests: number): CpuPerRequest {
@@ -62,11 +69,26 @@ export function cpuPerRequest(a: CpuSnap, b: CpuSnap, requests: number): CpuPerR
   // Idle time of a closed loop (a fixed number of connections) whose CPU figures do not add up to
   // the machine: requests were waiting (commits, round trips, batches), not for a CPU.
   const idle = b.total > a.total ? 1 - (b.busy - a.busy) / (b.total - a.total) : 0;
-  return { service: d('service'), postgres: d('postgres'), redis: d('redis'), loadgen: d('loadgen'), other: Math.max(0, other), busy: d('busy'), idle: Math.max(0, idle) };
+  return {
+    service: d('service'),
+    postgres: d('postgres'),
+    redis: d('redis'),
+    loadgen: d('loadgen'),
+    other: Math.max(0, other),
+    busy: d('busy'),
+    idle: Math.max(0, idle),
+  };
 }
 
 /** Table columns: CPU ms per request (2 cores = 2000 ms per second). */
 export function cpuColumns(c: CpuPerRequest): Record<string, string> {
   const ms = (v: number) => v.toFixed(3);
-  return { 'cpu svc': ms(c.service), 'cpu pg': ms(c.postgres), 'cpu redis': ms(c.redis), 'cpu loadgen': ms(c.loadgen), 'cpu other': ms(c.other), 'cpu idle': `${(100 * c.idle).toFixed(0)} %` };
+  return {
+    'cpu svc': ms(c.service),
+    'cpu pg': ms(c.postgres),
+    'cpu redis': ms(c.redis),
+    'cpu loadgen': ms(c.loadgen),
+    'cpu other': ms(c.other),
+    'cpu idle': `${(100 * c.idle).toFixed(0)} %`,
+  };
 }

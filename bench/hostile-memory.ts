@@ -125,7 +125,13 @@ async function main(): Promise<number> {
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   let failed = false;
   try {
-    for (const deadline = Date.now() + 60_000; (await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0)) !== 200; ) {
+    for (
+      const deadline = Date.now() + 60_000;
+      (await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200;
+    ) {
       if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${stderr}`);
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -149,7 +155,12 @@ async function main(): Promise<number> {
     const valid = { authorization: `Bearer ${token}` };
     const scenarios: Array<{ name: string; h1: () => Promise<Upload>; h2: () => Promise<Upload>; expect: [string, string] }> = [
       { name: 'unauthenticated', h1: () => h1Upload(port, {}, true), h2: () => grpcUpload(grpcPort, {}, false), expect: ['http 401', 'grpc-status 16'] },
-      { name: 'unknown token', h1: () => h1Upload(port, unknown, true), h2: () => grpcUpload(grpcPort, unknown, false), expect: ['http 401', 'grpc-status 16'] },
+      {
+        name: 'unknown token',
+        h1: () => h1Upload(port, unknown, true),
+        h2: () => grpcUpload(grpcPort, unknown, false),
+        expect: ['http 401', 'grpc-status 16'],
+      },
       { name: 'valid token', h1: () => h1Upload(port, valid, true), h2: () => grpcUpload(grpcPort, valid, false), expect: ['http 429', 'grpc-status 8'] },
       // Chunked: no length to refuse on, refused once 256 KB arrived. 1 MB frames: each over the bound.
       { name: 'valid, no length', h1: () => h1Upload(port, valid, false), h2: () => grpcUpload(grpcPort, valid, true), expect: ['http 429', 'grpc-status 8'] },
@@ -172,7 +183,10 @@ async function main(): Promise<number> {
           `RSS peak ${peakRss.toFixed(0)} MB${ok ? '' : `  UNEXPECTED (want ${s.expect.join(' / ')})`}`,
       );
     }
-    const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status, () => 0);
+    const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+      (r) => r.status,
+      () => 0,
+    );
     const hwm = status(pid, 'VmHWM');
     log(`after: health ${health}; RSS ${status(pid, 'VmRSS').toFixed(0)} MB; peak RSS (VmHWM, boot included) ${hwm.toFixed(0)} MB (target <= ${TARGET_MB})`);
     failed ||= health !== 200 || hwm > TARGET_MB;

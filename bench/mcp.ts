@@ -39,14 +39,32 @@ async function main(): Promise<number> {
   const db = await createDatabase();
   const dbName = db.url.replace(/^.*\//, '').replace(/\?.*$/, '');
   const only = (process.env.BENCH_ONLY ?? 'whoami,inbox,batch').split(',');
-  const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
   const scenarios: Scenario[] = [];
-  if (only.includes('whoami')) scenarios.push({ title: 'tools/call whoami', body: call(1, 'whoami'), calls: 1, connections: 50, maxCallsPerS: MAX_CALLS_PER_S.whoami });
+  if (only.includes('whoami'))
+    scenarios.push({ title: 'tools/call whoami', body: call(1, 'whoami'), calls: 1, connections: 50, maxCallsPerS: MAX_CALLS_PER_S.whoami });
   if (only.includes('inbox')) {
-    scenarios.push({ title: 'tools/call list_inbox (10,000 rows, limit 50)', body: call(1, 'list_inbox', { limit: 50 }), calls: 1, connections: 50, maxCallsPerS: MAX_CALLS_PER_S.inbox });
+    scenarios.push({
+      title: 'tools/call list_inbox (10,000 rows, limit 50)',
+      body: call(1, 'list_inbox', { limit: 50 }),
+      calls: 1,
+      connections: 50,
+      maxCallsPerS: MAX_CALLS_PER_S.inbox,
+    });
     // The same call with 4 connections: the service's own latency, without 50-deep queueing on a
     // 2-core machine shared with the load generator and PostgreSQL.
-    scenarios.push({ title: 'list_inbox, 4 connections', body: call(1, 'list_inbox', { limit: 50 }), calls: 1, connections: 4, maxCallsPerS: MAX_CALLS_PER_S.inbox });
+    scenarios.push({
+      title: 'list_inbox, 4 connections',
+      body: call(1, 'list_inbox', { limit: 50 }),
+      calls: 1,
+      connections: 4,
+      maxCallsPerS: MAX_CALLS_PER_S.inbox,
+    });
   }
   if (only.includes('batch')) {
     const batch = Array.from({ length: 20 }, (_, i) => call(i + 1, 'list_inbox', { limit: 20 }));
@@ -94,7 +112,11 @@ async function main(): Promise<number> {
             method: 'POST',
             setupRequest: (req) => ({
               ...req,
-              headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${own[Math.floor(next++ / perToken(sc))]}` },
+              headers: {
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+                authorization: `Bearer ${own[Math.floor(next++ / perToken(sc))]}`,
+              },
               body,
             }),
             onResponse: (_status, text) => {
@@ -133,7 +155,8 @@ async function main(): Promise<number> {
       from += tokensFor(sc);
     }
     console.table(rows.map(({ capped: _, ...row }) => row));
-    if (rows.some((r) => r.capped)) console.log('* used up its token budget before the duration ended: the service is faster than the bench was sized for (BENCH_MCP_*_MAX_RPS)');
+    if (rows.some((r) => r.capped))
+      console.log('* used up its token budget before the duration ended: the service is faster than the bench was sized for (BENCH_MCP_*_MAX_RPS)');
     const who = rows.find((r) => r.title.includes('whoami'));
     const inbox = rows.find((r) => r.title.startsWith('tools/call list_inbox'));
     if (who) console.log(`target whoami >= 2000 calls/s: ${who.rps} -> ${who.rps >= 2000 ? 'PASS' : 'MISS'}`);

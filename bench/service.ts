@@ -26,7 +26,11 @@ export async function freePort(): Promise<number> {
 export function startFlags(): string[] {
   const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   // The node command the script execs (after its build check: `node scripts/build.mjs ... && exec node ...`).
-  return start.split('&&').at(-1)!.split(/\s+/).filter((a) => a.startsWith('--') && a !== '--import');
+  return start
+    .split('&&')
+    .at(-1)!
+    .split(/\s+/)
+    .filter((a) => a.startsWith('--') && a !== '--import');
 }
 
 /** --cpu-prof flags when BENCH_CPU_PROF names a directory. */
@@ -45,7 +49,16 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
   const port = await freePort();
   const proc = spawn(process.execPath, [...startFlags(), ...profileFlags(), '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), GRPC_PORT: String(await freePort()), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL, LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      GRPC_PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: 'ignore',
   });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
@@ -61,7 +74,12 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
     },
   };
   const deadline = Date.now() + 60_000;
-  while ((await fetch(`${server.baseUrl}/api/v1/health`).then((r) => r.status, () => 0)) !== 200) {
+  while (
+    (await fetch(`${server.baseUrl}/api/v1/health`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
     if (proc.exitCode !== null) throw new Error(`the service exited during start (code ${proc.exitCode})`);
     if (Date.now() > deadline) {
       await server.stop();
@@ -118,7 +136,13 @@ export async function waitFor200(url: string, child: Child, timeoutMs = 60_000):
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.proc.exitCode !== null) throw new Error(`${child.name} exited (${child.proc.exitCode}):\n${child.tail.join('\n')}`);
-    if ((await fetch(url).then((r) => r.status, () => 0)) === 200) return;
+    if (
+      (await fetch(url).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${child.name}: ${url} not 200 after ${timeoutMs} ms:\n${child.tail.join('\n')}`);

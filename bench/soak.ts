@@ -29,7 +29,7 @@ import { runOperator } from '../src/transports/cli/operator-socket.js';
 import { EventService, InboundEventSchema } from '../gen/fluxdesk/events/v1/events_pb.js';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 import { cpuSnap } from './cpu.js';
-import { freePort, ROOT, spawnChild, startFlags, stopChild, waitFor200, type Child } from './service.js';
+import { freePort, spawnChild, startFlags, stopChild, waitFor200, type Child } from './service.js';
 import { findOrInstallHaproxy, serverStates, startHaproxy, type Balancer, type BalancerNode } from './soak/haproxy.js';
 import { Histogram } from './soak/histogram.js';
 
@@ -64,7 +64,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------
 // Child processes (nodes, receiver)
-
 
 const TICK_MS = 10; // USER_HZ = 100
 function procTicks(pid: number | undefined): number | undefined {
@@ -242,14 +241,19 @@ async function main(): Promise<number> {
     for (const deadline = Date.now() + 20_000; ; ) {
       const st = await serverStates(lb.statsUrl).catch(() => ({}) as Record<string, string>);
       if (nodeDefs.every((d) => st[`nodes/${d.name}`] === 'UP')) break;
-      if (lb.proc.exitCode !== null || Date.now() > deadline) throw new Error(`HAProxy did not see every node UP: ${JSON.stringify(st)}\n${lb.tail.join('\n')}`);
+      if (lb.proc.exitCode !== null || Date.now() > deadline)
+        throw new Error(`HAProxy did not see every node UP: ${JSON.stringify(st)}\n${lb.tail.join('\n')}`);
       await sleep(100);
     }
     log(`HAProxy pid ${lb.proc.pid}: HTTP ${lb.httpUrl}, gRPC h2c ${lb.grpcUrl}, stats ${lb.statsUrl} (config ${lb.configPath}); every node UP`);
 
     // 2. Users and tokens through the operator operations (not metered), 16 at a time.
     const publishRate = RATE + REPEAT_RATE + GRPC_RATE;
-    const nPool = Math.max(Math.ceil((1.15 * publishRate * BUDGET_WINDOW_MS) / 1000 / PER_TOKEN), Math.ceil(((RATE + GRPC_RATE) * DURATION_S) / EVENTS_PER_USER), 10);
+    const nPool = Math.max(
+      Math.ceil((1.15 * publishRate * BUDGET_WINDOW_MS) / 1000 / PER_TOKEN),
+      Math.ceil(((RATE + GRPC_RATE) * DURATION_S) / EVENTS_PER_USER),
+      10,
+    );
     const nChat = Math.ceil(nPool * NUDGE_SHARE);
     const nAgent = Math.max(1, Math.ceil((1.15 * MCP_RATE * BUDGET_WINDOW_MS) / 1000 / PER_TOKEN));
     const nLimit = 2 * LIMIT_TOKENS;
@@ -264,10 +268,13 @@ async function main(): Promise<number> {
         const u = await runOperator(setup, 'users.create', { email, name: `Soak ${i}` });
         if (!u.ok) throw new Error(`users.create: ${JSON.stringify(u.error)}`);
         if (i < nChat) {
-          await setup.orm.em.fork().getConnection().execute(
-            `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
-            [(u.output as { userId: string }).userId, `${receiverUrl}/chat/${i}`],
-          );
+          await setup.orm.em
+            .fork()
+            .getConnection()
+            .execute(
+              `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
+              [(u.output as { userId: string }).userId, `${receiverUrl}/chat/${i}`],
+            );
         }
         const t = await runOperator(setup, 'tokens.create_personal', { email, label: 'soak', daily_limit: 1000 });
         if (!t.ok) throw new Error(`tokens.create_personal: ${JSON.stringify(t.error)}`);
@@ -285,7 +292,9 @@ async function main(): Promise<number> {
     } finally {
       await setup.close();
     }
-    log(`created ${nPool + nLimit} users + personal tokens (${nChat} with a chat destination) and ${nAgent} agent tokens in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    log(
+      `created ${nPool + nLimit} users + personal tokens (${nChat} with a chat destination) and ${nAgent} agent tokens in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     // 3. Load through the balancer.
     const stats = new Stats();
@@ -317,7 +326,16 @@ async function main(): Promise<number> {
 
     // The limit rounds have connections of their own (one per token): their bursts never queue the main load.
     const limitPool = new Pool(lb.httpUrl, { connections: Math.max(1, LIMIT_TOKENS), pipelining: 1, headersTimeout: 30_000, bodyTimeout: 30_000 });
-    const send = async (kind: Kind, method: 'GET' | 'POST', reqPath: string, auth: string, body: string | undefined, expect: number, onOk?: (text: string) => void, limitKey?: string) => {
+    const send = async (
+      kind: Kind,
+      method: 'GET' | 'POST',
+      reqPath: string,
+      auth: string,
+      body: string | undefined,
+      expect: number,
+      onOk?: (text: string) => void,
+      limitKey?: string,
+    ) => {
       if (kind !== 'limit') inflight++;
       const start = performance.now();
       let status = 0;
@@ -378,7 +396,17 @@ async function main(): Promise<number> {
       try {
         const call = () =>
           grpc.publish(
-            { event: create(InboundEventSchema, { specVersion: '2', eventId: `${prefix}${s}`, eventType: 'personal.soak.check', severity: 'warn', title: 'Soak check failed', summary: 'soak event', occurredAt }) },
+            {
+              event: create(InboundEventSchema, {
+                specVersion: '2',
+                eventId: `${prefix}${s}`,
+                eventType: 'personal.soak.check',
+                severity: 'warn',
+                title: 'Soak check failed',
+                summary: 'soak event',
+                occurredAt,
+              }),
+            },
             { headers: { authorization: poolTokens[t]! }, timeoutMs: 30_000 },
           );
         // A stream the balancer refused (RST_STREAM REFUSED_STREAM: not processed, RFC 9113 §8.7) is
@@ -511,7 +539,9 @@ async function main(): Promise<number> {
     timers.push(
       setInterval(() => {
         waitClient
-          .query(`select coalesce(wait_event_type || ':' || wait_event, 'cpu') as w, count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid() group by 1`)
+          .query(
+            `select coalesce(wait_event_type || ':' || wait_event, 'cpu') as w, count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid() group by 1`,
+          )
           .then(
             ({ rows }) => {
               const k = limitActive > 0 ? 'limitRounds' : 'load';
@@ -527,7 +557,9 @@ async function main(): Promise<number> {
     const lbTicks = new TickBook(() => [lb!.proc.pid]);
     const rxTicks = new TickBook(() => [rx.proc.pid]);
     const cpuBefore = { snap: cpuSnap(undefined, dbName), svc: serviceTicks.sample(), lb: lbTicks.sample(), rx: rxTicks.sample() };
-    log(`load: ${RATE} new + ${REPEAT_RATE} repeat + ${READ_RATE} read + ${MCP_RATE} MCP + ${GRPC_RATE} gRPC req/s for ${DURATION_S} s through ${lb.httpUrl}, ≤ ${CONNECTIONS} in flight; ${nPool} publishing tokens, ${nAgent} agent tokens`);
+    log(
+      `load: ${RATE} new + ${REPEAT_RATE} repeat + ${READ_RATE} read + ${MCP_RATE} MCP + ${GRPC_RATE} gRPC req/s for ${DURATION_S} s through ${lb.httpUrl}, ≤ ${CONNECTIONS} in flight; ${nPool} publishing tokens, ${nAgent} agent tokens`,
+    );
     const ticker = setInterval(dispatch, 5);
     timers.push(ticker);
 
@@ -536,7 +568,9 @@ async function main(): Promise<number> {
     timers.push(
       setInterval(() => {
         const total = KINDS.reduce((n, k) => n + stats.total(k), 0);
-        log(`t=${nowS().toFixed(0)} s: ${((total - lastTotal) / 10).toFixed(0)} req/s (new ${stats.total('new')}), in flight ${inflight}, 5xx/errors ${stats.failures.length}, unexpected ${stats.unexpected.length}, budget stalls ${stalls}`);
+        log(
+          `t=${nowS().toFixed(0)} s: ${((total - lastTotal) / 10).toFixed(0)} req/s (new ${stats.total('new')}), in flight ${inflight}, 5xx/errors ${stats.failures.length}, unexpected ${stats.unexpected.length}, budget stalls ${stalls}`,
+        );
         lastTotal = total;
       }, 10_000),
     );
@@ -549,7 +583,9 @@ async function main(): Promise<number> {
       const spreadMs = 5000;
       for (let i = 0; i < LIMIT_SENDS; i++) {
         tokens.forEach((auth, j) => {
-          pending.push(send('limit', 'POST', '/api/v1/events', auth, eventBody(`${limitPrefix}${round}-${j}-${i}`, occurredAt), 202, undefined, `${round}/${j}`));
+          pending.push(
+            send('limit', 'POST', '/api/v1/events', auth, eventBody(`${limitPrefix}${round}-${j}-${i}`, occurredAt), 202, undefined, `${round}/${j}`),
+          );
         });
         await sleep(spreadMs / LIMIT_SENDS);
       }
@@ -591,7 +627,14 @@ async function main(): Promise<number> {
     const vKey = `nodes/${victim.name}`;
     const killS = (killAt - T0) / 1000;
     // The victim may already be out at the kill (failed readiness checks while it was busy).
-    const downS = stateLog.findLast((e) => e.server === vKey && e.at_s <= killS && e.state === 'DOWN' && !stateLog.some((u) => u.server === vKey && u.state === 'UP' && u.at_s > e.at_s && u.at_s <= killS))?.at_s ?? stateLog.find((e) => e.server === vKey && e.at_s >= killS && e.state === 'DOWN')?.at_s;
+    const downS =
+      stateLog.findLast(
+        (e) =>
+          e.server === vKey &&
+          e.at_s <= killS &&
+          e.state === 'DOWN' &&
+          !stateLog.some((u) => u.server === vKey && u.state === 'UP' && u.at_s > e.at_s && u.at_s <= killS),
+      )?.at_s ?? stateLog.find((e) => e.server === vKey && e.at_s >= killS && e.state === 'DOWN')?.at_s;
     const upS = stateLog.find((e) => e.server === vKey && e.at_s > killS && e.state === 'UP')?.at_s;
     // Every time the balancer took a node out (readiness failing), for the report.
     const retried = retriedAfterCommit.filter((x) => x.start < killAt && x.end >= killAt).length;
@@ -602,7 +645,11 @@ async function main(): Promise<number> {
     const pgc = new pg.Client({ connectionString: db.url });
     await pgc.connect();
     const pending = async () =>
-      (await pgc.query(`select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`)).rows[0].n as number;
+      (
+        await pgc.query(
+          `select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`,
+        )
+      ).rows[0].n as number;
     const drainStart = Date.now();
     let left = await pending();
     while (left > 0 && Date.now() - drainStart < 240_000) {
@@ -620,12 +667,18 @@ async function main(): Promise<number> {
     // 5. Lost events: every seq answered 2xx must have its delivery row.
     await pgc.query(`create temp table soak_accepted (seq int primary key)`);
     for (let i = 0; i < accepted.length; i += 100_000) await pgc.query(`insert into soak_accepted select unnest($1::int[])`, [accepted.slice(i, i + 100_000)]);
-    const lost = (await pgc.query(`select count(*)::int as n from soak_accepted a where not exists (select 1 from deliveries d where d.event_id = $1 || a.seq)`, [prefix])).rows[0].n as number;
-    const storedDistinct = (await pgc.query(`select count(distinct event_id)::int as n from deliveries where event_id like $1`, [`${prefix}%`])).rows[0].n as number;
+    const lost = (
+      await pgc.query(`select count(*)::int as n from soak_accepted a where not exists (select 1 from deliveries d where d.event_id = $1 || a.seq)`, [prefix])
+    ).rows[0].n as number;
+    const storedDistinct = (await pgc.query(`select count(distinct event_id)::int as n from deliveries where event_id like $1`, [`${prefix}%`])).rows[0]
+      .n as number;
     const lostAnswerStored = answerLost.length
-      ? ((await pgc.query(`select count(*)::int as n from deliveries where event_id = any($1::text[])`, [answerLost.map((s) => `${prefix}${s}`)])).rows[0].n as number)
+      ? ((await pgc.query(`select count(*)::int as n from deliveries where event_id = any($1::text[])`, [answerLost.map((s) => `${prefix}${s}`)])).rows[0]
+          .n as number)
       : 0;
-    const limitStored = (await pgc.query(`select count(*)::int as n, count(distinct token_id)::int as tokens from deliveries where event_id like $1`, [`${limitPrefix}%`])).rows[0] as { n: number; tokens: number };
+    const limitStored = (
+      await pgc.query(`select count(*)::int as n, count(distinct token_id)::int as tokens from deliveries where event_id like $1`, [`${limitPrefix}%`])
+    ).rows[0] as { n: number; tokens: number };
     // Table and index bytes per row of the tables every event writes (docs/scaling.md sizes from these).
     const sizes = (
       await pgc.query(
@@ -636,18 +689,29 @@ async function main(): Promise<number> {
     const tableBytes: Record<string, { rows: number; heap_bytes_per_row: number; index_bytes_per_row: number }> = {};
     for (const r of sizes) {
       const rows = Number((await pgc.query(`select count(*)::int as n from ${r.t}`)).rows[0].n);
-      tableBytes[r.t] = { rows, heap_bytes_per_row: Math.round(Number(r.heap) / Math.max(1, rows)), index_bytes_per_row: Math.round(Number(r.idx) / Math.max(1, rows)) };
+      tableBytes[r.t] = {
+        rows,
+        heap_bytes_per_row: Math.round(Number(r.heap) / Math.max(1, rows)),
+        index_bytes_per_row: Math.round(Number(r.idx) / Math.max(1, rows)),
+      };
     }
     await pgc.end();
 
     // 6. Report.
-    const classify = (f: Failure) => (f.start < killAt && f.end >= killAt ? 'inflight' : (f.start - T0) / 1000 <= windowEndS && (f.end - T0) / 1000 >= killS ? 'window' : 'outside');
+    const classify = (f: Failure) =>
+      f.start < killAt && f.end >= killAt ? 'inflight' : (f.start - T0) / 1000 <= windowEndS && (f.end - T0) / 1000 >= killS ? 'window' : 'outside';
     const failuresBy = { inflight: 0, window: 0, outside: 0 };
     for (const f of stats.failures) failuresBy[classify(f)]++;
     // A token with a request in flight at the kill may have that request counted twice: once by
     // the node that died, once by the node the balancer re-sent it to (59 stored, 11 refused).
-    const perLimit = [...limitResults.entries()].map(([key, r]) => ({ key, ...r, in_flight_at_kill: (limitSpans.get(key) ?? []).some(([a, b]) => a < killAt && b >= killAt) }));
-    const limitsExact = perLimit.length === nLimit && perLimit.every((r) => r.in_flight_at_kill || (r.accepted === LIMIT_PER_MINUTE && r.refused === LIMIT_SENDS - LIMIT_PER_MINUTE));
+    const perLimit = [...limitResults.entries()].map(([key, r]) => ({
+      key,
+      ...r,
+      in_flight_at_kill: (limitSpans.get(key) ?? []).some(([a, b]) => a < killAt && b >= killAt),
+    }));
+    const limitsExact =
+      perLimit.length === nLimit &&
+      perLimit.every((r) => r.in_flight_at_kill || (r.accepted === LIMIT_PER_MINUTE && r.refused === LIMIT_SENDS - LIMIT_PER_MINUTE));
     const nudgeDups = rxCount.hits - rxCount.distinct;
     const totalRequests = KINDS.reduce((n, k) => n + stats.total(k), 0);
     const cpuMs = (ticks: number) => (ticks * TICK_MS) / Math.max(1, totalRequests);
@@ -664,11 +728,22 @@ async function main(): Promise<number> {
     };
     cpu.other = Math.max(0, cpuMs(snapD('busy')) - cpu.service - cpu.haproxy - cpu.postgres - cpu.redis - cpu.loadgen - cpu.receiver);
 
-    const perSample = (k: keyof typeof waits) => Object.fromEntries([...waits[k]].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, Number((n / Math.max(1, waitSamples[k])).toFixed(2))]));
+    const perSample = (k: keyof typeof waits) =>
+      Object.fromEntries([...waits[k]].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, Number((n / Math.max(1, waitSamples[k])).toFixed(2))]));
     const kinds = Object.fromEntries(
       KINDS.map((k) => {
         const h = stats.latency.get(k)!;
-        return [k, { requests: stats.total(k), per_s: stats.total(k) / loadS, statuses: Object.fromEntries(stats.statuses.get(k)!), p50_ms: h.quantile(0.5), p99_ms: h.quantile(0.99), max_ms: h.maxMs }];
+        return [
+          k,
+          {
+            requests: stats.total(k),
+            per_s: stats.total(k) / loadS,
+            statuses: Object.fromEntries(stats.statuses.get(k)!),
+            p50_ms: h.quantile(0.5),
+            p99_ms: h.quantile(0.99),
+            max_ms: h.maxMs,
+          },
+        ];
       }),
     );
     const newPerS = accepted.length / loadS;
@@ -682,15 +757,62 @@ async function main(): Promise<number> {
       [`new events >= 3000/s (SOAK_RATE ${RATE})`]: newPerS >= 3000,
     };
     const report = {
-      run: { id: runId, started_at: new Date(performance.timeOrigin + T0).toISOString(), duration_s: DURATION_S, load_s: loadS, nodes: NODES, connections: CONNECTIONS, rates: Object.fromEntries(rates), balancer: haproxy.how, l7_retry: L7_RETRY, db_pool_max: Number(DB_POOL_MAX), tokens: { publishing: nPool, chat: nChat, agent: nAgent, limit: nLimit }, budget_stalls: stalls },
+      run: {
+        id: runId,
+        started_at: new Date(performance.timeOrigin + T0).toISOString(),
+        duration_s: DURATION_S,
+        load_s: loadS,
+        nodes: NODES,
+        connections: CONNECTIONS,
+        rates: Object.fromEntries(rates),
+        balancer: haproxy.how,
+        l7_retry: L7_RETRY,
+        db_pool_max: Number(DB_POOL_MAX),
+        tokens: { publishing: nPool, chat: nChat, agent: nAgent, limit: nLimit },
+        budget_stalls: stalls,
+      },
       kinds,
       by_node: Object.fromEntries(stats.byNode),
-      kill: { node: victim.name, at_s: killS, balancer_down_at_s: downS ?? null, ready_again_at_s: (readyAt - T0) / 1000, balancer_up_at_s: upS ?? null, taken_out: takenOut, state_changes: stateLog },
-      failures: { total: stats.failures.length, grpc_refused_streams_retried: refusedStreamsRetried, retried_after_commit_at_kill: retried, retried_after_commit_other: retriedAfterCommit.length - retried, killed_node_in_flight: failuresBy.inflight, in_crash_window_not_in_flight: failuresBy.window, outside_crash_window: failuresBy.outside, samples: stats.failures.slice(0, 20).map((f) => ({ ...f, start_s: (f.start - T0) / 1000, end_s: (f.end - T0) / 1000 })) },
+      kill: {
+        node: victim.name,
+        at_s: killS,
+        balancer_down_at_s: downS ?? null,
+        ready_again_at_s: (readyAt - T0) / 1000,
+        balancer_up_at_s: upS ?? null,
+        taken_out: takenOut,
+        state_changes: stateLog,
+      },
+      failures: {
+        total: stats.failures.length,
+        grpc_refused_streams_retried: refusedStreamsRetried,
+        retried_after_commit_at_kill: retried,
+        retried_after_commit_other: retriedAfterCommit.length - retried,
+        killed_node_in_flight: failuresBy.inflight,
+        in_crash_window_not_in_flight: failuresBy.window,
+        outside_crash_window: failuresBy.outside,
+        samples: stats.failures.slice(0, 20).map((f) => ({ ...f, start_s: (f.start - T0) / 1000, end_s: (f.end - T0) / 1000 })),
+      },
       unexpected: { total: stats.unexpected.length, rpc_errors: stats.rpcErrors, samples: stats.unexpected.slice(0, 20) },
-      events: { accepted: accepted.length, accepted_per_s: newPerS, degraded, stored_distinct: storedDistinct, lost, answer_lost: answerLost.length, answer_lost_but_stored: lostAnswerStored },
+      events: {
+        accepted: accepted.length,
+        accepted_per_s: newPerS,
+        degraded,
+        stored_distinct: storedDistinct,
+        lost,
+        answer_lost: answerLost.length,
+        answer_lost_but_stored: lostAnswerStored,
+      },
       limits: { rounds: roundInfo, per_token: perLimit, stored: limitStored, exact: limitsExact },
-      nudges: { expected: nudgesExpected, received: rxCount.hits, distinct: rxCount.distinct, duplicates: nudgeDups, duplicates_across_kill: dupsAcrossKill, dead: deadNudges, outbox_left: left, drain_after_load_s: drainS },
+      nudges: {
+        expected: nudgesExpected,
+        received: rxCount.hits,
+        distinct: rxCount.distinct,
+        duplicates: nudgeDups,
+        duplicates_across_kill: dupsAcrossKill,
+        dead: deadNudges,
+        outbox_left: left,
+        drain_after_load_s: drainS,
+      },
       // Average number of the database's active backends per sample, by what they waited for,
       // while a limit round ran (20 hot tokens) and otherwise.
       pg_waits: { load: perSample('load'), limitRounds: perSample('limitRounds') },
@@ -725,12 +847,49 @@ interface Report {
   run: { balancer: string; l7_retry: boolean };
   kinds: Record<string, KindFigures>;
   by_node: Record<string, number>;
-  kill: { node: string; at_s: number; balancer_down_at_s: number | null; ready_again_at_s: number; balancer_up_at_s: number | null; taken_out: { server: string; at_s: number }[] };
-  failures: { total: number; grpc_refused_streams_retried: number; retried_after_commit_at_kill: number; retried_after_commit_other: number; killed_node_in_flight: number; in_crash_window_not_in_flight: number; outside_crash_window: number };
+  kill: {
+    node: string;
+    at_s: number;
+    balancer_down_at_s: number | null;
+    ready_again_at_s: number;
+    balancer_up_at_s: number | null;
+    taken_out: { server: string; at_s: number }[];
+  };
+  failures: {
+    total: number;
+    grpc_refused_streams_retried: number;
+    retried_after_commit_at_kill: number;
+    retried_after_commit_other: number;
+    killed_node_in_flight: number;
+    in_crash_window_not_in_flight: number;
+    outside_crash_window: number;
+  };
   unexpected: { total: number; rpc_errors: number };
-  events: { accepted: number; accepted_per_s: number; degraded: number; stored_distinct: number; lost: number; answer_lost: number; answer_lost_but_stored: number };
-  limits: { rounds: unknown[]; per_token: { accepted: number; refused: number; first_s: number; last_s: number; in_flight_at_kill: boolean }[]; stored: { n: number }; exact: boolean };
-  nudges: { expected: number; received: number; distinct: number; duplicates: number; duplicates_across_kill: number; dead: number; outbox_left: number; drain_after_load_s: number };
+  events: {
+    accepted: number;
+    accepted_per_s: number;
+    degraded: number;
+    stored_distinct: number;
+    lost: number;
+    answer_lost: number;
+    answer_lost_but_stored: number;
+  };
+  limits: {
+    rounds: unknown[];
+    per_token: { accepted: number; refused: number; first_s: number; last_s: number; in_flight_at_kill: boolean }[];
+    stored: { n: number };
+    exact: boolean;
+  };
+  nudges: {
+    expected: number;
+    received: number;
+    distinct: number;
+    duplicates: number;
+    duplicates_across_kill: number;
+    dead: number;
+    outbox_left: number;
+    drain_after_load_s: number;
+  };
   pg_waits: Record<'load' | 'limitRounds', Record<string, number>>;
   rss_peak_mb: Record<string, number>;
   cpu_ms_per_request: Record<'service' | 'haproxy' | 'postgres' | 'redis' | 'loadgen' | 'receiver' | 'other' | 'idle_share', number>;
@@ -752,7 +911,8 @@ function printReport(r: Report): void {
   }));
   const cols = Object.keys(rows[0]!) as (keyof (typeof rows)[number])[];
   const width = (c: (typeof cols)[number]) => Math.max(c.length, ...rows.map((x) => x[c].length));
-  const line = (cells: Record<string, string>) => cols.map((c, i) => (i === 0 || c === 'statuses' ? cells[c]!.padEnd(width(c)) : cells[c]!.padStart(width(c)))).join(' | ');
+  const line = (cells: Record<string, string>) =>
+    cols.map((c, i) => (i === 0 || c === 'statuses' ? cells[c]!.padEnd(width(c)) : cells[c]!.padStart(width(c)))).join(' | ');
   out('');
   out(line(Object.fromEntries(cols.map((c) => [c, c]))));
   out(cols.map((c) => '-'.repeat(width(c))).join('-|-'));
@@ -761,28 +921,47 @@ function printReport(r: Report): void {
   const k = r.kill;
   const f2 = (v: number | null) => (v === null ? '-' : v.toFixed(1));
   out(`balancer      : ${r.run.balancer}; L7 retries ${r.run.l7_retry ? 'on' : 'off'}; requests per node ${JSON.stringify(r.by_node)}`);
-  out(`kill          : ${k.node} SIGKILLed at t=${f2(k.at_s)} s; balancer DOWN at ${f2(k.balancer_down_at_s)} s; ready again at ${f2(k.ready_again_at_s)} s; balancer UP at ${f2(k.balancer_up_at_s)} s`);
-  out(`taken out     : ${k.taken_out.length ? k.taken_out.map((e) => `${e.server.slice(6)} at ${e.at_s.toFixed(1)} s`).join(', ') : 'never'} (readiness checks failing, the kill included)`);
+  out(
+    `kill          : ${k.node} SIGKILLed at t=${f2(k.at_s)} s; balancer DOWN at ${f2(k.balancer_down_at_s)} s; ready again at ${f2(k.ready_again_at_s)} s; balancer UP at ${f2(k.balancer_up_at_s)} s`,
+  );
+  out(
+    `taken out     : ${k.taken_out.length ? k.taken_out.map((e) => `${e.server.slice(6)} at ${e.at_s.toFixed(1)} s`).join(', ') : 'never'} (readiness checks failing, the kill included)`,
+  );
   const fl = r.failures;
-  out(`5xx / errors  : ${fl.total} (killed node's in-flight ${fl.killed_node_in_flight}; other in its crash window ${fl.in_crash_window_not_in_flight}; outside it ${fl.outside_crash_window}); gRPC streams refused by the balancer and sent again: ${fl.grpc_refused_streams_retried}`);
-  out(`re-sent       : ${fl.retried_after_commit_at_kill} requests in flight at the kill were committed by the dying node and re-sent by the balancer (answered 200 deduped); ${fl.retried_after_commit_other} such answers at other times`);
+  out(
+    `5xx / errors  : ${fl.total} (killed node's in-flight ${fl.killed_node_in_flight}; other in its crash window ${fl.in_crash_window_not_in_flight}; outside it ${fl.outside_crash_window}); gRPC streams refused by the balancer and sent again: ${fl.grpc_refused_streams_retried}`,
+  );
+  out(
+    `re-sent       : ${fl.retried_after_commit_at_kill} requests in flight at the kill were committed by the dying node and re-sent by the balancer (answered 200 deduped); ${fl.retried_after_commit_other} such answers at other times`,
+  );
   out(`unexpected    : ${r.unexpected.total} statuses, ${r.unexpected.rpc_errors} MCP error members`);
   const e = r.events;
-  out(`events        : ${e.accepted} accepted (${e.accepted_per_s.toFixed(0)}/s, ${e.degraded} degraded), ${e.stored_distinct} distinct stored, ${e.lost} lost; ${e.answer_lost} without an answer (${e.answer_lost_but_stored} of them stored)`);
+  out(
+    `events        : ${e.accepted} accepted (${e.accepted_per_s.toFixed(0)}/s, ${e.degraded} degraded), ${e.stored_distinct} distinct stored, ${e.lost} lost; ${e.answer_lost} without an answer (${e.answer_lost_but_stored} of them stored)`,
+  );
   const l = r.limits;
   const clean = l.per_token.filter((t) => !t.in_flight_at_kill);
   const acc = clean.map((t) => t.accepted);
   const hit = l.per_token.filter((t) => t.in_flight_at_kill);
   const span = Math.max(0, ...l.per_token.map((t) => t.last_s - t.first_s));
-  out(`limits        : ${l.per_token.length} tokens × ${LIMIT_SENDS} sends in ${l.rounds.length} rounds: accepted min ${Math.min(...acc)} max ${Math.max(...acc)} (60 expected) over the ${clean.length} tokens with nothing in flight at the kill, ${l.stored.n} rows stored, longest first send to last answer ${span.toFixed(1)} s -> ${l.exact ? 'exact' : 'NOT exact'}`);
-  if (hit.length) out(`                ${hit.length} tokens had a request in flight at the kill: accepted/refused ${hit.map((t) => `${t.accepted}/${t.refused}`).join(', ')}`);
+  out(
+    `limits        : ${l.per_token.length} tokens × ${LIMIT_SENDS} sends in ${l.rounds.length} rounds: accepted min ${Math.min(...acc)} max ${Math.max(...acc)} (60 expected) over the ${clean.length} tokens with nothing in flight at the kill, ${l.stored.n} rows stored, longest first send to last answer ${span.toFixed(1)} s -> ${l.exact ? 'exact' : 'NOT exact'}`,
+  );
+  if (hit.length)
+    out(
+      `                ${hit.length} tokens had a request in flight at the kill: accepted/refused ${hit.map((t) => `${t.accepted}/${t.refused}`).join(', ')}`,
+    );
   const n = r.nudges;
-  out(`nudges        : ${n.expected} expected, ${n.received} received, ${n.distinct} distinct, ${n.duplicates} duplicates (${n.duplicates_across_kill} across the kill), ${n.dead} dead, outbox ${n.outbox_left} left ${n.drain_after_load_s.toFixed(1)} s after the load`);
+  out(
+    `nudges        : ${n.expected} expected, ${n.received} received, ${n.distinct} distinct, ${n.duplicates} duplicates (${n.duplicates_across_kill} across the kill), ${n.dead} dead, outbox ${n.outbox_left} left ${n.drain_after_load_s.toFixed(1)} s after the load`,
+  );
   out(`pg waits      : ${JSON.stringify(r.pg_waits.load)} (active backends per sample, outside the limit rounds)`);
   out(`pg waits      : ${JSON.stringify(r.pg_waits.limitRounds)} (during the limit rounds)`);
   out(`RSS peak MB   : ${JSON.stringify(r.rss_peak_mb)}`);
   const c = r.cpu_ms_per_request;
-  out(`cpu ms/request: service ${c.service.toFixed(3)} (all nodes), haproxy ${c.haproxy.toFixed(3)}, pg ${c.postgres.toFixed(3)}, redis ${c.redis.toFixed(3)}, loadgen ${c.loadgen.toFixed(3)}, receiver ${c.receiver.toFixed(3)}, other ${c.other.toFixed(3)}; idle ${(100 * c.idle_share).toFixed(0)} %`);
+  out(
+    `cpu ms/request: service ${c.service.toFixed(3)} (all nodes), haproxy ${c.haproxy.toFixed(3)}, pg ${c.postgres.toFixed(3)}, redis ${c.redis.toFixed(3)}, loadgen ${c.loadgen.toFixed(3)}, receiver ${c.receiver.toFixed(3)}, other ${c.other.toFixed(3)}; idle ${(100 * c.idle_share).toFixed(0)} %`,
+  );
   out('');
   for (const [name, ok] of Object.entries(r.verdicts)) out(`${ok ? 'PASS' : name.startsWith('new events >=') ? 'MISS' : 'FAIL'}  ${name}`);
 }

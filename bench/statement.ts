@@ -22,7 +22,7 @@ const ROWS = num('STMT_ROWS', 16);
 const N = num('STMT_N', 600);
 const TOKENS = num('STMT_TOKENS', 1024);
 const VERIFY = num('STMT_VERIFY', 1) === 1;
-const BODY = num('STMT_BODY', 0) > 0 ? '# Build log\n' + 'step ok, '.repeat(1000).slice(0, num('STMT_BODY', 0) - 12) : null;
+const BODY = num('STMT_BODY', 0) > 0 ? `# Build log\n${'step ok, '.repeat(1000).slice(0, num('STMT_BODY', 0) - 12)}` : null;
 
 const db = await createDatabase();
 const deps = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', DB_POOL_MAX: '4' }, 'bench'), { role: 'cli' });
@@ -43,10 +43,27 @@ try {
   const dbName = db.url.slice(db.url.lastIndexOf('/') + 1);
   const occurredAt = new Date(Date.now() - 60_000).toISOString();
   const item = (t: (typeof tokens)[number], eventId: string): NewDelivery => ({
-    tokenId: t.id, integratorId: t.integrator_id, recipientUserId: t.user_id, projectId: null, eventId,
-    eventType: 'personal.build.failed', severity: 'warn', tone: null, title: 'Build failed on main', summary: 'bench event',
-    markdownBody: BODY, markdownBodyRendering: null, externalUrl: null, externalStatus: null, actor: undefined, labels: undefined,
-    actions: undefined, recipientHint: undefined, recipient: undefined, locale: null, occurredAt,
+    tokenId: t.id,
+    integratorId: t.integrator_id,
+    recipientUserId: t.user_id,
+    projectId: null,
+    eventId,
+    eventType: 'personal.build.failed',
+    severity: 'warn',
+    tone: null,
+    title: 'Build failed on main',
+    summary: 'bench event',
+    markdownBody: BODY,
+    markdownBodyRendering: null,
+    externalUrl: null,
+    externalStatus: null,
+    actor: undefined,
+    labels: undefined,
+    actions: undefined,
+    recipientHint: undefined,
+    recipient: undefined,
+    locale: null,
+    occurredAt,
   });
   // Statement s writes tokens [s*ROWS, s*ROWS + ROWS) mod TOKENS; event ids repeat per phase.
   const batch = (s: number, prefix: string) =>
@@ -58,7 +75,11 @@ try {
       return { item: item(t, `${prefix}-${s}`), row };
     });
   const day = new Date().toISOString().slice(0, 10);
-  const phase = async (name: string, prefix: string, write: (b: ReturnType<typeof batch>) => Promise<unknown> = (b) => writeDeliveries(conn, undefined, b, { day })) => {
+  const phase = async (
+    name: string,
+    prefix: string,
+    write: (b: ReturnType<typeof batch>) => Promise<unknown> = (b) => writeDeliveries(conn, undefined, b, { day }),
+  ) => {
     const a = cpuSnap(undefined, dbName);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -69,7 +90,9 @@ try {
     const rows = N * ROWS;
     const pgUs = ((b.postgres - a.postgres) * 10_000) / rows;
     const clientUs = (c.user + c.system) / rows;
-    console.log(`${name.padEnd(8)} ${rows} rows in ${N} statements of ${ROWS}: ${((ms * 1000) / rows).toFixed(1)} µs wall, PostgreSQL ${pgUs.toFixed(1)} µs CPU, client ${clientUs.toFixed(1)} µs CPU per row`);
+    console.log(
+      `${name.padEnd(8)} ${rows} rows in ${N} statements of ${ROWS}: ${((ms * 1000) / rows).toFixed(1)} µs wall, PostgreSQL ${pgUs.toFixed(1)} µs CPU, client ${clientUs.toFixed(1)} µs CPU per row`,
+    );
   };
   await phase('warm-up', `w-${runId}`);
   await phase('new', `n-${runId}`);

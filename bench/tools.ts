@@ -27,7 +27,11 @@ const pct = (xs: number[], p: number) => {
 
 async function post(url: string, token: string, body: unknown): Promise<{ status: number; json: any; ms: number }> {
   const t = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   return { status: res.status, json, ms: performance.now() - t };
 }
@@ -107,7 +111,14 @@ async function main(): Promise<number> {
               return;
             }
             const body = {
-              event: { spec_version: '2', event_id: `bulk-${run}-${i}`, event_type: `${integrator}.bench.fanout`, severity: 'info', title: `Bench ${i}`, occurred_at: new Date().toISOString() },
+              event: {
+                spec_version: '2',
+                event_id: `bulk-${run}-${i}`,
+                event_type: `${integrator}.bench.fanout`,
+                severity: 'info',
+                title: `Bench ${i}`,
+                occurred_at: new Date().toISOString(),
+              },
               recipients: recipients.map((email) => ({ type: 'email', email })),
             };
             const r = await post(`${base}/api/v1/events/bulk`, token, body);
@@ -115,8 +126,9 @@ async function main(): Promise<number> {
               errors += 100;
               continue;
             }
-            for (const row of r.json.results as { deliveryId?: string }[]) if (row.deliveryId) deliveries++;
-            else errors++;
+            for (const row of r.json.results as { deliveryId?: string }[])
+              if (row.deliveryId) deliveries++;
+              else errors++;
             ms.push(r.ms);
           }
         }),
@@ -130,16 +142,45 @@ async function main(): Promise<number> {
     const auto = await bulk((i) => fresh.slice(i * 100, i * 100 + 100), BULK_SECONDS);
 
     const rows = [
-      { scenario: 'claim batch (100 mints)', requests: claimMs.length, 'per s': '-', 'p50 ms': pct(claimMs, 50).toFixed(0), 'p99 ms': pct(claimMs, 99).toFixed(0), failures: claimFailures, ...cpuColumns(claimCpu) },
-      { scenario: `bulk 100, pre-claimed${preclaimed.capped ? ' *' : ''}`, requests: preclaimed.requests, 'per s': `${Math.round(preclaimed.deliveries / preclaimed.seconds)} deliveries`, 'p50 ms': preclaimed.p50.toFixed(0), 'p99 ms': preclaimed.p99.toFixed(0), failures: preclaimed.errors, ...cpuColumns(preclaimed.cpu) },
-      { scenario: `bulk 100, auto-claim${auto.capped ? ' *' : ''}`, requests: auto.requests, 'per s': `${Math.round(auto.deliveries / auto.seconds)} deliveries`, 'p50 ms': auto.p50.toFixed(0), 'p99 ms': auto.p99.toFixed(0), failures: auto.errors, ...cpuColumns(auto.cpu) },
+      {
+        scenario: 'claim batch (100 mints)',
+        requests: claimMs.length,
+        'per s': '-',
+        'p50 ms': pct(claimMs, 50).toFixed(0),
+        'p99 ms': pct(claimMs, 99).toFixed(0),
+        failures: claimFailures,
+        ...cpuColumns(claimCpu),
+      },
+      {
+        scenario: `bulk 100, pre-claimed${preclaimed.capped ? ' *' : ''}`,
+        requests: preclaimed.requests,
+        'per s': `${Math.round(preclaimed.deliveries / preclaimed.seconds)} deliveries`,
+        'p50 ms': preclaimed.p50.toFixed(0),
+        'p99 ms': preclaimed.p99.toFixed(0),
+        failures: preclaimed.errors,
+        ...cpuColumns(preclaimed.cpu),
+      },
+      {
+        scenario: `bulk 100, auto-claim${auto.capped ? ' *' : ''}`,
+        requests: auto.requests,
+        'per s': `${Math.round(auto.deliveries / auto.seconds)} deliveries`,
+        'p50 ms': auto.p50.toFixed(0),
+        'p99 ms': auto.p99.toFixed(0),
+        failures: auto.errors,
+        ...cpuColumns(auto.cpu),
+      },
     ];
     console.table(rows);
     console.log('cpu columns: CPU ms per request (one request = one batch of 100 claims or one bulk of 100 recipients)');
-    if (preclaimed.capped || auto.capped) console.log(`* stopped early: every tools-token used ${PER_TOKEN} times (BENCH_TOOLS_TOKENS=${TOOLS_TOKENS}); the rate is still right`);
+    if (preclaimed.capped || auto.capped)
+      console.log(`* stopped early: every tools-token used ${PER_TOKEN} times (BENCH_TOOLS_TOKENS=${TOOLS_TOKENS}); the rate is still right`);
     const bulkRate = preclaimed.deliveries / preclaimed.seconds;
-    console.log(`target bulk fan-out >= ${TARGETS.bulkDeliveriesPerSec} deliveries/s: ${Math.round(bulkRate)} -> ${bulkRate >= TARGETS.bulkDeliveriesPerSec ? 'PASS' : 'MISS'}`);
-    console.log(`target claim batch of 100 p50 <= ${TARGETS.claimBatchP50Ms} ms: ${pct(claimMs, 50).toFixed(0)} ms -> ${pct(claimMs, 50) <= TARGETS.claimBatchP50Ms ? 'PASS' : 'MISS'}`);
+    console.log(
+      `target bulk fan-out >= ${TARGETS.bulkDeliveriesPerSec} deliveries/s: ${Math.round(bulkRate)} -> ${bulkRate >= TARGETS.bulkDeliveriesPerSec ? 'PASS' : 'MISS'}`,
+    );
+    console.log(
+      `target claim batch of 100 p50 <= ${TARGETS.claimBatchP50Ms} ms: ${pct(claimMs, 50).toFixed(0)} ms -> ${pct(claimMs, 50) <= TARGETS.claimBatchP50Ms ? 'PASS' : 'MISS'}`,
+    );
     return preclaimed.errors + auto.errors + claimFailures > 0 ? 1 : 0;
   } finally {
     await server?.stop();

@@ -33,7 +33,58 @@ const PER_TOKEN = 55;
 const TARGETS = { listTasksP99: 25, searchDocsP99: 50 };
 const log = (m: string) => process.stderr.write(`[bench:work] ${m}\n`);
 
-const WORDS = ['harbor', 'falcon', 'quartz', 'meadow', 'lantern', 'glacier', 'orchid', 'summit', 'canyon', 'ember', 'voyage', 'prism', 'thicket', 'beacon', 'cobalt', 'dune', 'fjord', 'garnet', 'hollow', 'ivory', 'jasper', 'kestrel', 'lagoon', 'marble', 'nectar', 'onyx', 'pebble', 'quiver', 'raven', 'saffron', 'tundra', 'umber', 'velvet', 'willow', 'yonder', 'zephyr', 'anchor', 'bramble', 'cinder', 'drift', 'echo', 'fable', 'grove', 'haven', 'inlet', 'juniper', 'knoll', 'lumen', 'mosaic', 'nimbus'];
+const WORDS = [
+  'harbor',
+  'falcon',
+  'quartz',
+  'meadow',
+  'lantern',
+  'glacier',
+  'orchid',
+  'summit',
+  'canyon',
+  'ember',
+  'voyage',
+  'prism',
+  'thicket',
+  'beacon',
+  'cobalt',
+  'dune',
+  'fjord',
+  'garnet',
+  'hollow',
+  'ivory',
+  'jasper',
+  'kestrel',
+  'lagoon',
+  'marble',
+  'nectar',
+  'onyx',
+  'pebble',
+  'quiver',
+  'raven',
+  'saffron',
+  'tundra',
+  'umber',
+  'velvet',
+  'willow',
+  'yonder',
+  'zephyr',
+  'anchor',
+  'bramble',
+  'cinder',
+  'drift',
+  'echo',
+  'fable',
+  'grove',
+  'haven',
+  'inlet',
+  'juniper',
+  'knoll',
+  'lumen',
+  'mosaic',
+  'nimbus',
+];
 
 interface Scenario {
   title: string;
@@ -49,7 +100,14 @@ interface Scenario {
 
 const SCENARIOS: Scenario[] = [
   { title: 'list_tasks (10,000 visible, limit 50)', tool: 'list_tasks', args: {}, marker: 'from tasks t', table: 'tasks', as: 'member' },
-  { title: 'list_tasks project + status', tool: 'list_tasks', args: { project: 'wb7', status: 'review' }, marker: 'from tasks t', table: 'tasks', as: 'member' },
+  {
+    title: 'list_tasks project + status',
+    tool: 'list_tasks',
+    args: { project: 'wb7', status: 'review' },
+    marker: 'from tasks t',
+    table: 'tasks',
+    as: 'member',
+  },
   { title: 'list_tasks assignee=me', tool: 'list_tasks', args: { assignee: 'me' }, marker: 'from tasks t', table: 'tasks', as: 'member' },
   { title: 'list_tasks as admin (all 100,000)', tool: 'list_tasks', args: {}, marker: 'from tasks t', table: 'tasks', as: 'admin' },
   { title: 'search_docs common word (2% of pages)', tool: 'search_docs', args: { query: 'lantern' }, marker: 'hits as (', table: 'doc_pages', as: 'member' },
@@ -59,8 +117,14 @@ const SCENARIOS: Scenario[] = [
 
 async function seed(exec: (sql: string, params?: unknown[]) => Promise<unknown>, ownerId: string, memberId: string): Promise<void> {
   const words = `array[${WORDS.map((w) => `'${w}'`).join(',')}]`;
-  await exec(`insert into projects (id, slug, name, owner_user_id, created_at) select gen_random_uuid(), 'wb' || g, 'Work bench ' || g, ?, now() - interval '400 days' from generate_series(1, ${PROJECTS}) g`, [ownerId]);
-  await exec(`insert into project_members (project_id, user_id, role, created_at) select p.id, ?, 'member', now() from projects p join generate_series(1, ${MEMBER_OF}) g on p.slug = 'wb' || g`, [memberId]);
+  await exec(
+    `insert into projects (id, slug, name, owner_user_id, created_at) select gen_random_uuid(), 'wb' || g, 'Work bench ' || g, ?, now() - interval '400 days' from generate_series(1, ${PROJECTS}) g`,
+    [ownerId],
+  );
+  await exec(
+    `insert into project_members (project_id, user_id, role, created_at) select p.id, ?, 'member', now() from projects p join generate_series(1, ${MEMBER_OF}) g on p.slug = 'wb' || g`,
+    [memberId],
+  );
   const t0 = performance.now();
   await exec(
     `with p as (select id, slug, (substr(slug, 3)::int - 1) as i from projects where slug like 'wb%')
@@ -77,7 +141,10 @@ async function seed(exec: (sql: string, params?: unknown[]) => Promise<unknown>,
   await exec(`insert into project_task_counters (project_id, last_number) select project_id, max(number) from tasks group by project_id`);
   log(`${TASKS} tasks in ${Math.round(performance.now() - t0)} ms`);
   const t1 = performance.now();
-  await exec(`insert into doc_spaces (id, project_id, slug, name, is_default, created_by_user_id, created_at) select gen_random_uuid(), id, slug, name, true, ?, now() from projects where slug like 'wb%'`, [ownerId]);
+  await exec(
+    `insert into doc_spaces (id, project_id, slug, name, is_default, created_by_user_id, created_at) select gen_random_uuid(), id, slug, name, true, ?, now() from projects where slug like 'wb%'`,
+    [ownerId],
+  );
   await exec(
     `with s as (select id, project_id, (substr(slug, 3)::int - 1) as i from doc_spaces where slug like 'wb%')
      insert into doc_pages (id, space_id, project_id, parent_page_id, slug, title, body, kind, status, pinned, change_summary, author_user_id, revision, created_at, updated_at, published_at, archived_at, archived_from_status, archive_root_id)
@@ -116,7 +183,8 @@ async function main(): Promise<number> {
     const pools: string[][] = [];
     for (const s of SCENARIOS) {
       const email = s.as === 'admin' ? adminEmail : memberEmail;
-      const mint = async () => ((await runOperator(setup, 'agent_tokens.create', { email, scopes: ['read:tasks', 'read:docs'] })).output as { token: string }).token;
+      const mint = async () =>
+        ((await runOperator(setup, 'agent_tokens.create', { email, scopes: ['read:tasks', 'read:docs'] })).output as { token: string }).token;
       const pool: string[] = [];
       for (let i = 0; i < perPool; i += 16) pool.push(...(await Promise.all(Array.from({ length: Math.min(16, perPool - i) }, mint))));
       pools.push(pool);
@@ -178,14 +246,28 @@ async function main(): Promise<number> {
         ],
       });
       const cpu = cpuPerRequest(before, cpuSnap(server.proc.pid, dbName), r.requests.total);
-      return { title: s.title, conns: connections, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, ...cpuColumns(cpu) };
+      return {
+        title: s.title,
+        conns: connections,
+        rps: Math.round(r.requests.average),
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors + r.timeouts,
+        ...cpuColumns(cpu),
+      };
     };
     // One check call per tool: the answer must be a successful tool result with rows.
     for (const [i, s] of SCENARIOS.entries()) {
-      const res = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token(i)}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: s.tool, arguments: s.args } }) });
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token(i)}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: s.tool, arguments: s.args } }),
+      });
       const json = (await res.json()) as { result?: { isError: boolean; structuredContent?: { items?: unknown[]; hits?: unknown[] } } };
       const n = json.result?.structuredContent?.items?.length ?? json.result?.structuredContent?.hits?.length ?? 0;
-      if (res.status !== 200 || json.result?.isError !== false || n === 0) throw new Error(`${s.title}: unexpected answer ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+      if (res.status !== 200 || json.result?.isError !== false || n === 0)
+        throw new Error(`${s.title}: unexpected answer ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
       log(`${s.title}: ${n} rows`);
     }
     // Each scenario twice: one caller (the query's latency: the targets' reading) and
@@ -209,7 +291,16 @@ async function main(): Promise<number> {
     };
     verdict('list_tasks', TARGETS.listTasksP99);
     verdict('search_docs', TARGETS.searchDocsP99);
-    console.log(`EXPLAIN: ${plans.every((p) => p.indexed) ? 'PASS, every statement reads tasks / doc_pages through an index' : `MISS: ${plans.filter((p) => !p.indexed).map((p) => p.title).join('; ')}`}`);
+    console.log(
+      `EXPLAIN: ${
+        plans.every((p) => p.indexed)
+          ? 'PASS, every statement reads tasks / doc_pages through an index'
+          : `MISS: ${plans
+              .filter((p) => !p.indexed)
+              .map((p) => p.title)
+              .join('; ')}`
+      }`,
+    );
     return rows.some((r) => r.non2xx > 0 || r.errors > 0) ? 1 : 0;
   } finally {
     await server.stop();

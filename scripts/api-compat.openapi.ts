@@ -77,7 +77,8 @@ function compareParameters(cmp: SchemaDiff, where: string, b: Operation, h: Oper
     cmp.compare(bp.schema, hp.schema, 'request', at, '$');
   }
   for (const hp of h.params) {
-    if (!baseKeys.has(paramKey(hp, h.path)) && hp.required) report('request-parameter-added-required', `${where} ${hp.in} parameter ${hp.name}`, `a required ${hp.in} parameter "${hp.name}" was added`);
+    if (!baseKeys.has(paramKey(hp, h.path)) && hp.required)
+      report('request-parameter-added-required', `${where} ${hp.in} parameter ${hp.name}`, `a required ${hp.in} parameter "${hp.name}" was added`);
   }
 }
 
@@ -86,7 +87,12 @@ function compareSecurity(where: string, b: Json[] | undefined, h: Json[] | undef
   const alts = (reqs: Json[] | undefined) => (reqs?.length ? reqs.map((r) => Object.keys(r).sort().join('+')) : ['']);
   const headAlts = alts(h);
   for (const alt of alts(b)) {
-    if (!headAlts.includes(alt)) report('security-changed', `${where} security ${alt || '(none)'}`, alt ? `${where} no longer accepts ${alt} authentication` : `${where} now requires authentication (${headAlts.join(' or ')})`);
+    if (!headAlts.includes(alt))
+      report(
+        'security-changed',
+        `${where} security ${alt || '(none)'}`,
+        alt ? `${where} no longer accepts ${alt} authentication` : `${where} now requires authentication (${headAlts.join(' or ')})`,
+      );
   }
 }
 
@@ -99,7 +105,7 @@ function compareRequestBody(cmp: SchemaDiff, where: string, b: Json | undefined,
   }
   if (!b.required && h.required) report('request-body-became-required', at, 'the request body became required');
   for (const [media, bm] of Object.entries<Json>(b.content ?? {})) {
-    const hm = (h.content ?? {})[media] as Json | undefined;
+    const hm = h.content?.[media] as Json | undefined;
     if (!hm) report('request-media-type-removed', `${at} ${media}`, `the request body no longer accepts ${media}`);
     else cmp.compare(bm.schema, hm.schema, 'request', `${at} ${media}`, '$');
   }
@@ -117,10 +123,11 @@ function compareResponses(cmp: SchemaDiff, where: string, b: Json, h: Json, repo
       continue;
     }
     for (const name of Object.keys(br.headers ?? {})) {
-      if (!Object.keys(hr.headers ?? {}).some((n) => n.toLowerCase() === name.toLowerCase())) report('response-header-removed', `${at} header ${name}`, `the response header ${name} was removed`);
+      if (!Object.keys(hr.headers ?? {}).some((n) => n.toLowerCase() === name.toLowerCase()))
+        report('response-header-removed', `${at} header ${name}`, `the response header ${name} was removed`);
     }
     for (const [media, bm] of Object.entries<Json>(br.content ?? {})) {
-      const hm = (hr.content ?? {})[media] as Json | undefined;
+      const hm = hr.content?.[media] as Json | undefined;
       if (!hm) report('response-media-type-removed', `${at} ${media}`, `the ${status} response no longer comes as ${media}`);
       else cmp.compare(bm.schema, hm.schema, 'response', `${at} ${media}`, '$');
     }
@@ -200,8 +207,12 @@ class SchemaDiff {
 
     // Bounds on what a client sends may only loosen.
     if (dir === 'request') {
-      for (const k of UPPER_BOUNDS) if (typeof h[k] === 'number' && (typeof b[k] !== 'number' || h[k] < b[k])) rep('constraint-tightened', `${it}: ${k} is now ${h[k]} (was ${b[k] ?? 'unset'})`);
-      for (const k of LOWER_BOUNDS) if (typeof h[k] === 'number' && (typeof b[k] !== 'number' || h[k] > b[k])) rep('constraint-tightened', `${it}: ${k} is now ${h[k]} (was ${b[k] ?? 'unset'})`);
+      for (const k of UPPER_BOUNDS)
+        if (typeof h[k] === 'number' && (typeof b[k] !== 'number' || h[k] < b[k]))
+          rep('constraint-tightened', `${it}: ${k} is now ${h[k]} (was ${b[k] ?? 'unset'})`);
+      for (const k of LOWER_BOUNDS)
+        if (typeof h[k] === 'number' && (typeof b[k] !== 'number' || h[k] > b[k]))
+          rep('constraint-tightened', `${it}: ${k} is now ${h[k]} (was ${b[k] ?? 'unset'})`);
       if (typeof h.pattern === 'string' && h.pattern !== b.pattern) rep('pattern-changed', `${it} must now match ${h.pattern} (was ${b.pattern ?? 'unset'})`);
     }
 
@@ -213,7 +224,10 @@ class SchemaDiff {
       const bb = b[k] as unknown[] | undefined;
       const hb = h[k] as unknown[] | undefined;
       if (!bb || !hb) continue;
-      if (bb.length === hb.length) bb.forEach((x, i) => this.compare(x, hb[i], dir, where, `${ptr}<${k}:${i}>`));
+      if (bb.length === hb.length)
+        bb.forEach((x, i) => {
+          this.compare(x, hb[i], dir, where, `${ptr}<${k}:${i}>`);
+        });
       else if (dir === 'request' && hb.length < bb.length) rep('union-branch-removed', `${it} accepts ${hb.length} alternatives (was ${bb.length})`);
       else if (dir === 'response' && hb.length > bb.length) rep('union-branch-added', `${it} may take ${hb.length} shapes (was ${bb.length})`);
     }
@@ -234,13 +248,15 @@ class SchemaDiff {
         continue;
       }
       if (dir === 'request' && !breq.has(name) && hreq.has(name)) rep('property-became-required', `${child(name)} became required`, child(name));
-      if (dir === 'response' && breq.has(name) && !hreq.has(name)) rep('property-became-optional', `${child(name)} may now be missing from the response`, child(name));
+      if (dir === 'response' && breq.has(name) && !hreq.has(name))
+        rep('property-became-optional', `${child(name)} may now be missing from the response`, child(name));
       this.compare(bp[name], hp[name], dir, where, child(name));
     }
     for (const name of Object.keys(hp)) {
       if (!(name in bp) && dir === 'request' && hreq.has(name)) rep('property-added-required', `${child(name)} was added as a required property`, child(name));
     }
-    if (dir === 'request' && !closed(b) && closed(h) && (b.type === 'object' || b.properties)) rep('object-closed', `${ptr === '$' ? where.replace(/^\S+ \S+ /, '') : ptr} no longer accepts properties it does not list`);
+    if (dir === 'request' && !closed(b) && closed(h) && (b.type === 'object' || b.properties))
+      rep('object-closed', `${ptr === '$' ? where.replace(/^\S+ \S+ /, '') : ptr} no longer accepts properties it does not list`);
     const ba = b.additionalProperties;
     const ha = h.additionalProperties;
     if (ba && ha && typeof ba === 'object' && typeof ha === 'object') this.compare(ba, ha, dir, where, `${ptr}{}`);

@@ -26,7 +26,10 @@ const DOC_BASE_URL = 'http://127.0.0.1:8080';
 async function currentOpenApi(): Promise<Record<string, unknown>> {
   const mod = (await import('../src/transports/rest-v1/openapi.js')) as Record<string, unknown>;
   const build = mod.buildOpenApi;
-  if (typeof build !== 'function') throw new Error('src/transports/rest-v1/openapi.ts no longer exports buildOpenApi: point currentOpenApi() in scripts/api-compat.ts at what builds the served document');
+  if (typeof build !== 'function')
+    throw new Error(
+      'src/transports/rest-v1/openapi.ts no longer exports buildOpenApi: point currentOpenApi() in scripts/api-compat.ts at what builds the served document',
+    );
   return (await build(DOC_BASE_URL)) as Record<string, unknown>;
 }
 
@@ -41,7 +44,12 @@ function writeBaseline(doc: Record<string, unknown>): void {
   } catch {
     // not a git checkout: record the commit by hand in release.json
   }
-  const release = { version: pkg.version, commit, taken: new Date().toISOString().slice(0, 10), note: 'proto image and OpenAPI document of this release; moved only at a release (docs/api-evolution.md)' };
+  const release = {
+    version: pkg.version,
+    commit,
+    taken: new Date().toISOString().slice(0, 10),
+    note: 'proto image and OpenAPI document of this release; moved only at a release (docs/api-evolution.md)',
+  };
   writeFileSync(FILES.release, `${JSON.stringify(release, null, 2)}\n`);
   console.log(`baseline written for ${pkg.version} (tree at ${commit.slice(0, 12)}): ${path.relative(ROOT, BASELINE)}/`);
   console.log('Now empty the list in api/breaking-exceptions.json: its entries were about the previous baseline.');

@@ -54,8 +54,13 @@ function isValueReference(node) {
   const p = node.parent;
   if (!p) return true;
   if (ts.isPropertyAccessExpression(p) && p.name === node) return false;
-  if ((ts.isPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isPropertyDeclaration(p) || ts.isPropertySignature(p) || ts.isMethodSignature(p)) && p.name === node) return false;
-  if ((ts.isFunctionDeclaration(p) || ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isImportSpecifier(p) || ts.isBindingElement(p)) && p.name === node) return false;
+  if (
+    (ts.isPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isPropertyDeclaration(p) || ts.isPropertySignature(p) || ts.isMethodSignature(p)) &&
+    p.name === node
+  )
+    return false;
+  if ((ts.isFunctionDeclaration(p) || ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isImportSpecifier(p) || ts.isBindingElement(p)) && p.name === node)
+    return false;
   if (ts.isTypeReferenceNode(p) || ts.isQualifiedName(p)) return false;
   return true;
 }
@@ -84,7 +89,8 @@ export function checkFile(file, text, rel) {
         report(node.expression.name, 'sql', `.${node.expression.name.text}(...) outside a repository`);
       }
       const literal = literalText(node);
-      if (literal !== undefined && isSql(literal)) report(node, 'sql', `SQL text outside a repository: ${JSON.stringify(literal.trim().replace(/\s+/g, ' ').slice(0, 60))}`);
+      if (literal !== undefined && isSql(literal))
+        report(node, 'sql', `SQL text outside a repository: ${JSON.stringify(literal.trim().replace(/\s+/g, ' ').slice(0, 60))}`);
     }
     ts.forEachChild(node, visit);
   };
@@ -102,7 +108,9 @@ function main() {
   for (const f of findings) console.log(`${f.file}:${f.line}:${f.column} ${f.rule}: ${f.what}`);
   if (findings.length > 0) {
     const files = new Set(findings.map((f) => f.file)).size;
-    console.error(`\n${findings.length} finding(s) in ${files} file(s) under src/domain/ (scheduling belongs in infra/ behind a port; SQL in *.repository.ts or infra/)`);
+    console.error(
+      `\n${findings.length} finding(s) in ${files} file(s) under src/domain/ (scheduling belongs in infra/ behind a port; SQL in *.repository.ts or infra/)`,
+    );
     process.exit(1);
   }
   console.log('check-layers: no scheduling and no SQL outside repositories in src/domain/');

@@ -34,10 +34,16 @@ async function once(args, env) {
   const port = await freePort();
   const grpc = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port), GRPC_PORT: String(grpc), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, PORT: String(port), GRPC_PORT: String(grpc), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const exited = new Promise((r) => child.once('exit', r));
   for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}`);
     await sleep(10);
@@ -64,7 +70,12 @@ const modes = {
   postgres: { DATABASE_URL: PG_ADMIN.replace(/\/[^/]*$/, `/${dbName}`), REDIS_URL: REDIS },
 };
 try {
-  console.log(`node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; ${runs} runs each`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} CPUs, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${runs} runs each`,
+  );
   for (const [mode, env] of Object.entries(modes)) {
     // The first start of a mode creates the database (migrations): not what is measured.
     await once(VARIANTS.build, env);
@@ -72,7 +83,9 @@ try {
       await once(args, env);
       const r = [];
       for (let i = 0; i < runs; i++) r.push(await once(args, env));
-      console.log(`${mode.padEnd(8)} ${name.padEnd(5)}  start ms ${fmt(r.map((x) => x.startMs))}  RSS MB at ready ${fmt(r.map((x) => x.rssReady))}  after 3 s ${fmt(r.map((x) => x.rssIdle))}`);
+      console.log(
+        `${mode.padEnd(8)} ${name.padEnd(5)}  start ms ${fmt(r.map((x) => x.startMs))}  RSS MB at ready ${fmt(r.map((x) => x.rssReady))}  after 3 s ${fmt(r.map((x) => x.rssIdle))}`,
+      );
     }
   }
 } finally {

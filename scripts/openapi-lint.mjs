@@ -28,7 +28,11 @@ writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
 let failed = false;
 try {
   // Redocly fails only on errors: warnings are counted from its JSON report.
-  const redocly = spawnSync(bin('redocly'), ['lint', file, '--config', path.join(root, 'redocly.yaml'), '--format', 'json', '--max-problems', '1000'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const redocly = spawnSync(bin('redocly'), ['lint', file, '--config', path.join(root, 'redocly.yaml'), '--format', 'json', '--max-problems', '1000'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   let report;
   try {
     report = JSON.parse(redocly.stdout);
@@ -41,7 +45,11 @@ try {
   say(`redocly: ${errors} errors, ${warnings} warnings`);
   if (errors > 0 || warnings > 0 || redocly.status !== 0) failed = true;
 
-  const spectral = spawnSync(bin('spectral'), ['lint', file, '--ruleset', path.join(root, '.spectral.yaml'), '--fail-severity', 'warn'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const spectral = spawnSync(bin('spectral'), ['lint', file, '--ruleset', path.join(root, '.spectral.yaml'), '--fail-severity', 'warn'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   process.stderr.write(spectral.stdout);
   if (spectral.status !== 0) {
     process.stderr.write(spectral.stderr);

@@ -46,9 +46,16 @@ const EnvSchema = z.object({
   NUDGE_EGRESS_ALLOW_HOSTS: z.string().optional(),
   NUDGE_YIELD_INFLIGHT: z.coerce.number().int().min(0).max(100000).default(16),
   NUDGE_MAX_DEFER_S: z.coerce.number().int().min(0).max(3600).default(30),
-  VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)/, { error: 'must be a mailto: or https:// URL' }).optional(),
+  VAPID_SUBJECT: z
+    .string()
+    .regex(/^(mailto:|https:\/\/)/, { error: 'must be a mailto: or https:// URL' })
+    .optional(),
   // Mail (token inactivity warnings) through the mail outbox; none configured = recorded as skipped.
-  SMTP_URL: z.string().trim().regex(/^smtps?:\/\/[^\s]+$/i, { error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  SMTP_URL: z
+    .string()
+    .trim()
+    .regex(/^smtps?:\/\/[^\s]+$/i, { error: 'must be an smtp:// or smtps:// URL' })
+    .optional(),
   MAIL_FROM: z.string().trim().min(3).max(200).optional(),
   // Hosts webhook action callbacks may reach over plain http and on private/loopback addresses.
   EGRESS_ALLOW_HOSTS: z.string().optional(),
@@ -59,13 +66,17 @@ const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   // This build exports OTLP over HTTP with the JSON encoding, which every OTLP/HTTP receiver accepts.
   OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/json', 'http/protobuf'], { error: 'only OTLP over HTTP is supported (http/json or http/protobuf)' }).optional(),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/json', 'http/protobuf'], { error: 'only OTLP over HTTP is supported (http/json or http/protobuf)' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
+    .enum(['http/json', 'http/protobuf'], { error: 'only OTLP over HTTP is supported (http/json or http/protobuf)' })
+    .optional(),
   OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: z.coerce.number().int().min(1).max(600000).optional(),
   OTEL_EXPORTER_OTLP_TIMEOUT: z.coerce.number().int().min(1).max(600000).optional(),
   OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).optional(),
-  OTEL_TRACES_SAMPLER: z.enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']).optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'])
+    .optional(),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
   OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(600000).optional(),
   OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(1000000).optional(),
@@ -155,7 +166,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, '');
-  const domains = e.ALLOWED_EMAIL_DOMAINS?.split(',').map((d) => d.trim().toLowerCase()).filter(Boolean);
+  const domains = e.ALLOWED_EMAIL_DOMAINS?.split(',')
+    .map((d) => d.trim().toLowerCase())
+    .filter(Boolean);
   return Object.freeze({
     port: e.PORT,
     grpcPort: e.GRPC_PORT,
@@ -211,7 +224,10 @@ function tracingConfig(e: z.infer<typeof EnvSchema>): TracingConfig | null {
     exporter: e.OTEL_TRACES_EXPORTER ?? 'otlp',
     // The signal-specific URL is used as given; the general one gets the signal's path appended.
     endpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${base}/v1/traces`,
-    headers: Object.freeze({ ...otlpHeaders(e.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'), ...otlpHeaders(e.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') }),
+    headers: Object.freeze({
+      ...otlpHeaders(e.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
+      ...otlpHeaders(e.OTEL_EXPORTER_OTLP_TRACES_HEADERS, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+    }),
     timeoutMs: e.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? e.OTEL_EXPORTER_OTLP_TIMEOUT ?? 10_000,
     serviceName: e.OTEL_SERVICE_NAME ?? 'fluxdesk',
     sampler: e.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on',
@@ -235,7 +251,8 @@ function otlpHeaders(raw: string | undefined, name: string): Record<string, stri
     } catch {
       value = '';
     }
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key) || value === '' || /[\r\n\0]/.test(value)) throw new Error(`invalid configuration:\n  ${name}: must be key=value pairs separated by commas`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key) || value === '' || /[\r\n\0]/.test(value))
+      throw new Error(`invalid configuration:\n  ${name}: must be key=value pairs separated by commas`);
     out[key.toLowerCase()] = value;
   }
   return out;

@@ -41,22 +41,34 @@ export interface Deps extends AppDeps {
 
 /** Pino with authorization and secrets redacted; query strings never logged. */
 export function createLogger(level: string, fd: 1 | 2 = 1, stream?: pino.DestinationStream): pino.Logger {
-  return pino({
-    level,
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-caller-tools-token"]', 'headers.authorization', '*.token', '*.agentToken', '*.token_value', 'token', 'agentToken'],
-      censor: '[redacted]',
+  return pino(
+    {
+      level,
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers["x-caller-tools-token"]',
+          'headers.authorization',
+          '*.token',
+          '*.agentToken',
+          '*.token_value',
+          'token',
+          'agentToken',
+        ],
+        censor: '[redacted]',
+      },
+      serializers: {
+        // Path only: a careless client may put a token in the query string.
+        req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: req.url?.split('?')[0], requestId: req.id }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+        err: pino.stdSerializers.err,
+      },
+      // The active trace's trace_id / span_id in every line (nothing while tracing is off).
+      mixin: traceLogFields,
+      mixinMergeStrategy: traceLogMerge,
     },
-    serializers: {
-      // Path only: a careless client may put a token in the query string.
-      req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: req.url?.split('?')[0], requestId: req.id }),
-      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-      err: pino.stdSerializers.err,
-    },
-    // The active trace's trace_id / span_id in every line (nothing while tracing is off).
-    mixin: traceLogFields,
-    mixinMergeStrategy: traceLogMerge,
-  }, stream ?? pino.destination({ fd, sync: fd === 2 }));
+    stream ?? pino.destination({ fd, sync: fd === 2 }),
+  );
 }
 
 export interface CreateDepsOptions {
@@ -124,7 +136,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
       },
       ...(redis ? [{ name: 'redis', check: () => probeRedis(redis!) }] : []),
     ]),
-    mailer: config.mail.smtpUrl ? createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, messageIdDomain: messageIdDomain(config.publicBaseUrl) }) : null,
+    mailer: config.mail.smtpUrl
+      ? createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, messageIdDomain: messageIdDomain(config.publicBaseUrl) })
+      : null,
     async close() {
       deps.mailer?.close();
       redis?.disconnect();
@@ -189,7 +203,12 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
   const queue = new NudgeQueue({
     orm: deps.orm,
     // Yields to requests while this process serves many (infra/queue/dispatch-pacer.ts).
-    pacer: new DispatchPacer({ inFlight: () => deps.load.inFlight, busyAt: n.yieldAtInFlight, maxDeferMs: n.maxDeferSeconds * 1000, nowMs: () => deps.clock.now().getTime() }),
+    pacer: new DispatchPacer({
+      inFlight: () => deps.load.inFlight,
+      busyAt: n.yieldAtInFlight,
+      maxDeferMs: n.maxDeferSeconds * 1000,
+      nowMs: () => deps.clock.now().getTime(),
+    }),
     databaseUrl: config.databaseUrl,
     log: env.log,
     handle: async (jobs) => {

@@ -14,7 +14,9 @@ import type { Clock, Logger } from './domain/context.js';
 import type pino from 'pino';
 
 // src/main.ts under tsx, dist/src/main.js in the build (scripts/build.mjs): one level deeper.
-export const SERVICE_VERSION: string = (JSON.parse(readFileSync(new URL(import.meta.url.endsWith('.ts') ? '../package.json' : '../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const SERVICE_VERSION: string = (
+  JSON.parse(readFileSync(new URL(import.meta.url.endsWith('.ts') ? '../package.json' : '../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export interface RunningService {
   deps: Deps;
@@ -83,7 +85,15 @@ async function startOn(config: Config, opts: StartOptions): Promise<RunningServi
     await deps.close();
     throw err;
   }
-  const app = await createServer({ deps, logger: deps.logger, errorsBaseUrl: config.errorsBaseUrl, publicBaseUrl: config.publicBaseUrl, serviceVersion: config.serviceVersion, metricsRoute: config.metricsPort === null, instrument: opts.instrumentHttp });
+  const app = await createServer({
+    deps,
+    logger: deps.logger,
+    errorsBaseUrl: config.errorsBaseUrl,
+    publicBaseUrl: config.publicBaseUrl,
+    serviceVersion: config.serviceVersion,
+    metricsRoute: config.metricsPort === null,
+    instrument: opts.instrumentHttp,
+  });
   // METRICS_PORT: /metrics on a listener of its own, kept open until the rest has stopped (a scrape sees the drain).
   const metricsServer = config.metricsPort === null ? null : createMetricsServer(deps.metrics, (err) => deps.log.error({ err }, 'metrics collection failed'));
   const grpc = createGrpcServer(deps);
@@ -170,7 +180,13 @@ async function withDeadline(step: string, work: Promise<unknown> | undefined, lo
     timer = setTimeout(() => r('late'), STOP_DEADLINE_MS);
     timer.unref();
   });
-  const outcome = await Promise.race([work.then(() => 'done' as const, (err: unknown) => err), late]);
+  const outcome = await Promise.race([
+    work.then(
+      () => 'done' as const,
+      (err: unknown) => err,
+    ),
+    late,
+  ]);
   clearTimeout(timer);
   if (outcome === 'late') log.warn({ step, ms: STOP_DEADLINE_MS }, 'shutdown step overran its deadline; going on');
   else if (outcome !== 'done') log.warn({ step, err: { message: (outcome as Error)?.message } }, 'shutdown step failed; going on');
@@ -180,7 +196,14 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env, SERVICE_VERSION);
   const svc = await startService(config);
   svc.deps.logger.info(
-    { port: svc.port, grpcPort: svc.grpcPort, database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`, redis: config.redisUrl ? 'redis' : 'in-process', nudgeWorker: svc.nudges ? 'on' : 'off', metrics: svc.metricsPort === null ? `/metrics on :${svc.port}` : `/metrics on :${svc.metricsPort}` },
+    {
+      port: svc.port,
+      grpcPort: svc.grpcPort,
+      database: config.databaseUrl ? 'postgresql' : `embedded (${config.dataDir})`,
+      redis: config.redisUrl ? 'redis' : 'in-process',
+      nudgeWorker: svc.nudges ? 'on' : 'off',
+      metrics: svc.metricsPort === null ? `/metrics on :${svc.port}` : `/metrics on :${svc.metricsPort}`,
+    },
     `fluxdesk ${SERVICE_VERSION} ready on ${svc.baseUrl} (gRPC h2c on :${svc.grpcPort})`,
   );
   // SIGTERM / SIGINT: a graceful stop within SHUTDOWN_TIMEOUT_S (exit 0), else exit 1 with a log line.

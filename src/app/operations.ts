@@ -24,10 +24,37 @@ import { SEARCH_OPERATIONS, SEARCH_OPERATOR_OPERATIONS } from '../domain/search/
 import { MODERATION_AGENT_OPERATIONS, MODERATION_OPERATOR_OPERATIONS } from '../domain/moderation/moderation-operations.js';
 
 export const OPERATOR_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
-  [bootstrap, createUser, createAgentToken, createPersonalToken, createProject, createToolsToken, applyForCatalogItem, startConnectSessionForUser, ...TASK_OPERATOR_OPERATIONS, ...MODERATION_OPERATOR_OPERATIONS, ...SEARCH_OPERATOR_OPERATIONS, ...REPOSITORY_OPERATOR_OPERATIONS].map((op) => [op.name, op]),
+  [
+    bootstrap,
+    createUser,
+    createAgentToken,
+    createPersonalToken,
+    createProject,
+    createToolsToken,
+    applyForCatalogItem,
+    startConnectSessionForUser,
+    ...TASK_OPERATOR_OPERATIONS,
+    ...MODERATION_OPERATOR_OPERATIONS,
+    ...SEARCH_OPERATOR_OPERATIONS,
+    ...REPOSITORY_OPERATOR_OPERATIONS,
+  ].map((op) => [op.name, op]),
 );
 
 /** Agent-token operations (the live MCP tools); each MCP tool wraps exactly one of these. */
 export const AGENT_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
-  [whoami, agentPing, listInbox, getNotification, markNotificationRead, markAllNotificationsRead, ...AGENT_TOOL_OPERATIONS, ...TASK_AGENT_OPERATIONS, ...DOC_OPERATIONS, ...FEEDBACK_OPERATIONS, ...REPOSITORY_OPERATIONS, ...SEARCH_OPERATIONS, ...MODERATION_AGENT_OPERATIONS].map((op) => [op.name, op]),
+  [
+    whoami,
+    agentPing,
+    listInbox,
+    getNotification,
+    markNotificationRead,
+    markAllNotificationsRead,
+    ...AGENT_TOOL_OPERATIONS,
+    ...TASK_AGENT_OPERATIONS,
+    ...DOC_OPERATIONS,
+    ...FEEDBACK_OPERATIONS,
+    ...REPOSITORY_OPERATIONS,
+    ...SEARCH_OPERATIONS,
+    ...MODERATION_AGENT_OPERATIONS,
+  ].map((op) => [op.name, op]),
 );

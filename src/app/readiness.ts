@@ -60,9 +60,18 @@ export class Readiness {
   }
 
   private async runChecks(): Promise<ReadinessReport> {
-    const results = await Promise.all(this.probes.map((p) => withTimeout(p.check()).then(() => 'ok' as const, () => 'failing' as const)));
+    const results = await Promise.all(
+      this.probes.map((p) =>
+        withTimeout(p.check()).then(
+          () => 'ok' as const,
+          () => 'failing' as const,
+        ),
+      ),
+    );
     const checks: Record<string, CheckState> = {};
-    this.probes.forEach((p, i) => (checks[p.name] = results[i]!));
+    this.probes.forEach((p, i) => {
+      checks[p.name] = results[i]!;
+    });
     const failing = this.probes.filter((_, i) => results[i] === 'failing').map((p) => p.name);
     // A drain that began while the checks ran wins.
     if (this.draining) return { ready: false, draining: true, checks: {}, failing: ['draining'] };

@@ -91,11 +91,17 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
 
 /** A span per operation (child of the route / RPC / tool span); its statements are its children. */
 function tracedRun<I, O, P extends Principal>(tracer: Tracer, deps: AppDeps, op: Operation<I, O, P>, inv: Invocation): Promise<RunResult<O>> {
-  return tracer.inSpan(op.name, 'internal', { 'fluxdesk.operation': op.name, 'fluxdesk.surface': inv.surface, 'fluxdesk.channel': inv.channel }, async (span) => {
-    const result = await run(deps, op, inv, undefined);
-    if (result.replayed) span.setAttribute('fluxdesk.replayed', true);
-    return result;
-  }, operationFailure);
+  return tracer.inSpan(
+    op.name,
+    'internal',
+    { 'fluxdesk.operation': op.name, 'fluxdesk.surface': inv.surface, 'fluxdesk.channel': inv.channel },
+    async (span) => {
+      const result = await run(deps, op, inv, undefined);
+      if (result.replayed) span.setAttribute('fluxdesk.replayed', true);
+      return result;
+    },
+    operationFailure,
+  );
 }
 
 /** A refused call (4xx) is an outcome, not a fault: only internal / unavailable mark the span failed. */
@@ -128,15 +134,34 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
       const reuse = inv.authenticated?.type === 'agent' && op.auth.kind === 'agent';
       // Token lookups are statements on the shared connection (no unit of work): the root EntityManager serves.
       // A keyed request (Idempotency-Key) may replay a stored answer: never on a cached principal.
-      principal = (reuse
-        ? inv.authenticated
-        : await authenticate(deps.ports.tokens, op.auth, inv.authorization, deps.clock, { fresh: fresh !== undefined || inv.idempotencyKey !== undefined })) as P;
+      principal = (
+        reuse
+          ? inv.authenticated
+          : await authenticate(deps.ports.tokens, op.auth, inv.authorization, deps.clock, { fresh: fresh !== undefined || inv.idempotencyKey !== undefined })
+      ) as P;
     } catch (err) {
-      if (err instanceof DomainError && op.onUnauthenticated) throw await op.onUnauthenticated(err, inv.input, { em: deps.orm.em.fork(), clock: deps.clock, tokens: deps.ports.tokens, callerToolsToken: inv.callerToolsToken });
+      if (err instanceof DomainError && op.onUnauthenticated)
+        throw await op.onUnauthenticated(err, inv.input, {
+          em: deps.orm.em.fork(),
+          clock: deps.clock,
+          tokens: deps.ports.tokens,
+          callerToolsToken: inv.callerToolsToken,
+        });
       throw err;
     }
     unverified = principal.type === 'inbound_token' && principal.unverified !== undefined;
-    const ctx = (made = new LazyEmContext(principal, inv.requestId, inv.surface, inv.channel ?? 'v1', log, deps.clock, deps.config, deps.ports, deps.orm.em, NESTED_CALLS));
+    const ctx = (made = new LazyEmContext(
+      principal,
+      inv.requestId,
+      inv.surface,
+      inv.channel ?? 'v1',
+      log,
+      deps.clock,
+      deps.config,
+      deps.ports,
+      deps.orm.em,
+      NESTED_CALLS,
+    ));
 
     // Counted before the scope check: a call refused for a missing scope is an authenticated call too.
     if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.rateLimited, log, unverified));
@@ -167,12 +192,19 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
 
 function checkScopes(op: Operation<any, any, any>, principal: Principal): void {
   if (principal.type === 'agent' && op.requiredScopes && !hasScope(principal.scopes, op.requiredScopes)) {
-    throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, { code: 'missing_scope', extra: { required_scope: op.requiredScopes[0] } });
+    throw new DomainError('forbidden', `missing scope: ${op.requiredScopes.join(' or ')}`, {
+      code: 'missing_scope',
+      extra: { required_scope: op.requiredScopes[0] },
+    });
   }
 }
 
 /** The operation's own schema, unsafe text and its context rules: every issue at once. */
-function validate<I, P extends Principal>(op: Operation<I, unknown, P>, raw: unknown, ctx: OpContext<P>): { ok: true; input: I } | { ok: false; issues: Issue[] } {
+function validate<I, P extends Principal>(
+  op: Operation<I, unknown, P>,
+  raw: unknown,
+  ctx: OpContext<P>,
+): { ok: true; input: I } | { ok: false; issues: Issue[] } {
   // reportInput: zodToIssues tells a missing field (`required`) from a wrong type (`invalid_type`) by the input.
   const parsed = op.input.safeParse(raw, { reportInput: true });
   const issues: Issue[] = parsed.success ? [] : zodToIssues(parsed.error, op.keyPolicy);
@@ -298,11 +330,17 @@ const WINDOWS: Record<'inbound_token' | 'agent', Record<'publish' | 'requests', 
  * reports the request budget, a publish the publish budget); a refusal reports the first window
  * that refused.
  */
-async function applyRateLimit(deps: AppDeps, principal: Principal, budget: true | 'requests', log: Logger, unverified: boolean): Promise<RateLimitInfo | undefined> {
+async function applyRateLimit(
+  deps: AppDeps,
+  principal: Principal,
+  budget: true | 'requests',
+  log: Logger,
+  unverified: boolean,
+): Promise<RateLimitInfo | undefined> {
   if (principal.type === 'system') return undefined;
   const nowMs = deps.clock.now().getTime();
   const windows = WINDOWS[principal.type][budget === true ? 'publish' : 'requests'];
-  let decisions;
+  let decisions: Awaited<ReturnType<AppDeps['rateLimiter']['hitAll']>>;
   try {
     decisions = await deps.rateLimiter.hitAll(`tok:${principal.tokenId}`, windows, nowMs);
   } catch (err) {
@@ -315,9 +353,16 @@ async function applyRateLimit(deps: AppDeps, principal: Principal, budget: true 
   if (refused >= 0) {
     const d = decisions[refused]!;
     // A refusal on an unverified principal is decided again by the fresh pass: counted there.
-    if (!unverified) deps.metrics.rateLimitDenied(principal.type === 'agent' ? 'agent' : budget === true ? 'inbound_publish' : 'inbound_requests', windows[refused]!.suffix === ':day' ? 'day' : 'minute');
+    if (!unverified)
+      deps.metrics.rateLimitDenied(
+        principal.type === 'agent' ? 'agent' : budget === true ? 'inbound_publish' : 'inbound_requests',
+        windows[refused]!.suffix === ':day' ? 'day' : 'minute',
+      );
     const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
-    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${windows[refused]!.label} exceeded`, { code: 'rate_limited', rateLimit: { ...rateInfo(decisions[refused]!), retryAfterSeconds } });
+    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${windows[refused]!.label} exceeded`, {
+      code: 'rate_limited',
+      rateLimit: { ...rateInfo(decisions[refused]!), retryAfterSeconds },
+    });
   }
   return rateInfo(decisions[0]!);
 }
@@ -341,7 +386,7 @@ async function withIdempotency<O>(
   const principalKey = ctx.principal.type === 'system' ? 'system' : ctx.principal.tokenId;
   const storeKey = `${principalKey}:${op.name}:${key}`;
   const fingerprint = createHash('sha256').update(fingerprintJson(rawInput)).digest('hex');
-  let begun;
+  let begun: Awaited<ReturnType<AppDeps['idempotency']['begin']>>;
   try {
     begun = await deps.idempotency.begin(storeKey, fingerprint, IDEMPOTENCY_LOCK_MS);
   } catch (err) {
@@ -351,12 +396,16 @@ async function withIdempotency<O>(
     throw new DomainError('unavailable', 'idempotency store unavailable; retry later', { code: 'idempotency_unavailable', retryAfterSeconds: 1 });
   }
   deps.metrics.idempotency(begun.state);
-  if (begun.state === 'mismatch') throw new DomainError('conflict', 'Idempotency-Key was already used with a different request body', { code: 'idempotency_key_reused' });
-  if (begun.state === 'in_flight') throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress', { code: 'idempotency_in_flight', retryAfterSeconds: 1 });
+  if (begun.state === 'mismatch')
+    throw new DomainError('conflict', 'Idempotency-Key was already used with a different request body', { code: 'idempotency_key_reused' });
+  if (begun.state === 'in_flight')
+    throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress', { code: 'idempotency_in_flight', retryAfterSeconds: 1 });
   if (begun.state === 'replay') return { output: begun.response.output as O, replayed: true, rateLimit, principal: ctx.principal };
   try {
     const output = await run();
-    await deps.idempotency.complete(storeKey, fingerprint, { output }, IDEMPOTENCY_TTL_MS).catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'could not store idempotent response'));
+    await deps.idempotency
+      .complete(storeKey, fingerprint, { output }, IDEMPOTENCY_TTL_MS)
+      .catch((err) => ctx.log.warn({ err: { message: (err as Error).message } }, 'could not store idempotent response'));
     return { output, replayed: false, rateLimit, principal: ctx.principal };
   } catch (err) {
     await deps.idempotency.abandon(storeKey, fingerprint).catch(() => undefined);

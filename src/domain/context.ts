@@ -261,7 +261,11 @@ export interface Operation<I, O, P extends Principal = Principal> {
   /** Called when validation fails (e.g. to audit a rejected event). */
   onRejected?: (issues: Issue[], raw: unknown, ctx: OpContext<P>) => Promise<void>;
   /** May replace an authentication failure (the 422 inbound-no-approval probe). */
-  onUnauthenticated?: (err: DomainError, raw: unknown, deps: { em: EntityManager; clock: Clock; tokens: TokenDirectory; callerToolsToken?: string }) => Promise<DomainError>;
+  onUnauthenticated?: (
+    err: DomainError,
+    raw: unknown,
+    deps: { em: EntityManager; clock: Clock; tokens: TokenDirectory; callerToolsToken?: string },
+  ) => Promise<DomainError>;
   /**
    * The operation writes: the runner runs its handler (after auth, limits, validation and the
    * Idempotency-Key check) in ONE transaction on `ctx.em`, flushes once and commits; the handler

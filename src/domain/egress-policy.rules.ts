@@ -11,17 +11,7 @@ import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
 import { normalizeHostList, normalizeHost } from './urls.rules.js';
 
-export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link_local'
-  | 'cgnat'
-  | 'unspecified'
-  | 'multicast'
-  | 'metadata'
-  | 'reserved'
-  | 'invalid';
+export type AddressClass = 'public' | 'loopback' | 'private' | 'link_local' | 'cgnat' | 'unspecified' | 'multicast' | 'metadata' | 'reserved' | 'invalid';
 
 type IPv4 = ipaddr.IPv4;
 type IPv6 = ipaddr.IPv6;

@@ -7,4 +7,18 @@ import { Project, ProjectMember } from './projects/projects.entity.js';
 import { AgentToken, InboundToken, Integrator } from './tokens/tokens.entity.js';
 import { User } from './users/users.entity.js';
 
-export const ENTITIES = [User, Integrator, InboundToken, AgentToken, Delivery, DeliverySupplement, Notification, AuditEntry, Project, ProjectMember, CatalogItem, CatalogRequest, AccessAsset];
+export const ENTITIES = [
+  User,
+  Integrator,
+  InboundToken,
+  AgentToken,
+  Delivery,
+  DeliverySupplement,
+  Notification,
+  AuditEntry,
+  Project,
+  ProjectMember,
+  CatalogItem,
+  CatalogRequest,
+  AccessAsset,
+];

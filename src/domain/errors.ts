@@ -29,12 +29,7 @@ export interface Issue {
 }
 
 /** The five 401 codes of the spec (Authentication 3). */
-export type AuthCode =
-  | 'missing_or_invalid_authorization'
-  | 'invalid_token_format'
-  | 'token_not_found'
-  | 'token_mismatch'
-  | 'token_revoked';
+export type AuthCode = 'missing_or_invalid_authorization' | 'invalid_token_format' | 'token_not_found' | 'token_mismatch' | 'token_revoked';
 
 export interface RateLimitInfo {
   limit: number;
@@ -93,8 +88,7 @@ export class DomainError extends Error {
   }
 }
 
-export const unauthenticated = (code: AuthCode, message: string) =>
-  new DomainError('unauthenticated', message, { code });
+export const unauthenticated = (code: AuthCode, message: string) => new DomainError('unauthenticated', message, { code });
 
 export const validationFailed = (issues: Issue[]) =>
   new DomainError('validation', issues.length === 1 ? issues[0]!.message : `${issues.length} validation issues`, {

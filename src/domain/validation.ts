@@ -59,7 +59,11 @@ export function zodToIssues(error: z.ZodError, policy: KeyPolicy = {}): Issue[] 
         break;
       case 'too_small':
         if (iss.origin === 'string') {
-          out.push(Number(iss.minimum) === 1 ? { field, code: 'required', message: 'must not be empty' } : { field, code: 'too_short', message: `must be at least ${iss.minimum} characters` });
+          out.push(
+            Number(iss.minimum) === 1
+              ? { field, code: 'required', message: 'must not be empty' }
+              : { field, code: 'too_short', message: `must be at least ${iss.minimum} characters` },
+          );
         } else if (iss.origin === 'array' || iss.origin === 'set') out.push({ field, code: 'too_few', message: `must have at least ${iss.minimum} items` });
         else out.push({ field, code: 'too_small', message: `must be at least ${iss.minimum}` });
         break;
@@ -128,7 +132,9 @@ function collectTextIssues(value: unknown, path: PropertyKey[], out: Issue[]): v
   if (typeof value === 'string') {
     if (hasUnsafeText(value)) out.push({ field: fieldPath(path), code: 'invalid_characters', message: INVALID_CHARACTERS });
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => collectTextIssues(v, [...path, i], out));
+    value.forEach((v, i) => {
+      collectTextIssues(v, [...path, i], out);
+    });
   } else if (typeof value === 'object' && value !== null) {
     for (const [k, v] of Object.entries(value)) {
       if (hasUnsafeText(k)) out.push({ field: fieldPath([...path, k]), code: 'invalid_characters', message: INVALID_CHARACTERS });

@@ -29,7 +29,13 @@ const CONNECTION: RedisOptions = { maxRetriesPerRequest: 1, connectTimeout: 2000
  */
 export function createRedisClient(target: RedisTarget): RedisClient {
   if (target.kind === 'single') {
-    return new Redis(target.url, { ...CONNECTION, enableOfflineQueue: false, lazyConnect: true, enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['slidingLogBatch'] });
+    return new Redis(target.url, {
+      ...CONNECTION,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      enableAutoPipelining: true,
+      autoPipeliningIgnoredCommands: ['slidingLogBatch'],
+    });
   }
   return new Cluster(
     target.nodes.map((n) => ({ host: n.host, port: n.port })),

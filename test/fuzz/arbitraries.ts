@@ -61,7 +61,8 @@ function stringFor(s: Schema, ctx: GenContext): fc.Arbitrary<string> {
 
 /** A JSON Schema (2020-12 subset that zod's toJSONSchema emits) -> values that mostly validate. */
 export function arbFromSchema(schema: Schema | boolean | undefined, ctx: GenContext, depth = 0, key?: string): fc.Arbitrary<unknown> {
-  if (key !== undefined && ctx.hints?.[key]) return fc.oneof({ weight: 3, arbitrary: ctx.hints[key]! }, { weight: 1, arbitrary: arbFromSchema(schema, { ...ctx, hints: undefined }, depth) });
+  if (key !== undefined && ctx.hints?.[key])
+    return fc.oneof({ weight: 3, arbitrary: ctx.hints[key]! }, { weight: 1, arbitrary: arbFromSchema(schema, { ...ctx, hints: undefined }, depth) });
   if (schema === undefined || schema === true || (typeof schema === 'object' && Object.keys(schema).length === 0)) {
     return fc.jsonValue({ maxDepth: 2 });
   }
@@ -94,7 +95,6 @@ export function arbFromSchema(schema: Schema | boolean | undefined, ctx: GenCont
       const maxLength = Math.max(minLength, Math.min(s.maxItems ?? MAX_ITEMS, minLength + MAX_ITEMS));
       return fc.array(arbFromSchema(s.items, ctx, depth + 1), { minLength, maxLength });
     }
-    case 'object':
     default: {
       if (depth > 6) return fc.constant({});
       const props: Record<string, Schema> = s.properties ?? {};
@@ -123,7 +123,20 @@ const loneSurrogate = fc.oneof(fc.integer({ min: 0xd800, max: 0xdbff }), fc.inte
 
 /** Text no store should keep or choke on: C0 controls and NUL, lone surrogates, odd Unicode, huge. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('a\u0000b', '\u0000', '\ud800', 'x\udfff', '\udc00\ud800', '\u2028\u2029', '\ufeff', '\u202e', '%00', '\\u0000', "'; drop table users; --", '\u{1f600}'.repeat(50)),
+  fc.constantFrom(
+    'a\u0000b',
+    '\u0000',
+    '\ud800',
+    'x\udfff',
+    '\udc00\ud800',
+    '\u2028\u2029',
+    '\ufeff',
+    '\u202e',
+    '%00',
+    '\\u0000',
+    "'; drop table users; --",
+    '\u{1f600}'.repeat(50),
+  ),
   fc.tuple(plainString(0, 8), fc.oneof(c0, loneSurrogate), plainString(0, 8)).map(([a, b, c]) => a + b + c),
   fc.integer({ min: 1, max: 3 }).map((k) => 'x'.repeat([300, 10_000, 70_000][k - 1]!)),
 );
@@ -143,13 +156,15 @@ export class Deep {
     readonly kind: 'array' | 'object',
   ) {}
 }
-export const deepValue = fc.tuple(fc.integer({ min: 5_000, max: 12_000 }), fc.constantFrom('array' as const, 'object' as const)).map(([d, k]) => new Deep(d, k));
+export const deepValue = fc
+  .tuple(fc.integer({ min: 5_000, max: 12_000 }), fc.constantFrom('array' as const, 'object' as const))
+  .map(([d, k]) => new Deep(d, k));
 
 /** JSON text of a generated tree (own `__proto__` keys included, Deep expanded without recursion). */
 export function toJsonText(v: unknown): string {
   if (v instanceof Deep) {
     const [open, close] = v.kind === 'array' ? ['[', ']'] : ['{"a":', '}'];
-    return open.repeat(v.depth) + '1' + close.repeat(v.depth);
+    return `${open.repeat(v.depth)}1${close.repeat(v.depth)}`;
   }
   if (v === undefined) return 'null';
   if (Array.isArray(v)) return `[${v.map(toJsonText).join(',')}]`;
@@ -217,7 +232,15 @@ export type Mutation =
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 4, arbitrary: hostileString.map((value) => ({ kind: 'hostile-text' as const, value })) },
   { weight: 2, arbitrary: wrongType.map((value) => ({ kind: 'wrong-type' as const, value })) },
-  { weight: 3, arbitrary: fc.record({ key: fc.constantFrom(...PROTO_KEYS), value: fc.oneof(fc.constant({}), fc.constant({ polluted: true }), fc.constant(1), fc.constant([]), fc.constant('x'), fc.constant(null)) }).map((r) => ({ kind: 'proto-key' as const, ...r })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({
+        key: fc.constantFrom(...PROTO_KEYS),
+        value: fc.oneof(fc.constant({}), fc.constant({ polluted: true }), fc.constant(1), fc.constant([]), fc.constant('x'), fc.constant(null)),
+      })
+      .map((r) => ({ kind: 'proto-key' as const, ...r })),
+  },
   { weight: 1, arbitrary: deepValue.map((value) => ({ kind: 'deep' as const, value })) },
   { weight: 1, arbitrary: fc.constant({ kind: 'drop-key' as const }) },
   { weight: 1, arbitrary: wrongType.map((value) => ({ kind: 'whole' as const, value })) },
@@ -279,7 +302,8 @@ export function encodeLoose(s: string): string {
   let out = '';
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
-    if (cp >= 0xd800 && cp <= 0xdfff) out += [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    if (cp >= 0xd800 && cp <= 0xdfff)
+      out += [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
     else out += encodeURIComponent(ch);
   }
   return out;
@@ -291,10 +315,31 @@ export function queryString(params: Record<string, fc.Arbitrary<unknown>>): fc.A
   const known = fc.record(params, { requiredKeys: [], noNullPrototype: true }).map((o) => Object.entries(o).map(([k, v]) => entry(k, v)));
   const hostile = fc.array(
     fc.oneof(
-      fc.tuple(fc.constantFrom(...PROTO_KEYS, '__proto__[x]', 'constructor[prototype][x]'), fc.constantFrom('1', 'x', '')).map(([k, v]) => `${encodeLoose(k)}=${v}`),
-      fc.constantFrom('%00=1', 'a=%00', 'a=%zz', '%ff=%fe', 'a=%ED%A0%80', 'limit=1&limit=2', '=', '&&', 'a', 'limit=-1', 'limit=1e400', 'hard=maybe', 'active_only=2'),
+      fc
+        .tuple(fc.constantFrom(...PROTO_KEYS, '__proto__[x]', 'constructor[prototype][x]'), fc.constantFrom('1', 'x', ''))
+        .map(([k, v]) => `${encodeLoose(k)}=${v}`),
+      fc.constantFrom(
+        '%00=1',
+        'a=%00',
+        'a=%zz',
+        '%ff=%fe',
+        'a=%ED%A0%80',
+        'limit=1&limit=2',
+        '=',
+        '&&',
+        'a',
+        'limit=-1',
+        'limit=1e400',
+        'hard=maybe',
+        'active_only=2',
+      ),
       // Under Node's 16 KB header limit, so the service (not the HTTP parser) answers.
-      fc.tuple(fc.constantFrom(...Object.keys(params), 'x'), hostileString.filter((s) => s.length < 4000)).map(([k, v]) => entry(k, v)),
+      fc
+        .tuple(
+          fc.constantFrom(...Object.keys(params), 'x'),
+          hostileString.filter((s) => s.length < 4000),
+        )
+        .map(([k, v]) => entry(k, v)),
     ),
     { maxLength: 3 },
   );
@@ -342,7 +387,10 @@ function scalarArb(t: ScalarType): fc.Arbitrary<unknown> {
       return fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), fc.bigInt({ min: 0n, max: 500n }));
     case ScalarType.UINT32:
     case ScalarType.FIXED32:
-      return fc.oneof(fc.integer({ min: 0, max: 500 }), fc.nat().map((n) => n >>> 0));
+      return fc.oneof(
+        fc.integer({ min: 0, max: 500 }),
+        fc.nat().map((n) => n >>> 0),
+      );
     default:
       return fc.oneof(fc.integer({ min: -5, max: 500 }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
   }
@@ -356,11 +404,23 @@ export interface ProtoGen {
 function fieldValue(f: DescField, g: ProtoGen, depth: number): fc.Arbitrary<unknown> {
   const stringish = (): fc.Arbitrary<unknown> => {
     const hint = g.index.get(f.name);
-    const valid = hint && (hint.type === 'string' || hint.format || hint.enum || hint.anyOf) ? arbFromSchema(hint, g.ctx, 2, f.name).map((v) => (typeof v === 'string' ? v : String(v ?? ''))) : plainString(0, 30);
+    const valid =
+      hint && (hint.type === 'string' || hint.format || hint.enum || hint.anyOf)
+        ? arbFromSchema(hint, g.ctx, 2, f.name).map((v) => (typeof v === 'string' ? v : String(v ?? '')))
+        : plainString(0, 30);
     return fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: hostileString });
   };
-  const one = (kind: 'scalar' | 'enum' | 'message', scalar?: ScalarType, en?: { values: Array<{ number: number }> }, msg?: DescMessage): fc.Arbitrary<unknown> => {
-    if (kind === 'enum') return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...en!.values.map((v) => v.number)) }, { weight: 1, arbitrary: fc.integer({ min: -3, max: 999 }) });
+  const one = (
+    kind: 'scalar' | 'enum' | 'message',
+    scalar?: ScalarType,
+    en?: { values: Array<{ number: number }> },
+    msg?: DescMessage,
+  ): fc.Arbitrary<unknown> => {
+    if (kind === 'enum')
+      return fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...en!.values.map((v) => v.number)) },
+        { weight: 1, arbitrary: fc.integer({ min: -3, max: 999 }) },
+      );
     if (kind === 'message') return depth > 3 ? fc.constant(undefined) : messageInit(msg!, g, depth + 1);
     return scalar === ScalarType.STRING ? stringish() : scalarArb(scalar!);
   };
@@ -372,10 +432,20 @@ function fieldValue(f: DescField, g: ProtoGen, depth: number): fc.Arbitrary<unkn
     case 'message':
       return one('message', undefined, undefined, f.message);
     case 'list':
-      return fc.array(one(f.listKind, f.scalar, f.enum, f.message).filter((x) => x !== undefined), { maxLength: 3 });
+      return fc.array(
+        one(f.listKind, f.scalar, f.enum, f.message).filter((x) => x !== undefined),
+        { maxLength: 3 },
+      );
     case 'map': {
-      const keyArb = f.mapKey === ScalarType.STRING ? fc.oneof(plainString(1, 12), fc.constantFrom(...PROTO_KEYS)) : scalarArb(f.mapKey).map((k) => (typeof k === 'bigint' ? k.toString() : k));
-      return fc.dictionary(keyArb as fc.Arbitrary<string>, one(f.mapKind, f.scalar, f.enum, f.message).filter((x) => x !== undefined), { maxKeys: 3, noNullPrototype: true });
+      const keyArb =
+        f.mapKey === ScalarType.STRING
+          ? fc.oneof(plainString(1, 12), fc.constantFrom(...PROTO_KEYS))
+          : scalarArb(f.mapKey).map((k) => (typeof k === 'bigint' ? k.toString() : k));
+      return fc.dictionary(
+        keyArb as fc.Arbitrary<string>,
+        one(f.mapKind, f.scalar, f.enum, f.message).filter((x) => x !== undefined),
+        { maxKeys: 3, noNullPrototype: true },
+      );
     }
   }
 }
@@ -408,5 +478,7 @@ export const garbageProtobuf: fc.Arbitrary<Uint8Array> = fc.oneof(
     Uint8Array.from([0x00]), // field number 0
     Uint8Array.from([0x12]), // tag without payload
   ),
-  fc.tuple(fc.integer({ min: 1, max: 20 }), fc.uint8Array({ minLength: 1, maxLength: 16 })).map(([field, bytes]) => Uint8Array.from([(field << 3) | 2, bytes.length, ...bytes.map((b) => b | 0x80)])),
+  fc
+    .tuple(fc.integer({ min: 1, max: 20 }), fc.uint8Array({ minLength: 1, maxLength: 16 }))
+    .map(([field, bytes]) => Uint8Array.from([(field << 3) | 2, bytes.length, ...bytes.map((b) => b | 0x80)])),
 );

@@ -22,9 +22,33 @@ import { SearchService } from '../../gen/fluxdesk/work/v1/search_pb.js';
 import { TaskService } from '../../gen/fluxdesk/work/v1/tasks_pb.js';
 import { Health } from '../../gen/grpc/health/v1/health_pb.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { applyMutation, garbageProtobuf, indexSchemas, mutation, protoMessage, toJsonText, type GenContext, type Mutation, type ProtoGen } from './arbitraries.js';
+import {
+  applyMutation,
+  garbageProtobuf,
+  indexSchemas,
+  mutation,
+  protoMessage,
+  toJsonText,
+  type GenContext,
+  type Mutation,
+  type ProtoGen,
+} from './arbitraries.js';
 import { connectReasons, connectStatus, grpcCall, grpcFrame, grpcReasons, onFreshSessionIfCalmed, send } from './envelopes.js';
-import { callers, check, expectHealthy, expectNoViolations, finish, kindFor, newStats, record, rowCounter, RUNS, short, type Kind, type RowCounter } from './fuzz-kit.js';
+import {
+  callers,
+  check,
+  expectHealthy,
+  expectNoViolations,
+  finish,
+  kindFor,
+  newStats,
+  record,
+  rowCounter,
+  RUNS,
+  short,
+  type Kind,
+  type RowCounter,
+} from './fuzz-kit.js';
 
 const SERVICES: Array<{ service: DescService; own: Kind }> = [
   { service: EventService, own: 'personal' },
@@ -69,7 +93,10 @@ beforeAll(async () => {
   rows = await rowCounter(h);
   const doc = (await send(h.baseUrl, 'GET', '/api/v1/openapi.json')).body;
   const admin = await who.agentAdmin();
-  const list = await send(h.baseUrl, 'POST', '/mcp', { headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${admin.token}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  const list = await send(h.baseUrl, 'POST', '/mcp', {
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${admin.token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
   const ctx: GenContext = { defs: doc.components.schemas, now: () => h.clock.now().getTime() };
   const index = indexSchemas([...Object.values<any>(doc.components.schemas), ...list.body.result.tools.map((t: any) => t.inputSchema)], doc.components.schemas);
   gen = { index, ctx };
@@ -120,56 +147,75 @@ function binaryBody(desc: DescMessage, v: Input): Uint8Array {
   return 'garbage' in v.payload ? v.payload.garbage : toBinary(desc, v.payload.msg as any);
 }
 
-it('Connect JSON, Connect binary and gRPC: every unary procedure -> documented error envelope, never internal, nothing stored on refusal', async () => {
-  let index = 0;
-  const procedures = SERVICES.flatMap(({ service, own }) => service.methods.filter((m) => m.methodKind === 'unary').map((m) => ({ service, method: m, own })));
-  expect(procedures.length).toBeGreaterThan(40);
-  for (const { service, method, own } of procedures) {
-    const procedure = `/${service.typeName}/${method.name}`;
-    const input: fc.Arbitrary<Input> = fc.record({
-      kind: kindFor(own),
-      wire: fc.constantFrom<Wire>('connect-json', 'connect-proto', 'grpc'),
-      payload: fc.oneof({ weight: 4, arbitrary: protoMessage(method.input, gen).map((msg): Input['payload'] => ({ msg })) }, { weight: 1, arbitrary: garbageProtobuf.map((garbage): Input['payload'] => ({ garbage })) }),
-      mutations: fc.array(fc.tuple(mutation, fc.nat()), { maxLength: 2 }).map((ms) => ms as Array<[Mutation, number]>),
-      invalidUtf8: fc.nat({ max: 7 }).map((n) => n === 0),
-      frame: fc.oneof({ weight: 8, arbitrary: fc.constant('ok' as const) }, { weight: 1, arbitrary: fc.constantFrom('long' as const, 'compressed' as const, 'cut' as const) }),
-    });
-    await check(stats, index++, input, async (v) => {
-      who.tick();
-      const token = await who.token(v.kind);
-      const auth: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
-      const before = await rows.snapshot();
-      let refused: boolean;
-      let status: string;
-      let reasons: string[];
-      let serverError: boolean;
-      let shown: () => string;
-      if (v.wire === 'grpc') {
-        const payload = binaryBody(method.input, v);
-        const frame = v.frame === 'cut' ? grpcFrame(payload).subarray(0, 3) : grpcFrame(payload, v.frame === 'compressed' ? 1 : 0, v.frame === 'long' ? payload.length + 100 : payload.length);
-        const a = await onFreshSessionIfCalmed(() => grpcCall(grpcSession(), procedure, frame, auth), dropSession);
-        reasons = grpcReasons(a);
-        status = `grpc ${a.grpcStatus}`;
-        refused = a.grpcStatus !== '0';
-        serverError = a.httpStatus >= 500 || ['2', '13', '15'].includes(a.grpcStatus ?? '');
-        shown = () => `[${v.kind}] frame ${v.frame} ${Buffer.from(frame).toString('hex').slice(0, 4000)} => ${a.grpcStatus} ${a.grpcMessage ?? ''}`;
-      } else {
-        const json = v.wire === 'connect-json';
-        const body = json ? jsonBody(method.input, v) : binaryBody(method.input, v);
-        const a = await send(h.baseUrl, 'POST', procedure, { headers: { 'content-type': json ? 'application/json' : 'application/proto', 'connect-protocol-version': '1', ...auth }, body });
-        reasons = connectReasons(a);
-        status = connectStatus(a);
-        refused = a.status !== 200;
-        serverError = a.status >= 500 || ['internal', 'unknown', 'data_loss'].includes(a.body?.code);
-        shown = () => `[${v.kind}] ${json ? short(Buffer.from(body).toString('utf8')) : Buffer.from(body).toString('hex').slice(0, 4000)} => ${short(a.text, 200)}`;
-      }
-      if (refused) {
-        const changed = rows.diff(before, await rows.snapshot());
-        if (changed.length > 0) reasons.push(`refused but stored: ${changed.join(', ')}`);
-      }
-      record(stats, v.wire, procedure, status, reasons, shown, serverError);
-    });
-  }
-  await expectHealthy(h);
-  expectNoViolations(stats);
-}, 60_000 + RUNS * 8_000);
+it(
+  'Connect JSON, Connect binary and gRPC: every unary procedure -> documented error envelope, never internal, nothing stored on refusal',
+  async () => {
+    let index = 0;
+    const procedures = SERVICES.flatMap(({ service, own }) =>
+      service.methods.filter((m) => m.methodKind === 'unary').map((m) => ({ service, method: m, own })),
+    );
+    expect(procedures.length).toBeGreaterThan(40);
+    for (const { service, method, own } of procedures) {
+      const procedure = `/${service.typeName}/${method.name}`;
+      const input: fc.Arbitrary<Input> = fc.record({
+        kind: kindFor(own),
+        wire: fc.constantFrom<Wire>('connect-json', 'connect-proto', 'grpc'),
+        payload: fc.oneof(
+          { weight: 4, arbitrary: protoMessage(method.input, gen).map((msg): Input['payload'] => ({ msg })) },
+          { weight: 1, arbitrary: garbageProtobuf.map((garbage): Input['payload'] => ({ garbage })) },
+        ),
+        mutations: fc.array(fc.tuple(mutation, fc.nat()), { maxLength: 2 }).map((ms) => ms as Array<[Mutation, number]>),
+        invalidUtf8: fc.nat({ max: 7 }).map((n) => n === 0),
+        frame: fc.oneof(
+          { weight: 8, arbitrary: fc.constant('ok' as const) },
+          { weight: 1, arbitrary: fc.constantFrom('long' as const, 'compressed' as const, 'cut' as const) },
+        ),
+      });
+      await check(stats, index++, input, async (v) => {
+        who.tick();
+        const token = await who.token(v.kind);
+        const auth: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+        const before = await rows.snapshot();
+        let refused: boolean;
+        let status: string;
+        let reasons: string[];
+        let serverError: boolean;
+        let shown: () => string;
+        if (v.wire === 'grpc') {
+          const payload = binaryBody(method.input, v);
+          const frame =
+            v.frame === 'cut'
+              ? grpcFrame(payload).subarray(0, 3)
+              : grpcFrame(payload, v.frame === 'compressed' ? 1 : 0, v.frame === 'long' ? payload.length + 100 : payload.length);
+          const a = await onFreshSessionIfCalmed(() => grpcCall(grpcSession(), procedure, frame, auth), dropSession);
+          reasons = grpcReasons(a);
+          status = `grpc ${a.grpcStatus}`;
+          refused = a.grpcStatus !== '0';
+          serverError = a.httpStatus >= 500 || ['2', '13', '15'].includes(a.grpcStatus ?? '');
+          shown = () => `[${v.kind}] frame ${v.frame} ${Buffer.from(frame).toString('hex').slice(0, 4000)} => ${a.grpcStatus} ${a.grpcMessage ?? ''}`;
+        } else {
+          const json = v.wire === 'connect-json';
+          const body = json ? jsonBody(method.input, v) : binaryBody(method.input, v);
+          const a = await send(h.baseUrl, 'POST', procedure, {
+            headers: { 'content-type': json ? 'application/json' : 'application/proto', 'connect-protocol-version': '1', ...auth },
+            body,
+          });
+          reasons = connectReasons(a);
+          status = connectStatus(a);
+          refused = a.status !== 200;
+          serverError = a.status >= 500 || ['internal', 'unknown', 'data_loss'].includes(a.body?.code);
+          shown = () =>
+            `[${v.kind}] ${json ? short(Buffer.from(body).toString('utf8')) : Buffer.from(body).toString('hex').slice(0, 4000)} => ${short(a.text, 200)}`;
+        }
+        if (refused) {
+          const changed = rows.diff(before, await rows.snapshot());
+          if (changed.length > 0) reasons.push(`refused but stored: ${changed.join(', ')}`);
+        }
+        record(stats, v.wire, procedure, status, reasons, shown, serverError);
+      });
+    }
+    await expectHealthy(h);
+    expectNoViolations(stats);
+  },
+  60_000 + RUNS * 8_000,
+);

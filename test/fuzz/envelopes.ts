@@ -14,8 +14,18 @@ export interface Answer {
 const TIMEOUT_MS = 20_000;
 
 /** One HTTP/1.1 request; a body string is sent as UTF-8 (lone surrogates become U+FFFD). */
-export async function send(baseUrl: string, method: string, urlPath: string, opts: { headers?: Record<string, string>; body?: string | Uint8Array } = {}): Promise<Answer> {
-  const res = await fetch(`${baseUrl}${urlPath}`, { method, headers: opts.headers, body: opts.body as BodyInit | undefined, signal: AbortSignal.timeout(TIMEOUT_MS) });
+export async function send(
+  baseUrl: string,
+  method: string,
+  urlPath: string,
+  opts: { headers?: Record<string, string>; body?: string | Uint8Array } = {},
+): Promise<Answer> {
+  const res = await fetch(`${baseUrl}${urlPath}`, {
+    method,
+    headers: opts.headers,
+    body: opts.body as BodyInit | undefined,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
   const text = await res.text();
   let body: unknown;
   try {
@@ -36,7 +46,8 @@ export function restReasons(a: Answer): string[] {
   // route runs; a refusal, though not one the service renders.
   if (a.status === 414 || a.status === 431) return r;
   if (a.status >= 400) {
-    if (!/^application\/problem\+json/.test(a.headers.get('content-type') ?? '')) r.push(`error content-type ${a.headers.get('content-type')}: ${a.text.slice(0, 160)}`);
+    if (!/^application\/problem\+json/.test(a.headers.get('content-type') ?? ''))
+      r.push(`error content-type ${a.headers.get('content-type')}: ${a.text.slice(0, 160)}`);
     const b = a.body;
     if (!isObj(b)) r.push('error body is not a JSON object');
     else {
@@ -60,7 +71,24 @@ export function legacyReasons(a: Answer): string[] {
   return r;
 }
 
-const CONNECT_CODES = new Set(['canceled', 'unknown', 'invalid_argument', 'deadline_exceeded', 'not_found', 'already_exists', 'permission_denied', 'resource_exhausted', 'failed_precondition', 'aborted', 'out_of_range', 'unimplemented', 'internal', 'unavailable', 'data_loss', 'unauthenticated']);
+const CONNECT_CODES = new Set([
+  'canceled',
+  'unknown',
+  'invalid_argument',
+  'deadline_exceeded',
+  'not_found',
+  'already_exists',
+  'permission_denied',
+  'resource_exhausted',
+  'failed_precondition',
+  'aborted',
+  'out_of_range',
+  'unimplemented',
+  'internal',
+  'unavailable',
+  'data_loss',
+  'unauthenticated',
+]);
 /** Codes that say "the server broke" rather than "your input was refused". */
 const CONNECT_SERVER_CODES = new Set(['internal', 'unknown', 'data_loss']);
 
@@ -187,7 +215,7 @@ function rpcObjectReasons(m: unknown): string[] {
   const r: string[] = [];
   if (m.jsonrpc !== '2.0') r.push('jsonrpc != 2.0');
   if (!('id' in m)) r.push('no id');
-  if (('result' in m) === ('error' in m)) r.push('needs exactly one of result and error');
+  if ('result' in m === 'error' in m) r.push('needs exactly one of result and error');
   if ('error' in m) {
     if (!isObj(m.error) || typeof m.error.code !== 'number' || typeof m.error.message !== 'string') r.push('error lacks code/message');
     else if (m.error.code === -32603) r.push(`-32603 ${m.error.message}`);

@@ -70,9 +70,13 @@ export async function check<T>(stats: Stats, index: number, arb: fc.Arbitrary<T>
 export function finish(stats: Stats): void {
   stats.durationMs = Date.now() - stats.startedAt;
   const total = Object.values(stats.inputs).reduce((a, b) => a + b, 0);
-  const lines = [`[fuzz] ${stats.file}: ${total} inputs in ${(stats.durationMs / 1000).toFixed(1)} s, seed ${stats.seed} (replay: FUZZ_SEED=${stats.seed}), runs per target ${stats.runs}`];
-  for (const [s, n] of Object.entries(stats.inputs)) lines.push(`  ${s}: ${n} inputs, 5xx ${stats.serverErrors[s] ?? 0}, statuses ${JSON.stringify(stats.statuses[s])}`);
-  for (const v of stats.violations.slice(0, 20)) lines.push(`  VIOLATION ${v.surface} ${v.target} -> ${v.status}: ${v.reasons.join('; ')} | ${short(v.input, 200)}`);
+  const lines = [
+    `[fuzz] ${stats.file}: ${total} inputs in ${(stats.durationMs / 1000).toFixed(1)} s, seed ${stats.seed} (replay: FUZZ_SEED=${stats.seed}), runs per target ${stats.runs}`,
+  ];
+  for (const [s, n] of Object.entries(stats.inputs))
+    lines.push(`  ${s}: ${n} inputs, 5xx ${stats.serverErrors[s] ?? 0}, statuses ${JSON.stringify(stats.statuses[s])}`);
+  for (const v of stats.violations.slice(0, 20))
+    lines.push(`  VIOLATION ${v.surface} ${v.target} -> ${v.status}: ${v.reasons.join('; ')} | ${short(v.input, 200)}`);
   console.log(lines.join('\n'));
   const dir = process.env.FUZZ_REPORT_DIR;
   if (dir) {
@@ -126,7 +130,7 @@ export interface Callers {
   tick(): void;
 }
 
-const GARBAGE = ['svc-in-pers-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'svc-tools-nope', 'sk-svc-\u00ff', 'x', '', 'Bearer', 'svc-in-pers-' + 'a'.repeat(5000)];
+const GARBAGE = ['svc-in-pers-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'svc-tools-nope', 'sk-svc-\u00ff', 'x', '', 'Bearer', `svc-in-pers-${'a'.repeat(5000)}`];
 
 export function callers(h: () => Harness): Callers {
   const personal = new Pool<Personal>(async () => {
@@ -169,7 +173,8 @@ export function callers(h: () => Harness): Callers {
 }
 
 /** A caller kind: mostly the route's own, sometimes any other (the auth paths get fuzzed too). */
-export const kindFor = (own: Kind): fc.Arbitrary<Kind> => fc.oneof({ weight: 6, arbitrary: fc.constant(own) }, { weight: 1, arbitrary: fc.constantFrom(...KINDS) });
+export const kindFor = (own: Kind): fc.Arbitrary<Kind> =>
+  fc.oneof({ weight: 6, arbitrary: fc.constant(own) }, { weight: 1, arbitrary: fc.constantFrom(...KINDS) });
 
 // ---------------------------------------------------------------------------------------------
 // "A rejected input stores nothing": rows of every table a request could write user content or
@@ -177,10 +182,32 @@ export const kindFor = (own: Kind): fc.Arbitrary<Kind> => fc.oneof({ weight: 6, 
 // by design; notifications and outboxes are also written by background jobs, so not counted).
 
 const COUNTED = [
-  'deliveries', 'delivery_supplements', 'moderation_queue', 'inbound_tokens', 'agent_tokens', 'users', 'integrators',
-  'catalog_items', 'catalog_requests', 'access_assets', 'tasks', 'task_comments', 'task_cc', 'task_reviewers',
-  'doc_pages', 'doc_page_revisions', 'doc_page_tags', 'doc_spaces', 'feedback', 'feedback_comments',
-  'project_repositories', 'projects', 'project_members', 'daily_updates', 'push_subscriptions', 'connect_sessions',
+  'deliveries',
+  'delivery_supplements',
+  'moderation_queue',
+  'inbound_tokens',
+  'agent_tokens',
+  'users',
+  'integrators',
+  'catalog_items',
+  'catalog_requests',
+  'access_assets',
+  'tasks',
+  'task_comments',
+  'task_cc',
+  'task_reviewers',
+  'doc_pages',
+  'doc_page_revisions',
+  'doc_page_tags',
+  'doc_spaces',
+  'feedback',
+  'feedback_comments',
+  'project_repositories',
+  'projects',
+  'project_members',
+  'daily_updates',
+  'push_subscriptions',
+  'connect_sessions',
 ];
 
 export interface RowCounter {

@@ -24,7 +24,7 @@ const statuses: Record<string, Record<string, number>> = {};
 const fivexx: Record<string, number> = {};
 for (const r of reports) {
   for (const [s, n] of Object.entries(r.inputs)) inputs[s] = (inputs[s] ?? 0) + n;
-  for (const [s, by] of Object.entries(r.statuses)) for (const [k, n] of Object.entries(by)) ((statuses[s] ??= {})[k] = (statuses[s]![k] ?? 0) + n);
+  for (const [s, by] of Object.entries(r.statuses)) for (const [k, n] of Object.entries(by)) (statuses[s] ??= {})[k] = (statuses[s]![k] ?? 0) + n;
   for (const [s, n] of Object.entries(r.serverErrors)) fivexx[s] = (fivexx[s] ?? 0) + n;
 }
 const total = Object.values(inputs).reduce((a, b) => a + b, 0);

@@ -9,8 +9,32 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, it } from 'vitest';
 import { event, startHarness, type Harness } from '../helpers/harness.js';
 import { Deep, toJsonText } from './arbitraries.js';
-import { connectReasons, grpcCall, grpcFrame, grpcReasons, legacyReasons, mcpAllRefused, mcpReasons, onFreshSessionIfCalmed, restReasons, type Answer } from './envelopes.js';
-import { callers, check, expectHealthy, expectNoViolations, finish, newStats, record, rowCounter, RUNS, short, type Kind, type RowCounter } from './fuzz-kit.js';
+import {
+  connectReasons,
+  grpcCall,
+  grpcFrame,
+  grpcReasons,
+  legacyReasons,
+  mcpAllRefused,
+  mcpReasons,
+  onFreshSessionIfCalmed,
+  restReasons,
+  type Answer,
+} from './envelopes.js';
+import {
+  callers,
+  check,
+  expectHealthy,
+  expectNoViolations,
+  finish,
+  newStats,
+  record,
+  rowCounter,
+  RUNS,
+  short,
+  type Kind,
+  type RowCounter,
+} from './fuzz-kit.js';
 
 let h: Harness;
 let rows: RowCounter;
@@ -33,24 +57,38 @@ afterAll(async () => {
 function raw(method: string, path: string, headers: Record<string, string>, body: Buffer, chunked: boolean): Promise<Answer> {
   const url = new URL(h.baseUrl);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method, path, headers: chunked ? { ...headers, 'transfer-encoding': 'chunked' } : { ...headers, 'content-length': String(body.length) }, timeout: 20_000 }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          parsed = undefined;
-        }
-        const hs = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) hs.set(k, Array.isArray(v) ? v.join(', ') : v);
-        resolve({ status: res.statusCode ?? 0, headers: hs, text, body: parsed });
-      });
-    });
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: chunked ? { ...headers, 'transfer-encoding': 'chunked' } : { ...headers, 'content-length': String(body.length) },
+        timeout: 20_000,
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          const hs = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) hs.set(k, Array.isArray(v) ? v.join(', ') : v);
+          resolve({ status: res.statusCode ?? 0, headers: hs, text, body: parsed });
+        });
+      },
+    );
     // The server may answer (413, 411) and close before the whole body is written.
-    req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' || e.code === 'ECONNRESET' ? resolve({ status: 0, headers: new Headers(), text: `connection closed: ${e.code}`, body: undefined }) : reject(e)));
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'EPIPE' || e.code === 'ECONNRESET'
+        ? resolve({ status: 0, headers: new Headers(), text: `connection closed: ${e.code}`, body: undefined })
+        : reject(e),
+    );
     req.on('timeout', () => req.destroy(new Error('no answer in 20 s')));
     if (chunked) {
       for (let i = 0; i < body.length; i += 4096) req.write(body.subarray(i, i + 4096));
@@ -88,8 +126,17 @@ const DAMAGE: Damage[] = ['chunked', 'oversized', 'invalid-utf8', 'deep', 'media
 /** A body the target would accept, as JSON (REST/legacy/Connect JSON) or an MCP call. */
 function baseJson(t: Target): unknown {
   const e = event(h);
-  if (t.path.endsWith('/Publish')) return { event: { specVersion: '2', eventId: e.event_id, eventType: e.event_type, severity: e.severity, title: e.title, occurredAt: e.occurred_at } };
-  if (t.path.endsWith('/CreateItem') || t.path.endsWith('/catalog/items')) return { slug: `fz-${String(e.event_id).toLowerCase().replace(/[^a-z0-9]/g, '')}`.slice(0, 70), name: 'n', type: 'other', use_cases: [] };
+  if (t.path.endsWith('/Publish'))
+    return { event: { specVersion: '2', eventId: e.event_id, eventType: e.event_type, severity: e.severity, title: e.title, occurredAt: e.occurred_at } };
+  if (t.path.endsWith('/CreateItem') || t.path.endsWith('/catalog/items'))
+    return {
+      slug: `fz-${String(e.event_id)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '')}`.slice(0, 70),
+      name: 'n',
+      type: 'other',
+      use_cases: [],
+    };
   if (t.path === '/mcp') return { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_feedback', arguments: { title: 't', body: 'b' } } };
   if (t.path.endsWith('/claim/batch')) return { emails: ['a@example.test'] };
   if (t.path.endsWith('/tokens/claim')) return { email: 'a@example.test' };
@@ -152,64 +199,77 @@ function grpcSession(): http2.ClientHttp2Session {
   return session;
 }
 
-it('transport damage on every surface -> refusal in the surface envelope, never 5xx, nothing stored', async () => {
-  const input = fc.record({
-    target: fc.constantFrom(...TARGETS),
-    damage: fc.constantFrom(...DAMAGE),
-    size: fc.integer({ min: 270_000, max: 1_200_000 }),
-    depth: fc.integer({ min: 5_000, max: 12_000 }),
-    bytes: fc.uint8Array({ minLength: 1, maxLength: 48 }),
-    withToken: fc.nat({ max: 9 }).map((n) => n > 0),
-  });
-  await check(stats, 0, input, async (v) => {
-    who.tick();
-    const token = v.withToken ? await who.token(v.target.own) : undefined;
-    const auth: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
-    const before = await rows.snapshot();
-    const t = v.target;
-    let status: string;
-    let reasons: string[];
-    let refused: boolean;
-    let serverError: boolean;
-    let shown: () => string;
-    if (t.surface === 'grpc') {
-      const frame = grpcBody(v.damage, v.size, v.bytes);
-      const a = await onFreshSessionIfCalmed(() => grpcCall(grpcSession(), t.path, frame, auth), dropSession);
-      status = `grpc ${a.grpcStatus}`;
-      reasons = grpcReasons(a);
-      refused = a.grpcStatus !== '0';
-      serverError = ['2', '13', '15'].includes(a.grpcStatus ?? '');
-      if (t.inbound && v.damage === 'oversized' && !refused) reasons.push(`accepted a ${frame.length}-byte Publish`);
-      shown = () => `${t.path} ${v.damage} ${frame.length} bytes [${token ? t.own : 'none'}] => ${a.grpcStatus} ${a.grpcMessage ?? ''}`;
-    } else {
-      let { body, contentType, chunked } = damaged(t, v.damage, v.size, v.depth);
-      if (t.surface === 'connect-proto') body = Buffer.from(v.damage === 'oversized' ? new Uint8Array(v.size).fill(0x41) : v.bytes);
-      const headers: Record<string, string> = { 'content-type': contentType, ...auth };
-      if (t.surface === 'mcp') headers.accept = 'application/json, text/event-stream';
-      if (t.surface.startsWith('connect')) headers['connect-protocol-version'] = '1';
-      const a = await raw('POST', t.path, headers, body, chunked);
-      status = `${a.status}${a.body?.code && t.surface.startsWith('connect') ? ` ${a.body.code}` : ''}`;
-      if (a.status === 0) {
-        // Closed mid-upload after an early answer is a refusal; count it, nothing else to judge.
-        reasons = [];
-        refused = true;
-      } else {
-        reasons = t.surface === 'rest-v1' ? restReasons(a) : t.surface === 'legacy' ? legacyReasons(a) : t.surface === 'mcp' ? mcpReasons(a) : connectReasons(a);
-        refused = t.surface === 'mcp' ? mcpAllRefused(a) : a.status >= 400;
-      }
-      serverError = a.status >= 500 || ['internal', 'unknown', 'data_loss'].includes(a.body?.code) || /-32603/.test(a.text);
-      // Chunked is refused on the two inbound JSON POSTs only (SPEC B; issue 16 item 6): Connect
-      // clients stream bodies by design. Over 256 KB is refused on every inbound surface.
-      const chunkRule = v.damage === 'chunked' && (t.surface === 'rest-v1' || t.surface === 'legacy');
-      if (t.inbound && (chunkRule || v.damage === 'oversized') && a.status >= 200 && a.status < 300) reasons.push(`${v.damage} inbound body accepted (${a.status})`);
-      shown = () => `${t.path} ${v.damage} ${body.length} bytes${chunked ? ' chunked' : ''} [${token ? t.own : 'none'}] ${short(body.toString('utf8'), 200)} => ${short(a.text, 200)}`;
-    }
-    if (refused) {
-      const changed = rows.diff(before, await rows.snapshot());
-      if (changed.length > 0) reasons.push(`refused but stored: ${changed.join(', ')}`);
-    }
-    record(stats, `${t.surface} (transport)`, `${t.path} ${v.damage}`, status, reasons, shown, serverError);
-  }, RUNS * 8);
-  await expectHealthy(h);
-  expectNoViolations(stats);
-}, 60_000 + RUNS * 10_000);
+it(
+  'transport damage on every surface -> refusal in the surface envelope, never 5xx, nothing stored',
+  async () => {
+    const input = fc.record({
+      target: fc.constantFrom(...TARGETS),
+      damage: fc.constantFrom(...DAMAGE),
+      size: fc.integer({ min: 270_000, max: 1_200_000 }),
+      depth: fc.integer({ min: 5_000, max: 12_000 }),
+      bytes: fc.uint8Array({ minLength: 1, maxLength: 48 }),
+      withToken: fc.nat({ max: 9 }).map((n) => n > 0),
+    });
+    await check(
+      stats,
+      0,
+      input,
+      async (v) => {
+        who.tick();
+        const token = v.withToken ? await who.token(v.target.own) : undefined;
+        const auth: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+        const before = await rows.snapshot();
+        const t = v.target;
+        let status: string;
+        let reasons: string[];
+        let refused: boolean;
+        let serverError: boolean;
+        let shown: () => string;
+        if (t.surface === 'grpc') {
+          const frame = grpcBody(v.damage, v.size, v.bytes);
+          const a = await onFreshSessionIfCalmed(() => grpcCall(grpcSession(), t.path, frame, auth), dropSession);
+          status = `grpc ${a.grpcStatus}`;
+          reasons = grpcReasons(a);
+          refused = a.grpcStatus !== '0';
+          serverError = ['2', '13', '15'].includes(a.grpcStatus ?? '');
+          if (t.inbound && v.damage === 'oversized' && !refused) reasons.push(`accepted a ${frame.length}-byte Publish`);
+          shown = () => `${t.path} ${v.damage} ${frame.length} bytes [${token ? t.own : 'none'}] => ${a.grpcStatus} ${a.grpcMessage ?? ''}`;
+        } else {
+          let { body, contentType, chunked } = damaged(t, v.damage, v.size, v.depth);
+          if (t.surface === 'connect-proto') body = Buffer.from(v.damage === 'oversized' ? new Uint8Array(v.size).fill(0x41) : v.bytes);
+          const headers: Record<string, string> = { 'content-type': contentType, ...auth };
+          if (t.surface === 'mcp') headers.accept = 'application/json, text/event-stream';
+          if (t.surface.startsWith('connect')) headers['connect-protocol-version'] = '1';
+          const a = await raw('POST', t.path, headers, body, chunked);
+          status = `${a.status}${a.body?.code && t.surface.startsWith('connect') ? ` ${a.body.code}` : ''}`;
+          if (a.status === 0) {
+            // Closed mid-upload after an early answer is a refusal; count it, nothing else to judge.
+            reasons = [];
+            refused = true;
+          } else {
+            reasons =
+              t.surface === 'rest-v1' ? restReasons(a) : t.surface === 'legacy' ? legacyReasons(a) : t.surface === 'mcp' ? mcpReasons(a) : connectReasons(a);
+            refused = t.surface === 'mcp' ? mcpAllRefused(a) : a.status >= 400;
+          }
+          serverError = a.status >= 500 || ['internal', 'unknown', 'data_loss'].includes(a.body?.code) || /-32603/.test(a.text);
+          // Chunked is refused on the two inbound JSON POSTs only (SPEC B; issue 16 item 6): Connect
+          // clients stream bodies by design. Over 256 KB is refused on every inbound surface.
+          const chunkRule = v.damage === 'chunked' && (t.surface === 'rest-v1' || t.surface === 'legacy');
+          if (t.inbound && (chunkRule || v.damage === 'oversized') && a.status >= 200 && a.status < 300)
+            reasons.push(`${v.damage} inbound body accepted (${a.status})`);
+          shown = () =>
+            `${t.path} ${v.damage} ${body.length} bytes${chunked ? ' chunked' : ''} [${token ? t.own : 'none'}] ${short(body.toString('utf8'), 200)} => ${short(a.text, 200)}`;
+        }
+        if (refused) {
+          const changed = rows.diff(before, await rows.snapshot());
+          if (changed.length > 0) reasons.push(`refused but stored: ${changed.join(', ')}`);
+        }
+        record(stats, `${t.surface} (transport)`, `${t.path} ${v.damage}`, status, reasons, shown, serverError);
+      },
+      RUNS * 8,
+    );
+    await expectHealthy(h);
+    expectNoViolations(stats);
+  },
+  60_000 + RUNS * 10_000,
+);

@@ -40,6 +40,8 @@ export default function setup(project: TestProject): () => void {
       const files = [...g.files].map((f) => path.basename(f, '.test.ts'));
       return `  ${k} (x${g.count}; ${files.slice(0, 2).join(', ')}${files.length > 2 ? ` +${files.length - 2} files` : ''})`;
     });
-    process.stdout.write(`\nOpenAPI conformance (CONFORMANCE=${process.env.CONFORMANCE ?? 'strict'}): ${total} violation(s), ${groups.size} distinct:\n${lines.join('\n')}\n`);
+    process.stdout.write(
+      `\nOpenAPI conformance (CONFORMANCE=${process.env.CONFORMANCE ?? 'strict'}): ${total} violation(s), ${groups.size} distinct:\n${lines.join('\n')}\n`,
+    );
   };
 }

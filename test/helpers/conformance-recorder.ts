@@ -68,7 +68,8 @@ export class ServerRecorder {
       const s = this.sent.get(req);
       if (s) {
         const payload = s.payload;
-        const streamed = payload !== null && typeof payload === 'object' && !Buffer.isBuffer(payload) && typeof (payload as { pipe?: unknown }).pipe === 'function';
+        const streamed =
+          payload !== null && typeof payload === 'object' && !Buffer.isBuffer(payload) && typeof (payload as { pipe?: unknown }).pipe === 'function';
         this.observe({
           method: req.method,
           route: req.routeOptions?.url,
@@ -96,7 +97,9 @@ export class ServerRecorder {
     const pending = this.pending ?? [];
     this.pending = null;
     if (res.statusCode !== 200) {
-      recordViolations([{ kind: 'document', method: 'GET', path: OPENAPI_PATH, status: res.statusCode, message: 'the service does not serve its OpenAPI document' }]);
+      recordViolations([
+        { kind: 'document', method: 'GET', path: OPENAPI_PATH, status: res.statusCode, message: 'the service does not serve its OpenAPI document' },
+      ]);
       this.checker = undefined;
       this.observe = () => {};
       return;

@@ -18,7 +18,7 @@ afterAll(() => {
   if (mode === 'off' || vs.length === 0) return;
   const dir = inject('conformanceDir');
   const file = expect.getState().testPath ?? '(unknown file)';
-  if (dir) appendFileSync(path.join(dir, `${process.pid}.jsonl`), vs.map((v) => JSON.stringify({ file, ...v })).join('\n') + '\n');
+  if (dir) appendFileSync(path.join(dir, `${process.pid}.jsonl`), `${vs.map((v) => JSON.stringify({ file, ...v })).join('\n')}\n`);
   if (mode === 'report') return;
   throw new Error(describeViolations(vs));
 });

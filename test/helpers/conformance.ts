@@ -95,10 +95,12 @@ export function compileCount(): number {
 
 /** `/a/{id}/b` and `/a/:id/b` -> `/a/{}/b`: templates compare without parameter names. */
 export function templateKey(path: string): string {
-  return path
-    .replace(/\{[^}/]+\}/g, '{}')
-    .replace(/:[^/]+/g, '{}')
-    .replace(/\/+$/, '') || '/';
+  return (
+    path
+      .replace(/\{[^}/]+\}/g, '{}')
+      .replace(/:[^/]+/g, '{}')
+      .replace(/\/+$/, '') || '/'
+  );
 }
 
 function unescapePointer(s: string): string {
@@ -118,7 +120,9 @@ function mediaType(v: unknown): string | undefined {
 const ANNOTATIONS = new Set(['$ref', 'description', 'summary', 'title', 'examples', 'example', 'deprecated', '$comment']);
 /** A schema that only points elsewhere (annotations aside): it validates exactly as its target. */
 function isPureRef(node: any): node is { $ref: string } {
-  return !!node && typeof node === 'object' && typeof node.$ref === 'string' && node.$ref.startsWith('#/') && Object.keys(node).every((k) => ANNOTATIONS.has(k));
+  return (
+    !!node && typeof node === 'object' && typeof node.$ref === 'string' && node.$ref.startsWith('#/') && Object.keys(node).every((k) => ANNOTATIONS.has(k))
+  );
 }
 
 function isJsonType(t: string): boolean {
@@ -197,7 +201,8 @@ export class ConformanceChecker {
       const segments = key.split('/');
       this.templates.push({ key, template, segments, params: segments.filter((s) => s === '{}').length });
       for (const m of METHODS) {
-        if (pathItem?.[m]) this.operations.set(`${m.toUpperCase()} ${key}`, { method: m.toUpperCase(), template, pointer: `${itemPointer}/${m}`, op: pathItem[m] });
+        if (pathItem?.[m])
+          this.operations.set(`${m.toUpperCase()} ${key}`, { method: m.toUpperCase(), template, pointer: `${itemPointer}/${m}`, op: pathItem[m] });
       }
     }
     // Most specific first: fewer parameters win (`/items/new` before `/items/{slug}`).
@@ -309,7 +314,7 @@ export class ConformanceChecker {
     const segs = (url.split('?')[0]!.replace(/\/+$/, '') || '/').split('/');
     for (const t of this.templates) {
       if (t.segments.length !== segs.length) continue;
-      if (t.segments.every((s, i) => s === '{}' ? segs[i] !== '' : s === segs[i])) return t.key;
+      if (t.segments.every((s, i) => (s === '{}' ? segs[i] !== '' : s === segs[i]))) return t.key;
     }
     return undefined;
   }
@@ -331,7 +336,16 @@ export class ConformanceChecker {
     const responses: Json = op.op.responses ?? {};
     const status = String(r.status);
     const range = `${status[0]}XX`;
-    const code = status in responses ? status : range in responses ? range : range.toLowerCase() in responses ? range.toLowerCase() : 'default' in responses ? 'default' : undefined;
+    const code =
+      status in responses
+        ? status
+        : range in responses
+          ? range
+          : range.toLowerCase() in responses
+            ? range.toLowerCase()
+            : 'default' in responses
+              ? 'default'
+              : undefined;
     if (code === undefined) {
       v('undocumented-status', `status ${status} is not documented (documented: ${Object.keys(responses).join(', ') || 'none'})`);
       return out;
@@ -353,7 +367,8 @@ export class ConformanceChecker {
       if (!h.schema) continue;
       const value = this.coerceHeader(Array.isArray(raw) ? raw.join(', ') : String(raw), h.schema);
       const validate = this.validator(`${headerPointer}/schema`);
-      if (!validate(value)) v('invalid-header', `header ${name}: ${JSON.stringify(String(raw)).slice(0, 80)} ${formatAjvErrors(validate.errors).replace(/^\(root\): /, '')}`);
+      if (!validate(value))
+        v('invalid-header', `header ${name}: ${JSON.stringify(String(raw)).slice(0, 80)} ${formatAjvErrors(validate.errors).replace(/^\(root\): /, '')}`);
     }
 
     // Body.
@@ -369,7 +384,12 @@ export class ConformanceChecker {
       v('undocumented-body', `a ${type ?? 'untyped'} body is sent, no content is documented for this status`);
       return out;
     }
-    const key = type === undefined ? undefined : types.find((t) => mediaType(t) === type) ?? types.find((t) => t.endsWith('/*') && type.startsWith(t.slice(0, -1).toLowerCase())) ?? types.find((t) => t === '*/*');
+    const key =
+      type === undefined
+        ? undefined
+        : (types.find((t) => mediaType(t) === type) ??
+          types.find((t) => t.endsWith('/*') && type.startsWith(t.slice(0, -1).toLowerCase())) ??
+          types.find((t) => t === '*/*'));
     if (key === undefined) {
       v('undocumented-content-type', `content type ${type ?? '(none)'} is not documented (documented: ${types.join(', ')})`);
       return out;
@@ -448,7 +468,7 @@ export function groupViolations(vs: Violation[]): { violation: Violation; count:
 /** The error text a test file fails with in strict mode: grouped violations, at most `max` lines. */
 export function describeViolations(vs: Violation[], max = 60): string {
   const groups = groupViolations(vs);
-  const lines = groups.slice(0, max).map((g) => '  ' + formatViolation(g.violation, g.count));
+  const lines = groups.slice(0, max).map((g) => `  ${formatViolation(g.violation, g.count)}`);
   if (groups.length > max) lines.push(`  … ${groups.length - max} more`);
   return (
     `OpenAPI conformance: ${vs.length} response(s) or route(s) of this file's service do not match the document it serves ` +

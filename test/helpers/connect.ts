@@ -10,10 +10,13 @@ import { event } from './harness.js';
 export type Protocol = 'connect' | 'grpc' | 'grpc-web';
 export const PROTOCOLS: Protocol[] = ['connect', 'grpc', 'grpc-web'];
 
-export const bearer = (token: string | undefined): Interceptor => (next) => async (req) => {
-  if (token !== undefined) req.header.set('authorization', `Bearer ${token}`);
-  return next(req);
-};
+export const bearer =
+  (token: string | undefined): Interceptor =>
+  (next) =>
+  async (req) => {
+    if (token !== undefined) req.header.set('authorization', `Bearer ${token}`);
+    return next(req);
+  };
 
 /** Opened HTTP/2 sessions, closed by closeSessions() so the server can shut down. */
 const sessions: Http2SessionManager[] = [];

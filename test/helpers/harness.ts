@@ -124,7 +124,11 @@ export interface TestToken {
 /** A fresh user with a self-service personal token (prefix `personal.`). */
 export async function newPersonalToken(h: Harness, opts: { user?: TestUser; dailyLimit?: number } = {}): Promise<TestToken> {
   const user = opts.user ?? (await newUser(h));
-  const t = await operator<{ tokenId: string; token: string }>(h, 'tokens.create_personal', { email: user.email, label: 'test', daily_limit: opts.dailyLimit ?? 200 });
+  const t = await operator<{ tokenId: string; token: string }>(h, 'tokens.create_personal', {
+    email: user.email,
+    label: 'test',
+    daily_limit: opts.dailyLimit ?? 200,
+  });
   return { ...t, user };
 }
 
@@ -178,7 +182,6 @@ export const publish = (h: Harness, token: string, body: unknown, headers?: Reco
   http(h, 'POST', '/api/v1/events', { token, body, headers });
 export const publishLegacy = (h: Harness, token: string, body: unknown, headers?: Record<string, string>) =>
   http(h, 'POST', '/api/internal-os/integrations/inbound/personal', { token, body, headers });
-
 
 /**
  * Holds a row lock (`select ... for update`) in a transaction of its own connection until

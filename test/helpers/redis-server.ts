@@ -123,12 +123,25 @@ export async function privateRedisCluster(masters = 3): Promise<PrivateRedisClus
   }
   const nodes = ports.map((port, i) =>
     // A node is declared failed after 5 s unreachable (the default 15 s would only slow a test down).
-    redisProcess(port, dir, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-port', String(busPorts[i]), '--cluster-node-timeout', '5000']),
+    redisProcess(port, dir, [
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      `nodes-${port}.conf`,
+      '--cluster-port',
+      String(busPorts[i]),
+      '--cluster-node-timeout',
+      '5000',
+    ]),
   );
   const running = new Set<number>();
   const cluster: PrivateRedisCluster = {
     ports,
-    url: (seeds = masters) => `redis+cluster://${ports.slice(0, seeds).map((p) => `127.0.0.1:${p}`).join(',')}`,
+    url: (seeds = masters) =>
+      `redis+cluster://${ports
+        .slice(0, seeds)
+        .map((p) => `127.0.0.1:${p}`)
+        .join(',')}`,
     async stop(i) {
       await nodes[i]!.stop();
       running.delete(i);
@@ -138,10 +151,21 @@ export async function privateRedisCluster(masters = 3): Promise<PrivateRedisClus
       running.add(i);
     },
     async waitOk(timeoutMs = 15_000) {
-      await waitFor(async () => {
-        const states = await Promise.all([...running].map((i) => redisCli(ports[i]!, ['cluster', 'info']).then((out) => out.includes('cluster_state:ok'), () => false)));
-        return states.every(Boolean);
-      }, timeoutMs, 100);
+      await waitFor(
+        async () => {
+          const states = await Promise.all(
+            [...running].map((i) =>
+              redisCli(ports[i]!, ['cluster', 'info']).then(
+                (out) => out.includes('cluster_state:ok'),
+                () => false,
+              ),
+            ),
+          );
+          return states.every(Boolean);
+        },
+        timeoutMs,
+        100,
+      );
     },
     async dispose() {
       await Promise.all(nodes.map((n) => n.stop()));
@@ -151,7 +175,9 @@ export async function privateRedisCluster(masters = 3): Promise<PrivateRedisClus
   };
   try {
     for (let i = 0; i < masters; i++) await cluster.start(i);
-    await execFileAsync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 20_000 });
+    await execFileAsync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 20_000,
+    });
     await cluster.waitOk();
   } catch (err) {
     await cluster.dispose();

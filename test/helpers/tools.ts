@@ -29,11 +29,15 @@ export interface ToolsFixture {
 export async function adminTools(h: Harness, opts: { role?: string; owner?: TestUser; integrator?: string; name?: string } = {}): Promise<ToolsFixture> {
   const admin = opts.owner ?? (await newUser(h, opts.role ?? 'admin'));
   const integrator = opts.integrator ?? `it-${tag()}`;
-  const created = await operator<{ tokenId: string; token: string; integratorSlug: string; catalogSlug: string; catalogRowId: string }>(h, 'tokens.create_tools', {
-    owner: admin.email,
-    integrator,
-    name: opts.name ?? `tools ${integrator}`,
-  });
+  const created = await operator<{ tokenId: string; token: string; integratorSlug: string; catalogSlug: string; catalogRowId: string }>(
+    h,
+    'tokens.create_tools',
+    {
+      owner: admin.email,
+      integrator,
+      name: opts.name ?? `tools ${integrator}`,
+    },
+  );
   return { admin, ...created, prefix: `${created.integratorSlug}.` };
 }
 

@@ -22,7 +22,10 @@ describe('OpenAPI breaking-change checker, on the committed release document', (
     const head = baseline();
     delete head.paths['/api/v1/events/{deliveryId}'].get;
     delete head.paths['/api/v1/tokens/claim/batch'];
-    expect(ids(diffOpenApi(baseline(), head))).toEqual(['openapi: operation-removed at GET /api/v1/events/{deliveryId}', 'openapi: operation-removed at POST /api/v1/tokens/claim/batch']);
+    expect(ids(diffOpenApi(baseline(), head))).toEqual([
+      'openapi: operation-removed at GET /api/v1/events/{deliveryId}',
+      'openapi: operation-removed at POST /api/v1/tokens/claim/batch',
+    ]);
   });
 
   it('reports a request property made required and one added as required', () => {
@@ -93,24 +96,37 @@ describe('OpenAPI checker rules on small documents', () => {
         post: {
           parameters: params,
           requestBody: { required: true, content: { 'application/json': { schema: req } } },
-          responses: { 200: { description: 'ok', headers: { 'X-RateLimit-Limit': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: res } } } },
+          responses: {
+            200: { description: 'ok', headers: { 'X-RateLimit-Limit': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: res } } },
+          },
         },
       },
     },
   });
-  const obj = (properties: Record<string, unknown>, required: string[] = [], extra: Record<string, unknown> = {}) => ({ type: 'object', properties, required, ...extra });
+  const obj = (properties: Record<string, unknown>, required: string[] = [], extra: Record<string, unknown> = {}) => ({
+    type: 'object',
+    properties,
+    required,
+    ...extra,
+  });
   const rules = (a: unknown, b: unknown) => diffOpenApi(a as never, b as never).map((f) => `${f.rule} ${f.where.replace(/^POST \/x /, '')}`);
 
   it('a response field that may now be null, or a new response enum value, breaks clients; a request field that now accepts null does not', () => {
     const s = { type: 'string', enum: ['open', 'resolved'] };
     const nullable = { anyOf: [s, { type: 'null' }] };
-    expect(rules(doc(obj({ a: s }), obj({ a: s }, ['a'])), doc(obj({ a: nullable }), obj({ a: nullable }, ['a'])))).toEqual(['response-type-widened response 200 application/json $.a']);
+    expect(rules(doc(obj({ a: s }), obj({ a: s }, ['a'])), doc(obj({ a: nullable }), obj({ a: nullable }, ['a'])))).toEqual([
+      'response-type-widened response 200 application/json $.a',
+    ]);
     const more = { type: 'string', enum: ['open', 'resolved', 'snoozed'] };
-    expect(rules(doc(obj({ a: s }), obj({ a: s }, ['a'])), doc(obj({ a: more }), obj({ a: more }, ['a'])))).toEqual(['response-enum-value-added response 200 application/json $.a']);
+    expect(rules(doc(obj({ a: s }), obj({ a: s }, ['a'])), doc(obj({ a: more }), obj({ a: more }, ['a'])))).toEqual([
+      'response-enum-value-added response 200 application/json $.a',
+    ]);
   });
 
   it('tightened request bounds, a narrowed request type, a closed request object, a new required parameter and a removed response header are breaks', () => {
-    const before = doc(obj({ n: { type: 'number' }, t: { type: 'string', maxLength: 100 } }), obj({}), [{ name: 'q', in: 'query', required: false, schema: { type: 'string' } }]);
+    const before = doc(obj({ n: { type: 'number' }, t: { type: 'string', maxLength: 100 } }), obj({}), [
+      { name: 'q', in: 'query', required: false, schema: { type: 'string' } },
+    ]);
     const after = doc(obj({ n: { type: 'integer' }, t: { type: 'string', maxLength: 50 } }, [], { additionalProperties: false }), obj({}), [
       { name: 'q', in: 'query', required: false, schema: { type: 'string' } },
       { name: 'p', in: 'query', required: true, schema: { type: 'string' } },
@@ -145,7 +161,15 @@ describe('OpenAPI checker rules on small documents', () => {
   it('follows $ref into components and survives recursive schemas', () => {
     const mk = (extraRequired: string[]) => ({
       openapi: '3.1.0',
-      components: { schemas: { Node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } }, required: extraRequired } } },
+      components: {
+        schemas: {
+          Node: {
+            type: 'object',
+            properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } },
+            required: extraRequired,
+          },
+        },
+      },
       paths: { '/x': { post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } }, responses: {} } } },
     });
     expect(rules(mk([]), mk([]))).toEqual([]);
@@ -198,7 +222,9 @@ describe('buf breaking against a baseline image (rules from buf.yaml)', () => {
     const found = bufBreaking({ cwd: dir, against: image, buf });
     expect(found.map((x) => x.rule)).toEqual(expect.arrayContaining(['FIELD_NO_DELETE', 'FIELD_SAME_JSON_NAME']));
     const deleted = found.find((x) => x.rule === 'FIELD_NO_DELETE')!;
-    expect(deleted.id).toBe('proto: FIELD_NO_DELETE at proto/demo/v1/demo.proto: Previously present field "2" with name "summary" on message "Item" was deleted.');
+    expect(deleted.id).toBe(
+      'proto: FIELD_NO_DELETE at proto/demo/v1/demo.proto: Previously present field "2" with name "summary" on message "Item" was deleted.',
+    );
 
     writeProto('  string title = 1;\n  string summary = 2;\n  string status = 3;\n  string note = 4;\n');
     expect(bufBreaking({ cwd: dir, against: image, buf })).toEqual([]);
@@ -210,7 +236,9 @@ describe('buf breaking against a baseline image (rules from buf.yaml)', () => {
     cpSync(path.join(ROOT, 'proto'), path.join(copy, 'proto'), { recursive: true });
     cpSync(path.join(ROOT, 'buf.yaml'), path.join(copy, 'buf.yaml'));
     const against = path.join(ROOT, 'api/baseline/fluxdesk.binpb');
-    const titleDeleted = expect.stringMatching(/^proto: FIELD_NO_DELETE at proto\/fluxdesk\/events\/v1\/events.proto: Previously present field "\d+" with name "title" on message "InboundEvent" was deleted\.$/);
+    const titleDeleted = expect.stringMatching(
+      /^proto: FIELD_NO_DELETE at proto\/fluxdesk\/events\/v1\/events.proto: Previously present field "\d+" with name "title" on message "InboundEvent" was deleted\.$/,
+    );
     expect(bufBreaking({ cwd: copy, against, buf }).map((x) => x.id)).not.toContainEqual(titleDeleted);
     const file = path.join(copy, 'proto/fluxdesk/events/v1/events.proto');
     const text = readFileSync(file, 'utf8');

@@ -20,9 +20,18 @@ describe('fluxdesk argument parsing', () => {
       op: 'projects.create',
       input: { slug: 's', name: 'S', members: ['a@x.test', 'b@x.test'], tech_leads: ['c@x.test'] },
     });
-    expect(parseCommand(['token', 'create', '--email', 'e@x.test', '--label', 'ci', '--daily-limit', '200'])).toEqual({ op: 'tokens.create_personal', input: { email: 'e@x.test', label: 'ci', daily_limit: 200 } });
-    expect(parseCommand(['user', 'revoke-capability', '--email', 'e@x.test', '--capability', 'code.repo.bind'])).toEqual({ op: 'users.revoke_capability', input: { email: 'e@x.test', capability: 'code.repo.bind' } });
-    expect(parseCommand(['catalog', 'apply', '--email', 'e@x.test', '--catalog', 'github'])).toEqual({ op: 'catalog.requests.create', input: { email: 'e@x.test', catalog_slug: 'github' } });
+    expect(parseCommand(['token', 'create', '--email', 'e@x.test', '--label', 'ci', '--daily-limit', '200'])).toEqual({
+      op: 'tokens.create_personal',
+      input: { email: 'e@x.test', label: 'ci', daily_limit: 200 },
+    });
+    expect(parseCommand(['user', 'revoke-capability', '--email', 'e@x.test', '--capability', 'code.repo.bind'])).toEqual({
+      op: 'users.revoke_capability',
+      input: { email: 'e@x.test', capability: 'code.repo.bind' },
+    });
+    expect(parseCommand(['catalog', 'apply', '--email', 'e@x.test', '--catalog', 'github'])).toEqual({
+      op: 'catalog.requests.create',
+      input: { email: 'e@x.test', catalog_slug: 'github' },
+    });
     expect(parseCommand(['migrate'])).toEqual({ op: 'migrate' });
   });
 

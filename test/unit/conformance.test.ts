@@ -6,7 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { clearCompiledValidators, compileCount, ConformanceChecker, describeViolations, formatViolation, templateKey, type ObservedResponse, type Violation } from '../helpers/conformance.js';
+import {
+  clearCompiledValidators,
+  compileCount,
+  ConformanceChecker,
+  describeViolations,
+  formatViolation,
+  templateKey,
+  type ObservedResponse,
+  type Violation,
+} from '../helpers/conformance.js';
 import { isConnectRoute, ServerRecorder, takeViolations } from '../helpers/conformance-recorder.js';
 
 const problem = {
@@ -47,7 +56,11 @@ const DOC = {
         type: 'object',
         required: ['id', 'createdAt'],
         additionalProperties: false,
-        properties: { id: { type: 'string', format: 'uuid' }, createdAt: { type: 'string', format: 'date-time' }, tags: { type: 'array', items: { type: 'string' } } },
+        properties: {
+          id: { type: 'string', format: 'uuid' },
+          createdAt: { type: 'string', format: 'date-time' },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
       },
       Problem: problem,
     },
@@ -82,7 +95,9 @@ describe('ConformanceChecker.checkResponse', () => {
     expect(c.checkResponse(res({ status: 503, headers: { 'content-type': 'application/problem+json', 'x-request-id': 'r' }, body: p }))).toEqual([]);
     // No body where none is documented; non-JSON types are matched by media type only.
     expect(c.checkResponse(res({ route: '/api/v1/things/special', url: '/api/v1/things/special', status: 204, headers: {}, body: '' }))).toEqual([]);
-    expect(c.checkResponse(res({ route: '/api/v1/text', url: '/api/v1/text', headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: '# hi' }))).toEqual([]);
+    expect(
+      c.checkResponse(res({ route: '/api/v1/text', url: '/api/v1/text', headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: '# hi' })),
+    ).toEqual([]);
   });
 
   it('reports a status the operation does not document', () => {
@@ -128,8 +143,16 @@ describe('ConformanceChecker.checkResponse', () => {
   });
 
   it('reports an undocumented content type, an undocumented body, a missing body and a body that is not JSON', () => {
-    expect(c.checkResponse(res({ headers: { 'content-type': 'text/plain', 'x-request-id': 'r' }, body: 'hi' })).map((v) => v.kind)).toEqual(['undocumented-content-type']);
-    expect(c.checkResponse(res({ route: '/api/v1/things/special', url: '/api/v1/things/special', status: 204, headers: { 'content-type': 'application/json' }, body: '{}' })).map((v) => v.kind)).toEqual(['undocumented-body']);
+    expect(c.checkResponse(res({ headers: { 'content-type': 'text/plain', 'x-request-id': 'r' }, body: 'hi' })).map((v) => v.kind)).toEqual([
+      'undocumented-content-type',
+    ]);
+    expect(
+      c
+        .checkResponse(
+          res({ route: '/api/v1/things/special', url: '/api/v1/things/special', status: 204, headers: { 'content-type': 'application/json' }, body: '{}' }),
+        )
+        .map((v) => v.kind),
+    ).toEqual(['undocumented-body']);
     expect(c.checkResponse(res({ body: '' })).map((v) => v.kind)).toEqual(['missing-body']);
     expect(c.checkResponse(res({ body: '{"id":' })).map((v) => v.kind)).toEqual(['invalid-body']);
   });
@@ -140,7 +163,9 @@ describe('ConformanceChecker.checkResponse', () => {
     expect(c.matchPath(`/api/v1/things/${ID}`)).toBe('/api/v1/things/{}');
     expect(c.matchPath('/api/v1/things/')).toBe(undefined);
     // A 400 for an undecodable id on a documented path is checked like a routed one.
-    const vs = c.checkResponse(res({ route: undefined, url: '/api/v1/things/%ED%A0%80', status: 400, headers: { 'content-type': 'application/problem+json' }, body: '{}' }));
+    const vs = c.checkResponse(
+      res({ route: undefined, url: '/api/v1/things/%ED%A0%80', status: 400, headers: { 'content-type': 'application/problem+json' }, body: '{}' }),
+    );
     expect(vs.map((v) => v.kind)).toEqual(['undocumented-status']);
     expect(c.checkResponse(res({ route: undefined, url: '/nowhere', status: 404, body: 'x' }))).toEqual([]);
     expect(c.checkResponse(res({ method: 'DELETE' }))).toEqual([]);
@@ -152,7 +177,11 @@ describe('compiled validators shared through a cache directory', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'conformance-cache-'));
     clearCompiledValidators(); // compiled by the tests above
     try {
-      const extra = res({ status: 404, headers: { 'content-type': 'application/problem+json', 'x-request-id': 'r' }, body: JSON.stringify({ type: 'x', title: 'T', status: 404, code: 'c', email: 'a@b' }) });
+      const extra = res({
+        status: 404,
+        headers: { 'content-type': 'application/problem+json', 'x-request-id': 'r' },
+        body: JSON.stringify({ type: 'x', title: 'T', status: 404, code: 'c', email: 'a@b' }),
+      });
       const first = new ConformanceChecker(TEXT, { cacheDir: dir });
       const before = first.checkResponse(extra).map((v) => formatViolation(v));
       expect(first.checkResponse(res())).toEqual([]);
@@ -227,7 +256,8 @@ describe('ServerRecorder on a Fastify instance', () => {
     app.get('/api/v1/things/:id', async (req, reply) => {
       const id = (req.params as { id: string }).id;
       reply.header('x-request-id', 'r-1').header('x-ratelimit-remaining', 3);
-      if (id === 'missing') return reply.code(404).type('application/problem+json').send({ type: 'x', title: 'Not found', status: 404, code: 'not_found', slug: 'missing' });
+      if (id === 'missing')
+        return reply.code(404).type('application/problem+json').send({ type: 'x', title: 'Not found', status: 404, code: 'not_found', slug: 'missing' });
       if (id === 'bad') return reply.code(422).type('application/problem+json').send({ type: 'x', title: 'Bad', status: 422, code: 'bad' });
       return { ...thing, ...(id === 'extra' ? { extra: 1 } : {}) };
     });

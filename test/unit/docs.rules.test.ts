@@ -169,7 +169,7 @@ describe('doc tool roster', () => {
     untag_doc: ['write:docs:draft', 'write:docs:publish'],
   };
 
-  it('each tool wraps one doc operation with the spec\'s scope and advertises object schemas', () => {
+  it("each tool wraps one doc operation with the spec's scope and advertises object schemas", () => {
     expect(DOC_TOOLS.map((t) => t.name).sort()).toEqual(Object.keys(SPEC_SCOPES).sort());
     for (const t of DOC_TOOLS) {
       expect(DOC_OPERATIONS).toContain(t.operation);

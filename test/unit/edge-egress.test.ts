@@ -86,14 +86,31 @@ describe('webhook_url when the event is accepted (SPEC ActionButton)', () => {
   };
 
   it('refused: localhost names and loopback / unspecified literals in every form', () => {
-    for (const url of ['https://localhost/x', 'https://LOCALHOST.:8443/x', 'https://api.localhost/x', 'https://127.0.0.1/x', 'https://127.1.2.3:9000/x', 'https://0.0.0.0/x', 'https://[::]/x', 'https://[::1]/x', 'https://[0:0::1]:8443/x', 'https://[::ffff:127.0.0.1]/x']) {
+    for (const url of [
+      'https://localhost/x',
+      'https://LOCALHOST.:8443/x',
+      'https://api.localhost/x',
+      'https://127.0.0.1/x',
+      'https://127.1.2.3:9000/x',
+      'https://0.0.0.0/x',
+      'https://[::]/x',
+      'https://[::1]/x',
+      'https://[0:0::1]:8443/x',
+      'https://[::ffff:127.0.0.1]/x',
+    ]) {
       expect(refusedAtPublish(url), url).toBe(true);
       expect(['loopback', 'unspecified']).toContain(urlHostClass(url));
     }
   });
 
   it('accepted: public hosts, and other non-public literals the spec leaves to the send-time check', () => {
-    for (const url of ['https://hooks.example.com/x', 'https://93.184.215.14/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[fd00::5]/x']) {
+    for (const url of [
+      'https://hooks.example.com/x',
+      'https://93.184.215.14/x',
+      'https://10.1.2.3/x',
+      'https://169.254.169.254/latest',
+      'https://[fd00::5]/x',
+    ]) {
       expect(refusedAtPublish(url), url).toBe(false);
     }
   });

@@ -55,7 +55,10 @@ describe('status table', () => {
 
   it('the REST problem, the legacy status and an MCP HTTP-level error agree for every kind', () => {
     for (const kind of ERROR_KINDS) {
-      const err = new DomainError(kind, 'x', { code: kind === 'forbidden' ? 'missing_scope' : kind, extra: kind === 'forbidden' ? { required_scope: 'read:inbox' } : {} });
+      const err = new DomainError(kind, 'x', {
+        code: kind === 'forbidden' ? 'missing_scope' : kind,
+        extra: kind === 'forbidden' ? { required_scope: 'read:inbox' } : {},
+      });
       expect(problemBody(err, 'https://e', '/p', 'r').status, kind).toBe(httpStatus(err));
       const mcp = classifyToolError(err, 'Bearer x');
       // An error answered at the protocol level has the table's status (a lone request's HTTP status).

@@ -272,7 +272,14 @@ describe('createEgressClient', () => {
   it('https to a loopback literal or a name resolving to loopback is refused before any connection', async () => {
     const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
     // Numeric and hex IPv4 spellings are normalised by the URL parser before the check.
-    const urls = [`https://127.0.0.1:${port}/ok`, `https://2130706433:${port}/ok`, `https://0x7f.0.0.1:${port}/ok`, `https://[::ffff:127.0.0.1]:${port}/ok`, `https://[::1]:${port}/ok`, `https://internal.example.test:${port}/ok`];
+    const urls = [
+      `https://127.0.0.1:${port}/ok`,
+      `https://2130706433:${port}/ok`,
+      `https://0x7f.0.0.1:${port}/ok`,
+      `https://[::ffff:127.0.0.1]:${port}/ok`,
+      `https://[::1]:${port}/ok`,
+      `https://internal.example.test:${port}/ok`,
+    ];
     for (const url of urls) {
       const { result, opened } = await countingConnections(() => createEgressClient({ allowHosts: [], resolve }).post(url, body, {}));
       expect(result, url).toEqual({ status: 0, ok: false, error: 'blocked_target' });
@@ -283,7 +290,10 @@ describe('createEgressClient', () => {
   it('a name with any private, metadata or mapped-private answer is refused (mixed answers too)', async () => {
     const answers: Array<Array<{ address: string; family: number }>> = [
       [{ address: '10.0.0.5', family: 4 }],
-      [{ address: '93.184.216.34', family: 4 }, { address: '192.168.0.10', family: 4 }],
+      [
+        { address: '93.184.216.34', family: 4 },
+        { address: '192.168.0.10', family: 4 },
+      ],
       [{ address: '169.254.169.254', family: 4 }],
       [{ address: '::ffff:172.16.0.1', family: 6 }],
       [{ address: 'fd00:ec2::254', family: 6 }],
@@ -299,7 +309,11 @@ describe('createEgressClient', () => {
   });
 
   it('metadata addresses stay refused for an allowlisted host', async () => {
-    const r = await createEgressClient({ allowHosts: ['meta.test'], resolve: async () => [{ address: '169.254.169.254', family: 4 }] }).post('http://meta.test/latest', body, {});
+    const r = await createEgressClient({ allowHosts: ['meta.test'], resolve: async () => [{ address: '169.254.169.254', family: 4 }] }).post(
+      'http://meta.test/latest',
+      body,
+      {},
+    );
     expect(r.error).toBe('blocked_target');
   });
 
@@ -316,7 +330,10 @@ describe('createEgressClient', () => {
       return [{ address: '127.0.0.1', family: 4 }];
     };
     seen.length = 0;
-    const r = await createEgressClient({ allowHosts: ['receiver.test'], resolve }).post(`http://receiver.test:${port}/ok?x=1`, body, { 'content-type': 'application/json; charset=utf-8', 'x-extra': 'yes' });
+    const r = await createEgressClient({ allowHosts: ['receiver.test'], resolve }).post(`http://receiver.test:${port}/ok?x=1`, body, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-extra': 'yes',
+    });
     expect(r).toEqual({ status: 200, ok: true });
     expect(lookups).toBe(1);
     expect(seen).toHaveLength(1);
@@ -355,7 +372,11 @@ describe('createEgressClient', () => {
   });
 
   it('DNS failures and refused connections are network errors', async () => {
-    const nx = await createEgressClient({ resolve: async () => Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' })) }).post('https://nx.example.test/', body, {});
+    const nx = await createEgressClient({ resolve: async () => Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' })) }).post(
+      'https://nx.example.test/',
+      body,
+      {},
+    );
     expect(nx).toEqual({ status: 0, ok: false, error: 'network_error' });
     const closed = await new Promise<number>((resolve) => {
       const s = http.createServer().listen(0, '127.0.0.1', () => {
@@ -388,7 +409,9 @@ describe('createEgressClient', () => {
 
     it('a host name resolving to it is refused too (callback client, injected resolver)', async () => {
       const resolve: Resolver = async () => [{ address: '::ffff:0:7f00:1', family: 6 }];
-      const { result, opened } = await countingConnections(() => createEgressClient({ allowHosts: [], resolve }).post(`https://rebind.example.test:${port}/ok`, body, {}));
+      const { result, opened } = await countingConnections(() =>
+        createEgressClient({ allowHosts: [], resolve }).post(`https://rebind.example.test:${port}/ok`, body, {}),
+      );
       expect(result).toEqual({ status: 0, ok: false, error: 'blocked_target' });
       expect(opened).toBe(0);
     });

@@ -446,8 +446,25 @@ describe('namespace gate (Authentication 8, inbound protocol 3)', () => {
 
 describe('top-level keys (rule 1)', () => {
   const FORBIDDEN = [
-    'body', 'payload', 'content', 'full_text', 'attachment', 'attachments', 'files', 'secret', 'token', 'api_key',
-    'password', 'credential', 'credentials', 'private_key', 'prompt', 'completion', 'ai_response', 'chat_history', 'recipients',
+    'body',
+    'payload',
+    'content',
+    'full_text',
+    'attachment',
+    'attachments',
+    'files',
+    'secret',
+    'token',
+    'api_key',
+    'password',
+    'credential',
+    'credentials',
+    'private_key',
+    'prompt',
+    'completion',
+    'ai_response',
+    'chat_history',
+    'recipients',
   ];
 
   it('the rule lists exactly the 19 names of the spec', () => {

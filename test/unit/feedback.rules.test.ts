@@ -3,7 +3,15 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { assertBodyLength, charLength } from '../../src/domain/feedback/feedback-errors.js';
-import { canSeeFeedback, deleteAfterFrom, feedbackUrl, parseAutoDeleteAfter, placeFeedback, showsAuthor, showsCommentAuthor } from '../../src/domain/feedback/feedback.rules.js';
+import {
+  canSeeFeedback,
+  deleteAfterFrom,
+  feedbackUrl,
+  parseAutoDeleteAfter,
+  placeFeedback,
+  showsAuthor,
+  showsCommentAuthor,
+} from '../../src/domain/feedback/feedback.rules.js';
 import { toolErrorEnvelope } from '../../src/transports/mcp/errors.js';
 
 describe('placeFeedback', () => {

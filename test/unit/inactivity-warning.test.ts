@@ -42,7 +42,13 @@ describe('inactivity cutoffs', () => {
 });
 
 describe('warning mail', () => {
-  const base = { family: 'inbound' as const, kind: 'personal', label: 'CI alerts', displayPrefix: 'svc-in-pers-AbCd', publicBaseUrl: 'https://fluxdesk.example.com' };
+  const base = {
+    family: 'inbound' as const,
+    kind: 'personal',
+    label: 'CI alerts',
+    displayPrefix: 'svc-in-pers-AbCd',
+    publicBaseUrl: 'https://fluxdesk.example.com',
+  };
 
   it('names the token by label and display prefix, the last use and the expiry date', () => {
     const m = renderInactivityWarning({ ...base, lastUsedAt: new Date('2026-01-10T12:00:00Z'), createdAt: new Date('2025-03-01T00:00:00Z') });

@@ -28,7 +28,15 @@ const lazy = (root: EntityManager): OpContext =>
     'req-1',
     'rest',
     'v1',
-    { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } },
+    {
+      info() {},
+      warn() {},
+      error() {},
+      debug() {},
+      child() {
+        return this;
+      },
+    },
     { now: () => new Date(0) },
     { publicBaseUrl: 'http://x', allowedEmailDomains: null },
     {} as Ports,

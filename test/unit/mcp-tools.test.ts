@@ -78,7 +78,7 @@ const SPEC_SCOPES: Record<string, string[]> = {
 };
 
 describe('tool roster', () => {
-  it('is the live set, each tool wrapping one registered agent operation with the spec\'s scope', () => {
+  it("is the live set, each tool wrapping one registered agent operation with the spec's scope", () => {
     expect(TOOLS.map((t) => t.name).sort()).toEqual(Object.keys(SPEC_SCOPES).sort());
     for (const t of TOOLS) {
       expect(t.operation.auth).toEqual({ kind: 'agent' });
@@ -101,18 +101,30 @@ describe('error mapping', () => {
   });
 
   it('missing scope is -32003 / 403; schema errors -32602 with data.field; rate limit -32005 / 429 with Retry-After', () => {
-    const scope = classifyToolError(new DomainError('forbidden', 'missing scope: write:inbox', { code: 'missing_scope', extra: { required_scope: 'write:inbox' } }));
+    const scope = classifyToolError(
+      new DomainError('forbidden', 'missing scope: write:inbox', { code: 'missing_scope', extra: { required_scope: 'write:inbox' } }),
+    );
     expect(scope).toMatchObject({ kind: 'rpc', error: { code: -32003, status: 403, data: { type: 'FORBIDDEN', missing_scope: 'write:inbox' } } });
-    const schema = classifyToolError(validationFailed([{ field: 'limit', code: 'too_big', message: 'must be at most 200' }, { field: 'type', code: 'invalid_enum', message: 'x' }]));
-    expect(schema).toMatchObject({ kind: 'rpc', error: { code: -32602, status: 200, data: { type: 'INVALID_INPUT', field: 'limit', errors: [{ field: 'limit' }, { field: 'type' }] } } });
-    const rate = classifyToolError(new DomainError('rate_limited', 'slow down', { rateLimit: { limit: 60, remaining: 0, resetAtUnix: 1, retryAfterSeconds: 12 } }));
+    const schema = classifyToolError(
+      validationFailed([
+        { field: 'limit', code: 'too_big', message: 'must be at most 200' },
+        { field: 'type', code: 'invalid_enum', message: 'x' },
+      ]),
+    );
+    expect(schema).toMatchObject({
+      kind: 'rpc',
+      error: { code: -32602, status: 200, data: { type: 'INVALID_INPUT', field: 'limit', errors: [{ field: 'limit' }, { field: 'type' }] } },
+    });
+    const rate = classifyToolError(
+      new DomainError('rate_limited', 'slow down', { rateLimit: { limit: 60, remaining: 0, resetAtUnix: 1, retryAfterSeconds: 12 } }),
+    );
     expect(rate).toMatchObject({ kind: 'rpc', error: { code: -32005, status: 429, headers: { 'retry-after': 12, 'x-ratelimit-limit': 60 } } });
     const internal = classifyToolError(new DomainError('internal', 'db exploded at row 7'));
     expect(internal).toMatchObject({ kind: 'rpc', error: { code: -32603, status: 500 } });
     if (internal.kind === 'rpc') expect(internal.error.message).not.toContain('row 7');
   });
 
-  it('a tool\'s own failures stay in its result: not found, business-rule refusals', () => {
+  it("a tool's own failures stay in its result: not found, business-rule refusals", () => {
     expect(classifyToolError(notFound('notification')).kind).toBe('tool');
     expect(classifyToolError(new DomainError('forbidden', 'only the assignee', { code: 'permission_denied' })).kind).toBe('tool');
     expect(classifyToolError(new DomainError('validation', 'project_slug is required', { code: 'project_slug_required' })).kind).toBe('tool');
@@ -124,14 +136,30 @@ describe('error mapping', () => {
   });
 
   it('structured form: {error: {type, title, detail, field?}}, a problem URI for 422 cases', () => {
-    expect(toolErrorEnvelope(notFound('assignee'), 'structured', 'https://e')).toEqual({ error: { type: 'not_found', title: 'not found', detail: 'assignee not found' } });
-    expect(toolErrorEnvelope(new DomainError('forbidden', 'cannot assign', { code: 'permission_denied', extra: { field: 'assignee_email' } }), 'structured', 'https://e')).toEqual({
+    expect(toolErrorEnvelope(notFound('assignee'), 'structured', 'https://e')).toEqual({
+      error: { type: 'not_found', title: 'not found', detail: 'assignee not found' },
+    });
+    expect(
+      toolErrorEnvelope(
+        new DomainError('forbidden', 'cannot assign', { code: 'permission_denied', extra: { field: 'assignee_email' } }),
+        'structured',
+        'https://e',
+      ),
+    ).toEqual({
       error: { type: 'forbidden', title: 'permission_denied', detail: 'cannot assign', field: 'assignee_email' },
     });
-    expect(toolErrorEnvelope(new DomainError('unprocessable', 'no user', { code: 'user_not_found', typeSlug: 'user-not-found' }), 'structured', 'https://e/errors')).toMatchObject({
+    expect(
+      toolErrorEnvelope(new DomainError('unprocessable', 'no user', { code: 'user_not_found', typeSlug: 'user-not-found' }), 'structured', 'https://e/errors'),
+    ).toMatchObject({
       error: { type: 'https://e/errors/user-not-found', detail: 'no user' },
     });
-    expect(toolErrorEnvelope(new DomainError('validation', 'too long', { code: 'body_too_long', issues: [{ field: 'body', code: 'too_long', message: 'too long' }] }), 'structured', 'https://e')).toMatchObject({
+    expect(
+      toolErrorEnvelope(
+        new DomainError('validation', 'too long', { code: 'body_too_long', issues: [{ field: 'body', code: 'too_long', message: 'too long' }] }),
+        'structured',
+        'https://e',
+      ),
+    ).toMatchObject({
       error: { type: 'validation_failed', field: 'body' },
     });
   });

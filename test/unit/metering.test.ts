@@ -17,7 +17,9 @@ import { pingToolsToken } from '../../src/domain/tokens/claim-token.js';
 const AUTH_STEPS = new Set([agentSession.name, 'tokens.check_inbound_bearer', 'tokens.check_agent_bearer']);
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('metering of operations', () => {

@@ -72,10 +72,22 @@ describe.each<[string, () => RateLimiter]>([
     // Interleaved: even calls are caller a (minute 3, day 5), odd calls caller b (minute 4).
     const ds = await Promise.all(Array.from({ length: 12 }, (_, i) => rl.hitAll(i % 2 === 0 ? a : b, i % 2 === 0 ? windows : one, T0 + i)));
     const mine = (parity: number) => ds.filter((_, i) => i % 2 === parity);
-    expect(mine(0).map((d) => d.map((x) => x.allowed))).toEqual([[true, true], [true, true], [true, true], [false, true], [false, true], [false, true]]);
+    expect(mine(0).map((d) => d.map((x) => x.allowed))).toEqual([
+      [true, true],
+      [true, true],
+      [true, true],
+      [false, true],
+      [false, true],
+      [false, true],
+    ]);
     expect(mine(0).map((d) => d[1]!.remaining)).toEqual([4, 3, 2, 2, 2, 2]);
     expect(mine(1).map((d) => [d.length, d[0]!.allowed, d[0]!.remaining])).toEqual([
-      [1, true, 3], [1, true, 2], [1, true, 1], [1, true, 0], [1, false, 0], [1, false, 0],
+      [1, true, 3],
+      [1, true, 2],
+      [1, true, 1],
+      [1, true, 0],
+      [1, false, 0],
+      [1, false, 0],
     ]);
     expect(mine(1)[4]![0]!.resetAtMs).toBe(T0 + 1 + MINUTE);
   });

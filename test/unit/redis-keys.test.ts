@@ -26,7 +26,14 @@ function expectOneTag(key: string, tag: string): void {
 }
 
 /** What a client may send as Idempotency-Key (1-200 visible ASCII), braces and `%` made likely. */
-const idemKeyArb = fc.string({ unit: fc.oneof(fc.constantFrom('{', '}', '%', ':'), fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c))), minLength: 1, maxLength: 200 });
+const idemKeyArb = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('{', '}', '%', ':'),
+    fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  ),
+  minLength: 1,
+  maxLength: 200,
+});
 const OPS = ['events.publish', 'events.supplement', 'events.resolve'];
 
 describe('key builders', () => {
@@ -87,10 +94,14 @@ describe('the keys the stores write (shared Redis)', () => {
       ids.flatMap((id) => [
         rl.hitAll(`tok:${id}`, [{ suffix: '', limit: 60, windowMs: 60_000 }], now),
         rl.hitAll(`tok:${id}`, [{ suffix: ':req', limit: 600, windowMs: 60_000 }], now),
-        rl.hitAll(`tok:${id}`, [
-          { suffix: '', limit: 60, windowMs: 60_000 },
-          { suffix: ':day', limit: 5000, windowMs: 86_400_000 },
-        ], now),
+        rl.hitAll(
+          `tok:${id}`,
+          [
+            { suffix: '', limit: 60, windowMs: 60_000 },
+            { suffix: ':day', limit: 5000, windowMs: 86_400_000 },
+          ],
+          now,
+        ),
       ]),
     );
     for (const [i, id] of ids.entries()) {

@@ -9,7 +9,9 @@ describe('idempotency fingerprint text', () => {
     const a = { spec_version: '2', event: { title: 'x', actions: [{ label: 'Go', url: 'https://e.x' }], severity: 'warn' }, n: 1.5, ok: true, none: null };
     const b = { none: null, ok: true, n: 1.5, event: { severity: 'warn', actions: [{ url: 'https://e.x', label: 'Go' }], title: 'x' }, spec_version: '2' };
     expect(fingerprintJson(a)).toBe(fingerprintJson(b));
-    expect(fingerprintJson(a)).toBe('{"event":{"actions":[{"label":"Go","url":"https://e.x"}],"severity":"warn","title":"x"},"n":1.5,"none":null,"ok":true,"spec_version":"2"}');
+    expect(fingerprintJson(a)).toBe(
+      '{"event":{"actions":[{"label":"Go","url":"https://e.x"}],"severity":"warn","title":"x"},"n":1.5,"none":null,"ok":true,"spec_version":"2"}',
+    );
   });
 
   it('tells different bodies apart, including array order and value types', () => {

@@ -30,9 +30,11 @@ describe('hitSnippet and roundScore', () => {
     expect(hitSnippet('needle', 'a needle here', 40, 200)).toBe('…a needle here…');
     expect(hitSnippet('NEEDLE', 'x needle', 1, 8)).toBe('x needle');
   });
-  it('adds a meeting\'s time to its snippet', () => {
+  it("adds a meeting's time to its snippet", () => {
     expect(meetingSnippet('Retro', '2026-11-23T10:00:00Z', null)).toBe('Retro (2026-11-23T10:00:00.000Z)');
-    expect(meetingSnippet('Retro', new Date('2026-11-23T10:00:00Z'), '2026-11-23T11:00:00+01:00')).toBe('Retro (2026-11-23T10:00:00.000Z – 2026-11-23T10:00:00.000Z)');
+    expect(meetingSnippet('Retro', new Date('2026-11-23T10:00:00Z'), '2026-11-23T11:00:00+01:00')).toBe(
+      'Retro (2026-11-23T10:00:00.000Z – 2026-11-23T10:00:00.000Z)',
+    );
   });
   it('rounds to four decimals from numeric text or numbers', () => {
     expect(roundScore('0.56789')).toBe(0.5679);

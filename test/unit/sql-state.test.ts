@@ -14,7 +14,8 @@ describe('sqlState', () => {
   });
 
   it('is undefined for socket codes, non-errors and malformed codes', () => {
-    for (const e of [pgError('ECONNRESET'), pgError('EPIPE'), null, undefined, 'x', { code: 12345 }, pgError('4001'), pgError('abcde')]) expect(sqlState(e)).toBeUndefined();
+    for (const e of [pgError('ECONNRESET'), pgError('EPIPE'), null, undefined, 'x', { code: 12345 }, pgError('4001'), pgError('abcde')])
+      expect(sqlState(e)).toBeUndefined();
   });
 });
 

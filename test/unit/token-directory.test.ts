@@ -11,7 +11,10 @@ function fakeConnection() {
   const conn = {
     async execute(sql: string, params: unknown[]) {
       calls.push({ sql, params });
-      const hashes = String(params[0]).slice(1, -1).split(',').map((h) => h.replace(/"/g, ''));
+      const hashes = String(params[0])
+        .slice(1, -1)
+        .split(',')
+        .map((h) => h.replace(/"/g, ''));
       return hashes.filter((h) => !h.startsWith('unknown')).map((h) => ({ matched_hash: h, id: `id-${h}` }));
     },
   } as unknown as Connection;

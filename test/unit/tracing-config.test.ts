@@ -15,8 +15,16 @@ describe('tracing configuration', () => {
   });
 
   it('is on with an endpoint or an exporter; the general endpoint gets /v1/traces, the traces one is used as is', () => {
-    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })).toMatchObject({ exporter: 'otlp', endpoint: 'http://collector:4318/v1/traces', serviceName: 'fluxdesk', sampler: 'parentbased_always_on', samplerArg: 1 });
-    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom/path' })?.endpoint).toBe('https://b/custom/path');
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })).toMatchObject({
+      exporter: 'otlp',
+      endpoint: 'http://collector:4318/v1/traces',
+      serviceName: 'fluxdesk',
+      sampler: 'parentbased_always_on',
+      samplerArg: 1,
+    });
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom/path' })?.endpoint).toBe(
+      'https://b/custom/path',
+    );
     expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })?.endpoint).toBe('http://localhost:4318/v1/traces');
     expect(tracing({ OTEL_TRACES_EXPORTER: 'console' })?.exporter).toBe('console');
     expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'false' })).not.toBeNull();
@@ -34,7 +42,15 @@ describe('tracing configuration', () => {
       OTEL_BSP_SCHEDULE_DELAY: '200',
       OTEL_BSP_MAX_QUEUE_SIZE: '100',
     });
-    expect(t).toMatchObject({ serviceName: 'fluxdesk-eu', sampler: 'parentbased_traceidratio', samplerArg: 0.1, timeoutMs: 3000, scheduleDelayMs: 200, maxQueueSize: 100, maxExportBatchSize: 100 });
+    expect(t).toMatchObject({
+      serviceName: 'fluxdesk-eu',
+      sampler: 'parentbased_traceidratio',
+      samplerArg: 0.1,
+      timeoutMs: 3000,
+      scheduleDelayMs: 200,
+      maxQueueSize: 100,
+      maxExportBatchSize: 100,
+    });
     // The traces-specific headers win; values are percent-decoded; names are lower-cased.
     expect(t?.headers).toEqual({ 'api-key': 'abc==', 'x-tenant': 't2' });
   });

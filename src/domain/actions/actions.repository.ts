@@ -15,7 +15,15 @@ export interface ClickTarget {
 
 /** One of the user's own deliveries with what a click needs; another user's is simply absent. */
 export async function findOwnClickTarget(em: EntityManager, userId: string, deliveryId: string): Promise<ClickTarget | undefined> {
-  const rows = await run<{ id: string; event_type: string; actions: StoredAction[] | string | null; token_id: string; callback_secret: string; email: string; name: string }>(
+  const rows = await run<{
+    id: string;
+    event_type: string;
+    actions: StoredAction[] | string | null;
+    token_id: string;
+    callback_secret: string;
+    email: string;
+    name: string;
+  }>(
     em,
     `select d.id, d.event_type, d.actions, d.token_id, t.callback_secret, u.email, u.name
        from deliveries d

@@ -36,7 +36,13 @@ export function clickActionOperation(sender: CallbackSender): Operation<ClickAct
       if (!target) throw notFound('delivery');
       const action = target.actions[input.action_index];
       if (!action) {
-        throw validationFailed([{ field: 'action_index', code: 'out_of_range', message: `the delivery has ${target.actions.length} action(s); index ${input.action_index} does not exist` }]);
+        throw validationFailed([
+          {
+            field: 'action_index',
+            code: 'out_of_range',
+            message: `the delivery has ${target.actions.length} action(s); index ${input.action_index} does not exist`,
+          },
+        ]);
       }
       if (actionTypeOf(action) !== 'webhook' || !action.webhook_url) {
         throw new DomainError('unprocessable', 'this action opens a URL; only webhook actions can be clicked here', { code: 'not_webhook_action' });
@@ -58,7 +64,14 @@ export function clickActionOperation(sender: CallbackSender): Operation<ClickAct
         tokenId: target.tokenId,
         targetType: 'delivery',
         targetId: target.deliveryId,
-        summary: { action_index: input.action_index, action_label: action.label, target_host: hostOf(action.webhook_url), status: outcome.status, ok: outcome.ok, error: outcome.error ?? null },
+        summary: {
+          action_index: input.action_index,
+          action_label: action.label,
+          target_host: hostOf(action.webhook_url),
+          status: outcome.status,
+          ok: outcome.ok,
+          error: outcome.error ?? null,
+        },
       });
       return outcome.error ? { status: outcome.status, ok: outcome.ok, error: outcome.error } : { status: outcome.status, ok: outcome.ok };
     },

@@ -39,7 +39,10 @@ export function scopesBeyond(held: readonly string[], requested: readonly string
 export function requireScopesWithin(held: readonly string[], requested: readonly string[]): void {
   const beyond = scopesBeyond(held, requested);
   if (beyond.length > 0) {
-    throw new DomainError('forbidden', `requested scopes exceed the calling token's own: ${beyond.join(', ')}`, { code: 'scope_escalation', extra: { scopes: beyond } });
+    throw new DomainError('forbidden', `requested scopes exceed the calling token's own: ${beyond.join(', ')}`, {
+      code: 'scope_escalation',
+      extra: { scopes: beyond },
+    });
   }
 }
 
@@ -60,7 +63,14 @@ export const createOwnAgentToken = defineOperation<z.infer<typeof CreateOwnAgent
     const scopes = effectiveScopes(input.scopes);
     requireScopesWithin(ctx.principal.scopes, scopes);
     const created = insertAgentToken(ctx.em, ctx, ctx.principal.userId, scopes, input.label);
-    recordAudit(ctx.em, ctx, { action: AGENT_AUDIT.tokenCreated, actorUserId: ctx.principal.userId, tokenId: created.tokenId, targetType: 'agent_token', targetId: created.tokenId, summary: { scopes, by: 'self', via_token_id: ctx.principal.tokenId } });
+    recordAudit(ctx.em, ctx, {
+      action: AGENT_AUDIT.tokenCreated,
+      actorUserId: ctx.principal.userId,
+      tokenId: created.tokenId,
+      targetType: 'agent_token',
+      targetId: created.tokenId,
+      summary: { scopes, by: 'self', via_token_id: ctx.principal.tokenId },
+    });
     return created;
   },
 });
@@ -117,7 +127,14 @@ export const revokeOwnAgentToken = defineOperation<z.infer<typeof RevokeOwnAgent
     if (!t) throw notFound('token');
     if (t.revokedAt === null || t.revokedAt === undefined) {
       t.revokedAt = ctx.clock.now();
-      recordAudit(ctx.em, ctx, { action: AGENT_AUDIT.tokenRevoked, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'agent_token', targetId: t.id, summary: { by: 'self', via_token_id: ctx.principal.tokenId } });
+      recordAudit(ctx.em, ctx, {
+        action: AGENT_AUDIT.tokenRevoked,
+        actorUserId: ctx.principal.userId,
+        tokenId: t.id,
+        targetType: 'agent_token',
+        targetId: t.id,
+        summary: { by: 'self', via_token_id: ctx.principal.tokenId },
+      });
     }
     return { revoked: true as const };
   },

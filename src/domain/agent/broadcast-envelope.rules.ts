@@ -11,8 +11,14 @@ export interface ErrorEnvelope {
 }
 
 const HINTS: Record<string, { title: string; next_action: string }> = {
-  tools_token_not_owned: { title: 'Tools-token not yours', next_action: 'issue your own tools-claim token with issue_admin_tools_claim_token and pass its id as tools_token_id' },
-  no_approved_request: { title: 'No approved request', next_action: 'the recipient applies in /team-support and is approved, or an admin assigns with assign_catalog_to_employee' },
+  tools_token_not_owned: {
+    title: 'Tools-token not yours',
+    next_action: 'issue your own tools-claim token with issue_admin_tools_claim_token and pass its id as tools_token_id',
+  },
+  no_approved_request: {
+    title: 'No approved request',
+    next_action: 'the recipient applies in /team-support and is approved, or an admin assigns with assign_catalog_to_employee',
+  },
   no_token: { title: 'No token to publish with', next_action: 'pass tools_token_id with auto_claim true' },
   user_not_found: { title: 'User not found', next_action: 'drop the email, or invite the user with invite_user' },
   user_inactive: { title: 'User inactive', next_action: 'drop the email or reactivate the user' },
@@ -26,7 +32,10 @@ const HINTS: Record<string, { title: string; next_action: string }> = {
   rate_limit_global: { title: 'Daily limit reached', next_action: 'wait for the daily counter reset at 00:00 UTC or raise daily_limit' },
   forbidden_admin_only: { title: 'Admin only', next_action: 'use an admin caller or the single-event endpoint POST /api/v1/events' },
   schema_invalid: { title: 'Invalid event', next_action: 'fix the named field' },
-  auto_claim_lookup_failed: { title: 'Auto-claim failed', next_action: 'retry later, or claim first with POST /api/v1/tokens/claim/batch and call with auto_claim false' },
+  auto_claim_lookup_failed: {
+    title: 'Auto-claim failed',
+    next_action: 'retry later, or claim first with POST /api/v1/tokens/claim/batch and call with auto_claim false',
+  },
 };
 
 const DETAILS: Record<string, string> = {
@@ -46,7 +55,12 @@ const DETAILS: Record<string, string> = {
 export function errorEnvelope(code: string, field: string | null, detail?: string): ErrorEnvelope {
   const [base, inlineDetail] = code.startsWith('schema_invalid:') ? ['schema_invalid', code.slice('schema_invalid:'.length)] : [code, undefined];
   const hint = HINTS[base];
-  const env: ErrorEnvelope = { code: base, title: hint?.title ?? base.replace(/_/g, ' '), detail: detail ?? inlineDetail ?? DETAILS[base] ?? base.replace(/_/g, ' '), field };
+  const env: ErrorEnvelope = {
+    code: base,
+    title: hint?.title ?? base.replace(/_/g, ' '),
+    detail: detail ?? inlineDetail ?? DETAILS[base] ?? base.replace(/_/g, ' '),
+    field,
+  };
   if (hint) env.next_action = hint.next_action;
   return env;
 }

@@ -21,21 +21,35 @@ const E = InboundEventSchema.shape;
 export const BROADCAST_MAX_RECIPIENTS = 100;
 
 export const BroadcastEventInput = z.strictObject({
-  recipients: z.array(z.email({ error: 'must be a valid email address' }).max(120)).min(1).max(BROADCAST_MAX_RECIPIENTS),
+  recipients: z
+    .array(z.email({ error: 'must be a valid email address' }).max(120))
+    .min(1)
+    .max(BROADCAST_MAX_RECIPIENTS),
   event_type: E.event_type,
   severity: E.severity,
   title: E.title,
   summary: E.summary,
   markdown_body: E.markdown_body,
   actions: E.actions,
-  event_id_prefix: z.string().min(1).max(80).regex(/^[a-zA-Z0-9_-]+$/, { error: 'must match ^[a-zA-Z0-9_-]+$' }).optional(),
+  event_id_prefix: z
+    .string()
+    .min(1)
+    .max(80)
+    .regex(/^[a-zA-Z0-9_-]+$/, { error: 'must match ^[a-zA-Z0-9_-]+$' })
+    .optional(),
   project_slug: E.project_slug,
   tools_token_id: z.uuid({ error: 'must be a UUID' }).optional(),
   auto_claim: z.boolean().default(true),
 });
 export type BroadcastEventInput = z.infer<typeof BroadcastEventInput>;
 
-export const ErrorEnvelopeSchema = z.object({ code: z.string(), title: z.string(), detail: z.string(), field: z.string().nullable(), next_action: z.string().optional() });
+export const ErrorEnvelopeSchema = z.object({
+  code: z.string(),
+  title: z.string(),
+  detail: z.string(),
+  field: z.string().nullable(),
+  next_action: z.string().optional(),
+});
 
 export const BroadcastRow = z.object({
   email: z.string(),
@@ -58,12 +72,25 @@ export type BroadcastEventResult = z.infer<typeof BroadcastEventOutput>;
 
 /** A top-level refusal in the tool result: the flat error plus its error_envelope. */
 function refusal(kind: 'forbidden' | 'validation', message: string, env: ErrorEnvelope, issues: Issue[] = []): DomainError {
-  return new DomainError(kind, message, { code: env.code === 'schema_invalid' ? 'event_invalid' : env.code, issues, extra: { field: env.field ?? undefined, error_envelope: env } });
+  return new DomainError(kind, message, {
+    code: env.code === 'schema_invalid' ? 'event_invalid' : env.code,
+    issues,
+    extra: { field: env.field ?? undefined, error_envelope: env },
+  });
 }
 
-export function broadcastEventId(input: Pick<BroadcastEventInput, 'event_id_prefix' | 'event_type' | 'severity' | 'title' | 'summary' | 'markdown_body' | 'project_slug'>): string {
+export function broadcastEventId(
+  input: Pick<BroadcastEventInput, 'event_id_prefix' | 'event_type' | 'severity' | 'title' | 'summary' | 'markdown_body' | 'project_slug'>,
+): string {
   if (input.event_id_prefix === undefined) return `broadcast-${randomBytes(8).toString('hex')}`;
-  const content = JSON.stringify([input.event_type, input.severity, input.title, input.summary ?? null, input.markdown_body ?? null, input.project_slug ?? null]);
+  const content = JSON.stringify([
+    input.event_type,
+    input.severity,
+    input.title,
+    input.summary ?? null,
+    input.markdown_body ?? null,
+    input.project_slug ?? null,
+  ]);
   return `${input.event_id_prefix}-${createHash('sha256').update(content).digest('hex').slice(0, 16)}`;
 }
 
@@ -99,7 +126,8 @@ export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEven
       delivered = emails.map((email, i) => ({ email, error: 'no_token', error_envelope: errorEnvelope('no_token', rowErrorField('no_token', i)) }));
     } else {
       const tools = await principalForToolsToken(ctx.em, input.tools_token_id, ctx.principal.userId);
-      if (!tools) throw refusal('forbidden', 'tools_token_id is not an active tools-claim token of yours', errorEnvelope('tools_token_not_owned', 'tools_token_id'));
+      if (!tools)
+        throw refusal('forbidden', 'tools_token_id is not an active tools-claim token of yours', errorEnvelope('tools_token_not_owned', 'tools_token_id'));
       const raw = {
         event: Object.fromEntries(
           Object.entries({

@@ -26,7 +26,12 @@ import { exactlyOne } from './catalog-ref.rules.js';
 
 const common = { auth: { kind: 'agent' } as const, rateLimited: true, requiredScopes: ['admin:catalog'] };
 
-const actor = (ctx: OpContext<AgentPrincipal>, tool: string): CatalogActor => ({ userId: ctx.principal.userId, role: ctx.principal.userRole, tokenId: ctx.principal.tokenId, tool });
+const actor = (ctx: OpContext<AgentPrincipal>, tool: string): CatalogActor => ({
+  userId: ctx.principal.userId,
+  role: ctx.principal.userRole,
+  tokenId: ctx.principal.tokenId,
+  tool,
+});
 
 /** Lookups accept any stored slug (old rows may predate the pattern). */
 const itemRefFields = { slug: z.string().min(1).max(80).optional(), id: z.uuid({ error: 'must be a UUID' }).optional() };

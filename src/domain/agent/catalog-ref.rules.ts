@@ -30,4 +30,5 @@ export function atMostOne(...keys: string[]) {
   };
 }
 
-export const catalogRefOf = (v: { catalog_slug?: string; catalog_id?: string }): CatalogItemRef => (v.catalog_id !== undefined ? { id: v.catalog_id } : { slug: v.catalog_slug! });
+export const catalogRefOf = (v: { catalog_slug?: string; catalog_id?: string }): CatalogItemRef =>
+  v.catalog_id !== undefined ? { id: v.catalog_id } : { slug: v.catalog_slug! };

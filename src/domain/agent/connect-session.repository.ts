@@ -8,7 +8,10 @@ export interface ConnectSessionRow {
   label: string;
 }
 
-export async function insertConnectSession(em: EntityManager, s: { sessionHash: string; userId: string; scopes: string[]; label: string; expiresAt: Date; now: Date }): Promise<string> {
+export async function insertConnectSession(
+  em: EntityManager,
+  s: { sessionHash: string; userId: string; scopes: string[]; label: string; expiresAt: Date; now: Date },
+): Promise<string> {
   const id = randomUUID();
   await em.getConnection().execute(
     `insert into connect_sessions (id, session_hash, user_id, scopes, label, expires_at, used_at, created_at)

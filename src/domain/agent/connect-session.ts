@@ -30,7 +30,13 @@ async function startSession(ctx: OpContext, userId: string, scopes: string[], la
   const sessionId = newConnectSessionId();
   const expiresAt = connectSessionExpiry(now);
   const id = await insertConnectSession(ctx.em, { sessionHash: connectSessionHash(sessionId), userId, scopes, label, expiresAt, now });
-  recordAudit(ctx.em, ctx, { action: CONNECT_AUDIT.sessionStarted, actorUserId, targetType: 'connect_session', targetId: id, summary: { user_id: userId, scopes } });
+  recordAudit(ctx.em, ctx, {
+    action: CONNECT_AUDIT.sessionStarted,
+    actorUserId,
+    targetType: 'connect_session',
+    targetId: id,
+    summary: { user_id: userId, scopes },
+  });
   return { session_id: sessionId, expires_at: expiresAt.toISOString() };
 }
 
@@ -106,9 +112,16 @@ export const exchangeConnectSession = defineOperation<z.infer<typeof ExchangeCon
     if (!session) throw invalidSession();
     // Offboarded since the session started: same answer (the transaction rolls the use back).
     const user = await em.findOne(User, { id: session.userId });
-    if (!user || user.status !== 'active') throw invalidSession();
+    if (user?.status !== 'active') throw invalidSession();
     const created = insertAgentToken(em, ctx, user.id, session.scopes, session.label);
-    recordAudit(em, ctx, { action: AGENT_AUDIT.tokenCreated, actorUserId: user.id, tokenId: created.tokenId, targetType: 'agent_token', targetId: created.tokenId, summary: { scopes: created.scopes, by: 'connect_session', connect_session_id: session.id } });
+    recordAudit(em, ctx, {
+      action: AGENT_AUDIT.tokenCreated,
+      actorUserId: user.id,
+      tokenId: created.tokenId,
+      targetType: 'agent_token',
+      targetId: created.tokenId,
+      summary: { scopes: created.scopes, by: 'connect_session', connect_session_id: session.id },
+    });
     return { token: created.token, token_id: created.tokenId, scopes: created.scopes, user_email: user.email, mcp_url: `${ctx.config.publicBaseUrl}/mcp` };
   },
 });

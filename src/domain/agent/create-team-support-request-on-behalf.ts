@@ -16,7 +16,11 @@ export const CreateTeamSupportRequestOnBehalfInput = z
 export const CreateTeamSupportRequestOnBehalfOutput = z.object({ request_id: z.uuid(), status: z.string(), idempotent: z.boolean() });
 export type CreateTeamSupportRequestOnBehalfResult = z.infer<typeof CreateTeamSupportRequestOnBehalfOutput>;
 
-export const createTeamSupportRequestOnBehalf = defineOperation<z.infer<typeof CreateTeamSupportRequestOnBehalfInput>, CreateTeamSupportRequestOnBehalfResult, AgentPrincipal>({
+export const createTeamSupportRequestOnBehalf = defineOperation<
+  z.infer<typeof CreateTeamSupportRequestOnBehalfInput>,
+  CreateTeamSupportRequestOnBehalfResult,
+  AgentPrincipal
+>({
   name: 'agent.create_team_support_request_on_behalf',
   auth: { kind: 'agent' },
   rateLimited: true,

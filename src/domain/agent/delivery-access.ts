@@ -13,7 +13,11 @@ import { principalForInboundToken } from './tools-principal.js';
  * The delivery when the agent's user sent it or is an admin. Anyone else gets not found, exactly
  * like an unknown id (another user's deliveries are not revealed).
  */
-export async function loadDeliveryForAgent(em: EntityManager, p: AgentPrincipal, deliveryId: string): Promise<{ row: DeliveryRow; sender: InboundTokenPrincipal }> {
+export async function loadDeliveryForAgent(
+  em: EntityManager,
+  p: AgentPrincipal,
+  deliveryId: string,
+): Promise<{ row: DeliveryRow; sender: InboundTokenPrincipal }> {
   const row = await findDelivery(em, deliveryId);
   if (!row || (row.recipient_user_id !== p.userId && !ADMIN_ROLES.includes(p.userRole))) throw notFound('delivery');
   // The sending token's principal: the events operations check the sender against it.

@@ -79,7 +79,14 @@ export const issueAdminToolsClaimToken = defineOperation<z.infer<typeof IssueAdm
       em,
       ctx,
       owner,
-      { integrator, name: input.label, integratorName: input.label, catalogDisplayName: input.catalog_display_name, catalogDescription: input.catalog_description, note: input.source_note ?? null },
+      {
+        integrator,
+        name: input.label,
+        integratorName: input.label,
+        catalogDisplayName: input.catalog_display_name,
+        catalogDescription: input.catalog_description,
+        note: input.source_note ?? null,
+      },
       { actorUserId: ctx.principal.userId, tokenId: ctx.principal.tokenId, summary: { tool: 'issue_admin_tools_claim_token', label: input.label } },
     );
     return {

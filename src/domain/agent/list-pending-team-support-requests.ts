@@ -31,7 +31,11 @@ export const PendingRequestItem = z.object({
 export const ListPendingTeamSupportRequestsOutput = z.object({ items: z.array(PendingRequestItem) });
 export type ListPendingTeamSupportRequestsResult = z.infer<typeof ListPendingTeamSupportRequestsOutput>;
 
-export const listPendingTeamSupportRequests = defineOperation<z.infer<typeof ListPendingTeamSupportRequestsInput>, ListPendingTeamSupportRequestsResult, AgentPrincipal>({
+export const listPendingTeamSupportRequests = defineOperation<
+  z.infer<typeof ListPendingTeamSupportRequestsInput>,
+  ListPendingTeamSupportRequestsResult,
+  AgentPrincipal
+>({
   name: 'agent.list_pending_team_support_requests',
   auth: { kind: 'agent' },
   rateLimited: true,

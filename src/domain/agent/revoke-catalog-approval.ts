@@ -69,7 +69,14 @@ export const adminRevokeCatalogApproval = defineOperation<z.infer<typeof RevokeC
       action: 'catalog.approval.revoked',
       targetType: 'catalog_request',
       targetId: approvalId,
-      summary: { catalog_slug: item.slug, user_id: target.userId, addressed_by: addressedBy, revoked: r.revoked, tokens_invalidated: r.tokensInvalidated, notify_employee: input.notify_employee },
+      summary: {
+        catalog_slug: item.slug,
+        user_id: target.userId,
+        addressed_by: addressedBy,
+        revoked: r.revoked,
+        tokens_invalidated: r.tokensInvalidated,
+        notify_employee: input.notify_employee,
+      },
     });
     return { revoked: r.revoked, tokens_invalidated: r.tokensInvalidated, addressedBy, approval_id: approvalId };
   },

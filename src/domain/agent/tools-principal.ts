@@ -32,6 +32,6 @@ export async function principalForInboundToken(em: EntityManager, tokenId: strin
  */
 export async function principalForToolsToken(em: EntityManager, tokenId: string, ownerUserId: string): Promise<InboundTokenPrincipal | undefined> {
   const row = await findTokenPrincipalRow(em, tokenId);
-  if (!row || row.kind !== 'tools_claim' || row.status !== 'active' || row.user_id !== ownerUserId) return undefined;
+  if (row?.kind !== 'tools_claim' || row.status !== 'active' || row.user_id !== ownerUserId) return undefined;
   return toPrincipal(row);
 }

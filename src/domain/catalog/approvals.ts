@@ -88,7 +88,8 @@ export async function requireItem(em: EntityManager, ref: CatalogItemRef): Promi
 
 /** Creates the access asset of an approved request; returns its id. */
 function grantAsset(em: EntityManager, now: Date, req: { id: string; userId: string; catalogItemId: string }): string {
-  return em.create(AccessAsset, { id: randomUUID(), userId: req.userId, catalogItemId: req.catalogItemId, requestId: req.id, status: 'active', createdAt: now }).id;
+  return em.create(AccessAsset, { id: randomUUID(), userId: req.userId, catalogItemId: req.catalogItemId, requestId: req.id, status: 'active', createdAt: now })
+    .id;
 }
 
 export interface AssignOptions {
@@ -170,7 +171,11 @@ export const ListApprovalsInput = z.strictObject({
   status: z.enum(REST_APPROVAL_STATUSES).optional(),
 });
 
-export const listCatalogApprovals = defineOperation<z.infer<typeof ListApprovalsInput>, { items: CatalogApprovalListItem[]; requestId: string }, InboundTokenPrincipal>({
+export const listCatalogApprovals = defineOperation<
+  z.infer<typeof ListApprovalsInput>,
+  { items: CatalogApprovalListItem[]; requestId: string },
+  InboundTokenPrincipal
+>({
   name: 'catalog.approvals.list',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
@@ -212,7 +217,15 @@ export async function revokeInTransaction(
   if (!approval || (onlyApprovalId !== undefined && approval.id !== onlyApprovalId)) return { revoked: false, tokensInvalidated: 0, approvalId: null };
   const now = ctx.clock.now().toISOString();
   const tokenIds = await revokeApprovalCascade(em, approval.id, now);
-  for (const id of tokenIds) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: id, targetType: 'inbound_token', targetId: id, summary: { reason: 'catalog approval revoked', approval_id: approval.id } });
+  for (const id of tokenIds)
+    recordAudit(em, ctx, {
+      action: AUDIT.tokenRevoked,
+      actorUserId,
+      tokenId: id,
+      targetType: 'inbound_token',
+      targetId: id,
+      summary: { reason: 'catalog approval revoked', approval_id: approval.id },
+    });
   if (notify) {
     addNotification(em, ctx.clock.now(), {
       userId,
@@ -227,7 +240,11 @@ export async function revokeInTransaction(
 
 export const RevokeApprovalInput = CatalogApprovalAssignRequestSchema.extend({ notify_employee: z.boolean().default(true) });
 
-export const revokeCatalogApproval = defineOperation<z.infer<typeof RevokeApprovalInput>, { revoked: boolean; tokensInvalidated: number }, InboundTokenPrincipal>({
+export const revokeCatalogApproval = defineOperation<
+  z.infer<typeof RevokeApprovalInput>,
+  { revoked: boolean; tokensInvalidated: number },
+  InboundTokenPrincipal
+>({
   name: 'catalog.approvals.revoke',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
@@ -310,7 +327,16 @@ export async function applyInTransaction(
   const live = await findLiveRequest(em, userId, item.id);
   if (live) return { requestId: live.id, status: live.status, created: false };
   const now = ctx.clock.now();
-  const req = em.create(CatalogRequest, { id: randomUUID(), userId, catalogItemId: item.id, status: 'pending', note: opts.note ?? null, requestedAt: now, createdByUserId: opts.createdByUserId, updatedAt: now });
+  const req = em.create(CatalogRequest, {
+    id: randomUUID(),
+    userId,
+    catalogItemId: item.id,
+    status: 'pending',
+    note: opts.note ?? null,
+    requestedAt: now,
+    createdByUserId: opts.createdByUserId,
+    updatedAt: now,
+  });
   return { requestId: req.id, status: 'pending', created: true };
 }
 

@@ -27,7 +27,9 @@ export interface CatalogItemRow {
 
 /** The catalog row an integrator's claims are checked against (its oldest live row). */
 export async function findItemForIntegrator(em: EntityManager, integratorId: string): Promise<CatalogItemRow | undefined> {
-  const rows = await run<CatalogItemRow>(em, `select * from catalog_items where integrator_id = ? and archived_at is null order by created_at, id limit 1`, [integratorId]);
+  const rows = await run<CatalogItemRow>(em, `select * from catalog_items where integrator_id = ? and archived_at is null order by created_at, id limit 1`, [
+    integratorId,
+  ]);
   return rows[0];
 }
 
@@ -74,7 +76,16 @@ export async function lockPair(em: EntityManager, a: string, b: string): Promise
 /** The catalog row of an integrator's inbound tokens (`<slug>.inbound-token`), persisted on the next flush. */
 export function createIntegratorCatalogRow(
   em: EntityManager,
-  r: { integratorSlug: string; integratorId: string; name: string; description: string; approvalRequired: boolean; contactUserId: string; linkedToolsTokenId: string | null; now: Date },
+  r: {
+    integratorSlug: string;
+    integratorId: string;
+    name: string;
+    description: string;
+    approvalRequired: boolean;
+    contactUserId: string;
+    linkedToolsTokenId: string | null;
+    now: Date;
+  },
 ): CatalogItem {
   return em.create(CatalogItem, {
     id: randomUUID(),
@@ -128,7 +139,10 @@ export async function findApprovalView(em: EntityManager, requestId: string): Pr
 }
 
 /** Newest first, at most 500; every filter optional (`statuses`: stored statuses, from catalog.rules). */
-export async function listApprovalViews(em: EntityManager, f: { email?: string; catalogSlug?: string; statuses?: readonly string[] }): Promise<ApprovalViewRow[]> {
+export async function listApprovalViews(
+  em: EntityManager,
+  f: { email?: string; catalogSlug?: string; statuses?: readonly string[] },
+): Promise<ApprovalViewRow[]> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (f.email) {
@@ -153,12 +167,14 @@ export async function listApprovalViews(em: EntityManager, f: { email?: string; 
 
 /** A pending request becomes approved by `actorUserId` (the REST assign of a pending pair). */
 export async function approvePendingRequest(em: EntityManager, requestId: string, actorUserId: string, now: Date): Promise<void> {
-  await em.getConnection().execute(
-    `update catalog_requests set status = 'approved', reviewed_at = ?::timestamptz, reviewed_by_user_id = ?, updated_at = ?::timestamptz where id = ?`,
-    [now.toISOString(), actorUserId, now.toISOString(), requestId],
-    'run',
-    em.getTransactionContext(),
-  );
+  await em
+    .getConnection()
+    .execute(
+      `update catalog_requests set status = 'approved', reviewed_at = ?::timestamptz, reviewed_by_user_id = ?, updated_at = ?::timestamptz where id = ?`,
+      [now.toISOString(), actorUserId, now.toISOString(), requestId],
+      'run',
+      em.getTransactionContext(),
+    );
 }
 
 /**
@@ -169,7 +185,12 @@ export async function revokeApprovalCascade(em: EntityManager, approvalId: strin
   const conn = em.getConnection();
   const tx = em.getTransactionContext();
   await conn.execute(`update catalog_requests set status = 'revoked', updated_at = ?::timestamptz where id = ?`, [now, approvalId], 'run', tx);
-  await conn.execute(`update access_assets set status = 'revoked', revoked_at = ?::timestamptz where request_id = ? and status = 'active'`, [now, approvalId], 'run', tx);
+  await conn.execute(
+    `update access_assets set status = 'revoked', revoked_at = ?::timestamptz where request_id = ? and status = 'active'`,
+    [now, approvalId],
+    'run',
+    tx,
+  );
   const tokens = (await conn.execute(
     `update inbound_tokens set status = 'revoked', revoked_at = ?::timestamptz, revoked_reason = 'catalog approval revoked'
       where approval_id = ? and status in ('active', 'disabled') returning id`,
@@ -232,9 +253,10 @@ export async function listPendingRequests(em: EntityManager, f: { catalogItemId?
 
 /** The row, locked for the rest of the transaction (patch, archive and delete serialise on it). */
 export async function lockItem(em: EntityManager, ref: { slug: string } | { id: string }): Promise<CatalogItemRow | undefined> {
-  const rows = 'slug' in ref
-    ? await run<CatalogItemRow>(em, `select * from catalog_items where slug = ? for update`, [ref.slug])
-    : await run<CatalogItemRow>(em, `select * from catalog_items where id = ? for update`, [ref.id]);
+  const rows =
+    'slug' in ref
+      ? await run<CatalogItemRow>(em, `select * from catalog_items where slug = ? for update`, [ref.slug])
+      : await run<CatalogItemRow>(em, `select * from catalog_items where id = ? for update`, [ref.id]);
   return rows[0];
 }
 
@@ -384,7 +406,11 @@ export async function updateItemRow(
 }
 
 export async function archiveItemRow(em: EntityManager, itemId: string, now: string): Promise<CatalogItemRow> {
-  const rows = await run<CatalogItemRow>(em, `update catalog_items set archived_at = ?::timestamptz, updated_at = ?::timestamptz where id = ? returning *`, [now, now, itemId]);
+  const rows = await run<CatalogItemRow>(em, `update catalog_items set archived_at = ?::timestamptz, updated_at = ?::timestamptz where id = ? returning *`, [
+    now,
+    now,
+    itemId,
+  ]);
   return rows[0]!;
 }
 
@@ -420,5 +446,7 @@ export async function deleteItemWithDeadDependents(em: EntityManager, itemId: st
 
 /** Links an integrator's row to a tools-token (the integrator's first tools-token, on a row that had none). */
 export async function linkItemToToolsToken(em: EntityManager, itemId: string, toolsTokenId: string): Promise<void> {
-  await em.getConnection().execute(`update catalog_items set linked_tools_token_id = ? where id = ?`, [toolsTokenId, itemId], 'run', em.getTransactionContext());
+  await em
+    .getConnection()
+    .execute(`update catalog_items set linked_tools_token_id = ? where id = ?`, [toolsTokenId, itemId], 'run', em.getTransactionContext());
 }

@@ -133,7 +133,8 @@ const editable = {
     .string()
     .max(2000)
     .superRefine((u, ctx) => {
-      for (const issue of urlIssues(u)) if (issue.code !== 'invalid_format') ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
+      for (const issue of urlIssues(u))
+        if (issue.code !== 'invalid_format') ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
     })
     .nullable(),
   application_guide: z.string().nullable(),
@@ -235,7 +236,8 @@ export function toCatalogItemView(r: CatalogItemRow): CatalogItemView {
 /** A row addressed by slug (REST, Connect, agent tools) or by id (agent tools). */
 export type ItemRef = { slug: string } | { id: string };
 
-const missing = (ref: ItemRef | string) => notFound(typeof ref === 'string' ? `catalog item "${ref}"` : 'slug' in ref ? `catalog item "${ref.slug}"` : `catalog item ${ref.id}`);
+const missing = (ref: ItemRef | string) =>
+  notFound(typeof ref === 'string' ? `catalog item "${ref}"` : 'slug' in ref ? `catalog item "${ref.slug}"` : `catalog item ${ref.id}`);
 
 const slugTaken = (slug: string) =>
   new DomainError('conflict', `catalog slug "${slug}" is already taken (archived rows keep their slug)`, { code: 'slug_taken', extra: { slug } });
@@ -288,16 +290,17 @@ function assertMayManage(actor: CatalogActor, row: Pick<CatalogItemRow, 'integra
  */
 function assertMayLink(actor: CatalogActor, row: Pick<CatalogItemRow, 'integrator_id'> | undefined, link: LinkTarget): void {
   const owner = row?.integrator_id ?? null;
-  if (owner !== null && link.integratorId !== owner) throw linkRefused("must be a tools-token of the integrator that owns the row");
+  if (owner !== null && link.integratorId !== owner) throw linkRefused('must be a tools-token of the integrator that owns the row');
   if (actor.integratorId !== undefined) {
-    if (link.integratorId !== actor.integratorId) throw linkRefused("must be a tools-token of your own integrator");
-    if (row !== undefined && owner === null) throw linkRefused('a tools-token links only rows it creates or its own integrator\'s rows');
+    if (link.integratorId !== actor.integratorId) throw linkRefused('must be a tools-token of your own integrator');
+    if (row !== undefined && owner === null) throw linkRefused("a tools-token links only rows it creates or its own integrator's rows");
   } else if (owner === null && link.ownerUserId !== actor.userId && actor.role !== 'super_admin') {
     throw linkRefused('must be a tools-token you own');
   }
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505' || (err as { name?: string })?.name === 'UniqueConstraintViolationException';
+const isUniqueViolation = (err: unknown) =>
+  (err as { code?: string })?.code === '23505' || (err as { name?: string })?.name === 'UniqueConstraintViolationException';
 
 // ---------------------------------------------------------------------------------------------
 // Cores (shared by the tools-token operations below and the agent tools in domain/agent/)
@@ -418,7 +421,14 @@ export async function deleteItem(ctx: CoreContext, actor: CatalogActor, ref: Ite
   }
 }
 
-function audit(em: EntityManager, ctx: Pick<OpContext, 'surface' | 'requestId' | 'clock'>, actor: CatalogActor, action: string, row: CatalogItemRow, summary: Record<string, unknown>): void {
+function audit(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'surface' | 'requestId' | 'clock'>,
+  actor: CatalogActor,
+  action: string,
+  row: CatalogItemRow,
+  summary: Record<string, unknown>,
+): void {
   recordAudit(em, ctx, {
     action,
     actorUserId: actor.userId,

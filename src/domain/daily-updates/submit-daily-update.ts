@@ -14,7 +14,10 @@ import { AVAILABILITY_STATUSES, MAX_BLOCKERS, MAX_CONTACT_WINDOW, MAX_MAIN_TASKS
 
 export const DAILY_UPDATE_AUDIT = { submitted: 'daily_update.submitted' } as const;
 
-const taskRef = z.string().trim().refine((s) => isUuid(s) || TASK_CODE_PATTERN.test(s), { error: 'must be a task id (UUID) or code' });
+const taskRef = z
+  .string()
+  .trim()
+  .refine((s) => isUuid(s) || TASK_CODE_PATTERN.test(s), { error: 'must be a task id (UUID) or code' });
 
 export const SubmitDailyUpdateInput = z.strictObject({
   availabilityStatus: z.enum(AVAILABILITY_STATUSES),
@@ -50,7 +53,8 @@ export const submitDailyUpdate = defineOperation<SubmitDailyUpdateInput, SubmitD
         const { task } = await loadVisibleTask(em, ctx.principal, ref);
         if (!ids.includes(task.id)) ids.push(task.id);
       } catch (err) {
-        if (err instanceof DomainError && err.kind === 'not_found') throw new DomainError('not_found', `task ${raw} not found`, { code: 'not_found', extra: { field: 'mainTaskIds' } });
+        if (err instanceof DomainError && err.kind === 'not_found')
+          throw new DomainError('not_found', `task ${raw} not found`, { code: 'not_found', extra: { field: 'mainTaskIds' } });
         throw err;
       }
     }
@@ -71,7 +75,15 @@ export const submitDailyUpdate = defineOperation<SubmitDailyUpdateInput, SubmitD
       action: DAILY_UPDATE_AUDIT.submitted,
       targetType: 'daily_update',
       targetId: null,
-      summary: { date, updated, availabilityStatus: input.availabilityStatus, mainTaskCount: ids.length, hasBlockers: Boolean(input.blockers), hasNote: Boolean(input.note), hasContactWindow: Boolean(input.contactWindow) },
+      summary: {
+        date,
+        updated,
+        availabilityStatus: input.availabilityStatus,
+        mainTaskCount: ids.length,
+        hasBlockers: Boolean(input.blockers),
+        hasNote: Boolean(input.note),
+        hasContactWindow: Boolean(input.contactWindow),
+      },
     });
     return { date, updated };
   },

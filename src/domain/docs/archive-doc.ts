@@ -33,7 +33,14 @@ export const archiveDoc = defineOperation<Input, ArchiveDocResult, AgentPrincipa
     }
     const archived = page.status === 'archived' ? 0 : await archiveSubtree(em, page.id, ctx.clock.now());
     if (archived > 0) {
-      auditDocWrite(em, ctx, 'archive_doc', DOC_AUDIT.archived, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, from_status: page.status, archived_count: archived });
+      auditDocWrite(
+        em,
+        ctx,
+        'archive_doc',
+        DOC_AUDIT.archived,
+        { id: page.id },
+        { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, from_status: page.status, archived_count: archived },
+      );
     }
     return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'archived' as const, archived_count: archived };
   },

@@ -32,7 +32,10 @@ export const CreateDocDraftInput = z
   });
 type Input = z.infer<typeof CreateDocDraftInput>;
 
-export const CreateDocDraftOutput = PageRef.pick({ page_id: true, project_slug: true, space_slug: true, slug: true }).extend({ status: z.literal('draft'), url: z.string() });
+export const CreateDocDraftOutput = PageRef.pick({ page_id: true, project_slug: true, space_slug: true, slug: true }).extend({
+  status: z.literal('draft'),
+  url: z.string(),
+});
 export type CreateDocDraftResult = z.infer<typeof CreateDocDraftOutput>;
 
 interface TargetSpace {
@@ -48,7 +51,8 @@ async function resolveSpace(em: EntityManager, actor: DocActor, input: Input, no
     const s = await findSpace(em, input.space_slug, actor.userId);
     const usable = s && (s.is_member || actor.elevated);
     if (s && usable) {
-      if (input.project_slug !== undefined && s.project_slug !== input.project_slug) throw notFound(`space "${input.space_slug}" in project "${input.project_slug}"`);
+      if (input.project_slug !== undefined && s.project_slug !== input.project_slug)
+        throw notFound(`space "${input.space_slug}" in project "${input.project_slug}"`);
       return { id: s.id, slug: s.slug, projectId: s.project_id, projectSlug: s.project_slug, created: false };
     }
     // The project's default space may not exist yet: `space_slug` equal to `project_slug` creates it.
@@ -103,18 +107,37 @@ export const createDocDraft = defineOperation<Input, CreateDocDraftResult, Agent
         id = await insertDraft(em, page, slug);
         taken.add(slug);
       }
-      if (!id) throw new DomainError('conflict', `no free slug derived from the title in space "${space.slug}"; pass slug`, { code: 'slug_taken', extra: { field: 'slug' } });
+      if (!id)
+        throw new DomainError('conflict', `no free slug derived from the title in space "${space.slug}"; pass slug`, {
+          code: 'slug_taken',
+          extra: { field: 'slug' },
+        });
     }
-    if (space.created) auditDocWrite(em, ctx, 'create_doc_draft', DOC_AUDIT.spaceCreated, { type: 'doc_space', id: space.id }, { project_slug: space.projectSlug, space_slug: space.slug, default: true });
-    auditDocWrite(em, ctx, 'create_doc_draft', DOC_AUDIT.draftCreated, { id }, {
-      project_slug: space.projectSlug,
-      space_slug: space.slug,
-      slug,
-      kind: input.kind,
-      parent_page_id: input.parent_page_id ?? null,
-      fields: changedFields(input, ['slug', 'body', 'parent_page_id', 'pinned', 'change_summary']),
-      body_chars: input.body.length,
-    });
+    if (space.created)
+      auditDocWrite(
+        em,
+        ctx,
+        'create_doc_draft',
+        DOC_AUDIT.spaceCreated,
+        { type: 'doc_space', id: space.id },
+        { project_slug: space.projectSlug, space_slug: space.slug, default: true },
+      );
+    auditDocWrite(
+      em,
+      ctx,
+      'create_doc_draft',
+      DOC_AUDIT.draftCreated,
+      { id },
+      {
+        project_slug: space.projectSlug,
+        space_slug: space.slug,
+        slug,
+        kind: input.kind,
+        parent_page_id: input.parent_page_id ?? null,
+        fields: changedFields(input, ['slug', 'body', 'parent_page_id', 'pinned', 'change_summary']),
+        body_chars: input.body.length,
+      },
+    );
     return { ...pageRef({ id, slug, space_slug: space.slug, project_slug: space.projectSlug }, ctx.config.publicBaseUrl), status: 'draft' as const };
   },
 });

@@ -12,17 +12,29 @@ import type { PageAddress } from './docs.schemas.js';
 
 export const actorOf = (p: AgentPrincipal): DocActor => ({ userId: p.userId, elevated: isElevatedRole(p.userRole) });
 
-export async function requirePage(em: EntityManager, actor: DocActor, address: PageAddress, opts: { lock?: boolean; withBody?: boolean } = {}): Promise<PageRow & { body?: string }> {
+export async function requirePage(
+  em: EntityManager,
+  actor: DocActor,
+  address: PageAddress,
+  opts: { lock?: boolean; withBody?: boolean } = {},
+): Promise<PageRow & { body?: string }> {
   const page = await findVisiblePage(em, actor, address, opts);
   if (!page) throw notFound('document');
   return page;
 }
 
 export function pageRef(page: Pick<PageRow, 'id' | 'slug' | 'space_slug' | 'project_slug'>, publicBaseUrl: string) {
-  return { page_id: page.id, slug: page.slug, space_slug: page.space_slug, project_slug: page.project_slug, url: docUrl(publicBaseUrl, page.space_slug, page.slug) };
+  return {
+    page_id: page.id,
+    slug: page.slug,
+    space_slug: page.space_slug,
+    project_slug: page.project_slug,
+    url: docUrl(publicBaseUrl, page.space_slug, page.slug),
+  };
 }
 
-const invalid = (code: string, field: string, message: string) => new DomainError('validation', message, { code, issues: [{ field, code, message }], extra: { field } });
+const invalid = (code: string, field: string, message: string) =>
+  new DomainError('validation', message, { code, issues: [{ field, code, message }], extra: { field } });
 
 /**
  * A new parent for page `pageId` (undefined for a page being created) in space `spaceId`:
@@ -33,10 +45,15 @@ export async function checkParent(em: EntityManager, actor: DocActor, spaceId: s
   const parent = await findVisiblePage(em, actor, { pageId: parentId });
   if (!parent) throw new DomainError('not_found', 'parent page not found', { code: 'not_found', extra: { field: 'parent_page_id' } });
   if (parent.space_id !== spaceId) throw invalid('parent_other_space', 'parent_page_id', 'the parent page must be in the same space');
-  if (parent.status === 'archived') throw new DomainError('conflict', 'the parent page is archived; restore it first', { code: 'parent_archived', extra: { field: 'parent_page_id' } });
+  if (parent.status === 'archived')
+    throw new DomainError('conflict', 'the parent page is archived; restore it first', { code: 'parent_archived', extra: { field: 'parent_page_id' } });
   const ancestors = await ancestorsOf(em, parentId);
   if (pageId !== undefined && ancestors.includes(pageId)) {
-    throw invalid('parent_cycle', 'parent_page_id', parentId === pageId ? 'a page cannot be its own parent' : 'the parent page is below this page: that would make a cycle');
+    throw invalid(
+      'parent_cycle',
+      'parent_page_id',
+      parentId === pageId ? 'a page cannot be its own parent' : 'the parent page is below this page: that would make a cycle',
+    );
   }
   const height = pageId === undefined ? 1 : await subtreeHeight(em, pageId);
   const depth = depthAfterMove(ancestors.length, height);
@@ -67,7 +84,14 @@ export const DOC_AUDIT = {
 } as const;
 
 /** SPEC C Audit: source mcp, the tool name and an input summary (ids, slugs, field names, counts; never a body or title). */
-export function auditDocWrite(em: EntityManager, ctx: OpContext<AgentPrincipal>, tool: string, action: string, target: { type?: string; id: string }, summary: Record<string, unknown>): void {
+export function auditDocWrite(
+  em: EntityManager,
+  ctx: OpContext<AgentPrincipal>,
+  tool: string,
+  action: string,
+  target: { type?: string; id: string },
+  summary: Record<string, unknown>,
+): void {
   recordAudit(em, ctx, {
     action,
     actorUserId: ctx.principal.userId,

@@ -71,7 +71,12 @@ const PAGE_COLUMNS = `d.id, d.space_id, d.project_id, d.parent_page_id, d.slug, 
  * One page by address, only when the caller may see it; `lock` takes a row lock for a write.
  * `withBody` adds the body (get_doc, update_doc's revision copy).
  */
-export async function findVisiblePage(em: EntityManager, actor: DocActor, address: PageAddress, opts: { lock?: boolean; withBody?: boolean } = {}): Promise<(PageRow & { body?: string }) | undefined> {
+export async function findVisiblePage(
+  em: EntityManager,
+  actor: DocActor,
+  address: PageAddress,
+  opts: { lock?: boolean; withBody?: boolean } = {},
+): Promise<(PageRow & { body?: string }) | undefined> {
   const vis = visibleSql(actor);
   const lead = leadExpr(actor);
   const where = 'pageId' in address ? 'd.id = ?' : 's.slug = ? and d.slug = ?';
@@ -143,7 +148,12 @@ export interface DraftRow extends ListRow {
 }
 
 /** list_doc_drafts: the drafts in the caller's range (own; a lead's projects; all for admin and assistant). */
-export async function listVisibleDrafts(em: EntityManager, actor: DocActor, f: Pick<ListFilter, 'projectSlug' | 'spaceSlug'>, limit: number): Promise<DraftRow[]> {
+export async function listVisibleDrafts(
+  em: EntityManager,
+  actor: DocActor,
+  f: Pick<ListFilter, 'projectSlug' | 'spaceSlug'>,
+  limit: number,
+): Promise<DraftRow[]> {
   const vis = visibleSql(actor);
   const flt = filterSql({ ...f, status: 'draft' });
   return q<DraftRow>(
@@ -215,7 +225,10 @@ export async function searchVisiblePages(em: EntityManager, actor: DocActor, que
     [
       ...[query, query, pattern, ...flt.params, ...vis.params, limit],
       ...[query, limit, pattern, pattern, ...flt.params, ...vis.params, limit],
-      query, query, query, limit,
+      query,
+      query,
+      query,
+      limit,
     ],
   );
 }
@@ -226,7 +239,12 @@ export interface TagCountRow {
 }
 
 /** list_tags: tags on drafts and published pages the caller sees, with the number of such pages. */
-export async function listVisibleTags(em: EntityManager, actor: DocActor, f: Pick<ListFilter, 'projectSlug' | 'spaceSlug'> & { prefix?: string }, limit: number): Promise<TagCountRow[]> {
+export async function listVisibleTags(
+  em: EntityManager,
+  actor: DocActor,
+  f: Pick<ListFilter, 'projectSlug' | 'spaceSlug'> & { prefix?: string },
+  limit: number,
+): Promise<TagCountRow[]> {
   const vis = visibleSql(actor);
   const flt = filterSql(f);
   const prefix = f.prefix === undefined ? '' : ` and t.tag like ? escape '\\'`;
@@ -241,7 +259,14 @@ export async function listVisibleTags(em: EntityManager, actor: DocActor, f: Pic
 }
 
 /** search_by_tags: pages carrying any (or all) of `tags`. */
-export async function searchVisibleByTags(em: EntityManager, actor: DocActor, tags: string[], match: 'any' | 'all', f: ListFilter, limit: number): Promise<ListRow[]> {
+export async function searchVisibleByTags(
+  em: EntityManager,
+  actor: DocActor,
+  tags: string[],
+  match: 'any' | 'all',
+  f: ListFilter,
+  limit: number,
+): Promise<ListRow[]> {
   const vis = visibleSql(actor);
   const flt = filterSql(f);
   const marks = tags.map(() => '?').join(', ');
@@ -259,7 +284,11 @@ export async function searchVisibleByTags(em: EntityManager, actor: DocActor, ta
 export async function tagsOfPages(em: EntityManager, pageIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>(pageIds.map((id) => [id, []]));
   if (pageIds.length === 0) return out;
-  const rows = await q<{ page_id: string; tag: string }>(em, `select page_id, tag from doc_page_tags where page_id in (${pageIds.map(() => '?').join(', ')}) order by tag`, pageIds);
+  const rows = await q<{ page_id: string; tag: string }>(
+    em,
+    `select page_id, tag from doc_page_tags where page_id in (${pageIds.map(() => '?').join(', ')}) order by tag`,
+    pageIds,
+  );
   for (const r of rows) out.get(r.page_id)?.push(r.tag);
   return out;
 }
@@ -313,8 +342,14 @@ export async function findSpace(em: EntityManager, slug: string, userId: string)
  * that slug, `<project-slug>-docs`, `<project-slug>-docs-2`... are tried. Concurrent creators
  * converge on one row (partial unique index on project_id where is_default).
  */
-export async function ensureDefaultSpace(em: EntityManager, project: { id: string; slug: string }, userId: string, now: Date): Promise<{ id: string; slug: string; created: boolean }> {
-  const existing = async () => (await q<{ id: string; slug: string }>(em, `select id, slug from doc_spaces where project_id = ? and is_default`, [project.id]))[0];
+export async function ensureDefaultSpace(
+  em: EntityManager,
+  project: { id: string; slug: string },
+  userId: string,
+  now: Date,
+): Promise<{ id: string; slug: string; created: boolean }> {
+  const existing = async () =>
+    (await q<{ id: string; slug: string }>(em, `select id, slug from doc_spaces where project_id = ? and is_default`, [project.id]))[0];
   const found = await existing();
   if (found) return { ...found, created: false };
   for (let n = 0; n < 20; n++) {
@@ -352,14 +387,32 @@ export async function insertDraft(em: EntityManager, page: NewPage, slug: string
     em,
     `insert into doc_pages (id, space_id, project_id, parent_page_id, slug, title, body, kind, status, pinned, change_summary, author_user_id, revision, created_at, updated_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, 'draft', ?, ?, ?, 1, ?, ?) on conflict do nothing returning id`,
-    [randomUUID(), page.spaceId, page.projectId, page.parentPageId, slug, page.title, page.body, page.kind, page.pinned, page.changeSummary, page.authorUserId, page.now, page.now],
+    [
+      randomUUID(),
+      page.spaceId,
+      page.projectId,
+      page.parentPageId,
+      slug,
+      page.title,
+      page.body,
+      page.kind,
+      page.pinned,
+      page.changeSummary,
+      page.authorUserId,
+      page.now,
+      page.now,
+    ],
   );
   return rows[0]?.id;
 }
 
 /** Slugs in the space equal to `base` or of the form `base-<n>` (to pick the next free one). */
 export async function slugsLike(em: EntityManager, spaceId: string, base: string): Promise<Set<string>> {
-  const rows = await q<{ slug: string }>(em, `select slug from doc_pages where space_id = ? and (slug = ? or slug like ? escape '\\')`, [spaceId, base, `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`]);
+  const rows = await q<{ slug: string }>(em, `select slug from doc_pages where space_id = ? and (slug = ? or slug like ? escape '\\')`, [
+    spaceId,
+    base,
+    `${base.replace(/[\\%_]/g, (c) => `\\${c}`)}-%`,
+  ]);
   return new Set(rows.map((r) => r.slug));
 }
 
@@ -396,7 +449,12 @@ export async function updatePage(em: EntityManager, pageId: string, patch: PageP
 }
 
 /** update_doc keeps the replaced version: revision row `n` holds the page as it was at revision n. */
-export async function insertRevision(em: EntityManager, page: { id: string; revision: number; title: string; body: string; kind: string; change_summary: string | null }, editedBy: string, now: Date): Promise<void> {
+export async function insertRevision(
+  em: EntityManager,
+  page: { id: string; revision: number; title: string; body: string; kind: string; change_summary: string | null },
+  editedBy: string,
+  now: Date,
+): Promise<void> {
   await q(
     em,
     `insert into doc_page_revisions (id, page_id, revision, title, body, kind, change_summary, edited_by_user_id, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

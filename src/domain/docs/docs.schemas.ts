@@ -12,7 +12,10 @@ export const limitField = z.number().int().min(1).max(DOC_LIMITS.listMax).defaul
 export const titleField = z.string().trim().min(1).max(DOC_LIMITS.title);
 export const bodyField = z.string().max(DOC_LIMITS.body);
 export const changeSummaryField = z.string().trim().max(DOC_LIMITS.changeSummary);
-export const newSlugField = z.string().max(DOC_LIMITS.slug).regex(SLUG_PATTERN, { error: 'must be lowercase letters, digits and single dashes (e.g. "release-checklist")' });
+export const newSlugField = z
+  .string()
+  .max(DOC_LIMITS.slug)
+  .regex(SLUG_PATTERN, { error: 'must be lowercase letters, digits and single dashes (e.g. "release-checklist")' });
 export const tagField = z
   .string()
   .max(DOC_LIMITS.tag)
@@ -32,7 +35,13 @@ export type PageAddress = { pageId: string } | { spaceSlug: string; pageSlug: st
 export function pageAddressRule(v: PageAddressInput, c: z.RefinementCtx): void {
   const pair = v.space_slug !== undefined || v.page_slug !== undefined;
   if (v.page_id !== undefined) {
-    if (pair) c.addIssue({ code: 'custom', path: [v.space_slug !== undefined ? 'space_slug' : 'page_slug'], message: 'give page_id or the space_slug and page_slug pair, not both', params: { code: 'exactly_one' } });
+    if (pair)
+      c.addIssue({
+        code: 'custom',
+        path: [v.space_slug !== undefined ? 'space_slug' : 'page_slug'],
+        message: 'give page_id or the space_slug and page_slug pair, not both',
+        params: { code: 'exactly_one' },
+      });
     return;
   }
   if (!pair) {
@@ -40,11 +49,13 @@ export function pageAddressRule(v: PageAddressInput, c: z.RefinementCtx): void {
     return;
   }
   for (const k of ['space_slug', 'page_slug'] as const) {
-    if (v[k] === undefined) c.addIssue({ code: 'custom', path: [k], message: `is required with ${k === 'space_slug' ? 'page_slug' : 'space_slug'}`, params: { code: 'required' } });
+    if (v[k] === undefined)
+      c.addIssue({ code: 'custom', path: [k], message: `is required with ${k === 'space_slug' ? 'page_slug' : 'space_slug'}`, params: { code: 'required' } });
   }
 }
 
-export const addressOf = (v: PageAddressInput): PageAddress => (v.page_id !== undefined ? { pageId: v.page_id } : { spaceSlug: v.space_slug!, pageSlug: v.page_slug! });
+export const addressOf = (v: PageAddressInput): PageAddress =>
+  v.page_id !== undefined ? { pageId: v.page_id } : { spaceSlug: v.space_slug!, pageSlug: v.page_slug! };
 
 const iso = z.string();
 

@@ -27,7 +27,12 @@ export const listDocs = defineOperation<z.infer<typeof ListDocsInput>, ListDocsR
   idempotent: false,
   input: ListDocsInput,
   handler: async (input, ctx) => {
-    const rows = await listVisiblePages(ctx.em, actorOf(ctx.principal), { projectSlug: input.project_slug, spaceSlug: input.space_slug, status: input.status, kind: input.kind }, input.limit);
+    const rows = await listVisiblePages(
+      ctx.em,
+      actorOf(ctx.principal),
+      { projectSlug: input.project_slug, spaceSlug: input.space_slug, status: input.status, kind: input.kind },
+      input.limit,
+    );
     const docs = rows.map((r) => ({
       id: r.id,
       title: r.title,

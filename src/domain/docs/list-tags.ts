@@ -26,7 +26,12 @@ export const listTags = defineOperation<z.infer<typeof ListTagsInput>, ListTagsR
   idempotent: false,
   input: ListTagsInput,
   handler: async (input, ctx) => {
-    const rows = await listVisibleTags(ctx.em, actorOf(ctx.principal), { projectSlug: input.project_slug, spaceSlug: input.space_slug, prefix: input.prefix }, input.limit);
+    const rows = await listVisibleTags(
+      ctx.em,
+      actorOf(ctx.principal),
+      { projectSlug: input.project_slug, spaceSlug: input.space_slug, prefix: input.prefix },
+      input.limit,
+    );
     const tags = rows.map((r) => ({ tag: r.tag, count: Number(r.count) }));
     return { count: tags.length, tags };
   },

@@ -33,7 +33,14 @@ export const publishDocDraft = defineOperation<Input, PublishDocDraftResult, Age
     if (page.status !== 'draft') throw new DomainError('conflict', `the document is ${page.status}; only drafts are published`, { code: 'not_a_draft' });
     const now = ctx.clock.now();
     await publishPage(em, page.id, now);
-    auditDocWrite(em, ctx, 'publish_doc_draft', DOC_AUDIT.published, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, author_user_id: page.author_user_id });
+    auditDocWrite(
+      em,
+      ctx,
+      'publish_doc_draft',
+      DOC_AUDIT.published,
+      { id: page.id },
+      { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, author_user_id: page.author_user_id },
+    );
     return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'published' as const, published_at: now.toISOString() };
   },
 });

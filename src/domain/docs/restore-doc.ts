@@ -34,17 +34,28 @@ export const restoreDoc = defineOperation<Input, RestoreDocResult, AgentPrincipa
     }
     if (page.status !== 'archived') throw new DomainError('conflict', `the document is ${page.status}, not archived`, { code: 'not_archived' });
     if (page.archive_root_id !== null && page.archive_root_id !== page.id) {
-      throw new DomainError('conflict', `the document was archived with its ancestor ${page.archive_root_id}; restore that page and this one comes back with it`, {
-        code: 'archived_with_ancestor',
-        extra: { archive_root_id: page.archive_root_id },
-      });
+      throw new DomainError(
+        'conflict',
+        `the document was archived with its ancestor ${page.archive_root_id}; restore that page and this one comes back with it`,
+        {
+          code: 'archived_with_ancestor',
+          extra: { archive_root_id: page.archive_root_id },
+        },
+      );
     }
     if (page.parent_page_id !== null && (await parentStatus(em, page.parent_page_id)) === 'archived') {
       throw new DomainError('conflict', 'the parent page is archived; restore it first', { code: 'parent_archived' });
     }
     const restoredTo = page.archived_from_status === 'draft' ? 'draft' : 'published';
     const restored = await restoreArchived(em, page.id, ctx.clock.now());
-    auditDocWrite(em, ctx, 'restore_doc', DOC_AUDIT.restored, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, to_status: restoredTo, restored_count: restored });
+    auditDocWrite(
+      em,
+      ctx,
+      'restore_doc',
+      DOC_AUDIT.restored,
+      { id: page.id },
+      { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, to_status: restoredTo, restored_count: restored },
+    );
     return { ...pageRef(page, ctx.config.publicBaseUrl), status: restoredTo, restored_count: restored };
   },
 });

@@ -34,8 +34,18 @@ export const searchByTags = defineOperation<z.infer<typeof SearchByTagsInput>, S
   input: SearchByTagsInput,
   handler: async (input, ctx) => {
     const tags = normalizeTags(input.tags);
-    const rows = await searchVisibleByTags(ctx.em, actorOf(ctx.principal), tags, input.match, { projectSlug: input.project_slug, spaceSlug: input.space_slug, status: input.status, kind: input.kind }, input.limit);
-    const tagMap = await tagsOfPages(ctx.em, rows.map((r) => r.id));
+    const rows = await searchVisibleByTags(
+      ctx.em,
+      actorOf(ctx.principal),
+      tags,
+      input.match,
+      { projectSlug: input.project_slug, spaceSlug: input.space_slug, status: input.status, kind: input.kind },
+      input.limit,
+    );
+    const tagMap = await tagsOfPages(
+      ctx.em,
+      rows.map((r) => r.id),
+    );
     const docs = rows.map((r) => ({
       id: r.id,
       title: r.title,

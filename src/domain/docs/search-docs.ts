@@ -42,7 +42,13 @@ export const searchDocs = defineOperation<z.infer<typeof SearchDocsInput>, Searc
   idempotent: false,
   input: SearchDocsInput,
   handler: async (input, ctx) => {
-    const rows = await searchVisiblePages(ctx.em, actorOf(ctx.principal), input.query, { projectSlug: input.project_slug, spaceSlug: input.space_slug, status: input.status, kind: input.kind }, input.limit);
+    const rows = await searchVisiblePages(
+      ctx.em,
+      actorOf(ctx.principal),
+      input.query,
+      { projectSlug: input.project_slug, spaceSlug: input.space_slug, status: input.status, kind: input.kind },
+      input.limit,
+    );
     const hits = rows.map((r) => {
       const inTitle = Number(r.title_pos) > 0;
       const window = r.body_window ?? '';

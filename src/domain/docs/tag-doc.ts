@@ -14,7 +14,9 @@ import { PageRef, addressOf, pageAddressFields, pageAddressRule, statusField, ta
 
 export const TAG_TOOL_SCOPES = ['write:docs:draft', 'write:docs:publish'] as const;
 
-export const TagDocInput = z.strictObject({ ...pageAddressFields, tags: tagsField, mode: z.enum(['append', 'replace']).default('append') }).superRefine(pageAddressRule);
+export const TagDocInput = z
+  .strictObject({ ...pageAddressFields, tags: tagsField, mode: z.enum(['append', 'replace']).default('append') })
+  .superRefine(pageAddressRule);
 type Input = z.infer<typeof TagDocInput>;
 
 export const TagDocOutput = PageRef.extend({ status: statusField, tags: z.array(z.string()), added: z.array(z.string()), removed: z.array(z.string()) });
@@ -46,11 +48,21 @@ export const tagDoc = defineOperation<Input, TagDocResult, AgentPrincipal>({
     const current = (await tagsOfPages(em, [page.id])).get(page.id) ?? [];
     const change = applyTagChange(current, normalizeTags(input.tags), input.mode);
     if (change.tags.length > DOC_LIMITS.tagsPerPage) {
-      throw new DomainError('validation', `a document carries at most ${DOC_LIMITS.tagsPerPage} tags`, { code: 'too_many_tags', issues: [{ field: 'tags', code: 'too_many', message: `a document carries at most ${DOC_LIMITS.tagsPerPage} tags` }] });
+      throw new DomainError('validation', `a document carries at most ${DOC_LIMITS.tagsPerPage} tags`, {
+        code: 'too_many_tags',
+        issues: [{ field: 'tags', code: 'too_many', message: `a document carries at most ${DOC_LIMITS.tagsPerPage} tags` }],
+      });
     }
     await setPageTags(em, page.id, change.added, change.removed, ctx.clock.now());
     if (change.added.length + change.removed.length > 0) {
-      auditDocWrite(em, ctx, 'tag_doc', DOC_AUDIT.tagged, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, mode: input.mode, added: change.added, removed: change.removed });
+      auditDocWrite(
+        em,
+        ctx,
+        'tag_doc',
+        DOC_AUDIT.tagged,
+        { id: page.id },
+        { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, mode: input.mode, added: change.added, removed: change.removed },
+      );
     }
     return { ...pageRef(page, ctx.config.publicBaseUrl), status: page.status, tags: change.tags, added: change.added, removed: change.removed };
   },

@@ -11,8 +11,10 @@ import { TAG_TOOL_SCOPES, checkTaggable } from './tag-doc.js';
 export const UntagDocInput = z.strictObject({ ...pageAddressFields, tags: tagsField.optional(), remove_all: z.boolean().optional() }).superRefine((v, c) => {
   pageAddressRule(v, c);
   const all = v.remove_all === true;
-  if (v.tags === undefined && !all) c.addIssue({ code: 'custom', path: ['tags'], message: 'give tags to remove, or remove_all: true', params: { code: 'required' } });
-  if (v.tags !== undefined && all) c.addIssue({ code: 'custom', path: ['remove_all'], message: 'give tags or remove_all: true, not both', params: { code: 'exactly_one' } });
+  if (v.tags === undefined && !all)
+    c.addIssue({ code: 'custom', path: ['tags'], message: 'give tags to remove, or remove_all: true', params: { code: 'required' } });
+  if (v.tags !== undefined && all)
+    c.addIssue({ code: 'custom', path: ['remove_all'], message: 'give tags or remove_all: true, not both', params: { code: 'exactly_one' } });
 });
 type Input = z.infer<typeof UntagDocInput>;
 
@@ -36,7 +38,14 @@ export const untagDoc = defineOperation<Input, UntagDocResult, AgentPrincipal>({
     const change = applyUntag(current, input.remove_all === true ? 'all' : normalizeTags(input.tags ?? []));
     await setPageTags(em, page.id, [], change.removed, ctx.clock.now());
     if (change.removed.length > 0) {
-      auditDocWrite(em, ctx, 'untag_doc', DOC_AUDIT.untagged, { id: page.id }, { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, remove_all: input.remove_all === true, removed: change.removed });
+      auditDocWrite(
+        em,
+        ctx,
+        'untag_doc',
+        DOC_AUDIT.untagged,
+        { id: page.id },
+        { project_slug: page.project_slug, space_slug: page.space_slug, slug: page.slug, remove_all: input.remove_all === true, removed: change.removed },
+      );
     }
     return { ...pageRef(page, ctx.config.publicBaseUrl), status: page.status, tags: change.tags, removed: change.removed };
   },

@@ -21,7 +21,8 @@ export const pageEditFields = {
 export const EDIT_KEYS = ['title', 'body', 'kind', 'parent_page_id', 'pinned', 'change_summary'] as const;
 
 export function atLeastOneEdit(v: Record<string, unknown>, c: z.RefinementCtx): void {
-  if (EDIT_KEYS.every((k) => v[k] === undefined)) c.addIssue({ code: 'custom', path: [], message: `give at least one of ${EDIT_KEYS.join(', ')}`, params: { code: 'required' } });
+  if (EDIT_KEYS.every((k) => v[k] === undefined))
+    c.addIssue({ code: 'custom', path: [], message: `give at least one of ${EDIT_KEYS.join(', ')}`, params: { code: 'required' } });
 }
 
 export const UpdateDocDraftInput = z.strictObject({ ...pageAddressFields, ...pageEditFields }).superRefine((v, c) => {
@@ -61,13 +62,20 @@ export const updateDocDraft = defineOperation<Input, UpdateDocDraftResult, Agent
     if (!mayEditDraft(actor, { authorUserId: page.author_user_id, status: page.status, isLead: page.is_lead })) throw refused('only the author edits a draft');
     if (input.parent_page_id) await checkParent(em, actor, page.space_id, input.parent_page_id, page.id);
     await updatePage(em, page.id, patchOf(input), ctx.clock.now());
-    auditDocWrite(em, ctx, 'update_doc_draft', DOC_AUDIT.draftUpdated, { id: page.id }, {
-      project_slug: page.project_slug,
-      space_slug: page.space_slug,
-      slug: page.slug,
-      fields: changedFields(input, EDIT_KEYS),
-      ...(input.body !== undefined ? { body_chars: input.body.length } : {}),
-    });
+    auditDocWrite(
+      em,
+      ctx,
+      'update_doc_draft',
+      DOC_AUDIT.draftUpdated,
+      { id: page.id },
+      {
+        project_slug: page.project_slug,
+        space_slug: page.space_slug,
+        slug: page.slug,
+        fields: changedFields(input, EDIT_KEYS),
+        ...(input.body !== undefined ? { body_chars: input.body.length } : {}),
+      },
+    );
     return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'draft' as const };
   },
 });

@@ -42,17 +42,29 @@ export const updateDoc = defineOperation<Input, UpdateDocResult, AgentPrincipal>
     }
     if (input.parent_page_id) await checkParent(em, actor, page.space_id, input.parent_page_id, page.id);
     const now = ctx.clock.now();
-    await insertRevision(em, { id: page.id, revision: page.revision, title: page.title, body: page.body ?? '', kind: page.kind, change_summary: page.change_summary }, actor.userId, now);
+    await insertRevision(
+      em,
+      { id: page.id, revision: page.revision, title: page.title, body: page.body ?? '', kind: page.kind, change_summary: page.change_summary },
+      actor.userId,
+      now,
+    );
     await updatePage(em, page.id, patchOf(input), now, { bumpRevision: true });
     const revision = page.revision + 1;
-    auditDocWrite(em, ctx, 'update_doc', DOC_AUDIT.updated, { id: page.id }, {
-      project_slug: page.project_slug,
-      space_slug: page.space_slug,
-      slug: page.slug,
-      revision,
-      fields: changedFields(input, EDIT_KEYS),
-      ...(input.body !== undefined ? { body_chars: input.body.length } : {}),
-    });
+    auditDocWrite(
+      em,
+      ctx,
+      'update_doc',
+      DOC_AUDIT.updated,
+      { id: page.id },
+      {
+        project_slug: page.project_slug,
+        space_slug: page.space_slug,
+        slug: page.slug,
+        revision,
+        fields: changedFields(input, EDIT_KEYS),
+        ...(input.body !== undefined ? { body_chars: input.body.length } : {}),
+      },
+    );
     return { ...pageRef(page, ctx.config.publicBaseUrl), status: 'published' as const, revision, updated_at: now.toISOString() };
   },
 });

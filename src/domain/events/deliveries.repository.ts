@@ -9,7 +9,12 @@ import type { DeliveryRow } from './events.repository.js';
  * Stamps a delivery resolved; a repeat keeps the first stamp and note (coalesce / case), and the
  * external status becomes `resolved` either way. Returns the row as the Delivery view reads it.
  */
-export async function markDeliveryResolved(em: EntityManager, deliveryId: string, now: string, resolutionNote: string | null): Promise<DeliveryRow | undefined> {
+export async function markDeliveryResolved(
+  em: EntityManager,
+  deliveryId: string,
+  now: string,
+  resolutionNote: string | null,
+): Promise<DeliveryRow | undefined> {
   const rows = await run<DeliveryRow>(
     em,
     `update deliveries set

@@ -39,8 +39,7 @@ export const DeliveryViewSchema = z.strictObject({
 });
 export type DeliveryView = z.infer<typeof DeliveryViewSchema>;
 
-export const RECIPIENT_HINT_DEPRECATION =
-  'recipient_hint is deprecated: send recipient {type: "email", value} instead (inbound protocol 2.0, Versioning 4)';
+export const RECIPIENT_HINT_DEPRECATION = 'recipient_hint is deprecated: send recipient {type: "email", value} instead (inbound protocol 2.0, Versioning 4)';
 
 export function toDeliveryView(
   row: DeliveryRow,

@@ -16,8 +16,25 @@ export const RENDERINGS = ['collapsed', 'expanded', 'preview'] as const;
 
 /** Top-level keys always refused (SPEC Events rule 1). */
 export const FORBIDDEN_EVENT_KEYS: ReadonlySet<string> = new Set([
-  'body', 'payload', 'content', 'full_text', 'attachment', 'attachments', 'files', 'secret', 'token', 'api_key',
-  'password', 'credential', 'credentials', 'private_key', 'prompt', 'completion', 'ai_response', 'chat_history', 'recipients',
+  'body',
+  'payload',
+  'content',
+  'full_text',
+  'attachment',
+  'attachments',
+  'files',
+  'secret',
+  'token',
+  'api_key',
+  'password',
+  'credential',
+  'credentials',
+  'private_key',
+  'prompt',
+  'completion',
+  'ai_response',
+  'chat_history',
+  'recipients',
 ]);
 export const LEGACY_EVENT_KEYS: ReadonlyMap<string, string> = new Map([
   ['action_label', 'flat "action_label" was removed: use actions[] with {label, action_type, url}'],
@@ -85,7 +102,11 @@ export const InboundEventSchema = z.strictObject({
   event_id: z.string().min(1).max(120).regex(EVENT_ID, { error: 'must match ^[a-zA-Z0-9_-]+$' }),
   event_type: z.string().min(1).max(60),
   severity: z.enum(SEVERITIES),
-  title: z.string().min(1).max(200).regex(/^[^\r\n]*$/, { error: 'must be a single line' }),
+  title: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^\r\n]*$/, { error: 'must be a single line' }),
   occurred_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (e.g. 2026-01-01T10:00:00Z)' }),
   summary: z.string().max(500).optional(),
   markdown_body: z.string().max(8000).optional(),
@@ -153,9 +174,17 @@ export function eventContextIssues(raw: unknown, c: EventRuleContext): Issue[] {
   if (hasHint && hasRecipient) {
     issues.push({ field: 'recipient', code: 'recipient_conflict', message: 'send either recipient or recipient_hint, not both' });
   } else if (c.tokenKind === 'moderation' && !hasHint && !hasRecipient) {
-    issues.push({ field: 'recipient_hint', code: 'recipient_hint_required', message: 'a moderation token needs recipient (or the deprecated recipient_hint) on every event' });
+    issues.push({
+      field: 'recipient_hint',
+      code: 'recipient_hint_required',
+      message: 'a moderation token needs recipient (or the deprecated recipient_hint) on every event',
+    });
   } else if (c.tokenKind !== 'moderation' && (hasHint || hasRecipient)) {
-    issues.push({ field: hasRecipient ? 'recipient' : 'recipient_hint', code: 'recipient_hint_forbidden', message: 'only moderation tokens may address a recipient; an event goes to the token owner' });
+    issues.push({
+      field: hasRecipient ? 'recipient' : 'recipient_hint',
+      code: 'recipient_hint_forbidden',
+      message: 'only moderation tokens may address a recipient; an event goes to the token owner',
+    });
   }
   if (isObj(raw.recipient_hint) && Object.keys(raw.recipient_hint).length === 0) {
     issues.push({ field: 'recipient_hint', code: 'required', message: 'needs at least one of email, user_id, display_hint' });
@@ -168,9 +197,11 @@ export function eventContextIssues(raw: unknown, c: EventRuleContext): Issue[] {
       const type = a.action_type ?? 'url';
       if (type === 'url') {
         if (a.url === undefined) issues.push({ field: `actions[${i}].url`, code: 'required', message: 'is required when action_type is url' });
-        if (a.webhook_url !== undefined) issues.push({ field: `actions[${i}].webhook_url`, code: 'not_allowed', message: 'only allowed when action_type is webhook' });
+        if (a.webhook_url !== undefined)
+          issues.push({ field: `actions[${i}].webhook_url`, code: 'not_allowed', message: 'only allowed when action_type is webhook' });
       } else if (type === 'webhook') {
-        if (a.webhook_url === undefined) issues.push({ field: `actions[${i}].webhook_url`, code: 'required', message: 'is required when action_type is webhook' });
+        if (a.webhook_url === undefined)
+          issues.push({ field: `actions[${i}].webhook_url`, code: 'required', message: 'is required when action_type is webhook' });
         if (a.url !== undefined) issues.push({ field: `actions[${i}].url`, code: 'not_allowed', message: 'only allowed when action_type is url' });
       }
     });

@@ -79,10 +79,7 @@ export interface NewDelivery {
 }
 
 /** The stored shape of an accepted InboundEvent for one recipient token. */
-export function newDelivery(
-  ev: InboundEvent,
-  to: { tokenId: string; integratorId: string; recipientUserId: string; projectId: string | null },
-): NewDelivery {
+export function newDelivery(ev: InboundEvent, to: { tokenId: string; integratorId: string; recipientUserId: string; projectId: string | null }): NewDelivery {
   return {
     ...to,
     eventId: ev.event_id,
@@ -122,7 +119,10 @@ const DELIVERY_COLUMNS = `id, token_id, integrator_id, recipient_user_id, projec
   summary, external_url, external_status, locale, recipient_hint, occurred_at, created_at, resolved_at, resolution_note,
   fire_count`;
 /** DELIVERY_COLUMNS of table alias `t`. */
-const columnsOf = (t: string) => DELIVERY_COLUMNS.split(',').map((c) => `${t}.${c.trim()}`).join(', ');
+const columnsOf = (t: string) =>
+  DELIVERY_COLUMNS.split(',')
+    .map((c) => `${t}.${c.trim()}`)
+    .join(', ');
 
 // Every placeholder is cast: a VALUES list takes its column types from the casts, and a NULL
 // in the first row must not turn a uuid/jsonb column into text.
@@ -284,7 +284,12 @@ export interface SharedUpsertContext {
 export async function upsertDeliveries(em: EntityManager, items: NewDelivery[], c: UpsertContext): Promise<DeliveryRow[]> {
   const row: RowContext = { now: c.now, source: c.source, requestId: c.requestId };
   // No row versions to verify: every item comes back.
-  return (await writeDeliveries(em.getConnection(), em.getTransactionContext(), items.map((item) => ({ item, row })), c)) as DeliveryRow[];
+  return (await writeDeliveries(
+    em.getConnection(),
+    em.getTransactionContext(),
+    items.map((item) => ({ item, row })),
+    c,
+  )) as DeliveryRow[];
 }
 
 /**
@@ -305,10 +310,33 @@ export async function writeDeliveries(
   const params: unknown[] = [];
   for (const { item: n, row: r } of items) {
     params.push(
-      n.tokenId, n.integratorId, n.recipientUserId, n.projectId, n.eventId, n.eventType, n.severity, n.tone, n.title,
-      n.summary, n.markdownBody, n.markdownBodyRendering, n.externalUrl, n.externalStatus, json(n.actor), json(n.labels),
-      json(n.actions), json(n.recipientHint), json(n.recipient), n.locale, n.occurredAt, r.source, r.requestId, r.now,
-      r.verify?.token ?? null, r.verify?.user ?? null, r.verify?.integrator ?? null,
+      n.tokenId,
+      n.integratorId,
+      n.recipientUserId,
+      n.projectId,
+      n.eventId,
+      n.eventType,
+      n.severity,
+      n.tone,
+      n.title,
+      n.summary,
+      n.markdownBody,
+      n.markdownBodyRendering,
+      n.externalUrl,
+      n.externalStatus,
+      json(n.actor),
+      json(n.labels),
+      json(n.actions),
+      json(n.recipientHint),
+      json(n.recipient),
+      n.locale,
+      n.occurredAt,
+      r.source,
+      r.requestId,
+      r.now,
+      r.verify?.token ?? null,
+      r.verify?.user ?? null,
+      r.verify?.integrator ?? null,
     );
   }
   for (let i = items.length; i < size; i++) params.push(...NULL_ROW);
@@ -363,8 +391,20 @@ export async function writeRepeats(conn: Connection, items: Array<{ item: NewDel
   const params: unknown[] = [];
   for (const { item: n, row: r } of items) {
     params.push(
-      n.tokenId, n.integratorId, n.recipientUserId, n.eventId, n.title, n.summary, n.markdownBody, n.externalStatus, r.source, r.requestId,
-      r.now, r.verify?.token ?? null, r.verify?.user ?? null, r.verify?.integrator ?? null,
+      n.tokenId,
+      n.integratorId,
+      n.recipientUserId,
+      n.eventId,
+      n.title,
+      n.summary,
+      n.markdownBody,
+      n.externalStatus,
+      r.source,
+      r.requestId,
+      r.now,
+      r.verify?.token ?? null,
+      r.verify?.user ?? null,
+      r.verify?.integrator ?? null,
     );
   }
   for (let i = items.length; i < size; i++) params.push(...REPEAT_NULL_ROW);
@@ -372,12 +412,9 @@ export async function writeRepeats(conn: Connection, items: Array<{ item: NewDel
 }
 
 export async function findDelivery(em: EntityManager, id: string): Promise<DeliveryRow | undefined> {
-  const rows = (await em.getConnection().execute(
-    `select ${DELIVERY_COLUMNS} from deliveries where id = ?`,
-    [id],
-    'all',
-    em.getTransactionContext(),
-  )) as DeliveryRow[];
+  const rows = (await em
+    .getConnection()
+    .execute(`select ${DELIVERY_COLUMNS} from deliveries where id = ?`, [id], 'all', em.getTransactionContext())) as DeliveryRow[];
   return rows[0];
 }
 
@@ -388,10 +425,12 @@ export interface SupplementRow {
 }
 
 export async function listSupplements(em: EntityManager, deliveryId: string): Promise<SupplementRow[]> {
-  return (await em.getConnection().execute(
-    `select id, markdown_body, created_at from delivery_supplements where delivery_id = ? order by created_at, seq`,
-    [deliveryId],
-    'all',
-    em.getTransactionContext(),
-  )) as SupplementRow[];
+  return (await em
+    .getConnection()
+    .execute(
+      `select id, markdown_body, created_at from delivery_supplements where delivery_id = ? order by created_at, seq`,
+      [deliveryId],
+      'all',
+      em.getTransactionContext(),
+    )) as SupplementRow[];
 }

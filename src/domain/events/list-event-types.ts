@@ -34,7 +34,11 @@ export const EventTypesResponseSchema = z.strictObject({
 });
 export type EventTypesResponse = z.infer<typeof EventTypesResponseSchema>;
 
-const toRow = (r: EventTypeAggregate): EventTypeRow => ({ eventType: r.event_type, lastSeenAt: r.last_seen_at === null ? null : iso(r.last_seen_at), count: Number(r.count) });
+const toRow = (r: EventTypeAggregate): EventTypeRow => ({
+  eventType: r.event_type,
+  lastSeenAt: r.last_seen_at === null ? null : iso(r.last_seen_at),
+  count: Number(r.count),
+});
 
 /**
  * fluxdesk's own `internal-os.` types. Its integrator id is read first and bound as a value
@@ -58,7 +62,8 @@ export const listEventTypes = defineOperation<z.infer<typeof ListEventTypesInput
     let integrator = { id: p.integratorId, slug: p.integratorSlug, prefix: p.allowedEventPrefix };
     if (input.integrator_slug !== undefined && input.integrator_slug !== p.integratorSlug) {
       // Another integrator's types: admin tools-token only.
-      if (p.kind !== 'tools_claim' || !ADMIN_ROLES.includes(p.userRole)) throw forbidden('integrator_slug is for admin tools-tokens only', 'forbidden_admin_only');
+      if (p.kind !== 'tools_claim' || !ADMIN_ROLES.includes(p.userRole))
+        throw forbidden('integrator_slug is for admin tools-tokens only', 'forbidden_admin_only');
       const row = await findLiveIntegratorBySlug(em, input.integrator_slug);
       if (!row) throw notFound('integrator');
       integrator = { id: row.id, slug: row.slug, prefix: row.allowed_event_prefix };

@@ -22,7 +22,12 @@ export async function probeNoApproval(
   if (typeof targetEmail !== 'string' || targetEmail.length === 0 || targetEmail.length > 120) return original;
   let tools: InboundTokenPrincipal;
   try {
-    tools = (await authenticate(d.tokens, { kind: 'inbound', tokenKinds: ['tools_claim'] }, `Bearer ${callerToolsToken.replace(/^Bearer /, '')}`, clock)) as InboundTokenPrincipal;
+    tools = (await authenticate(
+      d.tokens,
+      { kind: 'inbound', tokenKinds: ['tools_claim'] },
+      `Bearer ${callerToolsToken.replace(/^Bearer /, '')}`,
+      clock,
+    )) as InboundTokenPrincipal;
   } catch {
     return original;
   }

@@ -16,7 +16,14 @@ import { claimMany } from '../tokens/claim.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, type InboundEvent } from './event-validation.rules.js';
 import { newDelivery, type NewDelivery } from './events.repository.js';
-import { findClaimedTokens, findGroupMemberEmails, findProjectBySlug, findProjectMembers, findRecipientUsers, type RecipientUserRow } from './bulk-recipients.repository.js';
+import {
+  findClaimedTokens,
+  findGroupMemberEmails,
+  findProjectBySlug,
+  findProjectMembers,
+  findRecipientUsers,
+  type RecipientUserRow,
+} from './bulk-recipients.repository.js';
 import { utcDay } from '../nudges/nudge.rules.js';
 
 export const BulkRecipientSchema = z.discriminatedUnion('type', [
@@ -66,7 +73,10 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
   contextRules: (raw, ctx) => {
     const ev = (raw as { event?: unknown } | null)?.event;
     // Recipients are explicit per row: the template carries neither recipient nor recipient_hint.
-    return prefixIssues(eventContextIssues(ev, { channel: 'v1', tokenKind: 'personal', allowedEventPrefix: ctx.principal.allowedEventPrefix, now: ctx.clock.now() }), 'event');
+    return prefixIssues(
+      eventContextIssues(ev, { channel: 'v1', tokenKind: 'personal', allowedEventPrefix: ctx.principal.allowedEventPrefix, now: ctx.clock.now() }),
+      'event',
+    );
   },
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
@@ -79,10 +89,22 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
     const users = await findRecipientUsers(ctx.em, emails, ids);
     const byEmail = new Map(users.map((u) => [u.email, u]));
     const byId = new Map(users.map((u) => [u.id, u]));
-    const tokens = users.length ? await findClaimedTokens(ctx.em, ctx.principal.integratorId, users.map((u) => u.id)) : [];
+    const tokens = users.length
+      ? await findClaimedTokens(
+          ctx.em,
+          ctx.principal.integratorId,
+          users.map((u) => u.id),
+        )
+      : [];
     const tokenByUser = new Map<string, (typeof tokens)[number]>();
     for (const t of tokens) if (!tokenByUser.has(t.owner_user_id)) tokenByUser.set(t.owner_user_id, t);
-    const members = project ? await findProjectMembers(ctx.em, project.id, users.map((u) => u.id)) : null;
+    const members = project
+      ? await findProjectMembers(
+          ctx.em,
+          project.id,
+          users.map((u) => u.id),
+        )
+      : null;
 
     const rows: BulkRow[] = new Array(targets.length);
     const pending: Array<{ index: number; user: UserRow; tokenId: string; autoClaimed: boolean }> = [];
@@ -123,12 +145,16 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
     const unique = [...new Map(pending.map((p) => [p.tokenId, p])).values()];
     if (unique.length > 0) {
       const now = ctx.clock.now();
-      const written = await ctx.ports.events.publishMany(ctx.em, unique.map((p) => toNewDelivery(input.event, ctx.principal, p.user.id, p.tokenId, project?.id ?? null)), {
-        now: now.toISOString(),
-        day: utcDay(now),
-        source: ctx.surface,
-        requestId: ctx.requestId,
-      });
+      const written = await ctx.ports.events.publishMany(
+        ctx.em,
+        unique.map((p) => toNewDelivery(input.event, ctx.principal, p.user.id, p.tokenId, project?.id ?? null)),
+        {
+          now: now.toISOString(),
+          day: utcDay(now),
+          source: ctx.surface,
+          requestId: ctx.requestId,
+        },
+      );
       const byToken = new Map(unique.map((p, i) => [p.tokenId, written[i]!]));
       const firstIndex = new Map<string, number>();
       for (const p of pending) {
@@ -166,9 +192,12 @@ type AutoClaimed = { tokenId: string; minted: boolean } | { error: string };
  */
 async function autoClaim(ctx: OpContext<InboundTokenPrincipal>, emails: string[]): Promise<Map<string, AutoClaimed>> {
   const out = new Map<string, AutoClaimed>();
-  let results;
+  let results: Awaited<ReturnType<typeof claimMany>>;
   try {
-    results = await claimMany(ctx, emails.map((email) => ({ email, daily_limit: 50, reuseExisting: true })));
+    results = await claimMany(
+      ctx,
+      emails.map((email) => ({ email, daily_limit: 50, reuseExisting: true })),
+    );
   } catch (err) {
     ctx.log.warn({ err: { message: (err as Error).message } }, 'auto-claim lookup failed');
     for (const email of emails) out.set(email, { error: 'auto_claim_lookup_failed' });
@@ -195,12 +224,19 @@ async function expandRecipients(ctx: OpContext<InboundTokenPrincipal>, recipient
       // A group is a project: the caller is an org admin (admin tools-token), so it may address
       // any project's members. Unknown groups refuse the whole request before anything is written.
       const emails = await findGroupMemberEmails(ctx.em, r.slug);
-      if (emails === null) throw new DomainError('validation', `unknown group "${r.slug}"`, { code: 'schema_invalid', issues: [{ field: `recipients[${i}].slug`, code: 'unknown_group', message: `no active project or group "${r.slug}"` }] });
+      if (emails === null)
+        throw new DomainError('validation', `unknown group "${r.slug}"`, {
+          code: 'schema_invalid',
+          issues: [{ field: `recipients[${i}].slug`, code: 'unknown_group', message: `no active project or group "${r.slug}"` }],
+        });
       for (const email of emails) out.push({ email, lookupEmail: email });
     }
   }
   if (out.length > 100) {
-    throw new DomainError('validation', 'at most 100 recipients after expanding groups', { code: 'schema_invalid', issues: [{ field: 'recipients', code: 'too_many', message: `expands to ${out.length} recipients; at most 100` }] });
+    throw new DomainError('validation', 'at most 100 recipients after expanding groups', {
+      code: 'schema_invalid',
+      issues: [{ field: 'recipients', code: 'too_many', message: `expands to ${out.length} recipients; at most 100` }],
+    });
   }
   return out;
 }
@@ -208,6 +244,7 @@ async function expandRecipients(ctx: OpContext<InboundTokenPrincipal>, recipient
 async function loadProject(ctx: OpContext<InboundTokenPrincipal>, slug: string): Promise<{ id: string }> {
   const p = await findProjectBySlug(ctx.em, slug);
   if (!p) throw new DomainError('forbidden', `project "${slug}" not found`, { code: 'cross_project_blocked', extra: { reason: 'project_not_found' } });
-  if (p.archived_at !== null) throw new DomainError('forbidden', `project "${slug}" is archived`, { code: 'cross_project_blocked', extra: { reason: 'project_archived' } });
+  if (p.archived_at !== null)
+    throw new DomainError('forbidden', `project "${slug}" is archived`, { code: 'cross_project_blocked', extra: { reason: 'project_archived' } });
   return { id: p.id };
 }

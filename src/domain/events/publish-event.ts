@@ -5,7 +5,14 @@ import { DomainError } from '../errors.js';
 import { hasUnsafeText } from '../validation.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
-import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
+import {
+  eventContextIssues,
+  FORBIDDEN_EVENT_KEYS,
+  InboundEventSchema,
+  LEGACY_EVENT_KEYS,
+  normalizeLegacyEvent,
+  type InboundEvent,
+} from './event-validation.rules.js';
 import { newDelivery } from './events.repository.js';
 import { probeNoApproval } from './no-approval-probe.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
@@ -42,7 +49,12 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
       allowedEventPrefix: ctx.principal.allowedEventPrefix,
       now: ctx.clock.now(),
     }),
-  onRejected: (issues, raw, ctx) => recordRejection(ctx, raw, issues.map((i) => `${i.field}:${i.code}`)),
+  onRejected: (issues, raw, ctx) =>
+    recordRejection(
+      ctx,
+      raw,
+      issues.map((i) => `${i.field}:${i.code}`),
+    ),
   handler: async (ev, ctx) => {
     const p = ctx.principal;
     const projectId = ev.project_slug ? await resolveProjectOrCountFailure(ev, ctx) : null;
@@ -116,4 +128,3 @@ async function resolveProject(slug: string, ctx: OpContext<InboundTokenPrincipal
   }
   return project.id;
 }
-

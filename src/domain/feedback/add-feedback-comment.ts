@@ -48,10 +48,19 @@ export const addFeedbackComment = defineOperation<AddFeedbackCommentInput, AddFe
     // Locked: the auto-delete job cannot remove the feedback under the new comment.
     const feedback = await findVisibleFeedback(em, input.feedbackId.toLowerCase(), principal, now, true);
     if (!feedback) throw feedbackNotFound('feedbackId');
-    const c = await insertCommentOnce(em, { feedbackId: feedback.id, authorUserId: principal.userId, body: input.body, clientMessageId: input.client_message_id ?? null, now });
+    const c = await insertCommentOnce(em, {
+      feedbackId: feedback.id,
+      authorUserId: principal.userId,
+      body: input.body,
+      clientMessageId: input.client_message_id ?? null,
+      now,
+    });
     if (!c.inserted) {
       if (c.body !== input.body) {
-        throw new DomainError('conflict', 'client_message_id was already used for a different comment on this feedback', { code: 'client_message_id_reused', extra: { field: 'client_message_id' } });
+        throw new DomainError('conflict', 'client_message_id was already used for a different comment on this feedback', {
+          code: 'client_message_id_reused',
+          extra: { field: 'client_message_id' },
+        });
       }
       return { commentId: c.id, deduplicated: true };
     }

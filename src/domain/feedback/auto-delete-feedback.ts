@@ -14,7 +14,9 @@ export async function autoDeleteExpiredFeedback(em: EntityManager, now: Date, ba
   const requestId = `job_feedback_auto_delete_${now.getTime()}`;
   let processed = 0;
   for (;;) {
-    const ids = await em.transactional((tx) => deleteExpiredFeedback(tx, now, batch, { action: FEEDBACK_AUDIT.autoDeleted, source: FEEDBACK_JOB_SOURCE, requestId }));
+    const ids = await em.transactional((tx) =>
+      deleteExpiredFeedback(tx, now, batch, { action: FEEDBACK_AUDIT.autoDeleted, source: FEEDBACK_JOB_SOURCE, requestId }),
+    );
     processed += ids.length;
     if (ids.length < batch) return { processed };
   }

@@ -15,14 +15,25 @@ import { findVisibleProject } from '../projects/projects.repository.js';
 import { FEEDBACK_AUDIT } from './feedback.audit.js';
 import { assertBodyLength } from './feedback-errors.js';
 import { insertFeedback } from './feedback.repository.js';
-import { deleteAfterFrom, feedbackUrl, INITIAL_FEEDBACK_STATUS, MAX_FEEDBACK_BODY, MAX_FEEDBACK_TITLE, parseAutoDeleteAfter, placeFeedback } from './feedback.rules.js';
+import {
+  deleteAfterFrom,
+  feedbackUrl,
+  INITIAL_FEEDBACK_STATUS,
+  MAX_FEEDBACK_BODY,
+  MAX_FEEDBACK_TITLE,
+  parseAutoDeleteAfter,
+  placeFeedback,
+} from './feedback.rules.js';
 
 const nonBlank = (s: string) => s.trim().length > 0;
 
 export const CreateFeedbackInput = z.strictObject({
   title: z.string().trim().min(1).max(MAX_FEEDBACK_TITLE),
   /** At most 8000 characters (checked by the tool: a structured validation_failed, nothing stored). */
-  body: z.string().refine(nonBlank, { error: 'must not be empty', params: { code: 'required' } }).meta({ maxLength: MAX_FEEDBACK_BODY }),
+  body: z
+    .string()
+    .refine(nonBlank, { error: 'must not be empty', params: { code: 'required' } })
+    .meta({ maxLength: MAX_FEEDBACK_BODY }),
   /** Omitted, null or empty: the triage pool. */
   project_slug: z.string().trim().max(80).nullish(),
   is_anonymous: z.boolean().default(false),

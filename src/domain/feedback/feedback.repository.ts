@@ -122,7 +122,20 @@ export async function insertFeedback(em: EntityManager, f: NewFeedback): Promise
     em,
     `insert into feedback (id, project_id, author_user_id, is_anonymous, title, body, status, triage, requested_project_slug, created_at, updated_at, delete_after)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz)`,
-    [f.id, f.projectId, f.authorUserId, f.isAnonymous, f.title, f.body, f.status, f.triage, f.requestedProjectSlug, now, now, f.deleteAfter?.toISOString() ?? null],
+    [
+      f.id,
+      f.projectId,
+      f.authorUserId,
+      f.isAnonymous,
+      f.title,
+      f.body,
+      f.status,
+      f.triage,
+      f.requestedProjectSlug,
+      now,
+      now,
+      f.deleteAfter?.toISOString() ?? null,
+    ],
   );
 }
 
@@ -227,13 +240,11 @@ export async function insertCommentOnce(
 ): Promise<{ id: string; body: string; inserted: boolean }> {
   const id = randomUUID();
   if (c.clientMessageId === null) {
-    await run(em, `insert into feedback_comments (id, feedback_id, author_user_id, body, client_message_id, created_at) values (?, ?, ?, ?, null, ?::timestamptz)`, [
-      id,
-      c.feedbackId,
-      c.authorUserId,
-      c.body,
-      c.now.toISOString(),
-    ]);
+    await run(
+      em,
+      `insert into feedback_comments (id, feedback_id, author_user_id, body, client_message_id, created_at) values (?, ?, ?, ?, null, ?::timestamptz)`,
+      [id, c.feedbackId, c.authorUserId, c.body, c.now.toISOString()],
+    );
     return { id, body: c.body, inserted: true };
   }
   const rows = await run<{ id: string }>(
@@ -257,7 +268,12 @@ export async function insertCommentOnce(
  * writes one audit row per deleted feedback, in ONE statement: both happen or neither does.
  * `skip locked` lets two job runners share the work. Returns the deleted ids.
  */
-export async function deleteExpiredFeedback(em: EntityManager, now: Date, limit: number, audit: { action: string; source: string; requestId: string }): Promise<string[]> {
+export async function deleteExpiredFeedback(
+  em: EntityManager,
+  now: Date,
+  limit: number,
+  audit: { action: string; source: string; requestId: string },
+): Promise<string[]> {
   const at = now.toISOString();
   const rows = await run<{ target_id: string }>(
     em,

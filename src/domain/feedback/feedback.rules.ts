@@ -27,7 +27,10 @@ export const INITIAL_FEEDBACK_STATUS: FeedbackStatus = 'open';
 export type TriageReason = 'no_project' | 'unknown_project';
 
 /** Where new feedback goes: the resolved project, or the triage pool (and why). */
-export function placeFeedback(requestedSlug: string | null, visibleProjectId: string | null): { projectId: string | null; triage: boolean; reason: TriageReason | null } {
+export function placeFeedback(
+  requestedSlug: string | null,
+  visibleProjectId: string | null,
+): { projectId: string | null; triage: boolean; reason: TriageReason | null } {
   if (!requestedSlug) return { projectId: null, triage: true, reason: 'no_project' };
   if (!visibleProjectId) return { projectId: null, triage: true, reason: 'unknown_project' };
   return { projectId: visibleProjectId, triage: false, reason: null };

@@ -5,21 +5,25 @@ import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { feedbackNotFound } from './feedback-errors.js';
 import { findVisibleFeedback, recentFeedbackComments } from './feedback.repository.js';
-import { FeedbackDetail, toFeedbackDetail } from './feedback.view.js';
+import { type FeedbackDetail, toFeedbackDetail } from './feedback.view.js';
 
 export const GET_FEEDBACK_COMMENTS = 100;
 
 const id = z.uuid({ error: 'must be a feedback id (UUID)' });
 
 /** `feedback_id`; `feedbackId` (add_feedback_comment's spelling) is accepted too. Exactly one. */
-export const GetFeedbackInput = z
-  .strictObject({ feedback_id: id.optional(), feedbackId: id.optional() })
-  .superRefine((v, ctx) => {
-    if (v.feedback_id === undefined && v.feedbackId === undefined) ctx.addIssue({ code: 'custom', path: ['feedback_id'], message: 'feedback_id is required', params: { code: 'required' } });
-    if (v.feedback_id !== undefined && v.feedbackId !== undefined && v.feedback_id.toLowerCase() !== v.feedbackId.toLowerCase()) {
-      ctx.addIssue({ code: 'custom', path: ['feedbackId'], message: 'feedbackId disagrees with feedback_id; send only feedback_id', params: { code: 'conflicting_alias' } });
-    }
-  });
+export const GetFeedbackInput = z.strictObject({ feedback_id: id.optional(), feedbackId: id.optional() }).superRefine((v, ctx) => {
+  if (v.feedback_id === undefined && v.feedbackId === undefined)
+    ctx.addIssue({ code: 'custom', path: ['feedback_id'], message: 'feedback_id is required', params: { code: 'required' } });
+  if (v.feedback_id !== undefined && v.feedbackId !== undefined && v.feedback_id.toLowerCase() !== v.feedbackId.toLowerCase()) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['feedbackId'],
+      message: 'feedbackId disagrees with feedback_id; send only feedback_id',
+      params: { code: 'conflicting_alias' },
+    });
+  }
+});
 export type GetFeedbackInput = z.infer<typeof GetFeedbackInput>;
 
 export const getFeedback = defineOperation<GetFeedbackInput, FeedbackDetail, AgentPrincipal>({

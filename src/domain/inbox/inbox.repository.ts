@@ -36,7 +36,10 @@ const COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.delivery_id, n.targ
   n.updated_at, n.actor_user_id, u.email as actor_email, u.name as actor_name`;
 
 /** What a list item shows (notification.view InboxItem): no body, tags or delivery id to fetch and parse. */
-export type InboxListRow = Pick<NotificationRow, 'id' | 'type' | 'title' | 'summary' | 'target_url' | 'read_at' | 'created_at' | 'actor_user_id' | 'actor_email' | 'actor_name'>;
+export type InboxListRow = Pick<
+  NotificationRow,
+  'id' | 'type' | 'title' | 'summary' | 'target_url' | 'read_at' | 'created_at' | 'actor_user_id' | 'actor_email' | 'actor_name'
+>;
 const LIST_COLUMNS = `n.id, n.type, n.title, n.summary, n.target_url, n.read_at, n.created_at, n.actor_user_id,
   u.email as actor_email, u.name as actor_name`;
 

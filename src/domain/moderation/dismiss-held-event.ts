@@ -6,7 +6,7 @@ import { defineOperation, type AgentPrincipal } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
-import { HeldEventView, toHeldEventView } from './held-event.view.js';
+import { type HeldEventView, toHeldEventView } from './held-event.view.js';
 import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
 
 export const DismissHeldEventInput = z.strictObject({

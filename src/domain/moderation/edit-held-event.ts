@@ -6,13 +6,19 @@ import { defineOperation, type AgentPrincipal } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
-import { HeldEventView, toHeldEventView } from './held-event.view.js';
+import { type HeldEventView, toHeldEventView } from './held-event.view.js';
 import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
 
 export const EditHeldEventInput = z
   .strictObject({
     entry_id: z.uuid({ error: 'must be a UUID' }),
-    title: z.string().trim().min(1).max(200).regex(/^[^\r\n]*$/, { error: 'must be a single line' }).optional(),
+    title: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[^\r\n]*$/, { error: 'must be a single line' })
+      .optional(),
     /** null clears the summary. */
     summary: z.string().max(500).nullable().optional(),
     /** null clears the body. */
@@ -36,7 +42,8 @@ export const editHeldEvent = defineOperation<z.infer<typeof EditHeldEventInput>,
     const em = ctx.em;
     const entry = await findHeldEvent(em, ctx.principal.userId, input.entry_id, true);
     if (!entry) throw notFound('queue entry');
-    if (entry.status !== 'pending') throw new DomainError('conflict', `the entry is ${entry.status}; only pending entries can be edited`, { code: 'invalid_state' });
+    if (entry.status !== 'pending')
+      throw new DomainError('conflict', `the entry is ${entry.status}; only pending entries can be edited`, { code: 'invalid_state' });
     const now = ctx.clock.now().toISOString();
     const set: Record<string, unknown> = { edited_at: now, updated_at: now };
     if (input.title !== undefined) set.title = input.title;
@@ -50,7 +57,11 @@ export const editHeldEvent = defineOperation<z.infer<typeof EditHeldEventInput>,
       tokenId: ctx.principal.tokenId,
       targetType: 'moderation_entry',
       targetId: entry.id,
-      summary: { fields: Object.keys(set).filter((k) => !k.endsWith('_at')).map((k) => (k === 'body' ? 'markdown_body' : k)) },
+      summary: {
+        fields: Object.keys(set)
+          .filter((k) => !k.endsWith('_at'))
+          .map((k) => (k === 'body' ? 'markdown_body' : k)),
+      },
     });
     return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
   },

@@ -12,7 +12,7 @@ import { addNotification } from '../inbox/notify.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { User } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
-import { HeldEventView, suggestedEmail, toHeldEventView } from './held-event.view.js';
+import { type HeldEventView, suggestedEmail, toHeldEventView } from './held-event.view.js';
 import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
 
 export const ForwardHeldEventInput = z.strictObject({
@@ -41,7 +41,12 @@ export const forwardHeldEvent = defineOperation<z.infer<typeof ForwardHeldEventI
     if (email) target = await requireUserByEmail(em, email);
     else if (entry.recipient_hint?.user_id) {
       target = await em.findOne(User, { id: entry.recipient_hint.user_id });
-      if (!target) throw new DomainError('unprocessable', 'the suggested recipient user_id names no user; pass email', { code: 'user_not_found', typeSlug: 'user-not-found', extra: { email: '' } });
+      if (!target)
+        throw new DomainError('unprocessable', 'the suggested recipient user_id names no user; pass email', {
+          code: 'user_not_found',
+          typeSlug: 'user-not-found',
+          extra: { email: '' },
+        });
     } else throw validationFailed([{ field: 'email', code: 'required', message: 'the event suggests no recipient email: name the target user' }]);
     if (target.status !== 'active') throw new DomainError('forbidden', `${target.email} is not active`, { code: 'user_inactive' });
 
@@ -56,14 +61,26 @@ export const forwardHeldEvent = defineOperation<z.infer<typeof ForwardHeldEventI
       actorUserId: ctx.principal.userId,
       tags: [entry.event_type],
     });
-    await updateHeldEvent(em, entry.id, { status: 'forwarded', forwarded_to_user_id: target.id, forwarded_at: now.toISOString(), notification_id: n.id, updated_at: now.toISOString() });
+    await updateHeldEvent(em, entry.id, {
+      status: 'forwarded',
+      forwarded_to_user_id: target.id,
+      forwarded_at: now.toISOString(),
+      notification_id: n.id,
+      updated_at: now.toISOString(),
+    });
     recordAudit(em, ctx, {
       action: 'moderation.event.forwarded',
       actorUserId: ctx.principal.userId,
       tokenId: ctx.principal.tokenId,
       targetType: 'moderation_entry',
       targetId: entry.id,
-      summary: { delivery_id: entry.delivery_id, event_type: entry.event_type, forwarded_to_user_id: target.id, notification_id: n.id, edited: entry.edited_at !== null },
+      summary: {
+        delivery_id: entry.delivery_id,
+        event_type: entry.event_type,
+        forwarded_to_user_id: target.id,
+        notification_id: n.id,
+        edited: entry.edited_at !== null,
+      },
     });
     return toHeldEventView((await findHeldEvent(em, ctx.principal.userId, entry.id))!);
   },

@@ -61,8 +61,20 @@ async function createModerationTokenInTransaction(
   // Same lock as issue_admin_tools_claim_token: concurrent issues with one label pick distinct slugs.
   await lockIntegratorSlugBase(em, base);
   const slug = await uniqueIntegratorSlug(em, base);
-  const integratorId = await ensureIntegrator(em, { slug, name: spec.label, description: 'Moderation token (mode 2): events are held for an admin to forward.' }, now);
-  const { row, token } = createInboundTokenRow(em, { kind: 'moderation', ownerUserId: owner.id, integratorId, label: spec.label, note: spec.note, dailyLimit: spec.dailyLimit, createdAt: now });
+  const integratorId = await ensureIntegrator(
+    em,
+    { slug, name: spec.label, description: 'Moderation token (mode 2): events are held for an admin to forward.' },
+    now,
+  );
+  const { row, token } = createInboundTokenRow(em, {
+    kind: 'moderation',
+    ownerUserId: owner.id,
+    integratorId,
+    label: spec.label,
+    note: spec.note,
+    dailyLimit: spec.dailyLimit,
+    createdAt: now,
+  });
   // Nobody applies for a moderation row: the admin owns the only token.
   const item = createIntegratorCatalogRow(em, {
     integratorSlug: slug,
@@ -127,7 +139,13 @@ export const createModerationToken = defineOperation<z.infer<typeof CreateModera
   input: CreateModerationTokenInput,
   handler: async (input, ctx) => {
     const owner = await requireUserByEmail(ctx.em, input.owner);
-    const created = await createModerationTokenInTransaction(ctx.em, ctx, owner, { label: input.label, note: input.note ?? null, dailyLimit: input.daily_limit }, { actorUserId: owner.id });
+    const created = await createModerationTokenInTransaction(
+      ctx.em,
+      ctx,
+      owner,
+      { label: input.label, note: input.note ?? null, dailyLimit: input.daily_limit },
+      { actorUserId: owner.id },
+    );
     return { tokenId: created.tokenId, token: created.token };
   },
 });

@@ -43,31 +43,37 @@ const SELECT = `select q.id, q.delivery_id, q.token_id, t.label as token_label, 
   left join users fu on fu.id = q.forwarded_to_user_id`;
 
 export async function listHeldEvents(em: EntityManager, adminUserId: string, status: string | null, limit: number): Promise<HeldEventRow[]> {
-  return (await em.getConnection().execute(
-    `${SELECT} where q.admin_user_id = ? and (?::varchar is null or q.status = ?) order by q.created_at desc, q.id limit ?`,
-    [adminUserId, status, status, limit],
-    'all',
-    em.getTransactionContext(),
-  )) as HeldEventRow[];
+  return (await em
+    .getConnection()
+    .execute(
+      `${SELECT} where q.admin_user_id = ? and (?::varchar is null or q.status = ?) order by q.created_at desc, q.id limit ?`,
+      [adminUserId, status, status, limit],
+      'all',
+      em.getTransactionContext(),
+    )) as HeldEventRow[];
 }
 
 /** One entry of the admin's queue (locked for the rest of the transaction when `lock`). */
 export async function findHeldEvent(em: EntityManager, adminUserId: string, id: string, lock = false): Promise<HeldEventRow | undefined> {
-  const rows = (await em.getConnection().execute(
-    `${SELECT} where q.id = ? and q.admin_user_id = ?${lock ? ' for update of q' : ''}`,
-    [id, adminUserId],
-    'all',
-    em.getTransactionContext(),
-  )) as HeldEventRow[];
+  const rows = (await em
+    .getConnection()
+    .execute(
+      `${SELECT} where q.id = ? and q.admin_user_id = ?${lock ? ' for update of q' : ''}`,
+      [id, adminUserId],
+      'all',
+      em.getTransactionContext(),
+    )) as HeldEventRow[];
   return rows[0];
 }
 
 export async function updateHeldEvent(em: EntityManager, id: string, set: Record<string, unknown>): Promise<void> {
   const cols = Object.keys(set);
-  await em.getConnection().execute(
-    `update moderation_queue set ${cols.map((c) => `"${c}" = ?`).join(', ')} where id = ?`,
-    [...cols.map((c) => set[c]), id],
-    'run',
-    em.getTransactionContext(),
-  );
+  await em
+    .getConnection()
+    .execute(
+      `update moderation_queue set ${cols.map((c) => `"${c}" = ?`).join(', ')} where id = ?`,
+      [...cols.map((c) => set[c]), id],
+      'run',
+      em.getTransactionContext(),
+    );
 }

@@ -79,7 +79,11 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
       }
       if (a.ok) return { id: job.id, status: 'completed' };
       if (!a.permanent && !job.lastAttempt) return { id: job.id, status: 'failed', error: a.error };
-      await recordNudgeFailure(em, { deliveryId: job.deliveryId, userId: job.userId, channel: job.channel, attempts: job.attempt, error: a.error }, env.clock.now());
+      await recordNudgeFailure(
+        em,
+        { deliveryId: job.deliveryId, userId: job.userId, channel: job.channel, attempts: job.attempt, error: a.error },
+        env.clock.now(),
+      );
       env.log.warn({ deliveryId: job.deliveryId, channel: job.channel, attempts: job.attempt, error: a.error }, 'nudge dead after its last attempt');
       return { id: job.id, status: 'dead', error: a.error };
     }),
@@ -91,7 +95,14 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
  * unsubscribed). A retry re-sends to every subscription; the Topic header (the delivery id) lets
  * a push service replace a copy it has not delivered yet.
  */
-async function sendPush(em: EntityManager, env: DispatchEnv, subs: PushSubscriptionRow[], content: NudgeContent, idem: string, deliveryId: string): Promise<Attempt> {
+async function sendPush(
+  em: EntityManager,
+  env: DispatchEnv,
+  subs: PushSubscriptionRow[],
+  content: NudgeContent,
+  idem: string,
+  deliveryId: string,
+): Promise<Attempt> {
   if (subs.length === 0) return { ok: true };
   const payload = pushPayload(content);
   const opts = { idempotencyId: idem, topic: deliveryId.replaceAll('-', ''), urgency: URGENCY[content.severity] ?? ('low' as const) };

@@ -1,7 +1,7 @@
 // Pure rules of nudges (browser push and chat messages for a new delivery).
 // SPEC "What the service does" 1, "Side effects of a new delivery", "Delivery external status",
 // Limits (daily notifications per token, 500 inbox notifications per user per day, 00:00 UTC reset).
-import { SEVERITIES } from '../events/event-validation.rules.js';
+import type { SEVERITIES } from '../events/event-validation.rules.js';
 import { allowHostSet, egressDecision } from '../egress-policy.rules.js';
 
 export type Severity = (typeof SEVERITIES)[number];

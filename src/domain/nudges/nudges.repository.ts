@@ -6,7 +6,15 @@ import { DEFAULT_NUDGE_SEVERITIES, type ChatStyle, type NudgeChannel } from './n
 import { PREPARED, pgArray } from '../sql-hints.js';
 
 /** Severities come back as a JS array from pg and PGlite; a text form is parsed defensively. */
-const severities = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.replace(/^\{|\}$/g, '').split(',').filter(Boolean) : [...DEFAULT_NUDGE_SEVERITIES]);
+const severities = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v.map(String)
+    : typeof v === 'string'
+      ? v
+          .replace(/^\{|\}$/g, '')
+          .split(',')
+          .filter(Boolean)
+      : [...DEFAULT_NUDGE_SEVERITIES];
 
 export interface PreferencesRow {
   pushSeverities: string[];
@@ -58,7 +66,12 @@ export interface PushSubscriptionRow {
 }
 
 /** Registering the same endpoint again refreshes its keys (a browser re-subscribing). */
-export async function upsertPushSubscription(em: EntityManager, userId: string, s: { endpoint: string; p256dh: string; auth: string }, now: Date): Promise<string> {
+export async function upsertPushSubscription(
+  em: EntityManager,
+  userId: string,
+  s: { endpoint: string; p256dh: string; auth: string },
+  now: Date,
+): Promise<string> {
   const [r] = await run<{ id: string }>(
     em,
     `insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (gen_random_uuid(), ?, ?, ?, ?, ?)
@@ -70,11 +83,11 @@ export async function upsertPushSubscription(em: EntityManager, userId: string, 
 }
 
 export async function deletePushSubscription(em: EntityManager, userId: string, by: { id?: string; endpoint?: string }): Promise<number> {
-  const rows = await run<{ id: string }>(
-    em,
-    `delete from push_subscriptions where user_id = ? and (id = ?::uuid or endpoint = ?) returning id`,
-    [userId, by.id ?? null, by.endpoint ?? null],
-  );
+  const rows = await run<{ id: string }>(em, `delete from push_subscriptions where user_id = ? and (id = ?::uuid or endpoint = ?) returning id`, [
+    userId,
+    by.id ?? null,
+    by.endpoint ?? null,
+  ]);
   return rows.length;
 }
 

@@ -7,7 +7,12 @@ import { DomainError } from '../errors.js';
 import { receiverUrlIssue } from './nudge.rules.js';
 import { countPushSubscriptions, deletePushSubscription, getServiceKey, upsertPushSubscription } from './nudges.repository.js';
 
-const base64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+=*$/, { error: 'must be base64url' });
+const base64url = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]+=*$/, { error: 'must be base64url' });
 
 export const RegisterPushSubscriptionInput = z.strictObject({
   endpoint: z.string().min(1).max(2000),
@@ -41,7 +46,11 @@ export const RemovePushSubscriptionInput = z
   .strictObject({ subscription_id: z.uuid({ error: 'must be a UUID' }).optional(), endpoint: z.string().min(1).max(2000).optional() })
   .refine((v) => v.subscription_id !== undefined || v.endpoint !== undefined, { error: 'give subscription_id or endpoint', path: ['subscription_id'] });
 
-export const removePushSubscription = defineOperation<z.infer<typeof RemovePushSubscriptionInput>, { removed: boolean; subscriptionCount: number }, AgentPrincipal>({
+export const removePushSubscription = defineOperation<
+  z.infer<typeof RemovePushSubscriptionInput>,
+  { removed: boolean; subscriptionCount: number },
+  AgentPrincipal
+>({
   name: 'nudges.remove_push_subscription',
   auth: { kind: 'agent' },
   rateLimited: true,

@@ -36,7 +36,11 @@ export const createProject = defineOperation<z.infer<typeof CreateProjectInput>,
     await em.insert(Project, project);
     const roles = new Map<string, string>();
     // Highest role wins when an email appears in several lists.
-    for (const [list, role] of [[input.members, 'member'], [input.tech_leads, 'tech_lead'], [input.leads, 'lead']] as const) {
+    for (const [list, role] of [
+      [input.members, 'member'],
+      [input.tech_leads, 'tech_lead'],
+      [input.leads, 'lead'],
+    ] as const) {
       for (const email of list) roles.set((await requireUserByEmail(em, email)).id, role);
     }
     if (owner) roles.set(owner.id, 'owner');

@@ -28,7 +28,8 @@ async function manageableProject(ctx: OpContext<AgentPrincipal>, slug: string): 
   const project = await lockProject(ctx.em, { slug });
   const visible = await findVisibleProject(ctx.em, slug, ctx.principal);
   if (!visible) throw notFound('project');
-  if (!canManageMembers(ctx.principal.userRole, visible.role)) throw forbidden('only the project owner, a project lead, an admin or a super admin may manage members', 'permission_denied');
+  if (!canManageMembers(ctx.principal.userRole, visible.role))
+    throw forbidden('only the project owner, a project lead, an admin or a super admin may manage members', 'permission_denied');
   return { project, role: visible.role };
 }
 
@@ -44,7 +45,8 @@ export const manageSetProjectMember = defineOperation<SetProjectMemberInput, Pro
   writes: true,
   handler: async (input, ctx) => {
     const { project, role } = await manageableProject(ctx, input.slug);
-    if (input.role === 'owner' && !canNameOwner(ctx.principal.userRole, role)) throw forbidden('only the project owner, an admin or a super admin may name a new owner', 'permission_denied');
+    if (input.role === 'owner' && !canNameOwner(ctx.principal.userRole, role))
+      throw forbidden('only the project owner, an admin or a super admin may name a new owner', 'permission_denied');
     return applySetMember(ctx.em, ctx, project, input.email, input.role, actorOf(ctx.principal));
   },
 });

@@ -40,7 +40,14 @@ export interface MembershipActor {
 type AuditCtx = Pick<OpContext, 'surface' | 'requestId' | 'clock'>;
 
 /** The membership change itself, in the unit of work of the caller's transaction (the runner flushes): role rules, rows, audit. */
-export async function applySetMember(em: EntityManager, ctx: AuditCtx, project: Project, email: string, role: ProjectRole, actor: MembershipActor | null): Promise<ProjectMemberResult> {
+export async function applySetMember(
+  em: EntityManager,
+  ctx: AuditCtx,
+  project: Project,
+  email: string,
+  role: ProjectRole,
+  actor: MembershipActor | null,
+): Promise<ProjectMemberResult> {
   const user = await requireUserByEmail(em, email);
   const now = ctx.clock.now();
   const row = await em.findOne(ProjectMember, { projectId: project.id, userId: user.id });
@@ -70,7 +77,13 @@ export async function applySetMember(em: EntityManager, ctx: AuditCtx, project: 
 }
 
 /** Removes the member row (a no-op when absent); the owner cannot be removed. */
-export async function applyRemoveMember(em: EntityManager, ctx: AuditCtx, project: Project, email: string, actor: MembershipActor | null): Promise<ProjectMemberResult> {
+export async function applyRemoveMember(
+  em: EntityManager,
+  ctx: AuditCtx,
+  project: Project,
+  email: string,
+  actor: MembershipActor | null,
+): Promise<ProjectMemberResult> {
   const user = await requireUserByEmail(em, email);
   if (project.ownerUserId === user.id) throw new DomainError('conflict', 'the owner cannot be removed; name another owner first', { code: 'owner_removal' });
   const row = await em.findOne(ProjectMember, { projectId: project.id, userId: user.id });

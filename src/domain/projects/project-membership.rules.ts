@@ -6,6 +6,7 @@
 // Tech leads, members and coordinators (who see every project) may not manage members.
 import { isOrgAdmin, type ProjectRole } from './project-roles.rules.js';
 
-export const canManageMembers = (userRole: string, projectRole: ProjectRole | null): boolean => isOrgAdmin(userRole) || projectRole === 'owner' || projectRole === 'lead';
+export const canManageMembers = (userRole: string, projectRole: ProjectRole | null): boolean =>
+  isOrgAdmin(userRole) || projectRole === 'owner' || projectRole === 'lead';
 
 export const canNameOwner = (userRole: string, projectRole: ProjectRole | null): boolean => isOrgAdmin(userRole) || projectRole === 'owner';

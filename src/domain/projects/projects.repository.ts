@@ -3,11 +3,7 @@ import { run } from '../sql.js';
 import { canSeeAllProjects, effectiveProjectRole, ORG_WIDE_ROLES, type ProjectRole } from './project-roles.rules.js';
 import { pgArray } from '../sql-hints.js';
 
-export async function findProjectForMember(
-  em: EntityManager,
-  slug: string,
-  userId: string,
-): Promise<{ id: string; isMember: boolean } | undefined> {
+export async function findProjectForMember(em: EntityManager, slug: string, userId: string): Promise<{ id: string; isMember: boolean } | undefined> {
   const rows = await run<{ id: string; is_member: boolean }>(
     em,
     `select p.id, (m.user_id is not null or p.owner_user_id = ?) as is_member
@@ -127,4 +123,3 @@ export async function projectUsersWithRoles(em: EntityManager, projectId: string
   );
   return [...new Set(rows.map((r) => r.user_id))];
 }
-

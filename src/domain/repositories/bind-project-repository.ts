@@ -33,7 +33,12 @@ const sshUrlField = z
   .superRefine((v, c) => {
     const r = parseRepoUrl(v);
     if (!r.ok) c.addIssue({ code: 'custom', message: r.message, params: { code: r.code } });
-    else if (!r.value.isSsh) c.addIssue({ code: 'custom', message: 'must be an ssh address (git@host:owner/name.git or ssh://git@host/owner/name.git)', params: { code: 'ssh_url_invalid' } });
+    else if (!r.value.isSsh)
+      c.addIssue({
+        code: 'custom',
+        message: 'must be an ssh address (git@host:owner/name.git or ssh://git@host/owner/name.git)',
+        params: { code: 'ssh_url_invalid' },
+      });
   });
 
 export const BindProjectRepositoryInput = z
@@ -52,7 +57,12 @@ export const BindProjectRepositoryInput = z
     if (v.ssh_url !== undefined) {
       const ssh = parseRepoUrl(v.ssh_url);
       if (ssh.ok && ssh.value.fullName.toLowerCase() !== repo.value.fullName.toLowerCase()) {
-        c.addIssue({ code: 'custom', path: ['ssh_url'], message: `names ${ssh.value.fullName}, but repo_url names ${repo.value.fullName}`, params: { code: 'ssh_url_mismatch' } });
+        c.addIssue({
+          code: 'custom',
+          path: ['ssh_url'],
+          message: `names ${ssh.value.fullName}, but repo_url names ${repo.value.fullName}`,
+          params: { code: 'ssh_url_mismatch' },
+        });
       }
     }
   });
@@ -116,10 +126,14 @@ export const bindProjectRepositoryOp = defineOperation<BindProjectRepositoryInpu
       if (!created) secret = undefined; // a concurrent bind won: its secret stands
     }
     if (existing.provider !== input.provider) {
-      throw new DomainError('conflict', `${existing.full_name} is bound in this project as a ${existing.provider} repository; unbind it first to change the provider`, {
-        code: 'provider_mismatch',
-        extra: { field: 'provider' },
-      });
+      throw new DomainError(
+        'conflict',
+        `${existing.full_name} is bound in this project as a ${existing.provider} repository; unbind it first to change the provider`,
+        {
+          code: 'provider_mismatch',
+          extra: { field: 'provider' },
+        },
+      );
     }
     if (!created) {
       restored = existing.archived_at !== null;
@@ -137,7 +151,14 @@ export const bindProjectRepositoryOp = defineOperation<BindProjectRepositoryInpu
       action: created ? REPOSITORY_AUDIT.bound : restored ? REPOSITORY_AUDIT.restored : REPOSITORY_AUDIT.rebound,
       targetType: 'project_repository',
       targetId: existing.id,
-      summary: { projectId: project.id, provider: existing.provider, fullName: existing.full_name, created, restored, fields: ['ssh_url', 'default_branch'].filter((k) => (input as Record<string, unknown>)[k] !== undefined) },
+      summary: {
+        projectId: project.id,
+        provider: existing.provider,
+        fullName: existing.full_name,
+        created,
+        restored,
+        fields: ['ssh_url', 'default_branch'].filter((k) => (input as Record<string, unknown>)[k] !== undefined),
+      },
     });
     return {
       repo_id: existing.id,

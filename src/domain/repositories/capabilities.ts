@@ -19,7 +19,11 @@ export interface CapabilityResult {
 }
 
 /** Grant and revoke differ only in the change applied and the audit action. */
-function capabilityOperation(name: string, action: string, apply: (em: EntityManager, userId: string, capability: CapabilityInput['capability'], now: Date) => Promise<boolean>) {
+function capabilityOperation(
+  name: string,
+  action: string,
+  apply: (em: EntityManager, userId: string, capability: CapabilityInput['capability'], now: Date) => Promise<boolean>,
+) {
   return defineOperation<CapabilityInput, CapabilityResult>({
     name,
     auth: { kind: 'system' },
@@ -38,4 +42,6 @@ function capabilityOperation(name: string, action: string, apply: (em: EntityMan
 }
 
 export const grantUserCapability = capabilityOperation('users.grant_capability', 'users.capability.granted', grantCapability);
-export const revokeUserCapability = capabilityOperation('users.revoke_capability', 'users.capability.revoked', (em, userId, capability) => revokeCapability(em, userId, capability));
+export const revokeUserCapability = capabilityOperation('users.revoke_capability', 'users.capability.revoked', (em, userId, capability) =>
+  revokeCapability(em, userId, capability),
+);

@@ -26,7 +26,11 @@ export const ListProjectRepositoryCommitsOutput = z.object({
 });
 export type ListProjectRepositoryCommitsResult = z.infer<typeof ListProjectRepositoryCommitsOutput>;
 
-export const listProjectRepositoryCommitsOp = defineOperation<z.infer<typeof ListProjectRepositoryCommitsInput>, ListProjectRepositoryCommitsResult, AgentPrincipal>({
+export const listProjectRepositoryCommitsOp = defineOperation<
+  z.infer<typeof ListProjectRepositoryCommitsInput>,
+  ListProjectRepositoryCommitsResult,
+  AgentPrincipal
+>({
   name: 'repositories.list_commits',
   auth: { kind: 'agent' },
   rateLimited: true,

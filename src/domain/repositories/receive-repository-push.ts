@@ -41,7 +41,10 @@ const PushCommit = z.looseObject({
 export const PushPayload = z.looseObject({
   ref: z.string().min(1).max(300),
   commits: z.array(PushCommit).max(REPO_LIMITS.commitsPerPush).nullable().optional(),
-  repository: z.looseObject({ full_name: z.string().max(300).optional() }).nullable().optional(),
+  repository: z
+    .looseObject({ full_name: z.string().max(300).optional() })
+    .nullable()
+    .optional(),
 });
 
 export interface ReceivePushResult {
@@ -69,12 +72,15 @@ export const receiveRepositoryPush = defineOperation<ReceivePushInput, ReceivePu
     const repo = await findRepositoryById(ctx.em, repoId);
     if (!repo) throw notFound('repository');
     if (input.signature === undefined) {
-      throw new DomainError('unauthenticated', 'a signature header is required: X-Gitea-Signature (hex HMAC-SHA256 of the body with the webhook secret)', { code: 'signature_missing' });
+      throw new DomainError('unauthenticated', 'a signature header is required: X-Gitea-Signature (hex HMAC-SHA256 of the body with the webhook secret)', {
+        code: 'signature_missing',
+      });
     }
     if (!signatureMatches(repo.webhook_secret, input.body, input.signature)) {
       throw new DomainError('unauthenticated', 'signature does not match the body; check the webhook secret', { code: 'signature_mismatch' });
     }
-    if (repo.archived_at !== null) throw new DomainError('gone', 'this repository was unbound from its project; remove the webhook or bind it again', { code: 'repository_unbound' });
+    if (repo.archived_at !== null)
+      throw new DomainError('gone', 'this repository was unbound from its project; remove the webhook or bind it again', { code: 'repository_unbound' });
 
     const now = ctx.clock.now();
     const ignored = (reason: string): ReceivePushResult => ({ ok: true, repo_id: repo.id, branch: null, received: 0, stored: 0, ignored: reason });
@@ -88,14 +94,19 @@ export const receiveRepositoryPush = defineOperation<ReceivePushInput, ReceivePu
     try {
       json = JSON.parse(decoder.decode(input.body));
     } catch {
-      throw new DomainError('validation', 'body is not valid UTF-8 JSON', { code: 'malformed_json', issues: [{ field: '', code: 'malformed_json', message: 'body is not valid UTF-8 JSON' }] });
+      throw new DomainError('validation', 'body is not valid UTF-8 JSON', {
+        code: 'malformed_json',
+        issues: [{ field: '', code: 'malformed_json', message: 'body is not valid UTF-8 JSON' }],
+      });
     }
     const parsed = PushPayload.safeParse(json, { reportInput: true });
     if (!parsed.success) throw validationFailed(zodToIssues(parsed.error));
     const payload = parsed.data;
     const named = payload.repository?.full_name;
     if (named !== undefined && named.toLowerCase() !== repo.full_name.toLowerCase()) {
-      throw new DomainError('conflict', `the payload is for ${named.slice(0, 100)}, but this webhook belongs to ${repo.full_name}`, { code: 'repository_mismatch' });
+      throw new DomainError('conflict', `the payload is for ${named.slice(0, 100)}, but this webhook belongs to ${repo.full_name}`, {
+        code: 'repository_mismatch',
+      });
     }
     const branch = branchOfRef(payload.ref);
     if (branch === null) {

@@ -36,7 +36,11 @@ export async function userHasCapability(em: EntityManager, userId: string, capab
 
 /** True when the grant is new. */
 export async function grantCapability(em: EntityManager, userId: string, capability: Capability, now: Date): Promise<boolean> {
-  const rows = await q<{ user_id: string }>(em, 'insert into user_capabilities (user_id, capability, granted_at) values (?, ?, ?) on conflict do nothing returning user_id', [userId, capability, now]);
+  const rows = await q<{ user_id: string }>(
+    em,
+    'insert into user_capabilities (user_id, capability, granted_at) values (?, ?, ?) on conflict do nothing returning user_id',
+    [userId, capability, now],
+  );
   return rows.length > 0;
 }
 
@@ -50,7 +54,11 @@ export async function revokeCapability(em: EntityManager, userId: string, capabi
 
 /** The project's row for a repository key, locked for the bind/unbind transaction. */
 export async function findRepositoryByKey(em: EntityManager, projectId: string, key: string, forUpdate = false): Promise<RepositoryRow | undefined> {
-  const rows = await q<RepositoryRow>(em, `select ${COLUMNS} from project_repositories where project_id = ? and repo_key = ?${forUpdate ? ' for update' : ''}`, [projectId, key]);
+  const rows = await q<RepositoryRow>(
+    em,
+    `select ${COLUMNS} from project_repositories where project_id = ? and repo_key = ?${forUpdate ? ' for update' : ''}`,
+    [projectId, key],
+  );
   return rows[0];
 }
 
@@ -112,7 +120,9 @@ export async function archiveRepository(em: EntityManager, id: string, now: Date
 
 /** A project's repositories: active ones first, then by name. */
 export async function listProjectRepositories(em: EntityManager, projectId: string): Promise<RepositoryRow[]> {
-  return q<RepositoryRow>(em, `select ${COLUMNS} from project_repositories where project_id = ? order by (archived_at is not null), lower(full_name), id`, [projectId]);
+  return q<RepositoryRow>(em, `select ${COLUMNS} from project_repositories where project_id = ? order by (archived_at is not null), lower(full_name), id`, [
+    projectId,
+  ]);
 }
 
 // ---- Commits ----
@@ -131,7 +141,13 @@ export interface IncomingCommit {
  * branch. Returns how many rows were new. One statement, so concurrent deliveries of the same
  * push cannot make duplicates.
  */
-export async function upsertCommits(em: EntityManager, repo: { id: string; projectId: string }, branch: string, commits: IncomingCommit[], now: Date): Promise<number> {
+export async function upsertCommits(
+  em: EntityManager,
+  repo: { id: string; projectId: string },
+  branch: string,
+  commits: IncomingCommit[],
+  now: Date,
+): Promise<number> {
   if (commits.length === 0) return 0;
   const rows = await q<{ inserted: boolean }>(
     em,

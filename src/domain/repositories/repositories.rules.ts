@@ -61,10 +61,14 @@ function parsePath(path: string): { fullName: string; segments: number } | { cod
   if (parts.length < 2 || parts.some((s) => s === '')) {
     return { code: 'repo_path_invalid', message: 'must name a repository as owner/name (e.g. https://git.example.com/team/service)' };
   }
-  if (parts.length > REPO_LIMITS.maxSegments) return { code: 'repo_path_invalid', message: `a repository path has at most ${REPO_LIMITS.maxSegments} segments; use the repository's root URL` };
+  if (parts.length > REPO_LIMITS.maxSegments)
+    return { code: 'repo_path_invalid', message: `a repository path has at most ${REPO_LIMITS.maxSegments} segments; use the repository's root URL` };
   for (const s of parts) {
     if (!SEGMENT.test(s) || s === '.' || s === '..') {
-      return { code: 'repo_path_invalid', message: `path segment "${s.slice(0, 40)}" may contain only letters, digits, ".", "_" and "-"; use the repository's root URL` };
+      return {
+        code: 'repo_path_invalid',
+        message: `path segment "${s.slice(0, 40)}" may contain only letters, digits, ".", "_" and "-"; use the repository's root URL`,
+      };
     }
   }
   return { fullName: parts.join('/'), segments: parts.length };
@@ -81,7 +85,10 @@ export function parseRepoUrl(raw: string): ParseResult {
     if (!HOST.test(host)) return fail('repo_url_invalid', `"${host.slice(0, 60)}" is not a host name`);
     const path = parsePath(scp[3]!);
     if ('code' in path) return fail(path.code, path.message);
-    return { ok: true, value: { host, ...path, webUrl: `https://${host}/${path.fullName}`, sshUrl: text, isSsh: true, key: `${host}/${path.fullName}`.toLowerCase() } };
+    return {
+      ok: true,
+      value: { host, ...path, webUrl: `https://${host}/${path.fullName}`, sshUrl: text, isSsh: true, key: `${host}/${path.fullName}`.toLowerCase() },
+    };
   }
   let url: URL;
   try {
@@ -91,7 +98,8 @@ export function parseRepoUrl(raw: string): ParseResult {
   }
   const scheme = url.protocol.slice(0, -1).toLowerCase();
   if (scheme !== 'https' && scheme !== 'http' && scheme !== 'ssh') return fail('repo_url_scheme', 'must use https, http or ssh');
-  if (url.password !== '' || (scheme !== 'ssh' && url.username !== '')) return fail('repo_url_credentials', 'must not contain credentials; bind the plain repository URL');
+  if (url.password !== '' || (scheme !== 'ssh' && url.username !== ''))
+    return fail('repo_url_credentials', 'must not contain credentials; bind the plain repository URL');
   if (url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#')) return fail('repo_url_invalid', 'must not have a query or fragment');
   const host = url.hostname.toLowerCase();
   if (!HOST.test(host)) return fail('repo_url_invalid', `"${host.slice(0, 60)}" is not a host name`);
@@ -102,12 +110,15 @@ export function parseRepoUrl(raw: string): ParseResult {
     return { ok: true, value: { host, ...path, webUrl: `https://${host}/${path.fullName}`, sshUrl: text, isSsh: true, key } };
   }
   const port = url.port === '' ? '' : `:${url.port}`;
-  return { ok: true, value: { host, ...path, webUrl: `${scheme}://${host}${port}/${path.fullName}`, sshUrl: `git@${host}:${path.fullName}.git`, isSsh: false, key } };
+  return {
+    ok: true,
+    value: { host, ...path, webUrl: `${scheme}://${host}${port}/${path.fullName}`, sshUrl: `git@${host}:${path.fullName}.git`, isSsh: false, key },
+  };
 }
 
 /** The provider's own rule on top of the address (gitea has no groups). */
 export function providerPathIssue(provider: RepositoryProvider, parsed: ParsedRepoUrl): string | null {
-  if (provider === 'gitea' && parsed.segments !== 2) return 'a gitea repository is exactly owner/name; use the repository\'s root URL';
+  if (provider === 'gitea' && parsed.segments !== 2) return "a gitea repository is exactly owner/name; use the repository's root URL";
   return null;
 }
 
@@ -122,7 +133,8 @@ export function branchNameIssue(name: string): string | null {
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
   if (name === '@' || name.includes('..') || name.includes('//') || name.includes('@{')) return 'is not a valid branch name';
-  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock') || name.split('/').some((s) => s.startsWith('.'))) return 'is not a valid branch name';
+  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock') || name.split('/').some((s) => s.startsWith('.')))
+    return 'is not a valid branch name';
   if (name.startsWith('-')) return 'must not start with "-"';
   return null;
 }
@@ -141,7 +153,11 @@ export const shortSha = (sha: string): string => sha.slice(0, REPO_LIMITS.shortS
 
 /** The first non-empty line of a commit message, at most REPO_LIMITS.title characters. */
 export function commitTitle(message: string): string {
-  const line = message.split(/\r?\n/).find((l) => l.trim() !== '')?.trim() ?? '';
+  const line =
+    message
+      .split(/\r?\n/)
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '';
   const chars = Array.from(line);
   return chars.length <= REPO_LIMITS.title ? line : `${chars.slice(0, REPO_LIMITS.title - 1).join('')}…`;
 }
@@ -157,7 +173,10 @@ export const pushSignature = (secret: string, raw: Uint8Array): string => create
  * `sha256=<hex>` (`X-Hub-Signature-256`). Constant-time comparison.
  */
 export function signatureMatches(secret: string, raw: Uint8Array, header: string): boolean {
-  const hex = header.trim().replace(/^sha256=/i, '').toLowerCase();
+  const hex = header
+    .trim()
+    .replace(/^sha256=/i, '')
+    .toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(hex)) return false;
   return timingSafeEqual(Buffer.from(hex, 'hex'), Buffer.from(pushSignature(secret, raw), 'hex'));
 }

@@ -35,7 +35,13 @@ export const unbindProjectRepositoryOp = defineOperation<UnbindProjectRepository
     if (!repo) throw notFound('repository');
     if (repo.archived_at === null) {
       await archiveRepository(em, repo.id, ctx.clock.now());
-      recordToolAudit(em, ctx, { tool: 'unbind_project_repository', action: REPOSITORY_AUDIT.unbound, targetType: 'project_repository', targetId: repo.id, summary: { projectId: project.id, provider: repo.provider, fullName: repo.full_name } });
+      recordToolAudit(em, ctx, {
+        tool: 'unbind_project_repository',
+        action: REPOSITORY_AUDIT.unbound,
+        targetType: 'project_repository',
+        targetId: repo.id,
+        summary: { projectId: project.id, provider: repo.provider, fullName: repo.full_name },
+      });
     }
     return { repo_id: repo.id, project_slug: project.slug, archived: true as const };
   },

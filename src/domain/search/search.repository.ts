@@ -54,10 +54,19 @@ function sql(strings: TemplateStringsArray, ...values: unknown[]): Fragment {
 const verbatim = (text: string) => new Fragment(text, []);
 
 function joinSql(parts: readonly Fragment[], sep: string): Fragment {
-  return new Fragment(parts.map((p) => p.text).join(sep), parts.flatMap((p) => p.params));
+  return new Fragment(
+    parts.map((p) => p.text).join(sep),
+    parts.flatMap((p) => p.params),
+  );
 }
 
-const and = (parts: readonly Fragment[]) => (parts.length === 0 ? verbatim('true') : joinSql(parts.map((p) => sql`(${p})`), ' and '));
+const and = (parts: readonly Fragment[]) =>
+  parts.length === 0
+    ? verbatim('true')
+    : joinSql(
+        parts.map((p) => sql`(${p})`),
+        ' and ',
+      );
 
 // ---- inputs ----
 
@@ -145,7 +154,10 @@ const ESCAPE = verbatim(`escape '\\'`);
  */
 function branchSql(b: Branch, query: string, pattern: string, limit: number): Fragment {
   const found = (f: Field) => sql`strpos(lower(${verbatim(f.col)}), lower(${query})) > 0`;
-  const like = joinSql(b.fields.map((f) => sql`lower(${verbatim(f.col)}) like lower(${pattern}) ${ESCAPE}`), ' or ');
+  const like = joinSql(
+    b.fields.map((f) => sql`lower(${verbatim(f.col)}) like lower(${pattern}) ${ESCAPE}`),
+    ' or ',
+  );
   const titleField = b.fields.find((f) => f.title);
   const inner = sql`select ${verbatim(`'${b.type}'::text`)} as type, ${verbatim(b.id)} as id, ${verbatim(b.title)} as title,
               ${verbatim(b.parentType)} as parent_type, ${verbatim(b.linkRef)} as link_ref, ${verbatim(b.createdAt)} as created_at,
@@ -160,11 +172,27 @@ function branchSql(b: Branch, query: string, pattern: string, limit: number): Fr
   const fields = b.fields.map((f, i) => ({ ...f, col: `c.f${i}` }));
   const last = fields[fields.length - 1]!;
   const initial = fields.slice(0, -1);
-  const matchedField = initial.length === 0 ? verbatim(`'${last.name}'`) : sql`case ${joinSql(initial.map((f) => sql`when ${found(f)} then ${verbatim(`'${f.name}'`)}`), ' ')} else ${verbatim(`'${last.name}'`)} end`;
-  const matchedText = initial.length === 0 ? verbatim(last.col) : sql`case ${joinSql(initial.map((f) => sql`when ${found(f)} then ${verbatim(f.col)}`), ' ')} else ${verbatim(last.col)} end`;
+  const matchedField =
+    initial.length === 0
+      ? verbatim(`'${last.name}'`)
+      : sql`case ${joinSql(
+          initial.map((f) => sql`when ${found(f)} then ${verbatim(`'${f.name}'`)}`),
+          ' ',
+        )} else ${verbatim(`'${last.name}'`)} end`;
+  const matchedText =
+    initial.length === 0
+      ? verbatim(last.col)
+      : sql`case ${joinSql(
+          initial.map((f) => sql`when ${found(f)} then ${verbatim(f.col)}`),
+          ' ',
+        )} else ${verbatim(last.col)} end`;
   const cTitle = fields.find((f) => f.title);
-  const weight = cTitle ? sql`case when ${found(cTitle)} then ${verbatim(String(SCORE.titleWeight))} else ${verbatim(String(SCORE.otherWeight))} end` : verbatim(String(SCORE.otherWeight));
-  const vector = verbatim(fields.map((f) => `setweight(to_tsvector('simple', left(coalesce(${f.col}, ''), ${SEARCH_LIMITS.rankChars})), '${f.title ? 'A' : 'B'}')`).join(' || '));
+  const weight = cTitle
+    ? sql`case when ${found(cTitle)} then ${verbatim(String(SCORE.titleWeight))} else ${verbatim(String(SCORE.otherWeight))} end`
+    : verbatim(String(SCORE.otherWeight));
+  const vector = verbatim(
+    fields.map((f) => `setweight(to_tsvector('simple', left(coalesce(${f.col}, ''), ${SEARCH_LIMITS.rankChars})), '${f.title ? 'A' : 'B'}')`).join(' || '),
+  );
   return sql`(select c.type, c.id, c.title, c.parent_type, c.link_ref, ${matchedField} as matched_field, ${matchedText} as matched_text,
             round((${weight} + ${verbatim(String(SCORE.rankWeight))} * ts_rank(${vector}, plainto_tsquery('simple', ${query}), 32))::numeric, 4) as score,
             c.created_at, c.starts_at, c.ends_at
@@ -182,7 +210,10 @@ function branchesFor(type: SearchType, viewer: SearchViewer, f: SearchFilters, n
       return [
         {
           type,
-          fields: [{ name: 'title', col: 't.title', title: true }, { name: 'description', col: 't.description' }],
+          fields: [
+            { name: 'title', col: 't.title', title: true },
+            { name: 'description', col: 't.description' },
+          ],
           id: 't.id',
           title: 't.title',
           parentType: 'null::text',
@@ -230,7 +261,12 @@ function branchesFor(type: SearchType, viewer: SearchViewer, f: SearchFilters, n
             feedbackVisibleSql(viewer, now),
             ...project,
             // The anonymous author's own comments on their feedback are anonymous too.
-            ...(f.authorEmail === undefined ? [] : [authorSql('c.author_user_id', f.authorEmail), sql`(not f.is_anonymous or c.author_user_id <> f.author_user_id or f.author_user_id = ${viewer.userId})`]),
+            ...(f.authorEmail === undefined
+              ? []
+              : [
+                  authorSql('c.author_user_id', f.authorEmail),
+                  sql`(not f.is_anonymous or c.author_user_id <> f.author_user_id or f.author_user_id = ${viewer.userId})`,
+                ]),
             ...since('c.created_at'),
             ...(f.status === undefined ? [] : [sql`f.status = ${f.status}`]),
           ],
@@ -243,7 +279,11 @@ function branchesFor(type: SearchType, viewer: SearchViewer, f: SearchFilters, n
       return [
         {
           type,
-          fields: [{ name: 'title', col: 'n.title', title: true }, { name: 'summary', col: 'n.summary' }, { name: 'body', col: 'n.body' }],
+          fields: [
+            { name: 'title', col: 'n.title', title: true },
+            { name: 'summary', col: 'n.summary' },
+            { name: 'body', col: 'n.body' },
+          ],
           id: 'n.id',
           title: 'n.title',
           parentType: 'null::text',
@@ -273,14 +313,22 @@ function branchesFor(type: SearchType, viewer: SearchViewer, f: SearchFilters, n
           startsAt: 'mt.starts_at',
           endsAt: 'mt.ends_at',
           from: 'meetings mt join projects p on p.id = mt.project_id',
-          where: [visibleProjectSql(viewer), ...project, ...(f.authorEmail === undefined ? [] : [authorSql('mt.created_by_user_id', f.authorEmail)]), ...since('mt.created_at')],
+          where: [
+            visibleProjectSql(viewer),
+            ...project,
+            ...(f.authorEmail === undefined ? [] : [authorSql('mt.created_by_user_id', f.authorEmail)]),
+            ...since('mt.created_at'),
+          ],
         },
       ];
     case 'feedback':
       return [
         {
           type,
-          fields: [{ name: 'title', col: 'f.title', title: true }, { name: 'body', col: 'f.body' }],
+          fields: [
+            { name: 'title', col: 'f.title', title: true },
+            { name: 'body', col: 'f.body' },
+          ],
           id: 'f.id',
           title: 'f.title',
           parentType: 'null::text',
@@ -300,7 +348,14 @@ function branchesFor(type: SearchType, viewer: SearchViewer, f: SearchFilters, n
 }
 
 /** The SQL of one search (exported for the EXPLAIN test and the unit tests). */
-export function searchStatement(viewer: SearchViewer, types: readonly SearchType[], query: string, f: SearchFilters, limit: number, now: Date): Fragment | null {
+export function searchStatement(
+  viewer: SearchViewer,
+  types: readonly SearchType[],
+  query: string,
+  f: SearchFilters,
+  limit: number,
+  now: Date,
+): Fragment | null {
   const pattern = likeContains(query);
   const branches = types.flatMap((t) => branchesFor(t, viewer, f, now)).map((b) => branchSql(b, query, pattern, limit));
   if (branches.length === 0) return null;
@@ -314,7 +369,15 @@ export function searchStatement(viewer: SearchViewer, types: readonly SearchType
    limit ${limit}`;
 }
 
-export async function searchVisible(em: EntityManager, viewer: SearchViewer, types: readonly SearchType[], query: string, f: SearchFilters, limit: number, now: Date): Promise<SearchRow[]> {
+export async function searchVisible(
+  em: EntityManager,
+  viewer: SearchViewer,
+  types: readonly SearchType[],
+  query: string,
+  f: SearchFilters,
+  limit: number,
+  now: Date,
+): Promise<SearchRow[]> {
   const stmt = searchStatement(viewer, types, query, f, limit, now);
   if (!stmt) return [];
   return (await em.getConnection().execute(stmt.text, [...stmt.params], 'all', em.getTransactionContext())) as SearchRow[];

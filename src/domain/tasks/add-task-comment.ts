@@ -10,7 +10,10 @@ import { insertComment, touchTask } from './tasks.repository.js';
 import { isUuid, MAX_COMMENT, normalizeTaskCode, TASK_CODE_PATTERN } from './tasks.rules.js';
 
 export const AddTaskCommentInput = z.strictObject({
-  taskId: z.string().trim().refine((s) => isUuid(s) || TASK_CODE_PATTERN.test(s), { error: 'must be a task id (UUID) or code' }),
+  taskId: z
+    .string()
+    .trim()
+    .refine((s) => isUuid(s) || TASK_CODE_PATTERN.test(s), { error: 'must be a task id (UUID) or code' }),
   body: z.string().trim().min(1).max(MAX_COMMENT),
 });
 export type AddTaskCommentInput = z.infer<typeof AddTaskCommentInput>;
@@ -33,7 +36,13 @@ export const addTaskComment = defineOperation<AddTaskCommentInput, AddTaskCommen
     const now = ctx.clock.now();
     const commentId = await insertComment(em, { taskId: task.id, authorUserId: ctx.principal.userId, body: input.body, now });
     await touchTask(em, task.id, now);
-    recordToolAudit(em, ctx, { tool: 'add_task_comment', action: TASK_AUDIT.commentAdded, targetType: 'task', targetId: task.id, summary: { code: task.code, commentId, bodyLength: input.body.length } });
+    recordToolAudit(em, ctx, {
+      tool: 'add_task_comment',
+      action: TASK_AUDIT.commentAdded,
+      targetType: 'task',
+      targetId: task.id,
+      summary: { code: task.code, commentId, bodyLength: input.body.length },
+    });
     return { commentId };
   },
 });

@@ -41,15 +41,27 @@ export const claimTask = defineOperation<ClaimTaskInput, ClaimTaskResult, AgentP
     const { task, project } = await loadVisibleTask(em, principal, taskRefOf(input), { forUpdate: true });
     if (task.isDraft || !project) throw new DomainError('conflict', 'a draft cannot be claimed; publish it first', { code: 'task_is_draft' });
     // Visibility already means member or org-wide role; the rule is spelled out for when the two differ.
-    if (project.role === null && !canSeeAllProjects(principal.userRole)) throw forbidden('only project members, admins and coordinators may claim tasks', 'permission_denied');
-    const result = (): ClaimTaskResult => ({ task_id: task.id, code: task.code!, status: task.status, assignee: { id: principal.userId, email: principal.userEmail }, url: taskUrl(ctx.config, task) });
-    if (task.kind !== 'issue') throw new DomainError('conflict', `only tasks of kind issue can be claimed; ${task.code} is a ${task.kind}`, { code: 'not_an_issue' });
+    if (project.role === null && !canSeeAllProjects(principal.userRole))
+      throw forbidden('only project members, admins and coordinators may claim tasks', 'permission_denied');
+    const result = (): ClaimTaskResult => ({
+      task_id: task.id,
+      code: task.code!,
+      status: task.status,
+      assignee: { id: principal.userId, email: principal.userEmail },
+      url: taskUrl(ctx.config, task),
+    });
+    if (task.kind !== 'issue')
+      throw new DomainError('conflict', `only tasks of kind issue can be claimed; ${task.code} is a ${task.kind}`, { code: 'not_an_issue' });
     if (task.assigneeUserId === principal.userId) return result();
     if (task.assigneeUserId !== null) throw new DomainError('conflict', `${task.code} is already assigned`, { code: 'already_assigned' });
-    if (!CLAIMABLE_STATUSES.includes(task.status)) throw new DomainError('conflict', `${task.code} is ${task.status}; only open tasks (${CLAIMABLE_STATUSES.join(', ')}) can be claimed`, { code: 'not_open' });
+    if (!CLAIMABLE_STATUSES.includes(task.status))
+      throw new DomainError('conflict', `${task.code} is ${task.status}; only open tasks (${CLAIMABLE_STATUSES.join(', ')}) can be claimed`, {
+        code: 'not_open',
+      });
 
     const now = ctx.clock.now();
-    if (!(await claimUnassigned(em, task.id, principal.userId, now))) throw new DomainError('conflict', `${task.code} is already assigned`, { code: 'already_assigned' });
+    if (!(await claimUnassigned(em, task.id, principal.userId, now)))
+      throw new DomainError('conflict', `${task.code} is already assigned`, { code: 'already_assigned' });
 
     const me = await userById(em, principal.userId);
     const recipients = new Set([task.creatorUserId, ...(await projectUsersWithRoles(em, project.id, ['owner', 'lead']))]);
@@ -65,7 +77,13 @@ export const claimTask = defineOperation<ClaimTaskInput, ClaimTaskResult, AgentP
         tags: [task.code!],
       });
     }
-    recordToolAudit(em, ctx, { tool: 'claim_task', action: TASK_AUDIT.claimed, targetType: 'task', targetId: task.id, summary: { code: task.code, projectId: project.id, notified: recipients.size } });
+    recordToolAudit(em, ctx, {
+      tool: 'claim_task',
+      action: TASK_AUDIT.claimed,
+      targetType: 'task',
+      targetId: task.id,
+      summary: { code: task.code, projectId: project.id, notified: recipients.size },
+    });
     return result();
   },
 });

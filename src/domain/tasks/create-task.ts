@@ -17,7 +17,16 @@ import { addNotification } from '../inbox/notify.js';
 import { findVisibleProject } from '../projects/projects.repository.js';
 import { TASK_AUDIT } from './tasks.audit.js';
 import { PersonRef, taskUrl } from './task.view.js';
-import { assertMayAssign, createdTaskOutput, fieldError, projectSlugRequired, resolveAssignee, resolveParent, resolveParticipants, type CreatedTask } from './task-placement.js';
+import {
+  assertMayAssign,
+  createdTaskOutput,
+  fieldError,
+  projectSlugRequired,
+  resolveAssignee,
+  resolveParent,
+  resolveParticipants,
+  type CreatedTask,
+} from './task-placement.js';
 import { insertStatusHistory, insertTask, insertTaskPeople, nextTaskNumber } from './tasks.repository.js';
 import {
   DEFAULT_TASK_KIND,
@@ -114,8 +123,20 @@ export const createTask = defineOperation<CreateTaskInput, CreatedTask, AgentPri
       isDraft: input.as_draft,
       now,
     });
-    await insertTaskPeople(em, 'reviewers', id, reviewers.map((u) => u.id), now);
-    await insertTaskPeople(em, 'cc', id, cc.map((u) => u.id), now);
+    await insertTaskPeople(
+      em,
+      'reviewers',
+      id,
+      reviewers.map((u) => u.id),
+      now,
+    );
+    await insertTaskPeople(
+      em,
+      'cc',
+      id,
+      cc.map((u) => u.id),
+      now,
+    );
     if (!input.as_draft) {
       await insertStatusHistory(em, { taskId: id, from: null, to: INITIAL_TASK_STATUS, byUserId: principal.userId, commentId: null, now });
       if (assignee && assignee.user.id !== principal.userId) {

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { loadVisibleTask } from './task-access.js';
-import { personRef, projectRefOf, refineTaskRef, TaskDetail, TaskRefFields, taskRefOf, taskUrl } from './task.view.js';
+import { personRef, projectRefOf, refineTaskRef, type TaskDetail, TaskRefFields, taskRefOf, taskUrl } from './task.view.js';
 import { recentComments, statusHistory, taskPeople, userById } from './tasks.repository.js';
 
 export const GET_TASK_COMMENTS = 50;

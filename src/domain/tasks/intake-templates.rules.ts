@@ -35,7 +35,12 @@ export const SYSTEM_INTAKE_DESCRIPTION: IntakeDescription = {
 export const SYSTEM_INTAKE_CHECKLISTS: readonly IntakeChecklist[] = [
   {
     title: 'Before handing over',
-    items: ['The goal is stated in one sentence', 'Links to the source system are included (no copied content)', 'Acceptance criteria are listed', 'A due date or "no deadline" is given'],
+    items: [
+      'The goal is stated in one sentence',
+      'Links to the source system are included (no copied content)',
+      'Acceptance criteria are listed',
+      'A due date or "no deadline" is given',
+    ],
   },
 ];
 
@@ -57,7 +62,10 @@ export function resolveIntakeTemplates(owner: OwnerTemplates | null): ResolvedIn
   const ownDescription = owner?.descriptionLabel && owner.descriptionBody ? { label: owner.descriptionLabel, body: owner.descriptionBody } : null;
   const checklists = owner?.checklists ?? null;
   let checklist: { checklists: IntakeChecklist[]; checklist_source: IntakeSource };
-  if (checklists === null) checklist = SYSTEM_INTAKE_CHECKLISTS.length ? { checklists: SYSTEM_INTAKE_CHECKLISTS.map((c) => ({ ...c, items: [...c.items] })), checklist_source: 'system' } : { checklists: [], checklist_source: 'none' };
+  if (checklists === null)
+    checklist = SYSTEM_INTAKE_CHECKLISTS.length
+      ? { checklists: SYSTEM_INTAKE_CHECKLISTS.map((c) => ({ ...c, items: [...c.items] })), checklist_source: 'system' }
+      : { checklists: [], checklist_source: 'none' };
   else checklist = checklists.length ? { checklists, checklist_source: 'owner' } : { checklists: [], checklist_source: 'none' };
   return {
     description: ownDescription ?? { ...SYSTEM_INTAKE_DESCRIPTION },

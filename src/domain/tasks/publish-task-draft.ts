@@ -53,7 +53,7 @@ export const publishTaskDraft = defineOperation<PublishTaskDraftInput, CreatedTa
     } else if (task.projectId) {
       // The draft's own project must still exist and be visible.
       project = draftProject && (await findVisibleProject(em, draftProject.slug, principal));
-      if (!project) throw fieldError('not_found', 'the draft\'s project was not found', 'project_not_found', 'project_slug');
+      if (!project) throw fieldError('not_found', "the draft's project was not found", 'project_not_found', 'project_slug');
     } else {
       throw projectSlugRequired();
     }
@@ -62,19 +62,48 @@ export const publishTaskDraft = defineOperation<PublishTaskDraftInput, CreatedTa
     let assignee = null;
     if (task.assigneeUserId) {
       const user = await userById(em, task.assigneeUserId);
-      if (!user || user.status !== 'active') throw fieldError('not_found', 'the draft\'s assignee is no longer active', 'assignee_not_found', 'assignee_user_id');
+      if (user?.status !== 'active') throw fieldError('not_found', "the draft's assignee is no longer active", 'assignee_not_found', 'assignee_user_id');
       assignee = { user, field: 'assignee_user_id' as const };
       await assertMayAssign(em, principal, project, assignee);
     }
-    const reviewers = await resolveParticipants(em, principal.userId, (await taskPeople(em, 'reviewers', task.id)).map((u) => u.id), [], project.id);
-    const cc = await resolveParticipants(em, principal.userId, (await taskPeople(em, 'cc', task.id)).map((u) => u.id), [], project.id);
-    await retainTaskPeople(em, 'reviewers', task.id, reviewers.map((u) => u.id));
-    await retainTaskPeople(em, 'cc', task.id, cc.map((u) => u.id));
+    const reviewers = await resolveParticipants(
+      em,
+      principal.userId,
+      (await taskPeople(em, 'reviewers', task.id)).map((u) => u.id),
+      [],
+      project.id,
+    );
+    const cc = await resolveParticipants(
+      em,
+      principal.userId,
+      (await taskPeople(em, 'cc', task.id)).map((u) => u.id),
+      [],
+      project.id,
+    );
+    await retainTaskPeople(
+      em,
+      'reviewers',
+      task.id,
+      reviewers.map((u) => u.id),
+    );
+    await retainTaskPeople(
+      em,
+      'cc',
+      task.id,
+      cc.map((u) => u.id),
+    );
 
     const now = ctx.clock.now();
     const number = await nextTaskNumber(em, project.id);
     const code = taskCode(project.slug, number);
-    await publishDraftRow(em, task.id, { projectId: project.id, number, code, parentTaskId: parent?.id ?? null, assigneeUserId: assignee?.user.id ?? null, now });
+    await publishDraftRow(em, task.id, {
+      projectId: project.id,
+      number,
+      code,
+      parentTaskId: parent?.id ?? null,
+      assigneeUserId: assignee?.user.id ?? null,
+      now,
+    });
     await insertStatusHistory(em, { taskId: task.id, from: null, to: INITIAL_TASK_STATUS, byUserId: principal.userId, commentId: null, now });
     if (assignee && assignee.user.id !== principal.userId) {
       addNotification(em, now, {
@@ -93,6 +122,10 @@ export const publishTaskDraft = defineOperation<PublishTaskDraftInput, CreatedTa
       targetId: task.id,
       summary: { code, projectId: project.id, assigneeUserId: assignee?.user.id ?? null, reviewerCount: reviewers.length, ccCount: cc.length },
     });
-    return createdTaskOutput(ctx.config, { id: task.id, code, priority: task.priority, isDraft: false, status: INITIAL_TASK_STATUS }, { assignee: assignee?.user ?? null, reviewers, cc });
+    return createdTaskOutput(
+      ctx.config,
+      { id: task.id, code, priority: task.priority, isDraft: false, status: INITIAL_TASK_STATUS },
+      { assignee: assignee?.user ?? null, reviewers, cc },
+    );
   },
 });

@@ -28,7 +28,13 @@ export const setOwnerIntakeTemplates = defineOperation<z.infer<typeof SetOwnerIn
     const owner = await requireUserByEmail(em, input.owner_email);
     const now = ctx.clock.now();
     if (input.clear) await deleteOwnerTemplates(em, owner.id);
-    else await upsertOwnerTemplates(em, owner.id, { descriptionLabel: input.description?.label ?? null, descriptionBody: input.description?.body ?? null, checklists: input.checklists }, now);
+    else
+      await upsertOwnerTemplates(
+        em,
+        owner.id,
+        { descriptionLabel: input.description?.label ?? null, descriptionBody: input.description?.body ?? null, checklists: input.checklists },
+        now,
+      );
     recordAudit(em, ctx, {
       action: TASK_AUDIT.intakeTemplatesSet,
       targetType: 'user',

@@ -20,16 +20,25 @@ export const fieldError = (kind: 'validation' | 'not_found' | 'forbidden' | 'con
  * still a validation failure naming `project_slug`.
  */
 export const projectSlugRequired = (): DomainError =>
-  new DomainError('validation', 'project_slug is required', { code: 'project_slug_required', extra: { field: 'project_slug', flat_error: 'project_slug is required' } });
+  new DomainError('validation', 'project_slug is required', {
+    code: 'project_slug_required',
+    extra: { field: 'project_slug', flat_error: 'project_slug is required' },
+  });
 
 export type AssigneeField = 'assignee_user_id' | 'assignee_email';
 
 /** The requested assignee (`assignee_user_id` wins over `assignee_email`); absent or inactive is not found. */
-export async function resolveAssignee(em: EntityManager, input: { assignee_user_id?: string; assignee_email?: string }): Promise<{ user: PersonRow; field: AssigneeField } | null> {
+export async function resolveAssignee(
+  em: EntityManager,
+  input: { assignee_user_id?: string; assignee_email?: string },
+): Promise<{ user: PersonRow; field: AssigneeField } | null> {
   const field: AssigneeField | null = input.assignee_user_id !== undefined ? 'assignee_user_id' : input.assignee_email !== undefined ? 'assignee_email' : null;
   if (!field) return null;
-  const [user] = field === 'assignee_user_id' ? await usersByIdsOrEmails(em, [input.assignee_user_id!], []) : await usersByIdsOrEmails(em, [], [input.assignee_email!.trim().toLowerCase()]);
-  if (!user || user.status !== 'active') throw fieldError('not_found', `assignee not found (${field})`, 'assignee_not_found', field);
+  const [user] =
+    field === 'assignee_user_id'
+      ? await usersByIdsOrEmails(em, [input.assignee_user_id!], [])
+      : await usersByIdsOrEmails(em, [], [input.assignee_email!.trim().toLowerCase()]);
+  if (user?.status !== 'active') throw fieldError('not_found', `assignee not found (${field})`, 'assignee_not_found', field);
   return { user, field };
 }
 
@@ -38,10 +47,20 @@ export async function resolveAssignee(em: EntityManager, input: { assignee_user_
  * lead (structured forbidden, title permission_denied); the assignee must be able to see the
  * project, or they could never open their own task.
  */
-export async function assertMayAssign(em: EntityManager, principal: AgentPrincipal, project: ProjectForViewer, assignee: { user: PersonRow; field: AssigneeField }): Promise<void> {
+export async function assertMayAssign(
+  em: EntityManager,
+  principal: AgentPrincipal,
+  project: ProjectForViewer,
+  assignee: { user: PersonRow; field: AssigneeField },
+): Promise<void> {
   if (assignee.user.id === principal.userId) return;
   if (!canAssignOthers(principal.userRole, project.role)) {
-    throw fieldError('forbidden', 'assigning a task to someone else needs a super admin, the project owner or a project tech lead', 'permission_denied', assignee.field);
+    throw fieldError(
+      'forbidden',
+      'assigning a task to someone else needs a super admin, the project owner or a project tech lead',
+      'permission_denied',
+      assignee.field,
+    );
   }
   const sees = await usersWhoSeeProject(em, project.id, [assignee.user.id]);
   if (!sees.has(assignee.user.id)) {
@@ -53,7 +72,13 @@ export async function assertMayAssign(em: EntityManager, principal: AgentPrincip
  * Reviewer or cc users to keep: unknown, inactive and self ids/emails are dropped silently; with a
  * project, so are users who cannot see it. Order of the request is kept.
  */
-export async function resolveParticipants(em: EntityManager, callerId: string, ids: readonly string[], emails: readonly string[], projectId: string | null): Promise<PersonRow[]> {
+export async function resolveParticipants(
+  em: EntityManager,
+  callerId: string,
+  ids: readonly string[],
+  emails: readonly string[],
+  projectId: string | null,
+): Promise<PersonRow[]> {
   const uuidIds = ids.filter(isUuid).map((i) => i.toLowerCase());
   const lowerEmails = emails.map((e) => e.trim().toLowerCase());
   const users = await usersByIdsOrEmails(em, uuidIds, lowerEmails);
@@ -62,13 +87,25 @@ export async function resolveParticipants(em: EntityManager, callerId: string, i
     known.set(u.id.toLowerCase(), u);
     known.set(u.email.toLowerCase(), u);
   }
-  const canSee = projectId ? await usersWhoSeeProject(em, projectId, users.filter((u) => u.status === 'active').map((u) => u.id)) : undefined;
+  const canSee = projectId
+    ? await usersWhoSeeProject(
+        em,
+        projectId,
+        users.filter((u) => u.status === 'active').map((u) => u.id),
+      )
+    : undefined;
   const kept = keepParticipants([...uuidIds, ...lowerEmails], known, callerId, canSee);
   return kept.map((id) => known.get(id)!);
 }
 
 /** The parent task by code: visible, published, in the same project, and not too deep or cyclic. */
-export async function resolveParent(em: EntityManager, principal: AgentPrincipal, ref: { code: string } | { id: string }, projectId: string | null, taskId?: string): Promise<TaskRow> {
+export async function resolveParent(
+  em: EntityManager,
+  principal: AgentPrincipal,
+  ref: { code: string } | { id: string },
+  projectId: string | null,
+  taskId?: string,
+): Promise<TaskRow> {
   let parent: TaskRow;
   try {
     parent = (await loadVisibleTask(em, principal, ref)).task;

@@ -25,11 +25,18 @@ interface TaskRefInput {
 /** Exactly one address: `code` (or its alias) or `task_id`. Reported on the input's own fields. */
 export function refineTaskRef(v: TaskRefInput, ctx: z.RefinementCtx): void {
   if (v.code !== undefined && v.task_code !== undefined && normalizeTaskCode(v.code) !== normalizeTaskCode(v.task_code)) {
-    ctx.addIssue({ code: 'custom', path: ['task_code'], message: 'task_code (deprecated) disagrees with code; send only code', params: { code: 'conflicting_alias' } });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['task_code'],
+      message: 'task_code (deprecated) disagrees with code; send only code',
+      params: { code: 'conflicting_alias' },
+    });
   }
   const hasCode = v.code !== undefined || v.task_code !== undefined;
-  if (hasCode && v.task_id !== undefined) ctx.addIssue({ code: 'custom', path: ['task_id'], message: 'give code or task_id, not both', params: { code: 'exclusive' } });
-  if (!hasCode && v.task_id === undefined) ctx.addIssue({ code: 'custom', path: ['code'], message: 'code or task_id is required', params: { code: 'required' } });
+  if (hasCode && v.task_id !== undefined)
+    ctx.addIssue({ code: 'custom', path: ['task_id'], message: 'give code or task_id, not both', params: { code: 'exclusive' } });
+  if (!hasCode && v.task_id === undefined)
+    ctx.addIssue({ code: 'custom', path: ['code'], message: 'code or task_id is required', params: { code: 'required' } });
 }
 
 export type TaskRef = { id: string } | { code: string };
@@ -121,6 +128,7 @@ export const TaskDetail = z.object({
 });
 export type TaskDetail = z.infer<typeof TaskDetail>;
 
-export const projectRefOf = (config: DomainConfig, p: { slug: string; name: string } | null) => (p ? { slug: p.slug, name: p.name, url: projectUrl(config, p.slug) } : null);
+export const projectRefOf = (config: DomainConfig, p: { slug: string; name: string } | null) =>
+  p ? { slug: p.slug, name: p.name, url: projectUrl(config, p.slug) } : null;
 
 export type { TaskRow };

@@ -121,12 +121,34 @@ export async function insertTask(em: EntityManager, t: NewTask): Promise<void> {
     em,
     `insert into tasks (id, project_id, number, code, title, description, kind, priority, status, due_date, assignee_user_id, creator_user_id, parent_task_id, is_draft, created_at, updated_at, published_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::date, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz)`,
-    [t.id, t.projectId, t.number, t.code, t.title, t.description, t.kind, t.priority, t.status, t.dueDate, t.assigneeUserId, t.creatorUserId, t.parentTaskId, t.isDraft, now, now, t.isDraft ? null : now],
+    [
+      t.id,
+      t.projectId,
+      t.number,
+      t.code,
+      t.title,
+      t.description,
+      t.kind,
+      t.priority,
+      t.status,
+      t.dueDate,
+      t.assigneeUserId,
+      t.creatorUserId,
+      t.parentTaskId,
+      t.isDraft,
+      now,
+      now,
+      t.isDraft ? null : now,
+    ],
   );
 }
 
 /** A draft becomes a published task with its project, number and code. */
-export async function publishDraftRow(em: EntityManager, id: string, p: { projectId: string; number: number; code: string; parentTaskId: string | null; assigneeUserId: string | null; now: Date }): Promise<void> {
+export async function publishDraftRow(
+  em: EntityManager,
+  id: string,
+  p: { projectId: string; number: number; code: string; parentTaskId: string | null; assigneeUserId: string | null; now: Date },
+): Promise<void> {
   const now = p.now.toISOString();
   await run(
     em,
@@ -208,11 +230,20 @@ export async function ancestorIds(em: EntityManager, parentId: string): Promise<
 
 export async function insertComment(em: EntityManager, c: { taskId: string; authorUserId: string; body: string; now: Date }): Promise<string> {
   const id = randomUUID();
-  await run(em, `insert into task_comments (id, task_id, author_user_id, body, created_at) values (?, ?, ?, ?, ?::timestamptz)`, [id, c.taskId, c.authorUserId, c.body, c.now.toISOString()]);
+  await run(em, `insert into task_comments (id, task_id, author_user_id, body, created_at) values (?, ?, ?, ?, ?::timestamptz)`, [
+    id,
+    c.taskId,
+    c.authorUserId,
+    c.body,
+    c.now.toISOString(),
+  ]);
   return id;
 }
 
-export async function insertStatusHistory(em: EntityManager, h: { taskId: string; from: TaskStatus | null; to: TaskStatus; byUserId: string; commentId: string | null; now: Date }): Promise<void> {
+export async function insertStatusHistory(
+  em: EntityManager,
+  h: { taskId: string; from: TaskStatus | null; to: TaskStatus; byUserId: string; commentId: string | null; now: Date },
+): Promise<void> {
   await run(
     em,
     `insert into task_status_history (id, task_id, from_status, to_status, changed_by_user_id, comment_id, created_at) values (?, ?, ?, ?, ?, ?, ?::timestamptz)`,
@@ -226,7 +257,11 @@ export async function setTaskStatus(em: EntityManager, taskId: string, to: TaskS
 
 /** Claims an unassigned task; false when someone else got it first. */
 export async function claimUnassigned(em: EntityManager, taskId: string, userId: string, now: Date): Promise<boolean> {
-  const rows = await run(em, `update tasks set assignee_user_id = ?, updated_at = ?::timestamptz where id = ? and assignee_user_id is null returning id`, [userId, now.toISOString(), taskId]);
+  const rows = await run(em, `update tasks set assignee_user_id = ?, updated_at = ?::timestamptz where id = ? and assignee_user_id is null returning id`, [
+    userId,
+    now.toISOString(),
+    taskId,
+  ]);
   return rows.length > 0;
 }
 
@@ -244,14 +279,28 @@ export interface HistoryRow {
 }
 
 export async function statusHistory(em: EntityManager, taskId: string): Promise<HistoryRow[]> {
-  const rows = await run<{ from_status: string | null; to_status: string; by_id: string; by_email: string; comment_id: string | null; created_at: Date | string }>(
+  const rows = await run<{
+    from_status: string | null;
+    to_status: string;
+    by_id: string;
+    by_email: string;
+    comment_id: string | null;
+    created_at: Date | string;
+  }>(
     em,
     `select h.from_status, h.to_status, u.id as by_id, u.email as by_email, h.comment_id, h.created_at
        from task_status_history h join users u on u.id = h.changed_by_user_id
       where h.task_id = ? order by h.created_at, h.id`,
     [taskId],
   );
-  return rows.map((r) => ({ from: r.from_status as TaskStatus | null, to: r.to_status as TaskStatus, byId: r.by_id, byEmail: r.by_email, commentId: r.comment_id, at: iso(r.created_at)! }));
+  return rows.map((r) => ({
+    from: r.from_status as TaskStatus | null,
+    to: r.to_status as TaskStatus,
+    byId: r.by_id,
+    byEmail: r.by_email,
+    commentId: r.comment_id,
+    at: iso(r.created_at)!,
+  }));
 }
 
 export interface CommentRow {
@@ -307,7 +356,9 @@ export async function listVisibleTasks(em: EntityManager, f: TaskListFilter): Pr
   const where: string[] = ['not t.is_draft', 'p.archived_at is null'];
   const params: unknown[] = [];
   if (!f.allProjects) {
-    where.push(`t.project_id = any(array(select m.project_id from project_members m where m.user_id = ? union all select o.id from projects o where o.owner_user_id = ?))`);
+    where.push(
+      `t.project_id = any(array(select m.project_id from project_members m where m.user_id = ? union all select o.id from projects o where o.owner_user_id = ?))`,
+    );
     params.push(f.viewerId, f.viewerId);
   }
   if (f.assigneeUserId) {

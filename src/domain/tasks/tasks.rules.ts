@@ -95,7 +95,12 @@ export function checkTransition(from: TaskStatus, to: TaskStatus, a: TaskActor):
   const edge = TASK_TRANSITIONS.find((t) => t.from === from && t.to === to);
   if (!edge) {
     const allowed = allowedNextStatuses(from, a);
-    return { ok: false, reason: 'not_allowed', message: `cannot move a task from ${from} to ${to}; allowed from ${from}: ${allowed.length ? allowed.join(', ') : 'none'}`, allowed };
+    return {
+      ok: false,
+      reason: 'not_allowed',
+      message: `cannot move a task from ${from} to ${to}; allowed from ${from}: ${allowed.length ? allowed.join(', ') : 'none'}`,
+      allowed,
+    };
   }
   if (!mayTake(edge.who, a)) {
     const who = edge.who === 'admin' ? 'an admin' : edge.who === 'assignee' ? 'the assignee or an admin' : 'the assignee, a reviewer or an admin';
@@ -158,11 +163,16 @@ export interface CandidateUser {
  * silently, duplicates collapse, order is kept. `canSee` (when given) drops users who could not
  * see the task's project: they would be told about a task they cannot open.
  */
-export function keepParticipants(requested: readonly string[], known: ReadonlyMap<string, CandidateUser>, callerId: string, canSee?: ReadonlySet<string>): string[] {
+export function keepParticipants(
+  requested: readonly string[],
+  known: ReadonlyMap<string, CandidateUser>,
+  callerId: string,
+  canSee?: ReadonlySet<string>,
+): string[] {
   const out: string[] = [];
   for (const raw of requested) {
     const u = known.get(raw.toLowerCase());
-    if (!u || u.status !== 'active' || u.id === callerId || out.includes(u.id)) continue;
+    if (u?.status !== 'active' || u.id === callerId || out.includes(u.id)) continue;
     if (canSee && !canSee.has(u.id)) continue;
     out.push(u.id);
   }

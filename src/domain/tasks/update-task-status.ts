@@ -26,9 +26,15 @@ export const UpdateTaskStatusInput = z
   })
   .superRefine((v, ctx) => {
     refineTaskRef(v, ctx);
-    if (v.status === undefined && v.new_status === undefined) ctx.addIssue({ code: 'custom', path: ['status'], message: 'is required', params: { code: 'required' } });
+    if (v.status === undefined && v.new_status === undefined)
+      ctx.addIssue({ code: 'custom', path: ['status'], message: 'is required', params: { code: 'required' } });
     if (v.status !== undefined && v.new_status !== undefined && v.status !== v.new_status) {
-      ctx.addIssue({ code: 'custom', path: ['new_status'], message: 'new_status (deprecated) disagrees with status; send only status', params: { code: 'conflicting_alias' } });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['new_status'],
+        message: 'new_status (deprecated) disagrees with status; send only status',
+        params: { code: 'conflicting_alias' },
+      });
     }
   });
 export type UpdateTaskStatusInput = z.infer<typeof UpdateTaskStatusInput>;
@@ -58,11 +64,18 @@ export const updateTaskStatus = defineOperation<UpdateTaskStatusInput, UpdateTas
     const { em } = ctx;
     const { task } = await loadVisibleTask(em, principal, taskRefOf(input), { forUpdate: true });
     if (task.isDraft) throw new DomainError('conflict', 'a draft has no status to change; publish it first', { code: 'task_is_draft' });
-    const actor = { isAssignee: task.assigneeUserId === principal.userId, isAdmin: isOrgAdmin(principal.userRole), isReviewer: await isReviewer(em, task.id, principal.userId) };
+    const actor = {
+      isAssignee: task.assigneeUserId === principal.userId,
+      isAdmin: isOrgAdmin(principal.userRole),
+      isReviewer: await isReviewer(em, task.id, principal.userId),
+    };
     const check = checkTransition(task.status, to, actor);
     if (!check.ok) {
       if (check.reason === 'forbidden') throw new DomainError('forbidden', check.message, { code: 'permission_denied' });
-      throw new DomainError('conflict', check.message, { code: check.reason === 'same_status' ? 'same_status' : 'transition_not_allowed', extra: check.reason === 'not_allowed' ? { allowed: check.allowed } : {} });
+      throw new DomainError('conflict', check.message, {
+        code: check.reason === 'same_status' ? 'same_status' : 'transition_not_allowed',
+        extra: check.reason === 'not_allowed' ? { allowed: check.allowed } : {},
+      });
     }
     const now = ctx.clock.now();
     const commentId = input.progress_note ? await insertComment(em, { taskId: task.id, authorUserId: principal.userId, body: input.progress_note, now }) : null;

@@ -44,7 +44,14 @@ export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>
     t.status = 'revoked';
     t.revokedAt = ctx.clock.now();
     t.revokedReason = input.reason ?? 'revoked by an admin';
-    recordAudit(em, ctx, { action: AUDIT.tokenRevokedByAdmin, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { reason: input.reason ?? null, owner_user_id: t.ownerUserId } });
+    recordAudit(em, ctx, {
+      action: AUDIT.tokenRevokedByAdmin,
+      actorUserId: ctx.principal.userId,
+      tokenId: t.id,
+      targetType: 'inbound_token',
+      targetId: t.id,
+      summary: { reason: input.reason ?? null, owner_user_id: t.ownerUserId },
+    });
     addNotification(em, ctx.clock.now(), {
       userId: t.ownerUserId,
       title: `Your token "${t.label}" was revoked by an admin`,
@@ -56,9 +63,16 @@ export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>
 });
 
 /** Revokes every inbound and agent token of a user in the caller's transaction. */
-export async function revokeAllTokensOf(em: Parameters<typeof recordAudit>[0], ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, userId: string, actorUserId: string | null, reason: string): Promise<number> {
+export async function revokeAllTokensOf(
+  em: Parameters<typeof recordAudit>[0],
+  ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>,
+  userId: string,
+  actorUserId: string | null,
+  reason: string,
+): Promise<number> {
   const { inboundIds, agentCount } = await revokeEveryTokenOfUser(em, userId, reason, ctx.clock.now().toISOString());
-  for (const id of inboundIds) recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: id, targetType: 'inbound_token', targetId: id, summary: { reason } });
+  for (const id of inboundIds)
+    recordAudit(em, ctx, { action: AUDIT.tokenRevoked, actorUserId, tokenId: id, targetType: 'inbound_token', targetId: id, summary: { reason } });
   return inboundIds.length + agentCount;
 }
 

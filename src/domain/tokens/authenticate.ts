@@ -33,7 +33,15 @@ export async function authenticate(
       throw unauthenticated('token_revoked', 'token revoked or expired');
     }
     if (touchDue(row, now)) tokens.recordUse('agent_tokens', row.id, now);
-    const principal: AgentPrincipal = { type: 'agent', tokenId: row.id, userId: row.user_id, userEmail: row.email, userName: row.name, userRole: row.role, scopes: row.scopes };
+    const principal: AgentPrincipal = {
+      type: 'agent',
+      tokenId: row.id,
+      userId: row.user_id,
+      userEmail: row.email,
+      userName: row.name,
+      userRole: row.role,
+      scopes: row.scopes,
+    };
     return principal;
   }
 

@@ -6,7 +6,9 @@ import type { EntityManager } from '@mikro-orm/core';
  * absent. Read on the connection outside any transaction.
  */
 export async function findBreakerSince(em: EntityManager, tokenId: string): Promise<{ breaker_since: Date | string | null } | undefined> {
-  const [t] = (await em.getConnection().execute(`select breaker_since from inbound_tokens where id = ?`, [tokenId], 'all')) as { breaker_since: Date | string | null }[];
+  const [t] = (await em.getConnection().execute(`select breaker_since from inbound_tokens where id = ?`, [tokenId], 'all')) as {
+    breaker_since: Date | string | null;
+  }[];
   return t;
 }
 
@@ -35,7 +37,12 @@ export async function countPublishOutcomes(
  * Opens the breaker of an active token until `until` unless it is open already at `now` (so
  * concurrent failures trip it once); returns the token when this call tripped it.
  */
-export async function tripBreaker(em: EntityManager, tokenId: string, until: string, now: string): Promise<{ id: string; owner_user_id: string; label: string } | undefined> {
+export async function tripBreaker(
+  em: EntityManager,
+  tokenId: string,
+  until: string,
+  now: string,
+): Promise<{ id: string; owner_user_id: string; label: string } | undefined> {
   const rows = (await em.getConnection().execute(
     `update inbound_tokens set breaker_open_until = ?::timestamptz, breaker_since = ?::timestamptz
         where id = ? and status = 'active' and (breaker_open_until is null or breaker_open_until <= ?::timestamptz)
@@ -51,7 +58,11 @@ export async function tripBreaker(em: EntityManager, tokenId: string, until: str
  * Closes the breaker and restarts failure counting at `now` (row-locked); `was_open` tells
  * whether it was open at `now`. Undefined when the token is absent.
  */
-export async function closeBreaker(em: EntityManager, tokenId: string, now: string): Promise<{ id: string; owner_user_id: string; label: string; was_open: boolean | null } | undefined> {
+export async function closeBreaker(
+  em: EntityManager,
+  tokenId: string,
+  now: string,
+): Promise<{ id: string; owner_user_id: string; label: string; was_open: boolean | null } | undefined> {
   const rows = (await em.getConnection().execute(
     `update inbound_tokens t set breaker_open_until = null, breaker_since = ?::timestamptz
          from (select id, breaker_open_until from inbound_tokens where id = ? for update) o

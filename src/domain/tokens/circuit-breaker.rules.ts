@@ -28,9 +28,13 @@ export function windowStart(now: Date, breakerSince: Date | null): Date {
 
 export function circuitOpenError(openUntil: Date, now: Date): DomainError {
   const retryAfterSeconds = Math.max(1, Math.ceil((openUntil.getTime() - now.getTime()) / 1000));
-  return new DomainError('rate_limited', `this token is suspended by the circuit breaker (too many rejected events) until ${openUntil.toISOString()}; wait, or ask an admin to reset it`, {
-    code: 'circuit_open',
-    rateLimit: { limit: INBOUND_PER_MINUTE, remaining: 0, resetAtUnix: Math.ceil(openUntil.getTime() / 1000), retryAfterSeconds },
-    extra: { suspended_until: openUntil.toISOString() },
-  });
+  return new DomainError(
+    'rate_limited',
+    `this token is suspended by the circuit breaker (too many rejected events) until ${openUntil.toISOString()}; wait, or ask an admin to reset it`,
+    {
+      code: 'circuit_open',
+      rateLimit: { limit: INBOUND_PER_MINUTE, remaining: 0, resetAtUnix: Math.ceil(openUntil.getTime() / 1000), retryAfterSeconds },
+      extra: { suspended_until: openUntil.toISOString() },
+    },
+  );
 }

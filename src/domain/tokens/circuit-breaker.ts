@@ -23,7 +23,11 @@ export const BREAKER_AUDIT = {
  * owner gets an inbox notice (not subject to any daily limit). A conditional update makes sure that
  * concurrent failures trip it, and notify, once. Returns whether this call tripped it.
  */
-export async function evaluateBreakerAfterFailure(em: EntityManager, ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, tokenId: string): Promise<boolean> {
+export async function evaluateBreakerAfterFailure(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>,
+  tokenId: string,
+): Promise<boolean> {
   const now = ctx.clock.now();
   const t = await findBreakerSince(em, tokenId);
   if (!t) return false;
@@ -65,12 +69,24 @@ export type ResetCircuitBreakerResult = z.infer<typeof ResetCircuitBreakerOutput
  * Closes the breaker and restarts failure counting at now; notifies the owner when it was open.
  * In the caller's transaction (a writing operation's `em`).
  */
-async function resetBreaker(em: EntityManager, ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>, tokenId: string, actorUserId: string | null): Promise<ResetCircuitBreakerResult> {
+async function resetBreaker(
+  em: EntityManager,
+  ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>,
+  tokenId: string,
+  actorUserId: string | null,
+): Promise<ResetCircuitBreakerResult> {
   const now = ctx.clock.now();
   const row = await closeBreaker(em, tokenId, now.toISOString());
   if (!row) throw notFound('token');
   const wasOpen = row.was_open === true;
-  recordAudit(em, ctx, { action: BREAKER_AUDIT.reset, actorUserId, tokenId: row.id, targetType: 'inbound_token', targetId: row.id, summary: { was_open: wasOpen } });
+  recordAudit(em, ctx, {
+    action: BREAKER_AUDIT.reset,
+    actorUserId,
+    tokenId: row.id,
+    targetType: 'inbound_token',
+    targetId: row.id,
+    summary: { was_open: wasOpen },
+  });
   if (wasOpen) {
     addNotification(em, now, {
       userId: row.owner_user_id,

@@ -30,7 +30,11 @@ export interface ClaimBatchRow {
   reason?: string;
 }
 
-export const claimTokenBatch = defineOperation<z.infer<typeof ClaimTokenBatchRequestSchema>, { results: ClaimBatchRow[]; requestId: string }, InboundTokenPrincipal>({
+export const claimTokenBatch = defineOperation<
+  z.infer<typeof ClaimTokenBatchRequestSchema>,
+  { results: ClaimBatchRow[]; requestId: string },
+  InboundTokenPrincipal
+>({
   name: 'tokens.claim_batch',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
   rateLimited: true,
@@ -43,7 +47,11 @@ export const claimTokenBatch = defineOperation<z.infer<typeof ClaimTokenBatchReq
     return {
       results: rows.map((r) =>
         r.ok
-          ? { email: r.value.email, ok: true, token: { token: r.value.token, tokenId: r.value.tokenId, ownerUserId: r.value.ownerUserId, expiresPriorAt: r.value.expiresPriorAt } }
+          ? {
+              email: r.value.email,
+              ok: true,
+              token: { token: r.value.token, tokenId: r.value.tokenId, ownerUserId: r.value.ownerUserId, expiresPriorAt: r.value.expiresPriorAt },
+            }
           : { email: r.email, ok: false, reason: r.error.code },
       ),
       requestId: ctx.requestId,
@@ -73,11 +81,20 @@ export const legacyClaimBatch = defineOperation<z.infer<typeof LegacyClaimBatchS
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
     if (input.emails.length > 50) {
-      throw new DomainError('validation', 'at most 50 emails per batch', { code: 'emails_too_many', issues: [{ field: 'emails', code: 'emails_too_many', message: 'at most 50 emails per batch' }] });
+      throw new DomainError('validation', 'at most 50 emails per batch', {
+        code: 'emails_too_many',
+        issues: [{ field: 'emails', code: 'emails_too_many', message: 'at most 50 emails per batch' }],
+      });
     }
-    const rows = await claimInTransaction(ctx.em, ctx, input.emails.map((email) => ({ email, daily_limit: 50 })));
+    const rows = await claimInTransaction(
+      ctx.em,
+      ctx,
+      input.emails.map((email) => ({ email, daily_limit: 50 })),
+    );
     const results = rows.map((r) =>
-      r.ok ? { email: r.value.email, ok: true as const, token: r.value.token, token_id: r.value.tokenId, rotated: r.value.rotated } : { email: r.email, ok: false as const, error: r.error.code },
+      r.ok
+        ? { email: r.value.email, ok: true as const, token: r.value.token, token_id: r.value.tokenId, rotated: r.value.rotated }
+        : { email: r.email, ok: false as const, error: r.error.code },
     );
     return { succeeded: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results };
   },
@@ -100,6 +117,13 @@ export const pingToolsToken = defineOperation<unknown, ToolsPing, InboundTokenPr
   input: z.unknown(),
   handler: async (_input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    return { ok: true, kind: 'tools_claim', tools_token_id: ctx.principal.tokenId, label: ctx.principal.label, owner: ctx.principal.userEmail, now: ctx.clock.now().toISOString() };
+    return {
+      ok: true,
+      kind: 'tools_claim',
+      tools_token_id: ctx.principal.tokenId,
+      label: ctx.principal.label,
+      owner: ctx.principal.userEmail,
+      now: ctx.clock.now().toISOString(),
+    };
   },
 });

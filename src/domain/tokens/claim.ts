@@ -84,7 +84,11 @@ export async function claimInTransaction(em: EntityManager, ctx: OpContext<Inbou
   await lockClaimPairs(em, userIds, tools.integratorId);
   const item = await findItemForIntegrator(em, tools.integratorId);
   const approvals = item ? await findLiveApprovals(em, userIds, item.id) : new Map<string, { id: string }>();
-  const current = await findActiveClaimedTokens(em, userIds.filter((id) => approvals.has(id)), tools.integratorId);
+  const current = await findActiveClaimedTokens(
+    em,
+    userIds.filter((id) => approvals.has(id)),
+    tools.integratorId,
+  );
 
   for (const { i, userId } of eligible) {
     const email = emails[i]!;
@@ -96,7 +100,10 @@ export async function claimInTransaction(em: EntityManager, ctx: OpContext<Inbou
     }
     const existing = current.get(userId);
     if (existing && req.reuseExisting) {
-      results[i] = { ok: true, value: { email, token: '', tokenId: existing.id, ownerUserId: userId, expiresPriorAt: now.toISOString(), rotated: false, reused: true } };
+      results[i] = {
+        ok: true,
+        value: { email, token: '', tokenId: existing.id, ownerUserId: userId, expiresPriorAt: now.toISOString(), rotated: false, reused: true },
+      };
       continue;
     }
     if (existing) {
@@ -104,8 +111,18 @@ export async function claimInTransaction(em: EntityManager, ctx: OpContext<Inbou
       existing.approvalId = approval.id;
       existing.dailyLimit = req.daily_limit;
       if (req.label !== undefined) existing.label = req.label;
-      recordAudit(em, ctx, { action: AUDIT.tokenRotated, actorUserId: tools.userId, tokenId: existing.id, targetType: 'inbound_token', targetId: existing.id, summary: { via: 'claim', tools_token_id: tools.tokenId } });
-      results[i] = { ok: true, value: { email, token, tokenId: existing.id, ownerUserId: userId, expiresPriorAt: existing.priorValidUntil!.toISOString(), rotated: true } };
+      recordAudit(em, ctx, {
+        action: AUDIT.tokenRotated,
+        actorUserId: tools.userId,
+        tokenId: existing.id,
+        targetType: 'inbound_token',
+        targetId: existing.id,
+        summary: { via: 'claim', tools_token_id: tools.tokenId },
+      });
+      results[i] = {
+        ok: true,
+        value: { email, token, tokenId: existing.id, ownerUserId: userId, expiresPriorAt: existing.priorValidUntil!.toISOString(), rotated: true },
+      };
       continue;
     }
     const { row, token } = createInboundTokenRow(em, {

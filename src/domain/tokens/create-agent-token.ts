@@ -12,7 +12,11 @@ const SCOPE = /^(\*|[a-z_]+:(\*|[a-z_]+(:[a-z_]+)?))$/;
 
 export const CreateAgentTokenInput = z.strictObject({
   email: z.email().max(120),
-  scopes: z.array(z.string().regex(SCOPE, { error: 'must be a scope such as read:inbox, read:*, or *' })).min(1).max(50).optional(),
+  scopes: z
+    .array(z.string().regex(SCOPE, { error: 'must be a scope such as read:inbox, read:*, or *' }))
+    .min(1)
+    .max(50)
+    .optional(),
   label: z.string().min(1).max(80).default('cli'),
 });
 

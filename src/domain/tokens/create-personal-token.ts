@@ -17,7 +17,10 @@ export const CreatePersonalTokenInput = z.strictObject({
   daily_limit: z
     .number()
     .int()
-    .refine((n) => (SELF_SERVICE_DAILY_LIMITS as readonly number[]).includes(n), { error: 'must be one of 50, 200, 500, 1000', params: { code: 'invalid_enum' } })
+    .refine((n) => (SELF_SERVICE_DAILY_LIMITS as readonly number[]).includes(n), {
+      error: 'must be one of 50, 200, 500, 1000',
+      params: { code: 'invalid_enum' },
+    })
     .default(200),
 });
 
@@ -48,7 +51,15 @@ export async function mintSelfServiceToken(
 ): Promise<PersonalTokenCreated> {
   if (user.status !== 'active') throw new DomainError('forbidden', 'the user is not active', { code: 'user_inactive' });
   const integratorId = await ensureIntegrator(em, PERSONAL_INTEGRATOR, ctx.clock.now());
-  const { row, token } = createInboundTokenRow(em, { kind: 'personal', ownerUserId: user.id, integratorId, label: t.label, note: t.note, dailyLimit: t.dailyLimit, createdAt: ctx.clock.now() });
+  const { row, token } = createInboundTokenRow(em, {
+    kind: 'personal',
+    ownerUserId: user.id,
+    integratorId,
+    label: t.label,
+    note: t.note,
+    dailyLimit: t.dailyLimit,
+    createdAt: ctx.clock.now(),
+  });
   auditTokenCreated(em, ctx, row, { actorUserId: user.id }, { kind: row.kind, label: row.label });
   return { tokenId: row.id, token };
 }

@@ -58,7 +58,15 @@ export async function createToolsTokenInTransaction(
   if (!ADMIN_ROLES.includes(owner.role)) throw new DomainError('forbidden', 'tools-tokens are owned by admins', { code: 'forbidden_admin_only' });
   const now = ctx.clock.now();
   const integratorId = await ensureIntegrator(em, { slug: spec.integrator, name: spec.integratorName ?? spec.integrator }, now);
-  const { row, token } = createInboundTokenRow(em, { kind: 'tools_claim', ownerUserId: owner.id, integratorId, label: spec.name, note: spec.note, dailyLimit: TOOLS_TOKEN_DAILY_LIMIT, createdAt: now });
+  const { row, token } = createInboundTokenRow(em, {
+    kind: 'tools_claim',
+    ownerUserId: owner.id,
+    integratorId,
+    label: spec.name,
+    note: spec.note,
+    dailyLimit: TOOLS_TOKEN_DAILY_LIMIT,
+    createdAt: now,
+  });
   // Scalar foreign keys: the token row must exist before a catalog row links it.
   await em.flush();
   const item = await findItemForIntegrator(em, integratorId);

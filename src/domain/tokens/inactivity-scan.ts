@@ -45,8 +45,16 @@ export async function scanTokenInactivity(em: EntityManager, env: InactivityScan
   const now = env.now.toISOString();
   const requestId = `maintenance:tokens.inactivity-scan:${now}`;
   return em.transactional(async (tx) => {
-    const inbound = await expireInactiveInboundTokens(tx, expireAtOrBefore.toISOString(), now, { action: AUDIT.tokenAutoExpired, source: MAINTENANCE_SOURCE, requestId });
-    const agent = await revokeInactiveAgentTokens(tx, expireAtOrBefore.toISOString(), now, { action: AGENT_TOKEN_AUTO_EXPIRED, source: MAINTENANCE_SOURCE, requestId });
+    const inbound = await expireInactiveInboundTokens(tx, expireAtOrBefore.toISOString(), now, {
+      action: AUDIT.tokenAutoExpired,
+      source: MAINTENANCE_SOURCE,
+      requestId,
+    });
+    const agent = await revokeInactiveAgentTokens(tx, expireAtOrBefore.toISOString(), now, {
+      action: AGENT_TOKEN_AUTO_EXPIRED,
+      source: MAINTENANCE_SOURCE,
+      requestId,
+    });
 
     // Tokens in the warning window (expired ones are no longer live, so the window is exact).
     const candidates = await findInactivityWarningCandidates(tx, warnAtOrBefore.toISOString());

@@ -50,7 +50,10 @@ export interface InboundTokenListRow {
  * row of the approval it was minted under; otherwise null. Named columns only: the hash, prior
  * hash and callback secret never leave the table.
  */
-export async function listInboundTokensForAdmin(em: EntityManager, f: { kind?: TokenKind; includeRevoked: boolean; limit: number }): Promise<InboundTokenListRow[]> {
+export async function listInboundTokensForAdmin(
+  em: EntityManager,
+  f: { kind?: TokenKind; includeRevoked: boolean; limit: number },
+): Promise<InboundTokenListRow[]> {
   return (await em.getConnection().execute(
     `select t.id, t.label, t.kind, t.status, u.email as owner_email, t.created_at, t.revoked_at,
               case when t.kind in ('tools_claim', 'moderation')

@@ -79,13 +79,18 @@ export interface IntegratorRow {
 
 /** The non-archived registry rows, by slug. */
 export async function listLiveIntegrators(em: EntityManager): Promise<IntegratorRow[]> {
-  return (await em.getConnection().execute(
-    `select id, slug, name, allowed_event_prefix, created_at, homepage_url, description from integrators where archived_at is null order by slug`,
-  )) as IntegratorRow[];
+  return (await em
+    .getConnection()
+    .execute(
+      `select id, slug, name, allowed_event_prefix, created_at, homepage_url, description from integrators where archived_at is null order by slug`,
+    )) as IntegratorRow[];
 }
 
 /** A non-archived integrator by slug. */
-export async function findLiveIntegratorBySlug(em: EntityManager, slug: string): Promise<{ id: string; slug: string; allowed_event_prefix: string } | undefined> {
+export async function findLiveIntegratorBySlug(
+  em: EntityManager,
+  slug: string,
+): Promise<{ id: string; slug: string; allowed_event_prefix: string } | undefined> {
   const rows = (await em.getConnection().execute(`select id, slug, allowed_event_prefix from integrators where slug = ? and archived_at is null`, [slug])) as {
     id: string;
     slug: string;

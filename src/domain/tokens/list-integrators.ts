@@ -26,7 +26,15 @@ export const listIntegrators = defineOperation<Record<string, never>, Integrator
   handler: async (_input, ctx) => {
     requireAdminToolsToken(ctx.principal);
     const rows = await listLiveIntegrators(ctx.em);
-    const items = rows.map((r) => ({ id: r.id, slug: r.slug, name: r.name, allowedEventPrefix: r.allowed_event_prefix, createdAt: iso(r.created_at), homepageUrl: r.homepage_url, description: r.description }));
+    const items = rows.map((r) => ({
+      id: r.id,
+      slug: r.slug,
+      name: r.name,
+      allowedEventPrefix: r.allowed_event_prefix,
+      createdAt: iso(r.created_at),
+      homepageUrl: r.homepage_url,
+      description: r.description,
+    }));
     return { items, totalCount: items.length, requestId: ctx.requestId };
   },
 });

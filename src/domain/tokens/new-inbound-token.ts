@@ -55,5 +55,12 @@ export function auditTokenCreated(
   by: { actorUserId: string; tokenId?: string | null },
   summary: Record<string, unknown>,
 ): void {
-  recordAudit(em, ctx, { action: AUDIT.tokenCreated, actorUserId: by.actorUserId, tokenId: by.tokenId ?? row.id, targetType: 'inbound_token', targetId: row.id, summary });
+  recordAudit(em, ctx, {
+    action: AUDIT.tokenCreated,
+    actorUserId: by.actorUserId,
+    tokenId: by.tokenId ?? row.id,
+    targetType: 'inbound_token',
+    targetId: row.id,
+    summary,
+  });
 }

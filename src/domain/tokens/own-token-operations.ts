@@ -22,7 +22,11 @@ export const IssueOwnTokenInput = z.strictObject({
   daily_limit: z.number().int().min(1).max(1000).default(50),
 });
 
-export const issueOwnPersonalToken = defineOperation<z.infer<typeof IssueOwnTokenInput>, { token_id: string; token_value: string; endpoint_url: string }, AgentPrincipal>({
+export const issueOwnPersonalToken = defineOperation<
+  z.infer<typeof IssueOwnTokenInput>,
+  { token_id: string; token_value: string; endpoint_url: string },
+  AgentPrincipal
+>({
   name: 'tokens.issue_own',
   ...ownOp,
   idempotent: false,
@@ -108,25 +112,41 @@ export const revokeOwnToken = defineOperation<TokenIdInput, { revoked: true }, A
       t.status = 'revoked';
       t.revokedAt = ctx.clock.now();
       t.revokedReason = 'deleted by owner';
-      recordAudit(ctx.em, ctx, { action: AUDIT.tokenRevoked, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
+      recordAudit(ctx.em, ctx, {
+        action: AUDIT.tokenRevoked,
+        actorUserId: ctx.principal.userId,
+        tokenId: t.id,
+        targetType: 'inbound_token',
+        targetId: t.id,
+        summary: { by: 'owner' },
+      });
     }
     return { revoked: true as const };
   },
 });
 
 /** Owner rotates: new value works at once, the previous one for 24 h; a new callback secret. */
-export const rotateOwnToken = defineOperation<TokenIdInput, { tokenId: string; token: string; expiresPriorAt: string; callbackSecret: string }, AgentPrincipal>({
-  name: 'tokens.rotate_own',
-  ...ownOp,
-  idempotent: false,
-  writes: true,
-  input: TokenIdInput,
-  handler: async ({ token_id }, ctx) => {
-    const t = await requireOwnToken(ctx.em, ctx.principal.userId, token_id);
-    if (t.status !== 'active') throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
-    const now = ctx.clock.now();
-    const token = rotateTokenValue(t, now);
-    recordAudit(ctx.em, ctx, { action: AUDIT.tokenRotated, actorUserId: ctx.principal.userId, tokenId: t.id, targetType: 'inbound_token', targetId: t.id, summary: { by: 'owner' } });
-    return { tokenId: t.id, token, expiresPriorAt: t.priorValidUntil!.toISOString(), callbackSecret: t.callbackSecret };
+export const rotateOwnToken = defineOperation<TokenIdInput, { tokenId: string; token: string; expiresPriorAt: string; callbackSecret: string }, AgentPrincipal>(
+  {
+    name: 'tokens.rotate_own',
+    ...ownOp,
+    idempotent: false,
+    writes: true,
+    input: TokenIdInput,
+    handler: async ({ token_id }, ctx) => {
+      const t = await requireOwnToken(ctx.em, ctx.principal.userId, token_id);
+      if (t.status !== 'active') throw new DomainError('conflict', `token is ${t.status}`, { code: 'invalid_state' });
+      const now = ctx.clock.now();
+      const token = rotateTokenValue(t, now);
+      recordAudit(ctx.em, ctx, {
+        action: AUDIT.tokenRotated,
+        actorUserId: ctx.principal.userId,
+        tokenId: t.id,
+        targetType: 'inbound_token',
+        targetId: t.id,
+        summary: { by: 'owner' },
+      });
+      return { tokenId: t.id, token, expiresPriorAt: t.priorValidUntil!.toISOString(), callbackSecret: t.callbackSecret };
+    },
   },
-});
+);

@@ -36,7 +36,12 @@ export async function listOwnTokenRows(em: EntityManager, ownerUserId: string): 
  * Revokes every inbound token of a user not yet revoked (with `reason`) and every live agent
  * token; returns the inbound token ids and how many agent tokens were revoked.
  */
-export async function revokeEveryTokenOfUser(em: EntityManager, userId: string, reason: string, now: string): Promise<{ inboundIds: string[]; agentCount: number }> {
+export async function revokeEveryTokenOfUser(
+  em: EntityManager,
+  userId: string,
+  reason: string,
+  now: string,
+): Promise<{ inboundIds: string[]; agentCount: number }> {
   const conn = em.getConnection();
   const tx = em.getTransactionContext();
   const rows = (await conn.execute(
@@ -45,6 +50,11 @@ export async function revokeEveryTokenOfUser(em: EntityManager, userId: string, 
     'all',
     tx,
   )) as { id: string }[];
-  const agents = (await conn.execute(`update agent_tokens set revoked_at = ?::timestamptz where user_id = ? and revoked_at is null returning id`, [now, userId], 'all', tx)) as { id: string }[];
+  const agents = (await conn.execute(
+    `update agent_tokens set revoked_at = ?::timestamptz where user_id = ? and revoked_at is null returning id`,
+    [now, userId],
+    'all',
+    tx,
+  )) as { id: string }[];
   return { inboundIds: rows.map((r) => r.id), agentCount: agents.length };
 }

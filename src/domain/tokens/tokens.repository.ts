@@ -58,7 +58,8 @@ async function rowsByHash<Row>(conn: Connection, sql: string, hashes: readonly s
 }
 
 /** Indexed lookups by current or prior (rotation overlap) hash. */
-export const findInboundTokensByHashes = (conn: Connection, hashes: readonly string[]) => rowsByHash<InboundTokenAuthRow>(conn, INBOUND_TOKENS_BY_HASHES, hashes);
+export const findInboundTokensByHashes = (conn: Connection, hashes: readonly string[]) =>
+  rowsByHash<InboundTokenAuthRow>(conn, INBOUND_TOKENS_BY_HASHES, hashes);
 
 export interface AgentTokenAuthRow {
   id: string;

@@ -22,7 +22,15 @@ export interface UserCreated {
 
 export function insertUser(em: EntityManager, ctx: Pick<OpContext, 'clock'>, input: { email: string; name: string; role: string; status?: string }): User {
   const now = ctx.clock.now();
-  return em.create(User, { id: randomUUID(), email: normalizeEmail(input.email), name: input.name, role: input.role, status: input.status ?? 'active', createdAt: now, updatedAt: now });
+  return em.create(User, {
+    id: randomUUID(),
+    email: normalizeEmail(input.email),
+    name: input.name,
+    role: input.role,
+    status: input.status ?? 'active',
+    createdAt: now,
+    updatedAt: now,
+  });
 }
 
 /** 422 user-already-exists with `email` and `user_id` (a caller may treat it as an idempotent hit). */

@@ -10,7 +10,16 @@ import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { insertUser, userAlreadyExists } from './create-user.js';
 import { insertOnboardingRows } from './onboarding.repository.js';
-import { defaultNotificationPreferences, EMPLOYMENT_TYPES, INVITABLE_ROLES, LOCATIONS, onboardingChecklist, UI_LANGUAGES, USER_STATUSES, welcomeNotification } from './onboarding.rules.js';
+import {
+  defaultNotificationPreferences,
+  EMPLOYMENT_TYPES,
+  INVITABLE_ROLES,
+  LOCATIONS,
+  onboardingChecklist,
+  UI_LANGUAGES,
+  USER_STATUSES,
+  welcomeNotification,
+} from './onboarding.rules.js';
 import { findUserByEmail } from './users.repository.js';
 import { assertDomainAllowed, normalizeEmail } from './users.rules.js';
 
@@ -40,7 +49,8 @@ const atField = (err: unknown, field: string): unknown =>
     ? new DomainError(err.kind, err.message, { code: err.code, typeSlug: err.typeSlug, issues: err.issues, extra: { ...err.extra, field } })
     : err;
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string })?.code === '23505' || (err as { name?: string })?.name === 'UniqueConstraintViolationException';
+const isUniqueViolation = (err: unknown) =>
+  (err as { code?: string })?.code === '23505' || (err as { name?: string })?.name === 'UniqueConstraintViolationException';
 
 export const inviteUser = defineOperation<InviteUserInput, InviteUserResult, AgentPrincipal>({
   name: 'users.invite',
@@ -92,7 +102,14 @@ export const inviteUser = defineOperation<InviteUserInput, InviteUserResult, Age
         action: 'users.invited',
         targetType: 'user',
         targetId: user.id,
-        summary: { role: input.role, status: input.status, employment_type: input.employment_type, location: input.location, ui_language: input.ui_language, checklist_id: checklistId },
+        summary: {
+          role: input.role,
+          status: input.status,
+          employment_type: input.employment_type,
+          location: input.location,
+          ui_language: input.ui_language,
+          checklist_id: checklistId,
+        },
       });
       return { user_id: user.id, email: user.email, name: user.name, status: input.status, invite_sent: true as const };
     } catch (err) {

@@ -28,7 +28,8 @@ export function onboardingChecklist(p: { employmentType: EmploymentType; locatio
   ];
   // Cross-border communication access is a catalog row of its own (category cross-border-comm).
   if (p.location === 'china') items.push({ key: 'cross_border', title: 'Apply for cross-border communication access', path: '/team-support', done: false });
-  if (p.employmentType === 'contractor') items.push({ key: 'contractor_terms', title: 'Confirm the contractor access terms with your contact', path: '/settings/profile', done: false });
+  if (p.employmentType === 'contractor')
+    items.push({ key: 'contractor_terms', title: 'Confirm the contractor access terms with your contact', path: '/settings/profile', done: false });
   return items;
 }
 

@@ -47,7 +47,15 @@ export const searchUserByUsername = defineOperation<z.infer<typeof SearchUserByU
     // Emails are stored lower-case; the match and the ranking happen in SQL.
     const rows = await searchUsersByLocalPart(ctx.em, input.username.toLowerCase(), input.only_active, SEARCH_USER_LIMIT);
     return {
-      items: rows.map((r) => ({ user_id: r.id, email: r.email, name: r.name, role: r.role, status: r.status, domain: emailDomain(r.email), created_at: iso(r.created_at) })),
+      items: rows.map((r) => ({
+        user_id: r.id,
+        email: r.email,
+        name: r.name,
+        role: r.role,
+        status: r.status,
+        domain: emailDomain(r.email),
+        created_at: iso(r.created_at),
+      })),
     };
   },
 });

@@ -12,7 +12,7 @@
 // same three members as PostgreSqlDriver). No private field is touched; `getNativeClient()` (the
 // pg Pool) and the overridden `execute` / `executeQuery` are public or protected API.
 import { createHash } from 'node:crypto';
-import { EntityManagerType, type Configuration, type Constructor, type LogContext, type LoggingOptions, type Transaction } from '@mikro-orm/core';
+import type { EntityManagerType, Configuration, Constructor, LogContext, LoggingOptions, Transaction } from '@mikro-orm/core';
 import {
   AbstractSqlDriver,
   EntityManager as PostgreSqlEntityManager,
@@ -50,17 +50,28 @@ const MAX_STATEMENTS = 200; // distinct SQL texts; a bound on per-connection ser
 export class PreparedStatementConnection extends PostgreSqlConnection {
   private readonly statements = new Map<string, Statement>();
 
-  override async execute<T>(query: unknown, params: readonly unknown[] | Record<string, unknown> = [], method: 'all' | 'get' | 'run' = 'all', ctx?: Transaction, loggerContext?: LoggingOptions): Promise<T> {
-    const stmt = ctx === undefined && typeof query === 'string' && Array.isArray(params) && query.startsWith(PREPARED) ? this.statement(query, params.length) : undefined;
+  override async execute<T>(
+    query: unknown,
+    params: readonly unknown[] | Record<string, unknown> = [],
+    method: 'all' | 'get' | 'run' = 'all',
+    ctx?: Transaction,
+    loggerContext?: LoggingOptions,
+  ): Promise<T> {
+    const stmt =
+      ctx === undefined && typeof query === 'string' && Array.isArray(params) && query.startsWith(PREPARED) ? this.statement(query, params.length) : undefined;
     const abortable = loggerContext as { signal?: unknown; inflightQueryAbortStrategy?: unknown } | undefined;
     if (!stmt || abortable?.signal != null || abortable?.inflightQueryAbortStrategy != null) {
       return super.execute(query as string, params, method, ctx, loggerContext) as Promise<T>;
     }
     const pool = await this.getNativeClient();
-    return this.executeQuery(query as string, async () => {
-      const res = await pool.query({ name: stmt.name, text: stmt.text, values: params as unknown[] });
-      return this.transformRawResult({ rows: res.rows, numAffectedRows: res.rowCount ?? undefined }, method);
-    }, { query: query as string, params: params as unknown[] }) as Promise<T>;
+    return this.executeQuery(
+      query as string,
+      async () => {
+        const res = await pool.query({ name: stmt.name, text: stmt.text, values: params as unknown[] });
+        return this.transformRawResult({ rows: res.rows, numAffectedRows: res.rowCount ?? undefined }, method);
+      },
+      { query: query as string, params: params as unknown[] },
+    ) as Promise<T>;
   }
 
   /**
@@ -71,7 +82,9 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
     const tracer = tracing.tracer;
     if (tracer === null) return super.executeQuery(query, cb, context);
     const operation = sqlOperation(query);
-    return tracer.inChildSpan(operation, 'client', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': query }, () => super.executeQuery(query, cb, context));
+    return tracer.inChildSpan(operation, 'client', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': query }, () =>
+      super.executeQuery(query, cb, context),
+    );
   }
 
   private statement(sql: string, paramCount: number): Statement | undefined {
@@ -88,7 +101,7 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
 
 /** The statement's first keyword (SELECT, INSERT...), after leading comments: the span name. */
 function sqlOperation(sql: string): string {
-  const m = /^\s*(?:\/\*[^]*?\*\/\s*)*([A-Za-z]+)/.exec(sql);
+  const m = /^\s*(?:\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/.exec(sql);
   return m ? m[1]!.toUpperCase() : 'SQL';
 }
 

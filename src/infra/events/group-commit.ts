@@ -159,7 +159,9 @@ export class GroupCommit {
     try {
       const repeat = batch[0]!.repeat;
       this.counts[repeat ? 'repeat' : 'full']++;
-      const rows = await retryingConflicts(() => (repeat ? writeRepeats(this.conn, batch) : writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day })));
+      const rows = await retryingConflicts(() =>
+        repeat ? writeRepeats(this.conn, batch) : writeDeliveries(this.conn, undefined, batch, { day: batch[0]!.day }),
+      );
       const again: Pending[] = [];
       batch.forEach((p, i) => {
         const row = rows[i];
@@ -196,7 +198,10 @@ export class GroupCommit {
 
   /** A written row answers its caller; a row the full statement did not write had a stale principal. */
   private settle(p: Pending, row: DeliveryRow | undefined): void {
-    if (!row) return p.reject(new StalePrincipalError());
+    if (!row) {
+      p.reject(new StalePrincipalError());
+      return;
+    }
     this.remember(p.key);
     p.resolve(row);
   }

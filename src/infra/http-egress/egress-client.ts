@@ -77,7 +77,8 @@ export function resetEgressSettings(): void {
 const systemResolver: Resolver = async (hostname) => dns.promises.lookup(hostname, { all: true, order: 'verbatim' });
 
 /** A receiver's answer, or a failure without one (status 0). */
-export const result = (status: number, error?: EgressError): EgressResponse => (error ? { status: 0, ok: false, error } : { status, ok: status >= 200 && status < 300 });
+export const result = (status: number, error?: EgressError): EgressResponse =>
+  error ? { status: 0, ok: false, error } : { status, ok: status >= 200 && status < 300 };
 
 class TimeoutError extends Error {}
 
@@ -141,7 +142,14 @@ function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
   }) as LookupFunction;
 }
 
-function send(target: URL, host: string, pinned: ResolvedAddress, body: Uint8Array, headers: Record<string, string>, deadline: number): Promise<EgressResponse> {
+function send(
+  target: URL,
+  host: string,
+  pinned: ResolvedAddress,
+  body: Uint8Array,
+  headers: Record<string, string>,
+  deadline: number,
+): Promise<EgressResponse> {
   return new Promise<EgressResponse>((resolve) => {
     let settled = false;
     const settle = (r: EgressResponse) => {
@@ -164,10 +172,13 @@ function send(target: URL, host: string, pinned: ResolvedAddress, body: Uint8Arr
       agent: false,
     });
     // Until the whole response is read: a receiver that answers headers then stalls is cut too.
-    const timer = setTimeout(() => {
-      settle(result(0, 'timeout'));
-      req.destroy();
-    }, Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => {
+        settle(result(0, 'timeout'));
+        req.destroy();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     req.on('response', (res) => {
       settle(result(res.statusCode ?? 0));
       res.on('end', () => clearTimeout(timer));

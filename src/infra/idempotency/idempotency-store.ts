@@ -7,11 +7,7 @@ export interface StoredResponse {
   output: unknown;
 }
 
-export type BeginResult =
-  | { state: 'started' }
-  | { state: 'in_flight' }
-  | { state: 'mismatch' }
-  | { state: 'replay'; response: StoredResponse };
+export type BeginResult = { state: 'started' } | { state: 'in_flight' } | { state: 'mismatch' } | { state: 'replay'; response: StoredResponse };
 
 export interface IdempotencyStore {
   /** `key` is `<scope>:<rest>`: the scope (the caller's principal, up to the first `:`) groups its records. */

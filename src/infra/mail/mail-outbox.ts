@@ -75,7 +75,11 @@ export async function deliverMailOutbox(em: EntityManager, o: MailDeliveryOption
     for (const row of claimed) {
       try {
         await o.mailer.send({ id: row.id, to: row.to_address, subject: row.subject, text: row.body_text });
-        await conn.execute(`update mail_outbox set status = 'sent', sent_at = ?::timestamptz, updated_at = ?::timestamptz, last_error = null where id = ?`, [now, now, row.id], 'run');
+        await conn.execute(
+          `update mail_outbox set status = 'sent', sent_at = ?::timestamptz, updated_at = ?::timestamptz, last_error = null where id = ?`,
+          [now, now, row.id],
+          'run',
+        );
         out.sent++;
       } catch (err) {
         const message = String((err as Error).message ?? err).slice(0, 500);

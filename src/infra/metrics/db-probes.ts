@@ -36,7 +36,11 @@ interface PoolCounts {
 
 export function registerDbGauges(registry: Registry, o: { orm: MikroORM; clock: Clock; log: Logger }): void {
   const conn = o.orm.em.getConnection();
-  const failures = new Counter({ name: 'fluxdesk_metrics_probe_failures_total', help: 'Scrape-time database probes that failed or overran (their gauges kept the last values).', registers: [registry] });
+  const failures = new Counter({
+    name: 'fluxdesk_metrics_probe_failures_total',
+    help: 'Scrape-time database probes that failed or overran (their gauges kept the last values).',
+    registers: [registry],
+  });
   let last: ProbeResult = EMPTY;
   let lastAt = -Infinity;
   let running: Promise<ProbeResult> | null = null;
@@ -61,7 +65,13 @@ export function registerDbGauges(registry: Registry, o: { orm: MikroORM; clock: 
     return {
       outboxDepth: Number(outbox[0]?.n ?? 0),
       outboxOldestAgeSeconds: oldest === null ? 0 : Math.max(0, (o.clock.now().getTime() - oldest) / 1000),
-      queues: (queues as QueueRow[]).map((q) => ({ name: q.name, ready: Number(q.ready), deferred: Number(q.deferred), active: Number(q.active), failed: Number(q.failed) })),
+      queues: (queues as QueueRow[]).map((q) => ({
+        name: q.name,
+        ready: Number(q.ready),
+        deferred: Number(q.deferred),
+        active: Number(q.active),
+        failed: Number(q.failed),
+      })),
     };
   };
 

@@ -72,7 +72,9 @@ abstract class Family<C extends { labels: Labels }> {
     if (!c) {
       if (values.length !== this.labelNames.length) throw new Error(`${this.name}: ${this.labelNames.length} label values expected`);
       const labels: Labels = {};
-      this.labelNames.forEach((n, i) => (labels[n] = values[i]!));
+      this.labelNames.forEach((n, i) => {
+        labels[n] = values[i]!;
+      });
       c = this.make(labels);
       this.children.set(key, c);
     }

@@ -78,31 +78,84 @@ export class PromMetrics implements Metrics {
   private readonly rpcs = new Map<string, RpcMeter>();
   private readonly tools = new Map<string, ToolMeter>();
 
-  private readonly opDuration = this.histogram('fluxdesk_operation_duration_seconds', 'Time in the operation runner per operation and surface (authentication to answer).', ['op', 'surface']);
-  private readonly opTotal = this.counter('fluxdesk_operations_total', 'Operations run, by outcome: ok or the error kind (validation, rate_limited, internal...).', ['op', 'surface', 'outcome']);
-  private readonly httpDuration = this.histogram('fluxdesk_http_request_duration_seconds', 'HTTP requests on the main listener by method, route pattern and status class.', ['method', 'route', 'status_class']);
-  private readonly rpcDuration = this.histogram('fluxdesk_rpc_duration_seconds', 'Connect / gRPC / gRPC-Web calls that reached their implementation, by procedure and code.', ['procedure', 'code']);
-  private readonly toolDuration = this.histogram('fluxdesk_mcp_tool_duration_seconds', 'MCP tools/call by tool and outcome (ok, tool_error: isError result, protocol_error: JSON-RPC error).', ['tool', 'outcome']);
-  private readonly events = this.counter('fluxdesk_events_total', 'Inbound events by result: accepted (new), deduped (repeat), degraded (new, over a daily limit: inbox only).', ['surface', 'result']);
-  private readonly eventsRejected = this.counter('fluxdesk_events_rejected_total', 'Inbound events refused, by error code (bulk: per recipient row).', ['surface', 'code']);
-  private readonly rateDenied = this.counter('fluxdesk_rate_limit_denials_total', 'Calls refused with 429 by a per-token rate-limit window.', ['budget', 'window']);
-  private readonly idem = this.counter('fluxdesk_idempotency_requests_total', 'Requests with an Idempotency-Key by result: started (first of its key), replay (stored answer), mismatch and in_flight (409 conflicts).', ['result']);
-  private readonly storeDown = this.counter('fluxdesk_store_unavailable_total', 'Rate-limit / idempotency store (Redis) unreachable: the decision taken.', ['store', 'decision']);
+  private readonly opDuration = this.histogram(
+    'fluxdesk_operation_duration_seconds',
+    'Time in the operation runner per operation and surface (authentication to answer).',
+    ['op', 'surface'],
+  );
+  private readonly opTotal = this.counter(
+    'fluxdesk_operations_total',
+    'Operations run, by outcome: ok or the error kind (validation, rate_limited, internal...).',
+    ['op', 'surface', 'outcome'],
+  );
+  private readonly httpDuration = this.histogram(
+    'fluxdesk_http_request_duration_seconds',
+    'HTTP requests on the main listener by method, route pattern and status class.',
+    ['method', 'route', 'status_class'],
+  );
+  private readonly rpcDuration = this.histogram(
+    'fluxdesk_rpc_duration_seconds',
+    'Connect / gRPC / gRPC-Web calls that reached their implementation, by procedure and code.',
+    ['procedure', 'code'],
+  );
+  private readonly toolDuration = this.histogram(
+    'fluxdesk_mcp_tool_duration_seconds',
+    'MCP tools/call by tool and outcome (ok, tool_error: isError result, protocol_error: JSON-RPC error).',
+    ['tool', 'outcome'],
+  );
+  private readonly events = this.counter(
+    'fluxdesk_events_total',
+    'Inbound events by result: accepted (new), deduped (repeat), degraded (new, over a daily limit: inbox only).',
+    ['surface', 'result'],
+  );
+  private readonly eventsRejected = this.counter('fluxdesk_events_rejected_total', 'Inbound events refused, by error code (bulk: per recipient row).', [
+    'surface',
+    'code',
+  ]);
+  private readonly rateDenied = this.counter('fluxdesk_rate_limit_denials_total', 'Calls refused with 429 by a per-token rate-limit window.', [
+    'budget',
+    'window',
+  ]);
+  private readonly idem = this.counter(
+    'fluxdesk_idempotency_requests_total',
+    'Requests with an Idempotency-Key by result: started (first of its key), replay (stored answer), mismatch and in_flight (409 conflicts).',
+    ['result'],
+  );
+  private readonly storeDown = this.counter('fluxdesk_store_unavailable_total', 'Rate-limit / idempotency store (Redis) unreachable: the decision taken.', [
+    'store',
+    'decision',
+  ]);
   private readonly redisErrors = this.counter('fluxdesk_redis_errors_total', 'Errors reported by the Redis client (connection lost, refused, timeouts).', []);
-  private readonly nudgeSends = this.counter('fluxdesk_nudge_sends_total', 'Nudge send attempts by channel and result: completed (sent, or nothing left to send), failed (retried later), dead (given up).', ['channel', 'result']);
-  private readonly nudgesDead = this.counter('fluxdesk_nudges_dead_total', 'Nudges given up (last attempt failed, or refused for good): listed by ListFailedNudges.', ['channel']);
+  private readonly nudgeSends = this.counter(
+    'fluxdesk_nudge_sends_total',
+    'Nudge send attempts by channel and result: completed (sent, or nothing left to send), failed (retried later), dead (given up).',
+    ['channel', 'result'],
+  );
+  private readonly nudgesDead = this.counter(
+    'fluxdesk_nudges_dead_total',
+    'Nudges given up (last attempt failed, or refused for good): listed by ListFailedNudges.',
+    ['channel'],
+  );
   private readonly redisErrorsChild: CounterChild = this.redisErrors.child();
 
   constructor(o: MetricsOptions) {
     // Process CPU, memory, handles, GC and event-loop lag (nodejs_eventloop_lag_*), per registry.
     collectDefaultMetrics({ register: this.registry });
-    new Gauge({ name: 'fluxdesk_build_info', help: 'Always 1; the running version in its label.', labelNames: ['version'], registers: [this.registry] }).labels(o.serviceVersion).set(1);
+    new Gauge({ name: 'fluxdesk_build_info', help: 'Always 1; the running version in its label.', labelNames: ['version'], registers: [this.registry] })
+      .labels(o.serviceVersion)
+      .set(1);
     // Pre-created so dashboards and alerts find a zero series before the first event.
     for (const s of ['completed', 'failed', 'dead'] as const) for (const c of ['push', 'chat'] as const) this.nudgeSends.child(c, s);
     for (const c of ['push', 'chat']) this.nudgesDead.child(c);
     for (const s of ['rate_limit', 'idempotency']) for (const d of ['fail_open', 'fail_closed']) this.storeDown.child(s, d);
     for (const r of ['started', 'replay', 'mismatch', 'in_flight']) this.idem.child(r);
-    for (const [b, w] of [['inbound_publish', 'minute'], ['inbound_requests', 'minute'], ['agent', 'minute'], ['agent', 'day']]) this.rateDenied.child(b!, w!);
+    for (const [b, w] of [
+      ['inbound_publish', 'minute'],
+      ['inbound_requests', 'minute'],
+      ['agent', 'minute'],
+      ['agent', 'day'],
+    ])
+      this.rateDenied.child(b!, w!);
     if (o.orm) registerDbGauges(this.registry, { orm: o.orm, clock: o.clock, log: o.log });
   }
 
@@ -124,7 +177,10 @@ export class PromMetrics implements Metrics {
     if (!bySurface) this.operations.set(name, (bySurface = {}));
     let m = bySurface[surface];
     if (!m) {
-      const intake = name === EVENT_OPERATIONS.single || name === EVENT_OPERATIONS.bulk ? new EventIntake(name === EVENT_OPERATIONS.bulk, surface, this.events, this.eventsRejected) : null;
+      const intake =
+        name === EVENT_OPERATIONS.single || name === EVENT_OPERATIONS.bulk
+          ? new EventIntake(name === EVENT_OPERATIONS.bulk, surface, this.events, this.eventsRejected)
+          : null;
       m = bySurface[surface] = new OpMeter(this.opDuration.child(name, surface), this.opTotal, name, surface, intake);
     }
     return m;

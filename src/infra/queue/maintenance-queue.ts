@@ -122,10 +122,11 @@ export class MaintenanceQueue {
 
   /** Job states per task (tests and operators). */
   async states(): Promise<Record<string, Record<string, number>>> {
-    const { rows } = await this.boss.getDb().executeSql(
-      `select name, state, count(*)::int as n from pgboss.job where name = any($1::text[]) group by name, state`,
-      [this.o.jobs.map((j) => maintenanceQueueName(j.name))],
-    );
+    const { rows } = await this.boss
+      .getDb()
+      .executeSql(`select name, state, count(*)::int as n from pgboss.job where name = any($1::text[]) group by name, state`, [
+        this.o.jobs.map((j) => maintenanceQueueName(j.name)),
+      ]);
     const out: Record<string, Record<string, number>> = Object.fromEntries(this.o.jobs.map((j) => [j.name, {}]));
     for (const r of rows as { name: string; state: string; n: number }[]) out[r.name.slice('maintenance/'.length)]![r.state] = Number(r.n);
     return out;
@@ -136,6 +137,8 @@ export class MaintenanceQueue {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking?.catch(() => undefined);
-    await this.boss?.stop({ graceful: true, timeout: 10_000, close: true }).catch((err) => this.o.log.warn({ err: { message: (err as Error).message } }, 'maintenance queue stop failed'));
+    await this.boss
+      ?.stop({ graceful: true, timeout: 10_000, close: true })
+      .catch((err) => this.o.log.warn({ err: { message: (err as Error).message } }, 'maintenance queue stop failed'));
   }
 }

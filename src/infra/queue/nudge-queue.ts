@@ -96,7 +96,14 @@ export class NudgeQueue {
   constructor(private readonly o: NudgeQueueOptions) {}
 
   async start(): Promise<void> {
-    const common = { schema: 'pgboss', schedule: false, supervise: true, migrate: true, superviseIntervalSeconds: Math.max(1, Math.min(60, this.o.expireInSeconds)), monitorIntervalSeconds: Math.max(1, Math.min(60, this.o.expireInSeconds)) };
+    const common = {
+      schema: 'pgboss',
+      schedule: false,
+      supervise: true,
+      migrate: true,
+      superviseIntervalSeconds: Math.max(1, Math.min(60, this.o.expireInSeconds)),
+      monitorIntervalSeconds: Math.max(1, Math.min(60, this.o.expireInSeconds)),
+    };
     if (this.o.databaseUrl) {
       this.boss = new PgBoss({ ...common, connectionString: this.o.databaseUrl, max: this.o.poolMax, application_name: 'fluxdesk-nudges' });
     } else {
@@ -121,10 +128,21 @@ export class NudgeQueue {
     // Loads the queue into pg-boss's cache now, so an insert inside a settle transaction never
     // needs a second connection (on PGlite that would wait for the transaction itself).
     await this.boss.insert(NUDGE_QUEUE, []);
-    await this.boss.work<NudgeJobData, unknown, { batchSize: number; includeMetadata: true; perJobResults: true; pollingIntervalSeconds: number; localConcurrency: number; burstWhenBatchFull: true }>(
+    await this.boss.work<
+      NudgeJobData,
+      unknown,
+      { batchSize: number; includeMetadata: true; perJobResults: true; pollingIntervalSeconds: number; localConcurrency: number; burstWhenBatchFull: true }
+    >(
       NUDGE_QUEUE,
       // Only retries are queued, each with a start time: polling picks them up as they come due.
-      { batchSize: this.o.batchSize, includeMetadata: true, perJobResults: true, pollingIntervalSeconds: 1, localConcurrency: this.o.concurrency, burstWhenBatchFull: true },
+      {
+        batchSize: this.o.batchSize,
+        includeMetadata: true,
+        perJobResults: true,
+        pollingIntervalSeconds: 1,
+        localConcurrency: this.o.concurrency,
+        burstWhenBatchFull: true,
+      },
       (jobs) => this.run(jobs),
     );
     this.loopsDone = Promise.all(Array.from({ length: this.o.concurrency }, (_, i) => this.dispatchLoop(i)));
@@ -132,10 +150,21 @@ export class NudgeQueue {
 
   private async run(jobs: JobWithMetadata<NudgeJobData>[]): Promise<JobResult[]> {
     const outcomes = await this.o.handle(
-      jobs.map((j) => ({ id: j.id, deliveryId: j.data.deliveryId, userId: j.data.userId, channel: j.data.channel, attempt: (j.data.priorAttempts ?? 0) + j.retryCount + 1, lastAttempt: j.retryCount >= j.retryLimit })),
+      jobs.map((j) => ({
+        id: j.id,
+        deliveryId: j.data.deliveryId,
+        userId: j.data.userId,
+        channel: j.data.channel,
+        attempt: (j.data.priorAttempts ?? 0) + j.retryCount + 1,
+        lastAttempt: j.retryCount >= j.retryLimit,
+      })),
     );
     // `deadletter` fails the job terminally (no retries left to spend on a receiver that refused it).
-    return outcomes.map((r) => (r.status === 'completed' ? { id: r.id, status: 'completed' } : { id: r.id, status: r.status === 'dead' ? 'deadletter' : 'failed', output: { error: r.error } }));
+    return outcomes.map((r) =>
+      r.status === 'completed'
+        ? { id: r.id, status: 'completed' }
+        : { id: r.id, status: r.status === 'dead' ? 'deadletter' : 'failed', output: { error: r.error } },
+    );
   }
 
   /**
@@ -154,7 +183,14 @@ export class NudgeQueue {
     const claimed = rows as Claimed[];
     if (claimed.length === 0) return 0;
     const outcomes = await this.o.handle(
-      claimed.map((r) => ({ id: r.id, deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, attempt: r.attempts, lastAttempt: r.attempts > this.o.retryLimit })),
+      claimed.map((r) => ({
+        id: r.id,
+        deliveryId: r.delivery_id,
+        userId: r.user_id,
+        channel: r.channel,
+        attempt: r.attempts,
+        lastAttempt: r.attempts > this.o.retryLimit,
+      })),
     );
     await this.settle(claimed, outcomes);
     return claimed.length;
@@ -165,7 +201,10 @@ export class NudgeQueue {
     const failed = new Set(outcomes.filter((r) => r.status === 'failed').map((r) => r.id));
     const tx = await this.begin();
     try {
-      await tx.db.executeSql(`delete from nudge_outbox where ctid = any($1::tid[]) and id = any($2::uuid[])`, [claimed.map((r) => r.tid), claimed.map((r) => r.id)]);
+      await tx.db.executeSql(`delete from nudge_outbox where ctid = any($1::tid[]) and id = any($2::uuid[])`, [
+        claimed.map((r) => r.tid),
+        claimed.map((r) => r.id),
+      ]);
       const retries = claimed.filter((r) => failed.has(r.id));
       if (retries.length > 0) {
         await this.boss.insert(
@@ -266,7 +305,13 @@ export class NudgeQueue {
     const { rows: o } = await db.executeSql(`select count(*)::int as n from nudge_outbox`);
     const { rows } = await db.executeSql(`select state, count(*)::int as n from pgboss.job where name = $1 group by state`, [NUDGE_QUEUE]);
     const by = Object.fromEntries(rows.map((r: { state: string; n: number }) => [r.state, Number(r.n)]));
-    return { outbox: Number(o[0]?.n ?? 0), queued: (by.created ?? 0) + (by.retry ?? 0), active: by.active ?? 0, failed: by.failed ?? 0, completed: by.completed ?? 0 };
+    return {
+      outbox: Number(o[0]?.n ?? 0),
+      queued: (by.created ?? 0) + (by.retry ?? 0),
+      active: by.active ?? 0,
+      failed: by.failed ?? 0,
+      completed: by.completed ?? 0,
+    };
   }
 
   async stop(): Promise<void> {
@@ -274,7 +319,9 @@ export class NudgeQueue {
     this.stopping = true;
     for (const wake of [...this.wakers]) wake();
     await this.loopsDone?.catch(() => undefined);
-    await this.boss?.stop({ graceful: true, timeout: 10_000, close: true }).catch((err) => this.o.log.warn({ err: { message: (err as Error).message } }, 'job queue stop failed'));
+    await this.boss
+      ?.stop({ graceful: true, timeout: 10_000, close: true })
+      .catch((err) => this.o.log.warn({ err: { message: (err as Error).message } }, 'job queue stop failed'));
     await this.o.onStopped?.();
   }
 }

@@ -152,8 +152,12 @@ export class RedisRateLimiter implements RateLimiter {
     await Promise.all(
       [...byTag.values()].map((hits) =>
         this.runOne(hits).then(
-          (got) => got.forEach((d, h) => decided.set(h, d)),
-          (err: unknown) => hits.forEach((h) => (h.error = err)),
+          (got) => {
+            for (const [h, d] of got) decided.set(h, d);
+          },
+          (err: unknown) => {
+            for (const h of hits) h.error = err;
+          },
         ),
       ),
     );

@@ -7,7 +7,15 @@ import { context, diag, DiagLogLevel, propagation, SpanKind, SpanStatusCode, tra
 import { startNodeSdk } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 // sdk-trace is sdk-node's own dependency: the span processor and samplers it documents.
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import fastifyOtel from '@fastify/otel';
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
@@ -96,7 +104,8 @@ const REDIS_SPAN = Symbol('fluxdesk.redisSpan');
 type WithSpan = RedisCommandMessage & { [REDIS_SPAN]?: Span };
 
 export function startOtel(c: TracingConfig, serviceVersion: string, log: Logger): Tracer {
-  const exporter = c.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url: c.endpoint, headers: { ...c.headers }, timeoutMillis: c.timeoutMs });
+  const exporter =
+    c.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url: c.endpoint, headers: { ...c.headers }, timeoutMillis: c.timeoutMs });
   const processor = new BatchSpanProcessor({
     exporter,
     scheduledDelayMillis: c.scheduleDelayMs,
@@ -136,7 +145,13 @@ export function startOtel(c: TracingConfig, serviceVersion: string, log: Logger)
       const name = m.command.toUpperCase();
       m[REDIS_SPAN] = tracer.startSpan(name, {
         kind: SpanKind.CLIENT,
-        attributes: { 'db.system.name': 'redis', 'db.operation.name': name, 'db.namespace': String(m.database), 'server.address': m.serverAddress, ...(m.serverPort !== undefined ? { 'server.port': m.serverPort } : {}) },
+        attributes: {
+          'db.system.name': 'redis',
+          'db.operation.name': name,
+          'db.namespace': String(m.database),
+          'server.address': m.serverAddress,
+          ...(m.serverPort !== undefined ? { 'server.port': m.serverPort } : {}),
+        },
       });
     },
     end() {},

@@ -32,7 +32,15 @@ export async function startTracing(config: TracingConfig | null, serviceVersion:
     const { startOtel } = await import('./otel.js');
     tracing.tracer = startOtel(config, serviceVersion, log);
     // The endpoint may carry credentials in its userinfo: only its origin is logged.
-    log.info({ exporter: config.exporter, endpoint: config.exporter === 'otlp' ? new URL(config.endpoint).origin : undefined, sampler: config.sampler, samplerArg: config.samplerArg }, 'tracing on');
+    log.info(
+      {
+        exporter: config.exporter,
+        endpoint: config.exporter === 'otlp' ? new URL(config.endpoint).origin : undefined,
+        sampler: config.sampler,
+        samplerArg: config.samplerArg,
+      },
+      'tracing on',
+    );
     return true;
   } catch (err) {
     log.warn({ err: { message: (err as Error).message } }, 'tracing could not start; going on without it');
@@ -75,12 +83,23 @@ interface EgressOutcome {
  * A client span around one outgoing POST (action callbacks, nudges). With `propagate`, the request
  * carries the span's `traceparent` (a copy of `headers`: the caller's object is not changed).
  */
-export function tracedPost<R extends EgressOutcome>(tracer: Tracer, url: string, headers: Record<string, string>, propagate: boolean, send: (headers: Record<string, string>) => Promise<R>): Promise<R> {
+export function tracedPost<R extends EgressOutcome>(
+  tracer: Tracer,
+  url: string,
+  headers: Record<string, string>,
+  propagate: boolean,
+  send: (headers: Record<string, string>) => Promise<R>,
+): Promise<R> {
   let attributes: SpanAttributes = { 'http.request.method': 'POST' };
   try {
     // Origin and path only: a query string or userinfo may carry a credential.
     const u = new URL(url);
-    attributes = { 'http.request.method': 'POST', 'server.address': u.hostname, 'server.port': Number(u.port) || (u.protocol === 'https:' ? 443 : 80), 'url.full': `${u.origin}${u.pathname}` };
+    attributes = {
+      'http.request.method': 'POST',
+      'server.address': u.hostname,
+      'server.port': Number(u.port) || (u.protocol === 'https:' ? 443 : 80),
+      'url.full': `${u.origin}${u.pathname}`,
+    };
   } catch {
     // An unparsable URL is refused by the client itself (blocked_target).
   }

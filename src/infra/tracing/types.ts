@@ -26,7 +26,13 @@ export interface Tracer {
    * Runs `fn` in a new span, the active one meanwhile (spans started inside are its children), and
    * ends it when `fn` settles. A thrown error marks it, classified by `classify` (default: a fault).
    */
-  inSpan<T>(name: string, kind: SpanKindName, attributes: SpanAttributes, fn: (span: SpanHandle) => Promise<T>, classify?: (err: unknown) => FailureInfo): Promise<T>;
+  inSpan<T>(
+    name: string,
+    kind: SpanKindName,
+    attributes: SpanAttributes,
+    fn: (span: SpanHandle) => Promise<T>,
+    classify?: (err: unknown) => FailureInfo,
+  ): Promise<T>;
   /**
    * Like inSpan, but only inside a trace: with no active span, `fn` runs untraced. For statements
    * and commands, so background polling makes no root trace of its own.
@@ -36,7 +42,13 @@ export interface Tracer {
    * A server span whose parent is the active span or, when there is none, the W3C `traceparent`
    * (and `tracestate`) of `headers`.
    */
-  inServerSpan<T>(name: string, headers: HeaderSource, attributes: SpanAttributes, fn: (span: SpanHandle) => Promise<T>, classify?: (err: unknown) => FailureInfo): Promise<T>;
+  inServerSpan<T>(
+    name: string,
+    headers: HeaderSource,
+    attributes: SpanAttributes,
+    fn: (span: SpanHandle) => Promise<T>,
+    classify?: (err: unknown) => FailureInfo,
+  ): Promise<T>;
   /** Runs `fn` with the caller's `traceparent` as the active (remote) parent, when no span is active. */
   withRemoteParent<T>(headers: HeaderSource, fn: () => T): T;
   /** Adds `traceparent` (and `tracestate`) of the active span to `headers`. */

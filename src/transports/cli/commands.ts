@@ -42,9 +42,17 @@ const COMMANDS: Command[] = [
     op: 'projects.create',
     flags: { slug: ['slug'], name: ['name'], owner: ['owner'], members: ['members', 'list'], leads: ['leads', 'list'], 'tech-leads': ['tech_leads', 'list'] },
   },
-  { words: ['token', 'create'], op: 'tokens.create_personal', flags: { email: ['email'], label: ['label'], 'daily-limit': ['daily_limit', 'int'], note: ['note'] } },
+  {
+    words: ['token', 'create'],
+    op: 'tokens.create_personal',
+    flags: { email: ['email'], label: ['label'], 'daily-limit': ['daily_limit', 'int'], note: ['note'] },
+  },
   { words: ['tools-token', 'create'], op: 'tokens.create_tools', flags: { owner: ['owner'], integrator: ['integrator'], name: ['name'] } },
-  { words: ['moderation-token', 'create'], op: 'moderation.create_token', flags: { owner: ['owner'], label: ['label'], 'daily-limit': ['daily_limit', 'int'], note: ['note'] } },
+  {
+    words: ['moderation-token', 'create'],
+    op: 'moderation.create_token',
+    flags: { owner: ['owner'], label: ['label'], 'daily-limit': ['daily_limit', 'int'], note: ['note'] },
+  },
   { words: ['token', 'reset-breaker'], op: 'tokens.reset_circuit_breaker_operator', flags: { 'token-id': ['token_id'] } },
   { words: ['user', 'grant-capability'], op: 'users.grant_capability', flags: { email: ['email'], capability: ['capability'] } },
   { words: ['user', 'revoke-capability'], op: 'users.revoke_capability', flags: { email: ['email'], capability: ['capability'] } },
@@ -57,7 +65,11 @@ const COMMANDS: Command[] = [
 ];
 
 function convert(name: string, kind: Kind, v: string): unknown {
-  if (kind === 'list') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (kind === 'list')
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (kind === 'int') {
     if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be an integer`);
     return Number(v);

@@ -55,7 +55,9 @@ export function toConnectError(err: DomainError, inputField?: string): ConnectEr
     },
   ];
   if (err.issues.length > 0) {
-    const violations = err.issues.slice(0, MAX_VIOLATIONS).map((i) => ({ field: bounded(protoFieldPath(i.field, inputField), MAX_FIELD), code: i.code, message: bounded(i.message, MAX_FIELD) }));
+    const violations = err.issues
+      .slice(0, MAX_VIOLATIONS)
+      .map((i) => ({ field: bounded(protoFieldPath(i.field, inputField), MAX_FIELD), code: i.code, message: bounded(i.message, MAX_FIELD) }));
     details.push({ desc: ValidationErrorDetailSchema, value: { violations } });
   }
   // Internal errors are answered generically; the cause was logged once by the runner.

@@ -5,7 +5,14 @@ import { timestampFromDate, ValueSchema } from '@bufbuild/protobuf/wkt';
 import type { InboundEvent, PublishBulkRequest } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { BulkDeliveryResultSchema, DeliverySchema, type BulkDeliveryResult, type Delivery } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import type { ClaimTokenRequest } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
-import { ClaimedTokenSchema, ClaimTokenBatchResultSchema, PingResponseSchema, type ClaimedToken, type ClaimTokenBatchResult, type PingResponse } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
+import {
+  ClaimedTokenSchema,
+  ClaimTokenBatchResultSchema,
+  PingResponseSchema,
+  type ClaimedToken,
+  type ClaimTokenBatchResult,
+  type PingResponse,
+} from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
 import {
   CatalogApprovalListItemSchema,
   CatalogItemSchema,
@@ -32,7 +39,14 @@ import { validationFailed } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/approvals.js';
 import type { CatalogItemView } from '../../domain/catalog/items.js';
-import { AgentTokenSchema, ClickActionResponseSchema, PersonalTokenSchema, type AgentToken, type ClickActionResponse, type PersonalToken } from '../../../gen/fluxdesk/account/v1/account_pb.js';
+import {
+  AgentTokenSchema,
+  ClickActionResponseSchema,
+  PersonalTokenSchema,
+  type AgentToken,
+  type ClickActionResponse,
+  type PersonalToken,
+} from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import type { OwnTokenView } from '../../domain/tokens/own-token-operations.js';
 import type { AgentTokenView } from '../../domain/agent/agent-tokens.js';
 import type { CallbackOutcome } from '../../domain/actions/callback-sender.js';
@@ -58,8 +72,11 @@ export function inboundEventToJson(ev: InboundEvent | undefined): Record<string,
     external_status: ev.externalStatus,
     actor: ev.actor ? defined({ email: ev.actor.email, name: ev.actor.name }) : undefined,
     labels: Object.keys(ev.labels).length > 0 ? { ...ev.labels } : undefined,
-    actions: ev.actions.length > 0 ? ev.actions.map((a) => defined({ label: a.label, action_type: a.actionType, url: a.url, webhook_url: a.webhookUrl })) : undefined,
-    recipient_hint: ev.recipientHint ? defined({ email: ev.recipientHint.email, user_id: ev.recipientHint.userId, display_hint: ev.recipientHint.displayHint }) : undefined,
+    actions:
+      ev.actions.length > 0 ? ev.actions.map((a) => defined({ label: a.label, action_type: a.actionType, url: a.url, webhook_url: a.webhookUrl })) : undefined,
+    recipient_hint: ev.recipientHint
+      ? defined({ email: ev.recipientHint.email, user_id: ev.recipientHint.userId, display_hint: ev.recipientHint.displayHint })
+      : undefined,
     recipient: ev.recipient ? { type: ev.recipient.type, value: ev.recipient.value } : undefined,
     project_slug: ev.projectSlug,
     tone: ev.tone,
@@ -153,7 +170,15 @@ export function approvalToProto(a: ApprovalView): CatalogApprovalListItem {
   });
 }
 
-export function integratorToProto(i: { id: string; slug: string; name: string; allowedEventPrefix: string; createdAt: string; homepageUrl: string | null; description: string | null }): Integrator {
+export function integratorToProto(i: {
+  id: string;
+  slug: string;
+  name: string;
+  allowedEventPrefix: string;
+  createdAt: string;
+  homepageUrl: string | null;
+  description: string | null;
+}): Integrator {
   return create(IntegratorSchema, {
     id: i.id,
     slug: i.slug,
@@ -165,7 +190,8 @@ export function integratorToProto(i: { id: string; slug: string; name: string; a
   });
 }
 
-const eventTypeRowToProto = (r: EventTypeRowView): EventTypeRow => create(EventTypeRowSchema, { eventType: r.eventType, lastSeenAt: tsOrUnset(r.lastSeenAt), count: BigInt(r.count) });
+const eventTypeRowToProto = (r: EventTypeRowView): EventTypeRow =>
+  create(EventTypeRowSchema, { eventType: r.eventType, lastSeenAt: tsOrUnset(r.lastSeenAt), count: BigInt(r.count) });
 
 export function eventTypesToProto(r: EventTypesResponse): ListEventTypesResponse {
   return create(ListEventTypesResponseSchema, {

@@ -16,7 +16,12 @@ import { defined } from './mappers.js';
 import { call } from './call.js';
 
 const STATUS_TO_PROTO = { pending: HeldEventStatus.PENDING, forwarded: HeldEventStatus.FORWARDED, dismissed: HeldEventStatus.DISMISSED } as const;
-const STATUS_FROM_PROTO: Record<number, string> = { [HeldEventStatus.UNSPECIFIED]: 'pending', [HeldEventStatus.PENDING]: 'pending', [HeldEventStatus.FORWARDED]: 'forwarded', [HeldEventStatus.DISMISSED]: 'dismissed' };
+const STATUS_FROM_PROTO: Record<number, string> = {
+  [HeldEventStatus.UNSPECIFIED]: 'pending',
+  [HeldEventStatus.PENDING]: 'pending',
+  [HeldEventStatus.FORWARDED]: 'forwarded',
+  [HeldEventStatus.DISMISSED]: 'dismissed',
+};
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);

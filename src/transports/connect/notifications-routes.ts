@@ -13,7 +13,6 @@ import { listFailedNudges } from '../../domain/nudges/list-failed-nudges.js';
 import { defined } from './mappers.js';
 import { call } from './call.js';
 
-
 const STYLE_TO_PROTO = { slack: ChatStyle.SLACK, feishu: ChatStyle.FEISHU } as const;
 const STYLE_FROM_PROTO: Record<number, string | undefined> = { [ChatStyle.SLACK]: 'slack', [ChatStyle.FEISHU]: 'feishu' };
 
@@ -56,7 +55,12 @@ export function registerNotificationRoutes(router: ConnectRouter, deps: AppDeps)
     async listFailedNudges(req, ctx) {
       const out = await call(deps, listFailedNudges, defined({ limit: req.limit }), ctx);
       return {
-        items: out.items.map((f) => ({ ...f, failedAt: timestampFromDate(new Date(f.failedAt)), title: f.title ?? undefined, severity: f.severity ?? undefined })),
+        items: out.items.map((f) => ({
+          ...f,
+          failedAt: timestampFromDate(new Date(f.failedAt)),
+          title: f.title ?? undefined,
+          severity: f.severity ?? undefined,
+        })),
       };
     },
   });

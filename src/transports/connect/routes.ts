@@ -3,7 +3,7 @@
 // the work services (work-routes.ts), ModerationService (moderation-routes.ts), grpc.health.v1.Health and
 // gRPC server reflection (reflection.ts). Each handler maps the proto
 // request to the snake_case input the REST route passes, calls the same operation, maps back.
-import { Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
+import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { ToolsTokenService } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
@@ -22,7 +22,14 @@ import { claimToken, claimTokenBatch, pingToolsToken } from '../../domain/tokens
 import { listIntegrators } from '../../domain/tokens/list-integrators.js';
 import { assignCatalogApproval, listCatalogApprovals, reviewCatalogApproval, revokeCatalogApproval } from '../../domain/catalog/approvals.js';
 import { createCatalogItem, deleteCatalogItem, getCatalogItem, listCatalogItems, updateCatalogItem } from '../../domain/catalog/items.js';
-import { disableOwnToken, enableOwnToken, issueOwnPersonalToken, listOwnTokens, revokeOwnToken, rotateOwnToken } from '../../domain/tokens/own-token-operations.js';
+import {
+  disableOwnToken,
+  enableOwnToken,
+  issueOwnPersonalToken,
+  listOwnTokens,
+  revokeOwnToken,
+  rotateOwnToken,
+} from '../../domain/tokens/own-token-operations.js';
 import { adminRevokeToken, offboardUser } from '../../domain/tokens/admin-token-operations.js';
 import { createOwnAgentToken, listOwnAgentTokens, revokeOwnAgentToken } from '../../domain/agent/agent-tokens.js';
 import { startConnectSession } from '../../domain/agent/connect-session.js';
@@ -56,7 +63,6 @@ import { registerModerationRoutes } from './moderation-routes.js';
 import { registerHealth } from './health.js';
 import { REFLECTION_SERVICES, registerReflection } from './reflection.js';
 import { call } from './call.js';
-
 
 /** Registers every service on a listener's router (serving.ts gives each method its body bound). */
 export function connectRoutes(deps: AppDeps) {
@@ -112,7 +118,11 @@ export function connectRoutes(deps: AppDeps) {
         return call(deps, revokeCatalogApproval, defined({ email: req.email, catalog_slug: req.catalogSlug, notify_employee: req.notifyEmployee }), ctx);
       },
       async reviewApproval(req, ctx) {
-        return { approval: approvalToProto(await call(deps, reviewCatalogApproval, defined({ request_id: req.requestId, decision: req.decision, note: req.note }), ctx)) };
+        return {
+          approval: approvalToProto(
+            await call(deps, reviewCatalogApproval, defined({ request_id: req.requestId, decision: req.decision, note: req.note }), ctx),
+          ),
+        };
       },
     });
 
@@ -135,7 +145,13 @@ export function connectRoutes(deps: AppDeps) {
       },
       async deleteItem(req, ctx) {
         const out = await call(deps, deleteCatalogItem, defined({ slug: req.slug, hard: req.hard }), ctx);
-        return { mode: out.mode, slug: out.slug, item: out.item ? catalogItemToProto(out.item) : undefined, alreadyArchived: out.already_archived, requestId: out.requestId };
+        return {
+          mode: out.mode,
+          slug: out.slug,
+          item: out.item ? catalogItemToProto(out.item) : undefined,
+          alreadyArchived: out.already_archived,
+          requestId: out.requestId,
+        };
       },
     });
 
@@ -198,7 +214,19 @@ export function connectRoutes(deps: AppDeps) {
     registerNotificationRoutes(router, deps);
     const registered = [...registerWorkRoutes(router, deps), ...registerModerationRoutes(router, deps)];
 
-    const KNOWN = new Set(['', EventService.typeName, ToolsTokenService.typeName, CatalogApprovalService.typeName, CatalogItemService.typeName, IntegratorService.typeName, AccountService.typeName, NotificationSettingsService.typeName, Health.typeName, ...registered, ...REFLECTION_SERVICES]);
+    const KNOWN = new Set([
+      '',
+      EventService.typeName,
+      ToolsTokenService.typeName,
+      CatalogApprovalService.typeName,
+      CatalogItemService.typeName,
+      IntegratorService.typeName,
+      AccountService.typeName,
+      NotificationSettingsService.typeName,
+      Health.typeName,
+      ...registered,
+      ...REFLECTION_SERVICES,
+    ]);
     registerHealth(router, deps, KNOWN);
     registerReflection(router);
   };

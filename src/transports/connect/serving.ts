@@ -6,7 +6,15 @@
 // as its 5-byte prefix declares) before anything else looks at it, up to ~4 GiB by default. Every
 // method gets a `readMaxBytes`; over it the call ends with resource_exhausted (Connect: HTTP 429)
 // as soon as a Content-Length or a frame prefix says so, or once that many bytes have arrived.
-import { Code, ConnectError, createContextKey, type ConnectRouter, type ConnectRouterOptions, type HandlerContext, type Interceptor } from '@connectrpc/connect';
+import {
+  Code,
+  ConnectError,
+  createContextKey,
+  type ConnectRouter,
+  type ConnectRouterOptions,
+  type HandlerContext,
+  type Interceptor,
+} from '@connectrpc/connect';
 import type { DescMethod, DescService } from '@bufbuild/protobuf';
 import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { Health } from '../../../gen/grpc/health/v1/health_pb.js';
@@ -53,7 +61,11 @@ export type Protocols = Required<Pick<ConnectRouterOptions, 'grpc' | 'grpcWeb' |
 const ENTERED = createContextKey(false, { description: 'implementation entered' });
 
 /** Options for one listener's Connect router (fastifyConnectPlugin or connectNodeAdapter), routes included. */
-export function connectServing(deps: AppDeps, protocols: Protocols, listener: { http1: boolean }): ConnectRouterOptions & { routes: (router: ConnectRouter) => void } {
+export function connectServing(
+  deps: AppDeps,
+  protocols: Protocols,
+  listener: { http1: boolean },
+): ConnectRouterOptions & { routes: (router: ConnectRouter) => void } {
   const routes = connectRoutes(deps);
   return {
     ...protocols,
@@ -84,7 +96,11 @@ function boundedRouter(router: ConnectRouter, protocols: Protocols): ConnectRout
       for (const method of service.methods) {
         const fn = impl[method.localName];
         if (typeof fn !== 'function') throw new Error(`${service.typeName}.${method.name} has no implementation`);
-        router.rpc(method as never, fn.bind(impl) as never, { ...protocols, ...options, readMaxBytes: METHOD_READ_MAX_BYTES.get(method) ?? DEFAULT_READ_MAX_BYTES });
+        router.rpc(method as never, fn.bind(impl) as never, {
+          ...protocols,
+          ...options,
+          readMaxBytes: METHOD_READ_MAX_BYTES.get(method) ?? DEFAULT_READ_MAX_BYTES,
+        });
       }
       return bounded;
     },
@@ -180,7 +196,9 @@ function domainErrorOf(err: ConnectError, contentType: string): DomainError | un
   const text = /cannot decode field [\w.]*?\.(\w+) from JSON: (?:map entry "([^"\\]*)": )?.*invalid UTF8/.exec(err.rawMessage);
   if (text) {
     const field = text[2] === undefined ? text[1]! : `${text[1]}.${text[2]}`;
-    return validationFailed([{ field, code: 'invalid_characters', message: 'must not contain control characters (other than tab and line breaks) or unpaired surrogates' }]);
+    return validationFailed([
+      { field, code: 'invalid_characters', message: 'must not contain control characters (other than tab and line breaks) or unpaired surrogates' },
+    ]);
   }
   const code = err.rawMessage.includes('maximum recursion depth') ? 'too_deep' : contentType.includes('json') ? 'malformed_json' : 'malformed_body';
   return new DomainError('validation', err.rawMessage, { code, issues: [{ field: '', code, message: err.rawMessage }] });

@@ -32,7 +32,10 @@ export function tracingInterceptor(log: Logger): Interceptor {
       );
     } catch (err) {
       if (!(err instanceof ConnectError)) {
-        log.error({ err, procedure: `${req.service.typeName}/${req.method.name}`, requestId: req.contextValues.get(REQUEST_ID) }, 'unexpected error outside the operation runner');
+        log.error(
+          { err, procedure: `${req.service.typeName}/${req.method.name}`, requestId: req.contextValues.get(REQUEST_ID) },
+          'unexpected error outside the operation runner',
+        );
       }
       throw err;
     }

@@ -113,13 +113,21 @@ export const taskRefToJson = (r: { code?: string; taskId?: string; taskCode?: st
 
 export const docListItemToProto = (d: DocListItem) => ({ ...d, updatedAt: ts(d.updated_at), spaceSlug: d.space_slug, projectSlug: d.project_slug });
 
-export const pageAddressToJson = (r: { pageId?: string; spaceSlug?: string; pageSlug?: string }) => defined({ page_id: r.pageId, space_slug: r.spaceSlug, page_slug: r.pageSlug });
+export const pageAddressToJson = (r: { pageId?: string; spaceSlug?: string; pageSlug?: string }) =>
+  defined({ page_id: r.pageId, space_slug: r.spaceSlug, page_slug: r.pageSlug });
 
 export const docFiltersToJson = (r: { projectSlug?: string; spaceSlug?: string; status?: string; kind?: string; limit?: number }) =>
   defined({ project_slug: r.projectSlug, space_slug: r.spaceSlug, status: r.status, kind: r.kind, limit: r.limit });
 
 /** update_doc_draft / update_doc edits; an empty parent_page_id is `null` (move to the top of the space). */
-export function pageEditsToJson(r: { title?: string; body?: string; kind?: string; parentPageId?: string; pinned?: boolean; changeSummary?: string }): Record<string, unknown> {
+export function pageEditsToJson(r: {
+  title?: string;
+  body?: string;
+  kind?: string;
+  parentPageId?: string;
+  pinned?: boolean;
+  changeSummary?: string;
+}): Record<string, unknown> {
   return defined({
     title: r.title,
     body: r.body,
@@ -153,8 +161,13 @@ export function renameErrorFields(err: unknown, renames: Record<string, string>)
   const info = err.findDetails(ErrorInfoSchema)[0];
   const violations = err.findDetails(ValidationErrorDetailSchema)[0];
   const details: ConstructorParameters<typeof ConnectError>[3] = [];
-  if (info) details.push({ desc: ErrorInfoSchema, value: { ...info, metadata: { ...info.metadata, ...(info.metadata.field ? { field: rename(info.metadata.field) } : {}) } } });
-  if (violations) details.push({ desc: ValidationErrorDetailSchema, value: { violations: violations.violations.map((v) => ({ ...v, field: rename(v.field) })) } });
+  if (info)
+    details.push({
+      desc: ErrorInfoSchema,
+      value: { ...info, metadata: { ...info.metadata, ...(info.metadata.field ? { field: rename(info.metadata.field) } : {}) } },
+    });
+  if (violations)
+    details.push({ desc: ValidationErrorDetailSchema, value: { violations: violations.violations.map((v) => ({ ...v, field: rename(v.field) })) } });
   return new ConnectError(err.rawMessage, err.code ?? Code.Unknown, err.metadata, details, err.cause);
 }
 
@@ -184,7 +197,13 @@ export function feedbackDetailToProto(f: FeedbackDetail) {
     body: f.body,
     project: orUnset(f.project),
     requestedProjectSlug: orUnset(f.requested_project_slug),
-    comments: f.comments.map((c) => ({ commentId: c.comment_id, body: c.body, author: orUnset(c.author), byFeedbackAuthor: c.by_feedback_author, createdAt: ts(c.created_at) })),
+    comments: f.comments.map((c) => ({
+      commentId: c.comment_id,
+      body: c.body,
+      author: orUnset(c.author),
+      byFeedbackAuthor: c.by_feedback_author,
+      createdAt: ts(c.created_at),
+    })),
   };
 }
 
@@ -214,7 +233,15 @@ export const commitsToProto = (r: ListProjectRepositoryCommitsResult) => ({
   projectSlug: r.project_slug,
   count: r.count,
   branchFilter: orUnset(r.branch_filter),
-  commits: r.commits.map((c) => ({ repoFullName: c.repo_full_name, provider: c.provider, shortSha: c.short_sha, title: c.title, url: orUnset(c.url), actor: c.actor, occurredAt: ts(c.occurred_at) })),
+  commits: r.commits.map((c) => ({
+    repoFullName: c.repo_full_name,
+    provider: c.provider,
+    shortSha: c.short_sha,
+    title: c.title,
+    url: orUnset(c.url),
+    actor: c.actor,
+    occurredAt: ts(c.occurred_at),
+  })),
 });
 
 export const boundRepositoryToProto = (r: BindProjectRepositoryResult) => ({
@@ -231,7 +258,12 @@ export const boundRepositoryToProto = (r: BindProjectRepositoryResult) => ({
   webhookSecret: r.webhook_secret,
 });
 
-export function searchRequestToJson(r: { query: string; types: string[]; filters?: { projectSlug?: string; authorEmail?: string; since?: string; status?: string }; limit?: number }): Record<string, unknown> {
+export function searchRequestToJson(r: {
+  query: string;
+  types: string[];
+  filters?: { projectSlug?: string; authorEmail?: string; since?: string; status?: string };
+  limit?: number;
+}): Record<string, unknown> {
   const f = r.filters;
   return defined({
     query: r.query,
@@ -244,5 +276,14 @@ export function searchRequestToJson(r: { query: string; types: string[]; filters
 export const searchResultToProto = (r: SearchResult) => ({
   query: r.query,
   count: r.count,
-  hits: r.hits.map((h) => ({ type: h.type, id: h.id, title: h.title, snippet: h.snippet, matchedField: h.matched_field, url: h.url, score: h.score, createdAt: ts(h.createdAt) })),
+  hits: r.hits.map((h) => ({
+    type: h.type,
+    id: h.id,
+    title: h.title,
+    snippet: h.snippet,
+    matchedField: h.matched_field,
+    url: h.url,
+    score: h.score,
+    createdAt: ts(h.createdAt),
+  })),
 });

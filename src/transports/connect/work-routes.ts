@@ -99,7 +99,12 @@ export function registerWorkRoutes(router: ConnectRouter, deps: AppDeps): string
 
   router.service(TaskService, {
     async listTasks(req, ctx) {
-      const out = await call(deps, listTasks, defined({ assignee: req.assignee, project: req.project, status: req.status, priority: req.priority, limit: req.limit }), ctx);
+      const out = await call(
+        deps,
+        listTasks,
+        defined({ assignee: req.assignee, project: req.project, status: req.status, priority: req.priority, limit: req.limit }),
+        ctx,
+      );
       return { items: out.items.map(taskListItemToProto) };
     },
     async getTask(req, ctx) {
@@ -126,11 +131,27 @@ export function registerWorkRoutes(router: ConnectRouter, deps: AppDeps): string
     },
     async getOwnerIntakeTemplates(req, ctx) {
       const out = await call(deps, getOwnerIntakeTemplates, defined({ owner_email: req.ownerEmail, owner_user_id: req.ownerUserId }), ctx);
-      return { owner: out.owner, description: out.description, descriptionSource: out.description_source, checklists: out.checklists, checklistSource: out.checklist_source };
+      return {
+        owner: out.owner,
+        description: out.description,
+        descriptionSource: out.description_source,
+        checklists: out.checklists,
+        checklistSource: out.checklist_source,
+      };
     },
     async submitDailyUpdate(req, ctx) {
-      const input = defined({ availabilityStatus: req.availabilityStatus, mainTaskIds: [...req.mainTaskIds], contactWindow: req.contactWindow, blockers: req.blockers, note: req.note });
-      return callRenamed(deps, submitDailyUpdate, input, ctx, { availabilityStatus: 'availability_status', mainTaskIds: 'main_task_ids', contactWindow: 'contact_window' });
+      const input = defined({
+        availabilityStatus: req.availabilityStatus,
+        mainTaskIds: [...req.mainTaskIds],
+        contactWindow: req.contactWindow,
+        blockers: req.blockers,
+        note: req.note,
+      });
+      return callRenamed(deps, submitDailyUpdate, input, ctx, {
+        availabilityStatus: 'availability_status',
+        mainTaskIds: 'main_task_ids',
+        contactWindow: 'contact_window',
+      });
     },
   });
 
@@ -141,11 +162,21 @@ export function registerWorkRoutes(router: ConnectRouter, deps: AppDeps): string
     },
     async getDoc(req, ctx) {
       const d = await call(deps, getDoc, pageAddressToJson(req), ctx);
-      return { ...d, spaceSlug: d.space_slug, projectSlug: d.project_slug, updatedAt: ts(d.updated_at), publishedAt: d.published_at ? ts(d.published_at) : undefined };
+      return {
+        ...d,
+        spaceSlug: d.space_slug,
+        projectSlug: d.project_slug,
+        updatedAt: ts(d.updated_at),
+        publishedAt: d.published_at ? ts(d.published_at) : undefined,
+      };
     },
     async searchDocs(req, ctx) {
       const out = await call(deps, searchDocs, { query: req.query, ...docFiltersToJson(req) }, ctx);
-      return { query: out.query, count: out.count, hits: out.hits.map((h) => ({ ...h, spaceSlug: h.space_slug, projectSlug: h.project_slug, matchedField: h.matched_field })) };
+      return {
+        query: out.query,
+        count: out.count,
+        hits: out.hits.map((h) => ({ ...h, spaceSlug: h.space_slug, projectSlug: h.project_slug, matchedField: h.matched_field })),
+      };
     },
     async listDocDrafts(req, ctx) {
       const out = await call(deps, listDocDrafts, defined({ project_slug: req.projectSlug, space_slug: req.spaceSlug, limit: req.limit }), ctx);
@@ -201,14 +232,25 @@ export function registerWorkRoutes(router: ConnectRouter, deps: AppDeps): string
 
   router.service(FeedbackService, {
     async listFeedback(req, ctx) {
-      const out = await call(deps, listFeedback, defined({ project_slug: req.projectSlug, triage: req.triage, mine: req.mine, status: req.status, limit: req.limit }), ctx);
+      const out = await call(
+        deps,
+        listFeedback,
+        defined({ project_slug: req.projectSlug, triage: req.triage, mine: req.mine, status: req.status, limit: req.limit }),
+        ctx,
+      );
       return { count: out.count, items: out.items.map(feedbackItemToProto) };
     },
     async getFeedback(req, ctx) {
       return feedbackDetailToProto(await call(deps, getFeedback, { feedback_id: req.feedbackId }, ctx));
     },
     async createFeedback(req, ctx) {
-      const input = defined({ title: req.title, body: req.body, project_slug: req.projectSlug, is_anonymous: req.isAnonymous, auto_delete_after: req.autoDeleteAfter });
+      const input = defined({
+        title: req.title,
+        body: req.body,
+        project_slug: req.projectSlug,
+        is_anonymous: req.isAnonymous,
+        auto_delete_after: req.autoDeleteAfter,
+      });
       return createdFeedbackToProto(await call(deps, createFeedback, input, ctx));
     },
     async addFeedbackComment(req, ctx) {
@@ -224,10 +266,23 @@ export function registerWorkRoutes(router: ConnectRouter, deps: AppDeps): string
       return { projectSlug: out.project_slug, count: out.count, repositories: out.repositories.map(repositoryToProto) };
     },
     async listProjectRepositoryCommits(req, ctx) {
-      return commitsToProto(await call(deps, listProjectRepositoryCommitsOp, defined({ project_slug: req.projectSlug, repo_id: req.repoId, branch: req.branch, limit: req.limit }), ctx));
+      return commitsToProto(
+        await call(
+          deps,
+          listProjectRepositoryCommitsOp,
+          defined({ project_slug: req.projectSlug, repo_id: req.repoId, branch: req.branch, limit: req.limit }),
+          ctx,
+        ),
+      );
     },
     async bindProjectRepository(req, ctx) {
-      const input = defined({ project_slug: req.projectSlug, provider: req.provider, repo_url: req.repoUrl, ssh_url: req.sshUrl, default_branch: req.defaultBranch });
+      const input = defined({
+        project_slug: req.projectSlug,
+        provider: req.provider,
+        repo_url: req.repoUrl,
+        ssh_url: req.sshUrl,
+        default_branch: req.defaultBranch,
+      });
       return boundRepositoryToProto(await call(deps, bindProjectRepositoryOp, input, ctx));
     },
     async unbindProjectRepository(req, ctx) {

@@ -44,7 +44,10 @@ export function parseJson(body: Uint8Array | string): JsonParsed {
   } catch (e) {
     const message = (e as Error).message;
     if (message.includes('forbidden prototype property')) {
-      return { ok: false, issue: { field: '', code: 'forbidden_key', message: 'a "__proto__" key, or a "constructor" object with a "prototype" key, is not accepted' } };
+      return {
+        ok: false,
+        issue: { field: '', code: 'forbidden_key', message: 'a "__proto__" key, or a "constructor" object with a "prototype" key, is not accepted' },
+      };
     }
     return { ok: false, issue: { field: '', code: 'malformed_json', message: `body is not valid JSON: ${message}` } };
   }
@@ -69,7 +72,11 @@ export function contentTypeError(contentType: string): DomainError | null {
   for (const p of params) {
     const eq = p.indexOf('=');
     if (eq === -1 || p.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    const value = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    const value = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
     if (value !== 'utf-8' && value !== 'utf8') return unsupported('Content-Type charset must be utf-8');
   }
   return null;
@@ -135,7 +142,10 @@ export function fastifyErrorToDomain(err: unknown): DomainError | null {
     // child scope adds an application/json parser, which Fastify refuses over an inherited custom one.
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new DomainError('validation', 'body is not valid JSON', { code: 'malformed_json', issues: [{ field: '', code: 'malformed_json', message: 'body is not valid JSON' }] });
+      return new DomainError('validation', 'body is not valid JSON', {
+        code: 'malformed_json',
+        issues: [{ field: '', code: 'malformed_json', message: 'body is not valid JSON' }],
+      });
     default:
       if ((err as { statusCode?: number }).statusCode === 404) return new DomainError('not_found', 'route not found', { code: 'not_found' });
       return null;

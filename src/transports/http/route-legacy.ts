@@ -35,9 +35,22 @@ const LegacyClaimBatchResultSchema = z.strictObject({
   ),
 });
 const PersonalPingSchema = z.strictObject({ ok: z.literal(true), token_id: z.uuid(), owner: z.string(), now: z.iso.datetime() });
-const ToolsPingSchema = z.strictObject({ ok: z.literal(true), kind: z.literal('tools_claim'), tools_token_id: z.uuid(), label: z.string(), owner: z.string(), now: z.iso.datetime() });
+const ToolsPingSchema = z.strictObject({
+  ok: z.literal(true),
+  kind: z.literal('tools_claim'),
+  tools_token_id: z.uuid(),
+  label: z.string(),
+  owner: z.string(),
+  now: z.iso.datetime(),
+});
 const LegacyRevokeResultSchema = z.strictObject({ ok: z.literal(true), revoked: z.boolean(), tokens_invalidated: z.number().int().min(0) });
-const ConnectSessionExchangedSchema = z.strictObject({ token: z.string(), token_id: z.uuid(), scopes: z.array(z.string()), user_email: z.string(), mcp_url: z.string() });
+const ConnectSessionExchangedSchema = z.strictObject({
+  token: z.string(),
+  token_id: z.uuid(),
+  scopes: z.array(z.string()),
+  user_email: z.string(),
+  mcp_url: z.string(),
+});
 const LegacyDelivery = { name: 'Delivery', schema: DeliveryViewSchema };
 
 /** The event body of both publish endpoints (REST v1 and the older one): one component. */
@@ -165,7 +178,14 @@ export const LEGACY_OPERATION_ROUTES: readonly RouteDecl[] = [
       'all get 400 invalid_session. The answer is never cached.',
     security: 'none',
     body: { name: 'ConnectCallbackRequest', schema: ExchangeConnectSessionInput, required: true },
-    success: [{ status: 200, description: 'The agent token (shown once) and the /mcp address', body: { name: 'ConnectCallbackResult', schema: ConnectSessionExchangedSchema }, headers: { 'Cache-Control': 'no-store' } }],
+    success: [
+      {
+        status: 200,
+        description: 'The agent token (shown once) and the /mcp address',
+        body: { name: 'ConnectCallbackResult', schema: ConnectSessionExchangedSchema },
+        headers: { 'Cache-Control': 'no-store' },
+      },
+    ],
     errors: { validation: ['invalid_session'] },
     op: exchangeConnectSession,
     input: (req) => req.body,
@@ -241,7 +261,7 @@ const REPOSITORY_PUSH: DocumentedRoute = {
   operationId: 'repositoryPush',
   summary: 'Push webhook of a bound repository',
   description:
-    'A Gitea-style push event signed with the repository\'s webhook secret: `X-Gitea-Signature` (or `X-Gogs-Signature`) = hex HMAC-SHA256 of ' +
+    "A Gitea-style push event signed with the repository's webhook secret: `X-Gitea-Signature` (or `X-Gogs-Signature`) = hex HMAC-SHA256 of " +
     'the raw body, or `X-Hub-Signature-256` = `sha256=<hex>`. Unknown repository 404, missing or wrong signature 401, unbound repository 410, ' +
     'body not UTF-8 JSON 400 malformed_json, payload shape 400 schema_invalid, payload naming another repository 409. Body at most 1 MB. ' +
     'Other events than push, and pushes to non-branch refs, are acknowledged and ignored.',
@@ -254,11 +274,23 @@ const REPOSITORY_PUSH: DocumentedRoute = {
       description: 'Recorded (or acknowledged and ignored, with `ignored`)',
       body: {
         name: 'RepositoryPushResult',
-        schema: z.strictObject({ ok: z.literal(true), repo_id: z.uuid(), branch: z.string().nullable(), received: z.number().int().min(0), stored: z.number().int().min(0), ignored: z.string().optional() }),
+        schema: z.strictObject({
+          ok: z.literal(true),
+          repo_id: z.uuid(),
+          branch: z.string().nullable(),
+          received: z.number().int().min(0),
+          stored: z.number().int().min(0),
+          ignored: z.string().optional(),
+        }),
       },
     },
   ],
-  errors: { unauthenticated: ['signature_missing', 'signature_mismatch'], not_found: ['not_found'], gone: ['repository_unbound'], conflict: ['repository_mismatch'] },
+  errors: {
+    unauthenticated: ['signature_missing', 'signature_mismatch'],
+    not_found: ['not_found'],
+    gone: ['repository_unbound'],
+    conflict: ['repository_mismatch'],
+  },
   op: receiveRepositoryPush,
 };
 

@@ -88,7 +88,12 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
     return sendProblem(reply, req, new DomainError('not_found', `no route ${req.method} ${pathOnly(req.url)}`, { code: 'not_found' }), opts.errorsBaseUrl);
   });
 
-  await app.register(restV1Plugin, { deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, publicBaseUrl: opts.publicBaseUrl, serviceVersion: opts.serviceVersion });
+  await app.register(restV1Plugin, {
+    deps: opts.deps,
+    errorsBaseUrl: opts.errorsBaseUrl,
+    publicBaseUrl: opts.publicBaseUrl,
+    serviceVersion: opts.serviceVersion,
+  });
   await app.register(legacyPlugin, { deps: opts.deps });
   await app.register(mcpPlugin, { deps: opts.deps, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl });
   await app.register(repositoryWebhooksPlugin, { deps: opts.deps });

@@ -4,7 +4,7 @@
 // errors have the body form of the other /api/internal-os routes ({error: <code>, message} and,
 // for 400s, reason/field/errors[]: sendLegacyError). Content-Type must be application/json (415 otherwise: set the provider's webhook
 // content type to JSON); body at most 1 MB (413).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
 import { toDomainError } from '../../app/run-operation.js';
 import type { Logger } from '../../domain/context.js';
@@ -33,11 +33,22 @@ export async function repositoryWebhooksPlugin(app: FastifyInstance, opts: { dep
     else done(null, body);
   });
 
-  app.post<{ Params: { repo_id: string } }>('/api/internal-os/integrations/repositories/:repo_id/push', { bodyLimit: REPO_LIMITS.pushBody }, async (req, reply) => {
-    const signature = SIGNATURE_HEADERS.map((h) => header(req, h)).find((v) => v !== undefined);
-    const event = EVENT_HEADERS.map((h) => header(req, h)).find((v) => v !== undefined);
-    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const { output } = await invoke(opts.deps, receiveRepositoryPush, req, reply, { repo_id: req.params.repo_id, signature, event, body }, { surface: 'legacy', channel: 'legacy' });
-    return reply.send(output);
-  });
+  app.post<{ Params: { repo_id: string } }>(
+    '/api/internal-os/integrations/repositories/:repo_id/push',
+    { bodyLimit: REPO_LIMITS.pushBody },
+    async (req, reply) => {
+      const signature = SIGNATURE_HEADERS.map((h) => header(req, h)).find((v) => v !== undefined);
+      const event = EVENT_HEADERS.map((h) => header(req, h)).find((v) => v !== undefined);
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const { output } = await invoke(
+        opts.deps,
+        receiveRepositoryPush,
+        req,
+        reply,
+        { repo_id: req.params.repo_id, signature, event, body },
+        { surface: 'legacy', channel: 'legacy' },
+      );
+      return reply.send(output);
+    },
+  );
 }

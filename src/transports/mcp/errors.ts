@@ -63,14 +63,22 @@ function channelOf(err: DomainError): Channel {
  */
 export function errorHeaders(err: DomainError, authorization: string | undefined): Record<string, string | number> {
   const h: Record<string, string | number> = {};
-  setErrorHeaders((k, v) => {
-    h[k] = v;
-  }, err, authorization);
+  setErrorHeaders(
+    (k, v) => {
+      h[k] = v;
+    },
+    err,
+    authorization,
+  );
   return h;
 }
 
 /** The JSON-RPC error for a protocol-level failure. */
-export function toRpcError(err: DomainError, authorization: string | undefined, ch: Extract<Channel, { rpc: number }> = channelOf(err) as Extract<Channel, { rpc: number }>): RpcError {
+export function toRpcError(
+  err: DomainError,
+  authorization: string | undefined,
+  ch: Extract<Channel, { rpc: number }> = channelOf(err) as Extract<Channel, { rpc: number }>,
+): RpcError {
   const data: Record<string, unknown> = { type: ch.type, code: err.code };
   if (err.kind === 'forbidden') data.missing_scope = err.extra.required_scope;
   if (err.kind === 'validation' && err.issues.length > 0) {
@@ -89,7 +97,11 @@ export type ToolErrorForm = 'flat' | 'structured';
  * The error envelope a tool returns in its result text. An `error_envelope` the operation attached
  * (broadcast_event's operator hints) rides next to `error` in either form.
  */
-export function toolErrorEnvelope(err: DomainError, form: ToolErrorForm, errorsBaseUrl: string): { error: string | Record<string, unknown>; error_envelope?: unknown } {
+export function toolErrorEnvelope(
+  err: DomainError,
+  form: ToolErrorForm,
+  errorsBaseUrl: string,
+): { error: string | Record<string, unknown>; error_envelope?: unknown } {
   const ch = CHANNELS[err.kind];
   const flat = 'tool' in ch ? ch.flat : 'INTERNAL_ERROR';
   const envelope = err.extra.error_envelope === undefined ? {} : { error_envelope: err.extra.error_envelope };
@@ -127,5 +139,11 @@ export function wholeRequestError(err: DomainError, authorization: string | unde
   const ch = channelOf(err);
   if ('rpc' in ch) return toRpcError(err, authorization, ch);
   // Not reachable from the request pipeline today (token_in_query is validation): a plain 400.
-  return new RpcError(err.code === 'malformed_json' ? RPC.PARSE_ERROR : RPC.INVALID_REQUEST, err.message, { type: 'INVALID_REQUEST', code: err.code }, 400, errorHeaders(err, authorization));
+  return new RpcError(
+    err.code === 'malformed_json' ? RPC.PARSE_ERROR : RPC.INVALID_REQUEST,
+    err.message,
+    { type: 'INVALID_REQUEST', code: err.code },
+    400,
+    errorHeaders(err, authorization),
+  );
 }

@@ -105,7 +105,11 @@ export function classify(m: unknown): Envelope {
   if (m.params !== undefined) {
     if (!isPlainObject(m.params)) {
       // MCP methods take named parameters only.
-      return invalid(id, 'Invalid params: "params" must be an object', RPC.INVALID_PARAMS, { type: 'INVALID_INPUT', field: 'params', errors: [{ field: 'params', code: 'invalid_type', message: 'must be an object' }] });
+      return invalid(id, 'Invalid params: "params" must be an object', RPC.INVALID_PARAMS, {
+        type: 'INVALID_INPUT',
+        field: 'params',
+        errors: [{ field: 'params', code: 'invalid_type', message: 'must be an object' }],
+      });
     }
     params = m.params;
   }
@@ -147,7 +151,11 @@ function budgetExceeded(id: RpcId, started: boolean, budgetMs: number): Outcome 
 
 function fromThrown(id: RpcId, err: unknown, opts: RunOptions): Outcome {
   if (err instanceof RpcError) {
-    return { response: errorResponse(id, err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }), status: err.status ?? 200, headers: err.headers };
+    return {
+      response: errorResponse(id, err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }),
+      status: err.status ?? 200,
+      headers: err.headers,
+    };
   }
   opts.onUnexpected?.(err);
   return { response: errorResponse(id, { code: RPC.INTERNAL_ERROR, message: 'Internal error', data: { type: 'INTERNAL_ERROR' } }), status: 500, headers: {} };
@@ -178,7 +186,15 @@ export async function runMessages(envs: readonly Envelope[], handle: Handler, op
     }
     if (opts.oncePerBatch?.includes(env.method)) {
       if (seen.has(env.method)) {
-        out.push(env.kind === 'request' ? { response: errorResponse(env.id, { code: RPC.INVALID_REQUEST, message: `Invalid Request: at most one "${env.method}" per batch` }), status: 400, headers: {} } : null);
+        out.push(
+          env.kind === 'request'
+            ? {
+                response: errorResponse(env.id, { code: RPC.INVALID_REQUEST, message: `Invalid Request: at most one "${env.method}" per batch` }),
+                status: 400,
+                headers: {},
+              }
+            : null,
+        );
         continue;
       }
       seen.add(env.method);

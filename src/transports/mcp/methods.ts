@@ -58,7 +58,11 @@ function parseParams<T>(schema: z.ZodType<T>, params: Record<string, unknown> | 
   const r = schema.safeParse(params ?? {});
   if (r.success) return r.data;
   const errors = r.error.issues.map((i) => ({ field: fieldPath(i.path), code: i.code, message: i.message }));
-  throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: ${errors[0]!.field || 'params'} ${errors[0]!.message}`, { type: 'INVALID_INPUT', field: errors[0]!.field, errors });
+  throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: ${errors[0]!.field || 'params'} ${errors[0]!.message}`, {
+    type: 'INVALID_INPUT',
+    field: errors[0]!.field,
+    errors,
+  });
 }
 
 /** The version a request declares in `_meta` (stateless revisions), if any. */
@@ -72,7 +76,12 @@ export function metaProtocolVersion(params: Record<string, unknown> | undefined)
 export const isSupportedVersion = (v: string): boolean => (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v);
 
 export function unsupportedVersion(requested: string): RpcError {
-  return new RpcError(MCP_CODES.UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${requested}`, { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested }, 400);
+  return new RpcError(
+    MCP_CODES.UNSUPPORTED_PROTOCOL_VERSION,
+    `Unsupported protocol version: ${requested}`,
+    { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested },
+    400,
+  );
 }
 
 function ok(id: RpcId, result: Record<string, unknown>, headers: Record<string, string | number> = {}): Outcome {
@@ -84,7 +93,9 @@ function serverInfo(c: CallContext) {
 }
 
 function visibleTools(scopes: readonly string[]) {
-  return [...TOOLS_BY_NAME.values()].filter(({ listing }) => listing.requiredScopes.length === 0 || hasScope(scopes, listing.requiredScopes)).map((t) => t.listing);
+  return [...TOOLS_BY_NAME.values()]
+    .filter(({ listing }) => listing.requiredScopes.length === 0 || hasScope(scopes, listing.requiredScopes))
+    .map((t) => t.listing);
 }
 
 type ToolCall = { tool: NonNullable<ReturnType<typeof TOOLS_BY_NAME.get>>; args: Record<string, unknown> };
@@ -94,7 +105,12 @@ function toolCall(params: Record<string, unknown> | undefined): ToolCall {
   const p = parseParams(CallToolParams, params);
   const tool = TOOLS_BY_NAME.get(p.name);
   // MCP: an unknown tool is an invalid-params error (the roster is version-dependent; tools/list is the truth).
-  if (!tool) throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${p.name}`, { type: 'INVALID_INPUT', field: 'name', errors: [{ field: 'name', code: 'unknown_tool', message: `no tool named ${p.name}; call tools/list` }] });
+  if (!tool)
+    throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${p.name}`, {
+      type: 'INVALID_INPUT',
+      field: 'name',
+      errors: [{ field: 'name', code: 'unknown_tool', message: `no tool named ${p.name}; call tools/list` }],
+    });
   return { tool, args: p.arguments ?? {} };
 }
 
@@ -113,7 +129,14 @@ function rateHeaders(rateLimit: RateLimitInfo | undefined): Record<string, strin
  */
 export async function countRequest(c: CallContext): Promise<Record<string, string | number>> {
   try {
-    const { rateLimit } = await runOperation(c.deps, agentRequest, { surface: 'mcp', requestId: c.requestId, authorization: c.authorization, authenticated: c.principal, input: {}, log: c.log });
+    const { rateLimit } = await runOperation(c.deps, agentRequest, {
+      surface: 'mcp',
+      requestId: c.requestId,
+      authorization: c.authorization,
+      authenticated: c.principal,
+      input: {},
+      log: c.log,
+    });
     return rateHeaders(rateLimit);
   } catch (err) {
     throw wholeRequestError(toDomainError(err, c.log), c.authorization);
@@ -153,12 +176,18 @@ function tracedCallTool(c: CallContext, id: RpcId, call: ToolCall): Promise<Outc
   const tracer = tracing.tracer;
   if (tracer === null) return callTool(c, id, call);
   const name = call.tool.def.name;
-  return tracer.inSpan(`tools/call ${name}`, 'internal', { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': name }, async (span) => {
-    const outcome = await callTool(c, id, call);
-    // The tool's own failure is a result (isError), not an exception: shown on the span too.
-    if ((outcome.response.result as { isError?: boolean } | undefined)?.isError) span.fail({ type: 'tool_error', fault: false });
-    return outcome;
-  }, (err) => (err instanceof RpcError ? { type: `jsonrpc_${err.code}`, fault: err.code === RPC.INTERNAL_ERROR } : { type: 'internal', fault: true }));
+  return tracer.inSpan(
+    `tools/call ${name}`,
+    'internal',
+    { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': name },
+    async (span) => {
+      const outcome = await callTool(c, id, call);
+      // The tool's own failure is a result (isError), not an exception: shown on the span too.
+      if ((outcome.response.result as { isError?: boolean } | undefined)?.isError) span.fail({ type: 'tool_error', fault: false });
+      return outcome;
+    },
+    (err) => (err instanceof RpcError ? { type: `jsonrpc_${err.code}`, fault: err.code === RPC.INTERNAL_ERROR } : { type: 'internal', fault: true }),
+  );
 }
 
 /** Answers one message; null for notifications (they never get a response). */
@@ -193,7 +222,11 @@ export async function dispatch(c: CallContext, env: Message): Promise<Outcome | 
   outcome.headers = { ...counted, ...outcome.headers };
   // Stateless revisions: every result says it is complete and who produced it.
   if (stateless && outcome.response.result) {
-    outcome.response.result = { resultType: 'complete', ...(outcome.response.result as object), _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo(c) } };
+    outcome.response.result = {
+      resultType: 'complete',
+      ...(outcome.response.result as object),
+      _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo(c) },
+    };
   }
   return outcome;
 }
@@ -206,7 +239,14 @@ async function answer(c: CallContext, id: RpcId, method: string, params: Record<
       return ok(id, { protocolVersion, capabilities: CAPABILITIES, serverInfo: serverInfo(c), instructions: INSTRUCTIONS });
     }
     case 'server/discover':
-      return ok(id, { supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS], capabilities: CAPABILITIES, serverInfo: serverInfo(c), instructions: INSTRUCTIONS, ttlMs: 3_600_000, cacheScope: 'public' });
+      return ok(id, {
+        supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        capabilities: CAPABILITIES,
+        serverInfo: serverInfo(c),
+        instructions: INSTRUCTIONS,
+        ttlMs: 3_600_000,
+        cacheScope: 'public',
+      });
     case 'ping':
       return ok(id, {});
     case 'tools/list': {

@@ -9,8 +9,28 @@ import { agentSession, type AgentSession } from '../../domain/agent/agent-sessio
 import { fastifyErrorToDomain, readJsonBody } from '../http/json-body.js';
 import { header } from '../http/invoke.js';
 import { MCP_CODES, wholeRequestError } from './errors.js';
-import { classify, errorResponse, GATEWAY_BUDGET_MS, MAX_BATCH, parsedFrom, RPC, RpcError, runMessages, type Envelope, type Outcome, type RpcResponse } from './jsonrpc.js';
-import { countRequest, dispatch, isSupportedVersion, metaProtocolVersion, STATELESS_PROTOCOL_VERSIONS, unsupportedVersion, type CallContext } from './methods.js';
+import {
+  classify,
+  errorResponse,
+  GATEWAY_BUDGET_MS,
+  MAX_BATCH,
+  parsedFrom,
+  RPC,
+  RpcError,
+  runMessages,
+  type Envelope,
+  type Outcome,
+  type RpcResponse,
+} from './jsonrpc.js';
+import {
+  countRequest,
+  dispatch,
+  isSupportedVersion,
+  metaProtocolVersion,
+  STATELESS_PROTOCOL_VERSIONS,
+  unsupportedVersion,
+  type CallContext,
+} from './methods.js';
 
 export interface McpOptions {
   deps: AppDeps;
@@ -28,7 +48,11 @@ interface Answer {
 }
 
 function fromRpcError(err: RpcError, id: RpcResponse['id'] = null): Answer {
-  return { status: err.status ?? 400, body: errorResponse(id, err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }), headers: err.headers };
+  return {
+    status: err.status ?? 400,
+    body: errorResponse(id, err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }),
+    headers: err.headers,
+  };
 }
 
 /** SSE only when the client accepts event streams and not JSON (SPEC C; MCP clients send both). */
@@ -63,10 +87,12 @@ function checkStatelessHeaders(req: FastifyRequest, env: Envelope): RpcError | n
   if (declared === undefined || !STATELESS_PROTOCOL_VERSIONS.includes(declared)) return null;
   const mismatch = (what: string) => new RpcError(MCP_CODES.HEADER_MISMATCH, `Header mismatch: ${what}`, undefined, 400);
   const pv = header(req, 'mcp-protocol-version');
-  if (pv !== declared) return mismatch(pv === undefined ? 'MCP-Protocol-Version header is required' : `MCP-Protocol-Version '${pv}' does not match _meta '${declared}'`);
+  if (pv !== declared)
+    return mismatch(pv === undefined ? 'MCP-Protocol-Version header is required' : `MCP-Protocol-Version '${pv}' does not match _meta '${declared}'`);
   if (env.kind === 'notification') return null; // this revision defines no header rules for notification POSTs
   const method = header(req, 'mcp-method');
-  if (method !== env.method) return mismatch(method === undefined ? 'Mcp-Method header is required' : `Mcp-Method '${method}' does not match body '${env.method}'`);
+  if (method !== env.method)
+    return mismatch(method === undefined ? 'Mcp-Method header is required' : `Mcp-Method '${method}' does not match body '${env.method}'`);
   if (env.method === 'tools/call') {
     const name = env.params?.name;
     const raw = header(req, 'mcp-name');
@@ -90,7 +116,8 @@ function readMessages(req: FastifyRequest, authorization: string | undefined): {
   const messages: unknown[] = batch ? (parsed.value as unknown[]) : [parsed.value];
   if (batch && messages.length === 0) return new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch', { type: 'INVALID_REQUEST' }, 400);
   // Refused whole, before anything runs: a batch is a unit of at most MAX_BATCH messages.
-  if (messages.length > MAX_BATCH) return new RpcError(RPC.INVALID_REQUEST, `batch too large (max ${MAX_BATCH})`, { type: 'BATCH_TOO_LARGE', max: MAX_BATCH, received: messages.length }, 400);
+  if (messages.length > MAX_BATCH)
+    return new RpcError(RPC.INVALID_REQUEST, `batch too large (max ${MAX_BATCH})`, { type: 'BATCH_TOO_LARGE', max: MAX_BATCH, received: messages.length }, 400);
   return { batch, envs: messages.map(classify) };
 }
 
@@ -113,7 +140,10 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
       status: 405,
       // Stateless: no server-initiated stream (GET) and no session to delete (DELETE).
       headers: { allow: 'POST' },
-      body: errorResponse(null, { code: RPC.INVALID_REQUEST, message: `${req.method} is not supported at /mcp: POST JSON-RPC messages; this server opens no server-initiated stream and keeps no sessions` }),
+      body: errorResponse(null, {
+        code: RPC.INVALID_REQUEST,
+        message: `${req.method} is not supported at /mcp: POST JSON-RPC messages; this server opens no server-initiated stream and keeps no sessions`,
+      }),
     });
   app.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: '/mcp', exposeHeadRoute: true, handler: notAllowed });
 
@@ -135,7 +165,10 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
       return send(req, reply, {
         status: 403,
         headers: {},
-        body: errorResponse(null, { code: RPC.INVALID_REQUEST, message: 'Host or Origin is not this service (DNS-rebinding protection); use the PUBLIC_BASE_URL host' }),
+        body: errorResponse(null, {
+          code: RPC.INVALID_REQUEST,
+          message: 'Host or Origin is not this service (DNS-rebinding protection); use the PUBLIC_BASE_URL host',
+        }),
       });
     }
   });
@@ -155,7 +188,16 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
     }
 
     // Every request of this POST reuses this authentication (one token lookup per POST, not per call).
-    const ctx: CallContext = { deps, session, principal, requestId: req.id, authorization, log, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl };
+    const ctx: CallContext = {
+      deps,
+      session,
+      principal,
+      requestId: req.id,
+      authorization,
+      log,
+      serviceVersion: opts.serviceVersion,
+      errorsBaseUrl: opts.errorsBaseUrl,
+    };
     // Each request counts once as it runs (methods.ts dispatch). A POST that runs none (refused
     // whole, or only notifications and responses) still counts once: every authenticated call does.
     const countPost = async (id: RpcResponse['id']): Promise<{ refused: Answer } | { headers: Record<string, string | number> }> => {

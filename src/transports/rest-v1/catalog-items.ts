@@ -23,7 +23,8 @@ const TOOLS = 'Admin tools-token (svc-tools-...) only: a tools-token whose owner
 // A tools-token manages only its own integrator's rows (and unowned ones) and links only its own
 // integrator's tools-tokens (domain/catalog/items.ts).
 const OWNED = 'A row of another integrator is 403 catalog_item_not_owned.';
-const LINK = "A `linked_tools_token_id` of another integrator's tools-token, or one that would adopt an unowned row, is 403 tools_token_not_owned (with `field`).";
+const LINK =
+  "A `linked_tools_token_id` of another integrator's tools-token, or one that would adopt an unowned row, is 403 tools_token_not_owned (with `field`).";
 
 export const CATALOG_ITEM_ROUTES: readonly RouteDecl[] = [
   route({
@@ -103,7 +104,13 @@ export const CATALOG_ITEM_ROUTES: readonly RouteDecl[] = [
     security: 'bearer',
     params: SLUG,
     query: DeleteCatalogItemInput.omit({ slug: true }),
-    success: [{ status: 200, description: 'Archived (mode soft; already_archived on a repeat) or removed (mode hard, item null)', body: { name: 'CatalogItemDeleteResponse', schema: CatalogItemDeleteResponseSchema } }],
+    success: [
+      {
+        status: 200,
+        description: 'Archived (mode soft; already_archived on a repeat) or removed (mode hard, item null)',
+        body: { name: 'CatalogItemDeleteResponse', schema: CatalogItemDeleteResponseSchema },
+      },
+    ],
     errors: { forbidden: ['forbidden_admin_only', 'catalog_item_not_owned'], not_found: ['not_found'], conflict: ['delete_blocked'] },
     op: deleteCatalogItem,
     input: (req) => ({ ...queryObject(req.query), slug: slugOf(req) }),

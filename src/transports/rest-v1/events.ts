@@ -1,6 +1,6 @@
 // REST v1 event routes, declared once (registered and documented from here): map -> call -> map.
 // No business rules here.
-import { z } from 'zod';
+import type { z } from 'zod';
 import { publishEvent } from '../../domain/events/publish-event.js';
 import { BulkEventRequestSchema, BulkEventResponseSchema, publishBulk } from '../../domain/events/publish-bulk.js';
 import { getDelivery } from '../../domain/events/get-delivery.js';
@@ -31,17 +31,23 @@ export const EVENT_ROUTES: readonly RouteDecl[] = [
     summary: "Publish one event to the token owner's inbox",
     description:
       'Personal (or moderation) token. Idempotent on (token, event_id): a repeat answers 200 with `deduped` true and the same deliveryId. ' +
-      '`event_type` must start with the token\'s allowed prefix (400 namespace_mismatch). An explicit Content-Length is required (411 on chunked bodies). ' +
-      'Over the token\'s daily limit the event is accepted with 200 and `degraded` true (inbox row only). ' +
+      "`event_type` must start with the token's allowed prefix (400 namespace_mismatch). An explicit Content-Length is required (411 on chunked bodies). " +
+      "Over the token's daily limit the event is accepted with 200 and `degraded` true (inbox row only). " +
       'Optional 422 inbound-no-approval: when the personal token is unknown, an admin-owned tool may send body key `target_email` and header ' +
-      '`X-Caller-Tools-Token` (its admin tools-token); if that employee exists but has no approved request for the tool\'s catalog row, the answer is 422 ' +
+      "`X-Caller-Tools-Token` (its admin tools-token); if that employee exists but has no approved request for the tool's catalog row, the answer is 422 " +
       'with `target_email` and `catalog_slug`; any failed precondition keeps the plain 401.',
     security: 'bearer',
     body: InboundEventBody,
-    headers: { 'X-Caller-Tools-Token': 'An admin tools-token (svc-tools-...), read only for the 422 inbound-no-approval probe when the bearer token is unknown.' },
+    headers: {
+      'X-Caller-Tools-Token': 'An admin tools-token (svc-tools-...), read only for the 422 inbound-no-approval probe when the bearer token is unknown.',
+    },
     success: [
       { status: 202, description: 'Created; the recipient is notified', body: Delivery },
-      { status: 200, description: 'A repeat of (token, event_id): deduped (fireCount counts the sends); or accepted over the daily limit (`degraded` true)', body: Delivery },
+      {
+        status: 200,
+        description: 'A repeat of (token, event_id): deduped (fireCount counts the sends); or accepted over the daily limit (`degraded` true)',
+        body: Delivery,
+      },
     ],
     errors: { forbidden: ['cross_project_blocked'], unprocessable: ['inbound_no_approval'] },
     onRequest: requireContentLength,
@@ -122,7 +128,7 @@ export const EVENT_ROUTES: readonly RouteDecl[] = [
     operationId: 'listEventTypes',
     summary: "Event types of your integrator (90 days) and the service's internal-os. types",
     description:
-      'Any valid personal, moderation or tools-token. `integrator_slug` (another integrator\'s types) is for admin tools-tokens only ' +
+      "Any valid personal, moderation or tools-token. `integrator_slug` (another integrator's types) is for admin tools-tokens only " +
       '(403 forbidden_admin_only); an unknown or archived integrator is 404.',
     security: 'bearer',
     query: ListEventTypesInput,

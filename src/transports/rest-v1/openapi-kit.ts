@@ -105,7 +105,11 @@ function extensionProperties(): Json {
     catalog_slug: { type: ['string', 'null'], description: "The slug of the caller's catalog row (inbound_no_approval)" },
     slug: { type: 'string', description: 'The slug already taken (slug_taken)' },
     field: { type: 'string', description: 'The request field refused (tools_token_not_owned)' },
-    reason: { type: 'string', enum: ['project_not_found', 'project_archived'], description: 'Why project_slug was refused (cross_project_blocked on the bulk endpoint)' },
+    reason: {
+      type: 'string',
+      enum: ['project_not_found', 'project_archived'],
+      description: 'Why project_slug was refused (cross_project_blocked on the bulk endpoint)',
+    },
     blockers: { ...ref('CatalogItemDeleteBlockers'), description: 'Live dependents refusing a hard delete (delete_blocked)' },
     suspended_until: { type: 'string', format: 'date-time', description: 'When the circuit breaker lets the token publish again (circuit_open)' },
     failing: { type: 'array', items: { type: 'string' }, description: 'Dependencies failing the readiness check, or `draining` (not_ready)' },
@@ -118,6 +122,7 @@ function requiredByCode(codeMember: string): Json[] {
   return Object.entries(EXTENSIONS).map(([code, e]) => ({
     if: { properties: { [codeMember]: { const: code } }, required: [codeMember] },
     // `{}`: the member is the one described under `properties` (a sibling rule needs it named here).
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword (if/then), not a thenable.
     then: { required: e.required, properties: Object.fromEntries(e.required.map((m) => [m, {}])) },
   }));
 }
@@ -129,7 +134,9 @@ export function problemSchema(): Json {
     description:
       'RFC 7807 problem details. Clients route on `type` (or `code`), never on `detail`. Validation failures carry every issue in `errors` and `fieldErrors`. ' +
       'Extension members by code: ' +
-      Object.entries(EXTENSIONS).map(([code, e]) => `${code}: ${e.required.join(', ')}`).join('; ') +
+      Object.entries(EXTENSIONS)
+        .map(([code, e]) => `${code}: ${e.required.join(', ')}`)
+        .join('; ') +
       '; cross_project_blocked on the bulk endpoint: reason.',
     required: ['type', 'title', 'status', 'detail', 'instance', 'requestId', 'code'],
     properties: {
@@ -140,7 +147,11 @@ export function problemSchema(): Json {
       instance: { type: 'string', description: 'The request path (a URI reference)' },
       requestId: { type: 'string' },
       code: { type: 'string', description: 'Stable machine code (the codes of each response are listed with it)' },
-      fieldErrors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'Field path -> messages (validation failures)' },
+      fieldErrors: {
+        type: 'object',
+        additionalProperties: { type: 'array', items: { type: 'string' } },
+        description: 'Field path -> messages (validation failures)',
+      },
       errors: {
         type: 'array',
         description: 'Every validation issue (validation failures)',
@@ -167,11 +178,15 @@ export function legacyErrorSchema(): Json {
     properties: {
       error: { type: 'string' },
       message: { type: 'string' },
-      reason: { type: 'string', description: 'The first issue\'s code (validation), or why project_slug was refused (cross_project_blocked)' },
-      field: { type: 'string', description: 'The first issue\'s field (validation), or the field refused' },
+      reason: { type: 'string', description: "The first issue's code (validation), or why project_slug was refused (cross_project_blocked)" },
+      field: { type: 'string', description: "The first issue's field (validation), or the field refused" },
       errors: {
         type: 'array',
-        items: { type: 'object', required: ['field', 'reason', 'message'], properties: { field: { type: 'string' }, reason: { type: 'string' }, message: { type: 'string' } } },
+        items: {
+          type: 'object',
+          required: ['field', 'reason', 'message'],
+          properties: { field: { type: 'string' }, reason: { type: 'string' }, message: { type: 'string' } },
+        },
       },
       // `field` and `reason` are the validation members above (bulk's cross_project_blocked reason is a string too).
       ...(({ field: _f, reason: _r, ...rest }) => rest)(extensionProperties()),
@@ -189,17 +204,28 @@ export const SERVICE_CLOSING = {
 };
 
 export const HEADERS: Record<string, Json> = {
-  XRequestId: { description: 'The request id: the caller\'s X-Request-Id when valid, else a generated `req_<id>`', required: true, schema: { type: 'string' } },
+  XRequestId: { description: "The request id: the caller's X-Request-Id when valid, else a generated `req_<id>`", required: true, schema: { type: 'string' } },
   XRequestIdUnlessClosing: { description: 'The request id (absent on the answer the server sends while it shuts down)', schema: { type: 'string' } },
-  XRateLimitLimit: { description: 'The per-token budget this call counted against (60 per minute for publishing and tools-token management, 600 per minute for read-back, resolve, supplement, event types and pings)', schema: { type: 'integer', minimum: 0 } },
+  XRateLimitLimit: {
+    description:
+      'The per-token budget this call counted against (60 per minute for publishing and tools-token management, 600 per minute for read-back, resolve, supplement, event types and pings)',
+    schema: { type: 'integer', minimum: 0 },
+  },
   XRateLimitRemaining: { description: 'Calls left in the window', schema: { type: 'integer', minimum: 0 } },
   XRateLimitReset: { description: 'Unix seconds when the window frees a slot', schema: { type: 'integer', minimum: 0 } },
   RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
   WWWAuthenticate: { description: 'Bearer challenge (RFC 6750)', schema: { type: 'string' } },
-  IdempotentReplayed: { description: '`true` when the answer is replayed from an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  IdempotentReplayed: {
+    description: '`true` when the answer is replayed from an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
-const RATE_HEADERS = { 'X-RateLimit-Limit': headerRef('XRateLimitLimit'), 'X-RateLimit-Remaining': headerRef('XRateLimitRemaining'), 'X-RateLimit-Reset': headerRef('XRateLimitReset') };
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': headerRef('XRateLimitLimit'),
+  'X-RateLimit-Remaining': headerRef('XRateLimitRemaining'),
+  'X-RateLimit-Reset': headerRef('XRateLimitReset'),
+};
 /** A 429 always reports the budget that refused it, and when to retry. */
 const RATE_HEADERS_429 = {
   'X-RateLimit-Limit': { ...HEADERS.XRateLimitLimit, required: true },
@@ -251,7 +277,10 @@ export function errorResponses(r: RouteDecl, envelope: 'problem' | 'legacy'): Re
     const codes = [...byStatus.get(status)!].sort();
     const closing = status === 503 ? ' While the process shuts down the HTTP server answers ServiceClosing.' : '';
     const content: Json = {};
-    const body = codes.length === 0 ? undefined : { allOf: [ref(envelope === 'problem' ? 'Problem' : 'LegacyError'), { type: 'object', properties: { [member]: { type: 'string', enum: codes } } }] };
+    const body =
+      codes.length === 0
+        ? undefined
+        : { allOf: [ref(envelope === 'problem' ? 'Problem' : 'LegacyError'), { type: 'object', properties: { [member]: { type: 'string', enum: codes } } }] };
     if (envelope === 'problem') {
       if (body) content['application/problem+json'] = { schema: body };
       if (status === 503) content['application/json'] = { schema: ref('ServiceClosing') };
@@ -260,7 +289,10 @@ export function errorResponses(r: RouteDecl, envelope: 'problem' | 'legacy'): Re
       content['application/json'] = { schema: alternatives.length === 1 ? alternatives[0] : { anyOf: alternatives } };
     }
     out[String(status)] = {
-      description: codes.length > 0 ? `${STATUS_TEXT[status] ?? statusTitle(status)}. \`${member}\`: ${codes.join(', ')}.${closing}` : 'The process is shutting down; retry on another instance.',
+      description:
+        codes.length > 0
+          ? `${STATUS_TEXT[status] ?? statusTitle(status)}. \`${member}\`: ${codes.join(', ')}.${closing}`
+          : 'The process is shutting down; retry on another instance.',
       headers: errorHeaders(r, status),
       content,
     };

@@ -29,15 +29,25 @@ export const PACKAGE_VERSION: string = (() => {
 })();
 
 const TAGS = [
-  { name: 'events', description: 'Publish events to the token owner\'s inbox, read them back, resolve and supplement them (personal tokens); fan out with a tools-token.' },
+  {
+    name: 'events',
+    description: "Publish events to the token owner's inbox, read them back, resolve and supplement them (personal tokens); fan out with a tools-token.",
+  },
   { name: 'tokens', description: 'Claim (mint or rotate) personal tokens for pre-approved employees with an admin tools-token.' },
   { name: 'catalog-approvals', description: 'Assign, list, review and revoke catalog approvals (admin tools-token).' },
   { name: 'catalog-items', description: 'Manage catalog items (admin tools-token).' },
   { name: 'introspection', description: 'Event types and the integrator registry.' },
   { name: 'service', description: 'Liveness, readiness and metrics probes (no authentication).' },
   { name: 'docs', description: 'This document and its interactive viewer (no authentication).' },
-  { name: 'agent', description: 'The agent tool protocol: JSON-RPC 2.0 at /mcp with an agent token; described in full by GET /api/internal-os/agent/protocol.' },
-  { name: 'legacy', description: 'The older endpoints under /api/internal-os/* (SPEC section B): the same operations as REST v1 with the legacy error body `{error, message, ...}`; the removed version 1 paths answer 410.' },
+  {
+    name: 'agent',
+    description: 'The agent tool protocol: JSON-RPC 2.0 at /mcp with an agent token; described in full by GET /api/internal-os/agent/protocol.',
+  },
+  {
+    name: 'legacy',
+    description:
+      'The older endpoints under /api/internal-os/* (SPEC section B): the same operations as REST v1 with the legacy error body `{error, message, ...}`; the removed version 1 paths answer 410.',
+  },
 ];
 
 export interface OpenApiOptions {
@@ -65,10 +75,12 @@ function parameters(r: RouteDocBase): Json[] {
   const op = (r as Partial<DocumentedRoute>).op;
   const out: Json[] = [{ $ref: '#/components/parameters/XRequestId' }];
   if (op?.idempotent) out.push({ $ref: '#/components/parameters/IdempotencyKey' });
-  for (const [name, { description, ...schema }] of Object.entries(r.params ?? {})) out.push({ name, in: 'path', required: true, ...(description ? { description } : {}), schema });
+  for (const [name, { description, ...schema }] of Object.entries(r.params ?? {}))
+    out.push({ name, in: 'path', required: true, ...(description ? { description } : {}), schema });
   if (r.query) {
     const props = (js(r.query, 'output').properties ?? {}) as Record<string, Json>;
-    for (const [name, { description, ...schema }] of Object.entries(props)) out.push({ name, in: 'query', required: false, ...(description ? { description } : {}), schema });
+    for (const [name, { description, ...schema }] of Object.entries(props))
+      out.push({ name, in: 'query', required: false, ...(description ? { description } : {}), schema });
   }
   for (const [name, description] of Object.entries(r.headers ?? {})) out.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
   return out;
@@ -143,16 +155,24 @@ export function buildOpenApi(publicBaseUrl: string, opts: OpenApiOptions = {}): 
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'Personal token (svc-in-pers-...), tools-token (svc-tools-...) or, at /mcp, agent token (sk-svc-...); only in the Authorization header, never in the query string',
+          description:
+            'Personal token (svc-in-pers-...), tools-token (svc-tools-...) or, at /mcp, agent token (sk-svc-...); only in the Authorization header, never in the query string',
         },
       },
       parameters: {
-        XRequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Your request id (echoed back); else one is generated', schema: { type: 'string', maxLength: 120, pattern: '^[A-Za-z0-9_-]+$' } },
+        XRequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: 'Your request id (echoed back); else one is generated',
+          schema: { type: 'string', maxLength: 120, pattern: '^[A-Za-z0-9_-]+$' },
+        },
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Scoped to (token, operation): the same key with the same body replays the first answer for 24 h; with another body, or while the first is in flight, 409',
+          description:
+            'Scoped to (token, operation): the same key with the same body replays the first answer for 24 h; with another body, or while the first is in flight, 409',
           schema: { type: 'string', minLength: 1, maxLength: 200 },
         },
       },

@@ -33,5 +33,10 @@ export async function restV1Plugin(app: FastifyInstance, opts: RestV1Options): P
   // does not pay for it): GET /metrics is documented only when this listener serves it (METRICS_PORT unset).
   let openapi: string | undefined;
   const document = () => (openapi ??= JSON.stringify(buildOpenApi(opts.publicBaseUrl, { metrics: app.hasRoute({ method: 'GET', url: '/metrics' }) })));
-  registerRoutes(app, opts.deps, serviceRoutes({ deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, serviceVersion: opts.serviceVersion, openapiText: document }), REST);
+  registerRoutes(
+    app,
+    opts.deps,
+    serviceRoutes({ deps: opts.deps, errorsBaseUrl: opts.errorsBaseUrl, serviceVersion: opts.serviceVersion, openapiText: document }),
+    REST,
+  );
 }

@@ -110,7 +110,7 @@ const MCP_DESCRIPTION =
   `JSON-RPC 2.0 over streamable HTTP, stateless, with an agent token (sk-svc-...). The methods (initialize, tools/list, tools/call), ` +
   `the tools with their inputs, outputs and scopes, batches, errors and limits are described by the agent protocol document at ` +
   `GET ${AGENT_PROTOCOL_PATH} (markdown, no authentication). A batch (an array, at most 20 messages) answers 200 with an array matched by id; ` +
-  'a lone request answers with the HTTP status of its outcome (a tool\'s own failure is a 200 result with isError). Notifications only: 202, no body. ' +
+  "a lone request answers with the HTTP status of its outcome (a tool's own failure is a 200 result with isError). Notifications only: 202, no body. " +
   'With `Accept: text/event-stream` only, a 200 answer comes as server-sent events (one `message` event per response). ' +
   'Rate limits: 60 per minute and 5000 per day per token, every JSON-RPC request counted.';
 
@@ -138,7 +138,12 @@ export const MCP_ROUTES: readonly DocumentedRoute[] = [
     summary: 'Agent tool protocol (JSON-RPC 2.0)',
     description: MCP_DESCRIPTION,
     security: 'bearer',
-    body: { name: 'JsonRpcRequestBody', schema: z.union([JsonRpcMessageSchema, z.array(JsonRpcMessageSchema)]), required: true, description: 'One JSON-RPC message, or a batch (array)' },
+    body: {
+      name: 'JsonRpcRequestBody',
+      schema: z.union([JsonRpcMessageSchema, z.array(JsonRpcMessageSchema)]),
+      required: true,
+      description: 'One JSON-RPC message, or a batch (array)',
+    },
     headers: {
       'MCP-Protocol-Version': 'The negotiated protocol version (required with the stateless 2026-07-28 revision)',
       'Mcp-Method': 'Mirror of the body `method` (stateless revision)',
@@ -154,7 +159,9 @@ export const MCP_ROUTES: readonly DocumentedRoute[] = [
       { status: 202, description: 'Only notifications or responses were sent: accepted, no body' },
     ],
     rawResponses: {
-      '4XX': jsonRpcError('A refused request as a JSON-RPC error: 400 (parse error, invalid request, header mismatch, unsupported protocol version), 401 (token), 403 (missing scope; Host or Origin not this service), 413, 415, 429 (rate limit, with Retry-After)'),
+      '4XX': jsonRpcError(
+        'A refused request as a JSON-RPC error: 400 (parse error, invalid request, header mismatch, unsupported protocol version), 401 (token), 403 (missing scope; Host or Origin not this service), 413, 415, 429 (rate limit, with Retry-After)',
+      ),
       '5XX': jsonRpcError('Internal error (500; retry once) or the 8 s gateway budget spent (504)'),
     },
   },
@@ -171,7 +178,10 @@ export const MCP_ROUTES: readonly DocumentedRoute[] = [
       success: [],
       rawResponses: {
         '403': jsonRpcError('Host or Origin is not this service (DNS-rebinding protection)'),
-        '405': { ...jsonRpcError('Only POST is served'), headers: { ...jsonRpcError('').headers, Allow: { description: 'The allowed method', schema: { type: 'string', enum: ['POST'] } } } },
+        '405': {
+          ...jsonRpcError('Only POST is served'),
+          headers: { ...jsonRpcError('').headers, Allow: { description: 'The allowed method', schema: { type: 'string', enum: ['POST'] } } },
+        },
       },
     }),
   ),
@@ -214,7 +224,12 @@ export function serviceRoutes(o: ServiceRouteOptions): HandlerRoute[] {
         if (r.ready) return reply.header('cache-control', 'no-store').send({ ok: true, version: o.serviceVersion, checks: r.checks });
         const detail = r.draining ? 'the process is shutting down' : `not ready: ${r.failing.join(', ')} failing`;
         reply.header('cache-control', 'no-store');
-        return sendProblem(reply, req, new DomainError('unavailable', detail, { code: 'not_ready', retryAfterSeconds: 5, extra: { failing: r.failing, checks: r.checks } }), o.errorsBaseUrl);
+        return sendProblem(
+          reply,
+          req,
+          new DomainError('unavailable', detail, { code: 'not_ready', retryAfterSeconds: 5, extra: { failing: r.failing, checks: r.checks } }),
+          o.errorsBaseUrl,
+        );
       },
     },
     { ...OPENAPI, handler: async (_req, reply) => reply.type('application/json; charset=utf-8').send(o.openapiText()) },
@@ -226,7 +241,10 @@ export function serviceRoutes(o: ServiceRouteOptions): HandlerRoute[] {
         if (file === 'init.js') return reply.type('text/javascript; charset=utf-8').send(DOCS_INIT);
         const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
         if (!type) return reply.callNotFound();
-        return reply.type(type).header('cache-control', 'public, max-age=86400').send(readFileSync(path.join(swaggerDir, file)));
+        return reply
+          .type(type)
+          .header('cache-control', 'public, max-age=86400')
+          .send(readFileSync(path.join(swaggerDir, file)));
       },
     },
   ];

@@ -130,15 +130,30 @@ describe('ClickAction', () => {
 
     const body = JSON.parse(got!.raw.toString('utf8'));
     expect(Object.keys(body).sort()).toEqual(['action_index', 'action_label', 'clicked_at', 'clicked_by', 'delivery_id', 'event_type']);
-    expect(body).toMatchObject({ delivery_id: deliveryId, action_label: 'Approve', action_index: 0, event_type: eventType, clicked_by: { email: r.inbound.user.email, name: 'Test User' } });
+    expect(body).toMatchObject({
+      delivery_id: deliveryId,
+      action_label: 'Approve',
+      action_index: 0,
+      event_type: eventType,
+      clicked_by: { email: r.inbound.user.email, name: 'Test User' },
+    });
     expect(body.clicked_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     const clickedAt = Date.parse(body.clicked_at);
     expect(clickedAt).toBeGreaterThanOrEqual(before);
     expect(clickedAt).toBeLessThanOrEqual(after);
 
-    const audit = await sql(`select actor_user_id, token_id, target_type, target_id, source, summary from audit_log where action = 'inbound.action.clicked' and target_id = ?`, [deliveryId]);
+    const audit = await sql(
+      `select actor_user_id, token_id, target_type, target_id, source, summary from audit_log where action = 'inbound.action.clicked' and target_id = ?`,
+      [deliveryId],
+    );
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ actor_user_id: r.inbound.user.userId, token_id: r.inbound.tokenId, target_type: 'delivery', source: 'connect', summary: { action_index: 0, action_label: 'Approve', status: 204, ok: true, error: null, target_host: `127.0.0.1:${receiverPort}` } });
+    expect(audit[0]).toMatchObject({
+      actor_user_id: r.inbound.user.userId,
+      token_id: r.inbound.tokenId,
+      target_type: 'delivery',
+      source: 'connect',
+      summary: { action_index: 0, action_label: 'Approve', status: 204, ok: true, error: null, target_host: `127.0.0.1:${receiverPort}` },
+    });
   });
 
   it('after a rotation the callback is signed with the new secret', async () => {
@@ -207,7 +222,10 @@ describe('ClickAction', () => {
   it('plain http to a host that is not allowlisted is blocked_target', async () => {
     const r = await recipient();
     const { deliveryId } = await deliveryWithActions(r, '/ok/x');
-    await sql(`update deliveries set actions = jsonb_set(actions, '{0,webhook_url}', to_jsonb(?::text)) where id = ?`, [`http://localhost:${receiverPort}/ok/x`, deliveryId]);
+    await sql(`update deliveries set actions = jsonb_set(actions, '{0,webhook_url}', to_jsonb(?::text)) where id = ?`, [
+      `http://localhost:${receiverPort}/ok/x`,
+      deliveryId,
+    ]);
     const before = receiverConnections;
     expect(await r.account.clickAction({ deliveryId, actionIndex: 0 })).toMatchObject({ status: 0, ok: false, error: 'blocked_target' });
     expect(receiverConnections).toBe(before);

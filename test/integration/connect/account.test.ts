@@ -45,7 +45,10 @@ interface Agent {
 /** A fresh user (role `member` unless told) with an agent token holding `scopes` (default `*`). */
 async function agent(opts: { scopes?: string[]; role?: string; user?: TestUser } = {}): Promise<Agent> {
   const user = opts.user ?? (await newUser(h, opts.role ?? 'member'));
-  const t = await operator<{ tokenId: string; token: string }>(h, 'agent_tokens.create', { email: user.email, ...(opts.scopes ? { scopes: opts.scopes } : {}) });
+  const t = await operator<{ tokenId: string; token: string }>(h, 'agent_tokens.create', {
+    email: user.email,
+    ...(opts.scopes ? { scopes: opts.scopes } : {}),
+  });
   return { user, token: t.token, tokenId: t.tokenId };
 }
 
@@ -133,7 +136,11 @@ describe('personal tokens through AccountService', () => {
     const owner = await agent();
     const { tokenId } = await account(owner.token).issuePersonalToken({ label: 'mine' });
     const other = account((await agent()).token);
-    for (const run of [() => other.disablePersonalToken({ tokenId }), () => other.rotatePersonalToken({ tokenId }), () => other.deletePersonalToken({ tokenId })]) {
+    for (const run of [
+      () => other.disablePersonalToken({ tokenId }),
+      () => other.rotatePersonalToken({ tokenId }),
+      () => other.deletePersonalToken({ tokenId }),
+    ]) {
       expect((await connectErrorOf(run())).code).toBe(Code.NotFound);
     }
     const bad = await connectErrorOf(other.deletePersonalToken({ tokenId: 'nope' }));
@@ -160,10 +167,18 @@ describe('admin oversight', () => {
 
     const notes = await sql(`select title, summary, actor_user_id from notifications where user_id = ?`, [owner.user.userId]);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatchObject({ title: 'Your token "leaky" was revoked by an admin', summary: 'Reason: posted in a public channel', actor_user_id: admin.user.userId });
+    expect(notes[0]).toMatchObject({
+      title: 'Your token "leaky" was revoked by an admin',
+      summary: 'Reason: posted in a public channel',
+      actor_user_id: admin.user.userId,
+    });
     const audit = await sql(`select actor_user_id, source, summary from audit_log where action = 'inbound.token.revoked_by_admin' and token_id = ?`, [tokenId]);
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ actor_user_id: admin.user.userId, source: 'connect', summary: { reason: 'posted in a public channel', owner_user_id: owner.user.userId } });
+    expect(audit[0]).toMatchObject({
+      actor_user_id: admin.user.userId,
+      source: 'connect',
+      summary: { reason: 'posted in a public channel', owner_user_id: owner.user.userId },
+    });
 
     expect(await account(admin.token).adminRevokeToken({ tokenId })).toMatchObject({ revoked: true });
     expect(await sql(`select id from notifications where user_id = ?`, [owner.user.userId])).toHaveLength(1);
@@ -258,7 +273,7 @@ describe('agent tokens', () => {
     expect(text).not.toContain(a.token);
   });
 
-  it('scopes wider than the caller\'s own are refused (403); narrower or equal ones are granted', async () => {
+  it("scopes wider than the caller's own are refused (403); narrower or equal ones are granted", async () => {
     const a = await agent({ scopes: ['write:inbox', 'read:*'] });
     const c = account(a.token);
     for (const scopes of [[], ['*'], ['write:tasks'], ['admin:*'], ['write:*']]) {

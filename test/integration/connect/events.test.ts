@@ -66,7 +66,7 @@ describe.each(PROTOCOLS)('EventService over %s', (protocol) => {
     expect(again.delivery!.requestId).toMatch(/^req_/);
   });
 
-  it('Get, Supplement and Resolve act on the sender\'s delivery', async () => {
+  it("Get, Supplement and Resolve act on the sender's delivery", async () => {
     const t = await newPersonalToken(h);
     const client = eventClient(h, protocol, t.token);
     const { delivery } = await client.publish({ event: protoEvent(h) });
@@ -114,7 +114,10 @@ describe.each(PROTOCOLS)('EventService over %s', (protocol) => {
       severity: 'loud',
       externalUrl: 'http://insecure.example.com',
       specVersion: '1',
-      actions: [{ label: 'Open', url: 'https://ok.example.com' }, { label: 'Bad', url: 'http://insecure.example.com' }],
+      actions: [
+        { label: 'Open', url: 'https://ok.example.com' },
+        { label: 'Bad', url: 'http://insecure.example.com' },
+      ],
     });
     const err = await connectErrorOf(eventClient(h, protocol, t.token).publish({ event: bad }));
     expect(err.code).toBe(Code.InvalidArgument);
@@ -157,7 +160,7 @@ describe.each(PROTOCOLS)('EventService over %s', (protocol) => {
     expect(err.metadata.get('x-ratelimit-remaining')).toBe('0');
   });
 
-  it('another token\'s delivery: PermissionDenied (not_sender) on Get, Resolve and Supplement; unknown id NotFound', async () => {
+  it("another token's delivery: PermissionDenied (not_sender) on Get, Resolve and Supplement; unknown id NotFound", async () => {
     const owner = await newPersonalToken(h);
     const other = await newPersonalToken(h);
     const { delivery } = await eventClient(h, protocol, owner.token).publish({ event: protoEvent(h) });
@@ -198,9 +201,19 @@ describe('buf curl (offline, schema from proto/)', () => {
     const { stdout } = await promisify(execFile)(
       'npx',
       [
-        'buf', 'curl', '--protocol', 'grpc', '--http2-prior-knowledge', '--schema', 'proto',
-        '-H', `authorization: Bearer ${t.token}`, '-H', 'x-request-id: buf-curl-1',
-        '-d', body,
+        'buf',
+        'curl',
+        '--protocol',
+        'grpc',
+        '--http2-prior-knowledge',
+        '--schema',
+        'proto',
+        '-H',
+        `authorization: Bearer ${t.token}`,
+        '-H',
+        'x-request-id: buf-curl-1',
+        '-d',
+        body,
         `http://127.0.0.1:${port}/fluxdesk.events.v1.EventService/Publish`,
       ],
       { cwd: '/work/main', timeout: 60_000 },

@@ -55,7 +55,8 @@ function frame(payload: Uint8Array, flags = 0, declaredLength = payload.length):
   return Buffer.concat([head, payload]);
 }
 
-const publishBytes = (over: Parameters<typeof protoEvent>[1] = {}) => toBinary(PublishRequestSchema, create(PublishRequestSchema, { event: protoEvent(h, over) }));
+const publishBytes = (over: Parameters<typeof protoEvent>[1] = {}) =>
+  toBinary(PublishRequestSchema, create(PublishRequestSchema, { event: protoEvent(h, over) }));
 
 interface Answer {
   status: number;
@@ -106,7 +107,14 @@ function h1(path: string, contentType: string, body: Uint8Array, headers: Record
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks), trailers: res.trailers as Record<string, string> }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers as Record<string, string>,
+            body: Buffer.concat(chunks),
+            trailers: res.trailers as Record<string, string>,
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -166,14 +174,17 @@ const MALFORMED: Array<[string, () => Uint8Array]> = [
   ['a length that runs past the end', () => Uint8Array.from([0x0a, 0x7f, 0x01, 0x02])],
   ['an unknown wire type (6)', () => Uint8Array.from([0x0e, 0x01])],
   ['a field number 0', () => Uint8Array.from([0x00, 0x01])],
-  ['an invalid UTF-8 string (title)', () => {
-    const ev = publishBytes({ title: 'Build XX on main' });
-    const b = Buffer.from(ev);
-    const at = b.indexOf('XX');
-    b[at] = 0xc3; // lead byte without its continuation
-    b[at + 1] = 0x28;
-    return b;
-  }],
+  [
+    'an invalid UTF-8 string (title)',
+    () => {
+      const ev = publishBytes({ title: 'Build XX on main' });
+      const b = Buffer.from(ev);
+      const at = b.indexOf('XX');
+      b[at] = 0xc3; // lead byte without its continuation
+      b[at + 1] = 0x28;
+      return b;
+    },
+  ],
 ];
 
 describe('malformed binary protobuf is invalid_argument, never internal', () => {
@@ -195,7 +206,9 @@ describe('malformed binary protobuf is invalid_argument, never internal', () => 
 
       it('a large body with an unknown token of the right shape: unauthenticated (looked up before reading)', async () => {
         const payload = new Uint8Array(100 * 1024).fill(0xff);
-        const res = await raw(route.listener, PUBLISH, route.contentType, route.enveloped ? frame(payload) : payload, { authorization: `Bearer svc-in-pers-${'x'.repeat(32)}` });
+        const res = await raw(route.listener, PUBLISH, route.contentType, route.enveloped ? frame(payload) : payload, {
+          authorization: `Bearer svc-in-pers-${'x'.repeat(32)}`,
+        });
         expectCode(route, res, 'unauthenticated');
       });
     });
@@ -271,7 +284,13 @@ describe('Connect JSON with invalid UTF-8 is invalid_argument (as REST rejects i
 
   it('the same body with valid UTF-8 publishes (control)', async () => {
     const eventId = `ev-utf8-ok-${Date.now()}`;
-    const res = await raw('http1', PUBLISH, 'application/json', Buffer.from(JSON.stringify({ event: { ...protoEventJson(eventId), title: 'Build ✓ on main' } })), { authorization: `Bearer ${tok.token}` });
+    const res = await raw(
+      'http1',
+      PUBLISH,
+      'application/json',
+      Buffer.from(JSON.stringify({ event: { ...protoEventJson(eventId), title: 'Build ✓ on main' } })),
+      { authorization: `Bearer ${tok.token}` },
+    );
     expect(res.status).toBe(200);
     expect(await storedCount(eventId)).toBe(1);
   });
@@ -358,11 +377,24 @@ describe('body bounds (readMaxBytes): resource_exhausted, nothing stored', () =>
   /** Connect JSON and binary, gRPC-Web on PORT; gRPC, Connect and gRPC-Web on GRPC_PORT. */
   const CLIENTS: Array<[string, (token: string) => ReturnType<typeof createClient<typeof EventService>>]> = [
     ['Connect JSON on PORT', (t) => createClient(EventService, createConnectTransport({ baseUrl: h.baseUrl, httpVersion: '1.1', interceptors: [bearer(t)] }))],
-    ['Connect binary on PORT', (t) => createClient(EventService, createConnectTransport({ baseUrl: h.baseUrl, httpVersion: '1.1', useBinaryFormat: true, interceptors: [bearer(t)] }))],
+    [
+      'Connect binary on PORT',
+      (t) => createClient(EventService, createConnectTransport({ baseUrl: h.baseUrl, httpVersion: '1.1', useBinaryFormat: true, interceptors: [bearer(t)] })),
+    ],
     ['gRPC-Web on PORT', (t) => createClient(EventService, createGrpcWebTransport({ baseUrl: h.baseUrl, httpVersion: '1.1', interceptors: [bearer(t)] }))],
     ['gRPC on GRPC_PORT', (t) => createClient(EventService, createGrpcTransport({ baseUrl: h.grpcUrl, sessionManager: session(), interceptors: [bearer(t)] }))],
-    ['Connect binary on GRPC_PORT', (t) => createClient(EventService, createConnectTransport({ baseUrl: h.grpcUrl, httpVersion: '2', sessionManager: session(), useBinaryFormat: true, interceptors: [bearer(t)] }))],
-    ['gRPC-Web on GRPC_PORT', (t) => createClient(EventService, createGrpcWebTransport({ baseUrl: h.grpcUrl, httpVersion: '2', sessionManager: session(), interceptors: [bearer(t)] }))],
+    [
+      'Connect binary on GRPC_PORT',
+      (t) =>
+        createClient(
+          EventService,
+          createConnectTransport({ baseUrl: h.grpcUrl, httpVersion: '2', sessionManager: session(), useBinaryFormat: true, interceptors: [bearer(t)] }),
+        ),
+    ],
+    [
+      'gRPC-Web on GRPC_PORT',
+      (t) => createClient(EventService, createGrpcWebTransport({ baseUrl: h.grpcUrl, httpVersion: '2', sessionManager: session(), interceptors: [bearer(t)] })),
+    ],
   ];
   const managers: Http2SessionManager[] = [];
   function session(): Http2SessionManager {
@@ -371,7 +403,9 @@ describe('body bounds (readMaxBytes): resource_exhausted, nothing stored', () =>
     managers.push(m);
     return m;
   }
-  afterAll(() => managers.forEach((m) => m.abort()));
+  afterAll(() => {
+    for (const m of managers) m.abort();
+  });
 
   describe.each(CLIENTS)('%s', (_name, client) => {
     it('10 MB to Publish with a valid token: resource_exhausted', async () => {
@@ -400,7 +434,8 @@ describe('body bounds (readMaxBytes): resource_exhausted, nothing stored', () =>
   });
 
   it('other methods take up to 1 MB (AccountService.IssuePersonalToken)', async () => {
-    const account = (token: string) => createClient(AccountService, createConnectTransport({ baseUrl: h.baseUrl, httpVersion: '1.1', interceptors: [bearer(token)] }));
+    const account = (token: string) =>
+      createClient(AccountService, createConnectTransport({ baseUrl: h.baseUrl, httpVersion: '1.1', interceptors: [bearer(token)] }));
     const t = `sk-svc-${'a'.repeat(32)}`;
     // A Content-Length over the lookup threshold: the token is looked up first (unknown: unauthenticated)...
     expect((await connectErrorOf(account(t).issuePersonalToken({ label: 'x'.repeat(2 * MB) }))).code).toBe(Code.Unauthenticated);
@@ -479,14 +514,23 @@ describe('64 MB bodies are refused without being read', () => {
     const url = new URL(h.baseUrl);
     const started = Date.now();
     const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: PUBLISH, method: 'POST', headers: { 'content-type': 'application/proto', 'content-length': String(64 * MB) } }, (r) => {
-        let body = '';
-        r.on('data', (c) => (body += c));
-        r.on('end', () => {
-          resolve({ status: r.statusCode!, body });
-          req.destroy();
-        });
-      });
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: PUBLISH,
+          method: 'POST',
+          headers: { 'content-type': 'application/proto', 'content-length': String(64 * MB) },
+        },
+        (r) => {
+          let body = '';
+          r.on('data', (c) => (body += c));
+          r.on('end', () => {
+            resolve({ status: r.statusCode!, body });
+            req.destroy();
+          });
+        },
+      );
       req.on('error', () => undefined);
       req.write(Buffer.alloc(64 * 1024));
       setTimeout(() => reject(new Error('no answer')), 5_000);
@@ -537,5 +581,10 @@ describe('control characters and unpaired surrogates through Connect (issue 16 i
 });
 
 function PROTOCOL_CLIENTS(): Array<[string, (token: string) => ReturnType<typeof createClient<typeof EventService>>]> {
-  return (['connect', 'grpc', 'grpc-web'] as const).flatMap((p) => [[p, (t: string) => createClient(EventService, transportFor(h, p, [bearer(t)]))]] as Array<[string, (token: string) => ReturnType<typeof createClient<typeof EventService>>]>);
+  return (['connect', 'grpc', 'grpc-web'] as const).flatMap(
+    (p) =>
+      [[p, (t: string) => createClient(EventService, transportFor(h, p, [bearer(t)]))]] as Array<
+        [string, (token: string) => ReturnType<typeof createClient<typeof EventService>>]
+      >,
+  );
 }

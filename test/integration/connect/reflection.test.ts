@@ -58,13 +58,24 @@ describe('buf curl without --schema (reflection on the gRPC port)', () => {
     const out = await bufCurl(['--protocol', 'grpc', '--http2-prior-knowledge', '--list-services', grpcBase()]);
     const listed = out.trim().split('\n').sort();
     const expected = await generatedServices();
-    expect(expected).toEqual(expect.arrayContaining(['fluxdesk.events.v1.EventService', 'grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection']));
+    expect(expected).toEqual(
+      expect.arrayContaining([
+        'fluxdesk.events.v1.EventService',
+        'grpc.health.v1.Health',
+        'grpc.reflection.v1.ServerReflection',
+        'grpc.reflection.v1alpha.ServerReflection',
+      ]),
+    );
     expect(listed).toEqual(expected);
   }, 60_000);
 
   it('--list-methods names the methods of EventService from its descriptor', async () => {
     const out = await bufCurl(['--protocol', 'grpc', '--http2-prior-knowledge', '--list-methods', grpcBase()]);
-    const methods = out.trim().split('\n').filter((l) => l.startsWith(`${EventService.typeName}/`)).sort();
+    const methods = out
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith(`${EventService.typeName}/`))
+      .sort();
     expect(methods).toEqual(EventService.methods.map((m) => `${EventService.typeName}/${m.name}`).sort());
   }, 60_000);
 
@@ -75,9 +86,15 @@ describe('buf curl without --schema (reflection on the gRPC port)', () => {
       event: { spec_version: '2', event_id: ev.eventId, event_type: ev.eventType, severity: ev.severity, title: ev.title, occurred_at: ev.occurredAt },
     });
     const out = await bufCurl([
-      '--protocol', 'grpc', '--http2-prior-knowledge',
-      '-H', `authorization: Bearer ${t.token}`, '-H', 'x-request-id: reflect-1',
-      '-d', body,
+      '--protocol',
+      'grpc',
+      '--http2-prior-knowledge',
+      '-H',
+      `authorization: Bearer ${t.token}`,
+      '-H',
+      'x-request-id: reflect-1',
+      '-d',
+      body,
       `${grpcBase()}/fluxdesk.events.v1.EventService/Publish`,
     ]);
     const answer = JSON.parse(out);
@@ -104,7 +121,8 @@ async function reflect(version: Version, transport: Transport, requests: Req[]) 
 }
 
 const filesOf = (a: v1.ServerReflectionResponse): FileDescriptorProto[] => {
-  if (a.messageResponse.case !== 'fileDescriptorResponse') throw new Error(`expected files, got ${a.messageResponse.case}: ${JSON.stringify(a.messageResponse.value)}`);
+  if (a.messageResponse.case !== 'fileDescriptorResponse')
+    throw new Error(`expected files, got ${a.messageResponse.case}: ${JSON.stringify(a.messageResponse.value)}`);
   return a.messageResponse.value.fileDescriptorProto.map((b) => fromBinary(FileDescriptorProtoSchema, b));
 };
 
@@ -127,8 +145,16 @@ describe.each([
     ]);
     expect(answers).toHaveLength(10);
     expect(answers.map((a) => a.originalRequest?.messageRequest.case)).toEqual([
-      'listServices', 'fileContainingSymbol', 'fileByFilename', 'fileContainingSymbol', 'fileContainingSymbol',
-      'fileByFilename', 'fileContainingExtension', 'allExtensionNumbersOfType', 'allExtensionNumbersOfType', undefined,
+      'listServices',
+      'fileContainingSymbol',
+      'fileByFilename',
+      'fileContainingSymbol',
+      'fileContainingSymbol',
+      'fileByFilename',
+      'fileContainingExtension',
+      'allExtensionNumbersOfType',
+      'allExtensionNumbersOfType',
+      undefined,
     ]);
     expect(answers[0]!.validHost).toBe('h1');
     expect(answers[0]!.messageResponse).toMatchObject({ case: 'listServicesResponse' });
@@ -166,13 +192,21 @@ describe('every listed service is described completely', () => {
     const transport = transportFor(h, 'grpc');
     const [list] = await reflect(v1, transport, [{ messageRequest: { case: 'listServices', value: '' } }]);
     const names = (list!.messageResponse.value as v1.ListServiceResponse).service.map((s) => s.name);
-    const answers = await reflect(v1, transport, names.map((n) => ({ messageRequest: { case: 'fileContainingSymbol', value: n } })));
+    const answers = await reflect(
+      v1,
+      transport,
+      names.map((n) => ({ messageRequest: { case: 'fileContainingSymbol', value: n } })),
+    );
     names.forEach((name, i) => {
       const files = filesOf(answers[i]!);
       const registry = createFileRegistry(files[0]!, (file) => files.find((f) => f.name === file));
       const service = registry.getService(name);
       expect(service, name).toBeDefined();
-      for (const m of service!.methods) expect([m.input.typeName, m.output.typeName].every((t) => registry.getMessage(t)), `${name}/${m.name}`).toBe(true);
+      for (const m of service!.methods)
+        expect(
+          [m.input.typeName, m.output.typeName].every((t) => registry.getMessage(t)),
+          `${name}/${m.name}`,
+        ).toBe(true);
     });
   });
 
@@ -186,9 +220,10 @@ describe('every listed service is described completely', () => {
 
 describe('reflection over the Connect and gRPC-Web protocols', () => {
   it.each(['connect', 'grpc-web'] as const)('%s over HTTP/2 on the gRPC port answers on one stream', async (protocol) => {
-    const transport = protocol === 'connect'
-      ? createConnectTransport({ baseUrl: h.grpcUrl, httpVersion: '2', sessionManager: session() })
-      : createGrpcWebTransport({ baseUrl: h.grpcUrl, httpVersion: '2', sessionManager: session() });
+    const transport =
+      protocol === 'connect'
+        ? createConnectTransport({ baseUrl: h.grpcUrl, httpVersion: '2', sessionManager: session() })
+        : createGrpcWebTransport({ baseUrl: h.grpcUrl, httpVersion: '2', sessionManager: session() });
     const answers = await reflect(v1, transport, [
       { messageRequest: { case: 'listServices', value: '' } },
       { messageRequest: { case: 'fileContainingSymbol', value: 'fluxdesk.events.v1.InboundEvent' } },

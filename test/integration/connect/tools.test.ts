@@ -59,7 +59,11 @@ interface Tools {
 async function adminTools(): Promise<Tools> {
   const admin = await operator<TestUser>(h, 'users.create', { email: uniqueEmail('admin'), name: 'Admin', role: 'admin' });
   const integrator = `it-${randomBytes(4).toString('hex')}`;
-  const t = await operator<{ token: string; tokenId: string; integratorSlug: string; catalogSlug: string }>(h, 'tokens.create_tools', { owner: admin.email, integrator, name: `tools ${integrator}` });
+  const t = await operator<{ token: string; tokenId: string; integratorSlug: string; catalogSlug: string }>(h, 'tokens.create_tools', {
+    owner: admin.email,
+    integrator,
+    name: `tools ${integrator}`,
+  });
   return { admin, ...t };
 }
 
@@ -119,9 +123,15 @@ describe('ToolsTokenService', () => {
 
   it('ClaimTokenBatch validates every claim: InvalidArgument with proto paths', async () => {
     const tools = await adminTools();
-    const err = await connectErrorOf(client(ToolsTokenService, tools.token).claimTokenBatch({ claims: [{ email: 'not-an-email' }, { email: uniqueEmail(), dailyLimit: 0 }] }));
+    const err = await connectErrorOf(
+      client(ToolsTokenService, tools.token).claimTokenBatch({ claims: [{ email: 'not-an-email' }, { email: uniqueEmail(), dailyLimit: 0 }] }),
+    );
     expect(err.code).toBe(Code.InvalidArgument);
-    expect(violations(err).map(([f]) => f).sort()).toEqual(['claims.0.email', 'claims.1.daily_limit']);
+    expect(
+      violations(err)
+        .map(([f]) => f)
+        .sort(),
+    ).toEqual(['claims.0.email', 'claims.1.daily_limit']);
     const empty = await connectErrorOf(client(ToolsTokenService, tools.token).claimTokenBatch({ claims: [] }));
     expect(violations(empty).map(([f]) => f)).toEqual(['claims']);
   });
@@ -130,7 +140,13 @@ describe('ToolsTokenService', () => {
     const tools = await adminTools();
     const before = h.clock.now().getTime();
     const pong = await client(ToolsTokenService, tools.token).ping({});
-    expect(pong).toMatchObject({ ok: true, kind: 'tools_claim', toolsTokenId: tools.tokenId, label: `tools ${tools.integratorSlug}`, owner: tools.admin.email });
+    expect(pong).toMatchObject({
+      ok: true,
+      kind: 'tools_claim',
+      toolsTokenId: tools.tokenId,
+      label: `tools ${tools.integratorSlug}`,
+      owner: tools.admin.email,
+    });
     expectBetween(tsMs(pong.now), before, h.clock.now().getTime());
   });
 
@@ -169,7 +185,11 @@ describe('ToolsTokenService errors', () => {
       () => client(CatalogApprovalService, tools.token).listApprovals({}),
       () => client(IntegratorService, tools.token).listIntegrators({}),
       () => tokens.ping({}),
-      () => client(EventService, tools.token).publishBulk({ event: protoEvent(h, { eventType: `${tools.integratorSlug}.x` }), recipients: [{ type: 'email', email: uniqueEmail() }] }),
+      () =>
+        client(EventService, tools.token).publishBulk({
+          event: protoEvent(h, { eventType: `${tools.integratorSlug}.x` }),
+          recipients: [{ type: 'email', email: uniqueEmail() }],
+        }),
     ]) {
       expect((await connectErrorOf(call())).code).toBe(Code.PermissionDenied);
     }
@@ -200,10 +220,16 @@ describe('ToolsTokenService errors', () => {
 
   it('an invalid claim: InvalidArgument listing every field', async () => {
     const tools = await adminTools();
-    const err = await connectErrorOf(client(ToolsTokenService, tools.token).claimToken({ email: 'nope', dailyLimit: 1001, severityCeiling: 'loud', label: '' }));
+    const err = await connectErrorOf(
+      client(ToolsTokenService, tools.token).claimToken({ email: 'nope', dailyLimit: 1001, severityCeiling: 'loud', label: '' }),
+    );
     expect(err.code).toBe(Code.InvalidArgument);
     expect(errorInfo(err)).toMatchObject({ code: 'schema_invalid', type: 'validation-failed' });
-    expect(violations(err).map(([f]) => f).sort()).toEqual(['daily_limit', 'email', 'label', 'severity_ceiling']);
+    expect(
+      violations(err)
+        .map(([f]) => f)
+        .sort(),
+    ).toEqual(['daily_limit', 'email', 'label', 'severity_ceiling']);
   });
 });
 
@@ -234,7 +260,9 @@ describe('CatalogApprovalService', () => {
     expect(repeat).toMatchObject({ revoked: false, tokensInvalidated: 0 });
     expect((await approvals.listApprovals({ email: emp.email })).items.map((i) => i.status)).toEqual(['revoked']);
 
-    const err = await connectErrorOf(eventClient(h, 'connect', claimed.token!.token).publish({ event: protoEvent(h, { eventType: `${tools.integratorSlug}.x` }) }));
+    const err = await connectErrorOf(
+      eventClient(h, 'connect', claimed.token!.token).publish({ event: protoEvent(h, { eventType: `${tools.integratorSlug}.x` }) }),
+    );
     expect(err.code).toBe(Code.Unauthenticated);
     expect(errorInfo(err)?.code).toBe('token_revoked');
   });
@@ -264,14 +292,20 @@ describe('CatalogApprovalService', () => {
     expect(errorInfo(twice)?.code).toBe('not_pending');
     const bad = await connectErrorOf(approvals.reviewApproval({ requestId: 'nope', decision: 'maybe' }));
     expect(bad.code).toBe(Code.InvalidArgument);
-    expect(violations(bad).map(([f]) => f).sort()).toEqual(['decision', 'request_id']);
+    expect(
+      violations(bad)
+        .map(([f]) => f)
+        .sort(),
+    ).toEqual(['decision', 'request_id']);
     const missing = await connectErrorOf(approvals.reviewApproval({ requestId: '00000000-0000-4000-8000-000000000000', decision: 'approve' }));
     expect(missing.code).toBe(Code.NotFound);
   });
 
   it('AssignApproval for an unknown catalog row: NotFound', async () => {
     const tools = await adminTools();
-    const err = await connectErrorOf(client(CatalogApprovalService, tools.token).assignApproval({ email: (await newUser(h)).email, catalogSlug: 'no-such-row' }));
+    const err = await connectErrorOf(
+      client(CatalogApprovalService, tools.token).assignApproval({ email: (await newUser(h)).email, catalogSlug: 'no-such-row' }),
+    );
     expect(err.code).toBe(Code.NotFound);
   });
 });
@@ -288,7 +322,7 @@ describe('IntegratorService', () => {
     expect(mine!.createdAt).toBeDefined();
   });
 
-  it('ListEventTypes reports the integrator\'s types seen in 90 days, for a tools-token and a claimed personal token', async () => {
+  it("ListEventTypes reports the integrator's types seen in 90 days, for a tools-token and a claimed personal token", async () => {
     const tools = await adminTools();
     const emp = await approvedEmployee(tools);
     const { token } = await client(ToolsTokenService, tools.token).claimToken({ email: emp.email });
@@ -377,10 +411,16 @@ describe('EventService.PublishBulk', () => {
     expect(Object.keys(byField)).toEqual(expect.arrayContaining(['recipients.0.email', 'recipients.1.user_id', 'recipients.2.type']));
 
     const noEvent = await connectErrorOf(events.publishBulk({ recipients: [] }));
-    expect(violations(noEvent).map(([f]) => f).sort()).toEqual(['event', 'recipients']);
+    expect(
+      violations(noEvent)
+        .map(([f]) => f)
+        .sort(),
+    ).toEqual(['event', 'recipients']);
 
     const personal = await newPersonalToken(h);
-    const mismatch = await connectErrorOf(client(EventService, personal.token).publishBulk({ event: protoEvent(h), recipients: [{ type: 'email', email: personal.user.email }] }));
+    const mismatch = await connectErrorOf(
+      client(EventService, personal.token).publishBulk({ event: protoEvent(h), recipients: [{ type: 'email', email: personal.user.email }] }),
+    );
     expect(mismatch.code).toBe(Code.Unauthenticated);
     expect(errorInfo(mismatch)?.code).toBe('token_mismatch');
   });
@@ -401,7 +441,16 @@ describe('CatalogItemService', () => {
       useCases: [{ kind: { case: 'stringValue', value: 'batch inference' } }],
       displayOrder: 7,
     });
-    expect(created.item).toMatchObject({ slug, name: 'GPU box', type: 'ai_server', category: 'llm-backend', categoryDisplay: 'LLM backend', isPinned: false, approvalRequired: true, displayOrder: 7 });
+    expect(created.item).toMatchObject({
+      slug,
+      name: 'GPU box',
+      type: 'ai_server',
+      category: 'llm-backend',
+      categoryDisplay: 'LLM backend',
+      isPinned: false,
+      approvalRequired: true,
+      displayOrder: 7,
+    });
     expect(created.item!.useCases.map((v) => v.kind.value)).toEqual(['batch inference']);
     expect(created.item!.archivedAt).toBeUndefined();
     const taken = await connectErrorOf(items.createItem({ slug, name: 'again', type: 'other' }));

@@ -22,7 +22,8 @@ afterAll(async () => {
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
 const { agent, withToken } = agents(() => h);
-const docs = (a: AgentUser, protocol: Protocol = 'connect'): Client<typeof DocService> => createClient(DocService, transportFor(h, protocol, [bearer(a.token)]));
+const docs = (a: AgentUser, protocol: Protocol = 'connect'): Client<typeof DocService> =>
+  createClient(DocService, transportFor(h, protocol, [bearer(a.token)]));
 
 async function expectCode(p: Promise<unknown>, code: Code, errorCode?: string): Promise<ConnectError> {
   let err: ConnectError | undefined;
@@ -36,20 +37,38 @@ async function expectCode(p: Promise<unknown>, code: Code, errorCode?: string): 
   if (errorCode) expect(err.findDetails(ErrorInfoSchema)[0]?.code).toBe(errorCode);
   return err;
 }
-const violations = (err: ConnectError) => err.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => v.field).sort();
+const violations = (err: ConnectError) =>
+  err
+    .findDetails(ValidationErrorDetailSchema)[0]
+    ?.violations.map((v) => v.field)
+    .sort();
 
 async function world() {
   // The author is named: its name is asserted as a draft's author.
-  const [owner, lead, author, member, outsider, admin] = [await agent(), await agent(), await agent('member', undefined, 'Doc member'), await agent(), await agent(), await agent('admin')];
+  const [owner, lead, author, member, outsider, admin] = [
+    await agent(),
+    await agent(),
+    await agent('member', undefined, 'Doc member'),
+    await agent(),
+    await agent(),
+    await agent('admin'),
+  ];
   const slug = `d${randomBytes(4).toString('hex')}`;
-  await operator(h, 'projects.create', { slug, name: `Docs ${slug}`, owner: owner.email, members: [author.email, member.email], leads: [lead.email], tech_leads: [] });
+  await operator(h, 'projects.create', {
+    slug,
+    name: `Docs ${slug}`,
+    owner: owner.email,
+    members: [author.email, member.email],
+    leads: [lead.email],
+    tech_leads: [],
+  });
   const otherSlug = `o${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: 'Other', owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, otherSlug, owner, lead, author, member, outsider, admin };
 }
 
 describe('DocService', () => {
-  it('draft -> publish -> update -> archive -> restore, with the tools\' rules and audit source connect', async () => {
+  it("draft -> publish -> update -> archive -> restore, with the tools' rules and audit source connect", async () => {
     const w = await world();
     const d = await docs(w.author).createDocDraft({ projectSlug: w.slug, title: 'Release checklist', body: 'Step one: freeze', kind: 'runbook' });
     expect(d).toMatchObject({ projectSlug: w.slug, spaceSlug: w.slug, slug: 'release-checklist', status: 'draft' });
@@ -61,7 +80,12 @@ describe('DocService', () => {
     expect((await docs(w.lead).listDocDrafts({ projectSlug: w.slug })).drafts.map((x) => [x.pageId, x.authorName])).toEqual([[d.pageId, 'Doc member']]);
     await expectCode(docs(w.lead).updateDocDraft({ pageId: d.pageId, title: 'Mine now' }), Code.PermissionDenied);
 
-    const u = await docs(w.author).updateDocDraft({ spaceSlug: w.slug, pageSlug: 'release-checklist', body: 'Step one: freeze the branch', changeSummary: 'detail' });
+    const u = await docs(w.author).updateDocDraft({
+      spaceSlug: w.slug,
+      pageSlug: 'release-checklist',
+      body: 'Step one: freeze the branch',
+      changeSummary: 'detail',
+    });
     expect(u).toMatchObject({ pageId: d.pageId, status: 'draft' });
 
     const publishOnly = await withToken(w.author, ['write:docs:draft', 'read:docs']);
@@ -75,7 +99,14 @@ describe('DocService', () => {
     await expectCode(docs(w.author).publishDocDraft({ pageId: d.pageId }), Code.Aborted, 'not_a_draft');
 
     const got = await docs(w.member).getDoc({ pageId: d.pageId });
-    expect(got).toMatchObject({ id: d.pageId, title: 'Release checklist', body: 'Step one: freeze the branch', kind: 'runbook', status: 'published', projectSlug: w.slug });
+    expect(got).toMatchObject({
+      id: d.pageId,
+      title: 'Release checklist',
+      body: 'Step one: freeze the branch',
+      kind: 'runbook',
+      status: 'published',
+      projectSlug: w.slug,
+    });
     expect(got.publishedAt).toBeDefined();
 
     const ud = await docs(w.lead).updateDoc({ pageId: d.pageId, title: 'Release checklist v2' });
@@ -123,7 +154,10 @@ describe('DocService', () => {
     await docs(w.outsider).tagDoc({ pageId: hidden.pageId, tags: ['ops'] });
     const tags = await docs(w.member).listTags({});
     expect(tags.count).toBe(2);
-    expect(tags.tags.map((x) => [x.tag, x.count]).sort()).toEqual([['oncall', 1], ['ops', 1]]);
+    expect(tags.tags.map((x) => [x.tag, x.count]).sort()).toEqual([
+      ['oncall', 1],
+      ['ops', 1],
+    ]);
 
     const byTag = await docs(w.member).searchByTags({ tags: ['ops', 'oncall'], match: 'all' });
     expect(byTag).toMatchObject({ match: 'all', count: 1 });

@@ -28,8 +28,11 @@ afterAll(async () => {
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
 const { agent, withToken } = agents(() => h);
-const client = <S extends typeof FeedbackService | typeof RepositoryService | typeof SearchService | typeof TaskService>(s: S, a: AgentUser, protocol: Protocol = 'connect') =>
-  createClient(s, transportFor(h, protocol, [bearer(a.token)]));
+const client = <S extends typeof FeedbackService | typeof RepositoryService | typeof SearchService | typeof TaskService>(
+  s: S,
+  a: AgentUser,
+  protocol: Protocol = 'connect',
+) => createClient(s, transportFor(h, protocol, [bearer(a.token)]));
 const feedback = (a: AgentUser, p?: Protocol) => client(FeedbackService, a, p);
 const repos = (a: AgentUser, p?: Protocol) => client(RepositoryService, a, p);
 const searcher = (a: AgentUser, p?: Protocol) => client(SearchService, a, p);
@@ -46,7 +49,11 @@ async function expectCode(p: Promise<unknown>, code: Code, errorCode?: string): 
   if (errorCode) expect(err.findDetails(ErrorInfoSchema)[0]?.code).toBe(errorCode);
   return err;
 }
-const violations = (err: ConnectError) => err.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => v.field).sort();
+const violations = (err: ConnectError) =>
+  err
+    .findDetails(ValidationErrorDetailSchema)[0]
+    ?.violations.map((v) => v.field)
+    .sort();
 const requiredScope = (err: ConnectError) => err.findDetails(ErrorInfoSchema)[0]?.metadata.required_scope;
 
 async function world() {
@@ -61,7 +68,19 @@ async function world() {
 describe('FeedbackService', () => {
   it('create, list, get, comment; anonymity and project isolation as the tools', async () => {
     const w = await world();
-    const { out: c, from, to } = await duringCall(h, () => feedback(w.member).createFeedback({ title: 'Build is slow', body: 'CI takes 40 minutes', projectSlug: w.slug, isAnonymous: true, autoDeleteAfter: 'P30D' }));
+    const {
+      out: c,
+      from,
+      to,
+    } = await duringCall(h, () =>
+      feedback(w.member).createFeedback({
+        title: 'Build is slow',
+        body: 'CI takes 40 minutes',
+        projectSlug: w.slug,
+        isAnonymous: true,
+        autoDeleteAfter: 'P30D',
+      }),
+    );
     expect(c).toMatchObject({ projectSlug: w.slug, triage: false, isAnonymous: true, status: 'open' });
     expect(c.triageReason).toBeUndefined();
     // delete_after = the creation time + P30D.
@@ -79,7 +98,9 @@ describe('FeedbackService', () => {
 
     const first = await feedback(w.owner).addFeedbackComment({ feedbackId: c.feedbackId, body: 'Looking', clientMessageId: 'm1' });
     expect(first.deduplicated).toBe(false);
-    expect(await feedback(w.owner).addFeedbackComment({ feedbackId: c.feedbackId, body: 'Looking', clientMessageId: 'm1' })).toEqual(expect.objectContaining({ commentId: first.commentId, deduplicated: true }));
+    expect(await feedback(w.owner).addFeedbackComment({ feedbackId: c.feedbackId, body: 'Looking', clientMessageId: 'm1' })).toEqual(
+      expect.objectContaining({ commentId: first.commentId, deduplicated: true }),
+    );
     await expectCode(feedback(w.outsider).addFeedbackComment({ feedbackId: c.feedbackId, body: 'hi' }), Code.NotFound);
 
     const got = await feedback(w.owner).getFeedback({ feedbackId: c.feedbackId });
@@ -101,7 +122,9 @@ describe('FeedbackService', () => {
     expect(tooLong.findDetails(ErrorInfoSchema)[0]?.metadata.field).toBe('body');
     expect((await feedback(w.member).listFeedback({ mine: true })).items).toEqual([]);
     const reader = await withToken(w.member, ['read:feedback']);
-    expect(requiredScope(await expectCode(feedback(reader).createFeedback({ title: 'x', body: 'y' }), Code.PermissionDenied, 'missing_scope'))).toBe('write:feedback');
+    expect(requiredScope(await expectCode(feedback(reader).createFeedback({ title: 'x', body: 'y' }), Code.PermissionDenied, 'missing_scope'))).toBe(
+      'write:feedback',
+    );
     const writer = await withToken(w.member, ['write:feedback']);
     expect(requiredScope(await expectCode(feedback(writer).listFeedback({}), Code.PermissionDenied, 'missing_scope'))).toBe('read:feedback');
   });
@@ -111,23 +134,52 @@ describe('RepositoryService', () => {
   it('bind (lead), list, commits, unbind; members read, outsiders get not_found, members cannot bind', async () => {
     const w = await world();
     const bound = await repos(w.lead).bindProjectRepository({ projectSlug: w.slug, provider: 'gitea', repoUrl: 'https://git.example.com/Team/Service.git' });
-    expect(bound).toMatchObject({ projectSlug: w.slug, provider: 'gitea', fullName: 'Team/Service', webUrl: 'https://git.example.com/Team/Service', defaultBranch: 'main', created: true, restored: false });
+    expect(bound).toMatchObject({
+      projectSlug: w.slug,
+      provider: 'gitea',
+      fullName: 'Team/Service',
+      webUrl: 'https://git.example.com/Team/Service',
+      defaultBranch: 'main',
+      created: true,
+      restored: false,
+    });
     expect(bound.webhookSecret).toMatch(/^whsec_/);
     const again = await repos(w.lead).bindProjectRepository({ projectSlug: w.slug, provider: 'gitea', repoUrl: 'https://git.example.com/team/service' });
     expect(again).toMatchObject({ repoId: bound.repoId, created: false });
     expect(again.webhookSecret).toBeUndefined();
 
     const listed = await repos(w.member).listProjectRepositories({ projectSlug: w.slug });
-    expect(listed).toMatchObject({ projectSlug: w.slug, count: 1, repositories: [{ id: bound.repoId, fullName: 'Team/Service', isMonitored: false, archived: false }] });
+    expect(listed).toMatchObject({
+      projectSlug: w.slug,
+      count: 1,
+      repositories: [{ id: bound.repoId, fullName: 'Team/Service', isMonitored: false, archived: false }],
+    });
     const commits = await repos(w.member).listProjectRepositoryCommits({ projectSlug: w.slug, branch: 'main' });
     expect(commits).toMatchObject({ projectSlug: w.slug, count: 0, branchFilter: 'main', commits: [] });
     await expectCode(repos(w.outsider).listProjectRepositories({ projectSlug: w.slug }), Code.NotFound);
-    await expectCode(repos(w.outsider).bindProjectRepository({ projectSlug: w.slug, provider: 'gitea', repoUrl: 'https://git.example.com/x/y' }), Code.NotFound);
-    await expectCode(repos(w.member).bindProjectRepository({ projectSlug: w.slug, provider: 'gitea', repoUrl: 'https://git.example.com/x/y' }), Code.PermissionDenied);
+    await expectCode(
+      repos(w.outsider).bindProjectRepository({ projectSlug: w.slug, provider: 'gitea', repoUrl: 'https://git.example.com/x/y' }),
+      Code.NotFound,
+    );
+    await expectCode(
+      repos(w.member).bindProjectRepository({ projectSlug: w.slug, provider: 'gitea', repoUrl: 'https://git.example.com/x/y' }),
+      Code.PermissionDenied,
+    );
 
     const readOnly = await withToken(w.lead, ['read:*']);
-    expect(requiredScope(await expectCode(repos(readOnly).unbindProjectRepository({ projectSlug: w.slug, repoUrl: 'https://git.example.com/Team/Service' }), Code.PermissionDenied, 'missing_scope'))).toBe('code:repo:bind');
-    expect(await repos(w.lead).unbindProjectRepository({ projectSlug: w.slug, repoUrl: 'https://git.example.com/Team/Service' })).toMatchObject({ repoId: bound.repoId, archived: true });
+    expect(
+      requiredScope(
+        await expectCode(
+          repos(readOnly).unbindProjectRepository({ projectSlug: w.slug, repoUrl: 'https://git.example.com/Team/Service' }),
+          Code.PermissionDenied,
+          'missing_scope',
+        ),
+      ),
+    ).toBe('code:repo:bind');
+    expect(await repos(w.lead).unbindProjectRepository({ projectSlug: w.slug, repoUrl: 'https://git.example.com/Team/Service' })).toMatchObject({
+      repoId: bound.repoId,
+      archived: true,
+    });
     expect((await repos(w.member).listProjectRepositories({ projectSlug: w.slug })).repositories[0]?.archived).toBe(true);
 
     const bad = await expectCode(repos(w.lead).bindProjectRepository({ projectSlug: w.slug, provider: 'svn', repoUrl: 'not a url' }), Code.InvalidArgument);
@@ -136,7 +188,7 @@ describe('RepositoryService', () => {
 });
 
 describe('SearchService', () => {
-  it('finds what the caller may see, with the tool\'s hit fields; read:* needed', async () => {
+  it("finds what the caller may see, with the tool's hit fields; read:* needed", async () => {
     const w = await world();
     const k = `zq${randomBytes(4).toString('hex')}`;
     const t = await client(TaskService, w.owner).createTask({ title: `Plan ${k} migration`, projectSlug: w.slug });

@@ -41,7 +41,11 @@ async function fails(p: Promise<unknown>): Promise<ConnectError> {
   throw new Error('expected the call to fail');
 }
 const info = (err: ConnectError) => err.findDetails(ErrorInfoSchema)[0];
-const violations = (err: ConnectError) => err.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => v.field).sort();
+const violations = (err: ConnectError) =>
+  err
+    .findDetails(ValidationErrorDetailSchema)[0]
+    ?.violations.map((v) => v.field)
+    .sort();
 
 async function expectCode(p: Promise<unknown>, code: Code, errorCode?: string): Promise<ConnectError> {
   const err = await fails(p);
@@ -63,7 +67,14 @@ async function world() {
     await agent('coordinator'),
   ];
   const slug = `p${randomBytes(4).toString('hex')}`;
-  await operator(h, 'projects.create', { slug, name: `Project ${slug}`, owner: owner.email, members: [member.email], leads: [lead.email], tech_leads: [techLead.email] });
+  await operator(h, 'projects.create', {
+    slug,
+    name: `Project ${slug}`,
+    owner: owner.email,
+    members: [member.email],
+    leads: [lead.email],
+    tech_leads: [techLead.email],
+  });
   const otherSlug = `q${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: `Other ${otherSlug}`, owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, code: slug.toUpperCase(), otherSlug, owner, lead, techLead, member, outsider, admin, superAdmin, coordinator };
@@ -71,14 +82,22 @@ async function world() {
 
 const roleIn = async (a: AgentUser, slug: string) => (await projects(a).listProjects({})).items.find((p) => p.slug === slug)?.role ?? null;
 const memberAudit = (slug: string) =>
-  sql(`select action, source, actor_user_id, token_id, summary from audit_log where action like 'project.member.%' and target_id = (select id::text from projects where slug = ?) order by created_at`, [slug]);
+  sql(
+    `select action, source, actor_user_id, token_id, summary from audit_log where action like 'project.member.%' and target_id = (select id::text from projects where slug = ?) order by created_at`,
+    [slug],
+  );
 
 describe('ProjectService.ListProjects (list_projects, read:meta)', () => {
-  it('lists the caller\'s projects with their role; admins see every project, role unset where not a member', async () => {
+  it("lists the caller's projects with their role; admins see every project, role unset where not a member", async () => {
     const w = await world();
     const mine = await projects(w.member).listProjects({});
     expect(mine.items.map((p) => p.slug)).toEqual([w.slug]);
-    expect(mine.items[0]).toMatchObject({ slug: w.slug, name: `Project ${w.slug}`, role: 'member', url: `${h.svc.deps.config.publicBaseUrl}/projects/${w.slug}` });
+    expect(mine.items[0]).toMatchObject({
+      slug: w.slug,
+      name: `Project ${w.slug}`,
+      role: 'member',
+      url: `${h.svc.deps.config.publicBaseUrl}/projects/${w.slug}`,
+    });
     expect(mine.items[0]!.id).toMatch(/^[0-9a-f-]{36}$/);
     expect((await projects(w.outsider).listProjects({})).items.map((p) => p.slug)).toEqual([w.otherSlug]);
     const all = await projects(w.admin).listProjects({});
@@ -93,7 +112,7 @@ describe('ProjectService.ListProjects (list_projects, read:meta)', () => {
     expect(info(err)?.metadata.required_scope).toBe('read:meta');
     await expectCode(projects(undefined).listProjects({}), Code.Unauthenticated);
     await expectCode(projects((await newPersonalToken(h)).token).listProjects({}), Code.Unauthenticated, 'token_mismatch');
-    await expectCode(projects('sk-svc-' + 'x'.repeat(32)).listProjects({}), Code.Unauthenticated);
+    await expectCode(projects(`sk-svc-${'x'.repeat(32)}`).listProjects({}), Code.Unauthenticated);
   });
 });
 
@@ -140,8 +159,16 @@ describe('ProjectService membership management (write:projects)', () => {
       await expectCode(projects(a).setProjectMember({ slug: w.slug, email: w.outsider.email, role: 'member' }), Code.PermissionDenied, 'permission_denied');
       await expectCode(projects(a).removeProjectMember({ slug: w.slug, email: w.member.email }), Code.PermissionDenied, 'permission_denied');
     }
-    const hidden = await expectCode(projects(w.outsider).setProjectMember({ slug: w.slug, email: w.outsider.email, role: 'member' }), Code.NotFound, 'not_found');
-    const absent = await expectCode(projects(w.outsider).setProjectMember({ slug: 'no-such-project', email: w.outsider.email, role: 'member' }), Code.NotFound, 'not_found');
+    const hidden = await expectCode(
+      projects(w.outsider).setProjectMember({ slug: w.slug, email: w.outsider.email, role: 'member' }),
+      Code.NotFound,
+      'not_found',
+    );
+    const absent = await expectCode(
+      projects(w.outsider).setProjectMember({ slug: 'no-such-project', email: w.outsider.email, role: 'member' }),
+      Code.NotFound,
+      'not_found',
+    );
     expect(hidden.rawMessage).toBe(absent.rawMessage);
     await expectCode(projects(w.outsider).removeProjectMember({ slug: w.slug, email: w.member.email }), Code.NotFound);
     expect(await roleIn(w.outsider, w.slug)).toBeNull();
@@ -170,7 +197,9 @@ describe('ProjectService membership management (write:projects)', () => {
 
   it('concurrent changes of one project are serialised: one insert, no internal error', async () => {
     const w = await world();
-    const results = await Promise.all(Array.from({ length: 6 }, () => projects(w.owner).setProjectMember({ slug: w.slug, email: w.outsider.email, role: 'member' })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => projects(w.owner).setProjectMember({ slug: w.slug, email: w.outsider.email, role: 'member' })),
+    );
     expect(results.filter((r) => r.changed)).toHaveLength(1);
     expect(await roleIn(w.outsider, w.slug)).toBe('member');
   });
@@ -179,14 +208,22 @@ describe('ProjectService membership management (write:projects)', () => {
     const w = await world();
     const err = await expectCode(projects(w.owner).setProjectMember({ slug: 'Bad Slug', email: 'nope', role: 'boss' }), Code.InvalidArgument, 'schema_invalid');
     expect(violations(err)).toEqual(['email', 'role', 'slug']);
-    const unknown = await expectCode(projects(w.owner).setProjectMember({ slug: w.slug, email: uniqueEmail('ghost'), role: 'member' }), Code.FailedPrecondition, 'user_not_found');
+    const unknown = await expectCode(
+      projects(w.owner).setProjectMember({ slug: w.slug, email: uniqueEmail('ghost'), role: 'member' }),
+      Code.FailedPrecondition,
+      'user_not_found',
+    );
     expect(info(unknown)?.type).toBe('user-not-found');
   });
 
   it('needs write:projects (write:tasks is not enough); a write:projects-only token works', async () => {
     const w = await world();
     const narrow = await withToken(w.owner, ['write:tasks', 'read:*']);
-    const err = await expectCode(projects(narrow).setProjectMember({ slug: w.slug, email: w.outsider.email, role: 'member' }), Code.PermissionDenied, 'missing_scope');
+    const err = await expectCode(
+      projects(narrow).setProjectMember({ slug: w.slug, email: w.outsider.email, role: 'member' }),
+      Code.PermissionDenied,
+      'missing_scope',
+    );
     expect(info(err)?.metadata.required_scope).toBe('write:projects');
     await expectCode(projects(narrow).removeProjectMember({ slug: w.slug, email: w.member.email }), Code.PermissionDenied, 'missing_scope');
     const exact = await withToken(w.owner, ['write:projects']);
@@ -197,7 +234,20 @@ describe('ProjectService membership management (write:projects)', () => {
 describe('TaskService (task tools)', () => {
   it('create, get, list, claim, status, comment: the same results as the tools, with isolation', async () => {
     const w = await world();
-    const { out: c, from, to } = await duringCall(h, () => tasks(w.owner).createTask({ title: 'Fix the login', projectSlug: w.slug, kind: 'issue', priority: 'high', reviewerUserIds: [w.lead.userId], dueDate: '2026-12-01' }));
+    const {
+      out: c,
+      from,
+      to,
+    } = await duringCall(h, () =>
+      tasks(w.owner).createTask({
+        title: 'Fix the login',
+        projectSlug: w.slug,
+        kind: 'issue',
+        priority: 'high',
+        reviewerUserIds: [w.lead.userId],
+        dueDate: '2026-12-01',
+      }),
+    );
     expect(c).toMatchObject({ code: `${w.code}-1`, priority: 'high', draft: false, status: 'todo', reviewers: [{ id: w.lead.userId, email: w.lead.email }] });
     expect(c.assignee).toBeUndefined();
     expect(c.url).toBe(`${h.svc.deps.config.publicBaseUrl}/tasks/${w.code}-1`);
@@ -223,10 +273,23 @@ describe('TaskService (task tools)', () => {
 
     const { commentId } = await tasks(w.lead).addTaskComment({ taskId: c.code!, body: 'looks good' });
     const detail = (await tasks(w.member).getTask({ taskId: c.taskId })).task!;
-    expect(detail).toMatchObject({ code: c.code, title: 'Fix the login', status: 'in_progress', draft: false, project: { slug: w.slug }, assignee: { id: w.member.userId } });
+    expect(detail).toMatchObject({
+      code: c.code,
+      title: 'Fix the login',
+      status: 'in_progress',
+      draft: false,
+      project: { slug: w.slug },
+      assignee: { id: w.member.userId },
+    });
     expect(detail.assignees).toEqual([expect.objectContaining({ id: w.member.userId, name: 'A member' })]);
-    expect(detail.statusHistory.map((s) => [s.from ?? null, s.to, s.commentId ?? null])).toEqual([[null, 'todo', null], ['todo', 'in_progress', moved.commentId]]);
-    expect(detail.comments.map((x) => [x.id, x.body])).toEqual([[moved.commentId, 'on it'], [commentId, 'looks good']]);
+    expect(detail.statusHistory.map((s) => [s.from ?? null, s.to, s.commentId ?? null])).toEqual([
+      [null, 'todo', null],
+      ['todo', 'in_progress', moved.commentId],
+    ]);
+    expect(detail.comments.map((x) => [x.id, x.body])).toEqual([
+      [moved.commentId, 'on it'],
+      [commentId, 'looks good'],
+    ]);
     expect(detail.commentCount).toBe(2);
     expect(detail.publishedAt).toBeDefined();
 
@@ -239,11 +302,19 @@ describe('TaskService (task tools)', () => {
     const w = await world();
     const missing = await expectCode(tasks(w.member).createTask({ title: 'x' }), Code.InvalidArgument, 'project_slug_required');
     expect(info(missing)?.metadata.field).toBe('project_slug');
-    const denied = await expectCode(tasks(w.member).createTask({ title: 'x', projectSlug: w.slug, assigneeUserId: w.lead.userId }), Code.PermissionDenied, 'permission_denied');
+    const denied = await expectCode(
+      tasks(w.member).createTask({ title: 'x', projectSlug: w.slug, assigneeUserId: w.lead.userId }),
+      Code.PermissionDenied,
+      'permission_denied',
+    );
     expect(info(denied)?.metadata.field).toBe('assignee_user_id');
     await expectCode(tasks(w.outsider).createTask({ title: 'x', projectSlug: w.slug }), Code.NotFound, 'project_not_found');
     expect((await tasks(w.techLead).createTask({ title: 'x', projectSlug: w.slug, assigneeEmail: w.member.email })).assignee?.id).toBe(w.member.userId);
-    const bad = await expectCode(tasks(w.member).createTask({ title: '', projectSlug: w.slug, priority: 'meh', dueDate: 'soon' }), Code.InvalidArgument, 'schema_invalid');
+    const bad = await expectCode(
+      tasks(w.member).createTask({ title: '', projectSlug: w.slug, priority: 'meh', dueDate: 'soon' }),
+      Code.InvalidArgument,
+      'schema_invalid',
+    );
     expect(violations(bad)).toEqual(['due_date', 'priority', 'title']);
   });
 
@@ -293,7 +364,10 @@ describe('TaskService (task tools)', () => {
 
     const t = await tasks(w.owner).createTask({ title: 'main', projectSlug: w.slug });
     const day = h.clock.now().toISOString().slice(0, 10);
-    expect(await tasks(w.member).submitDailyUpdate({ availabilityStatus: 'limited', mainTaskIds: [t.code!], note: 'afternoon only' })).toMatchObject({ date: day, updated: false });
+    expect(await tasks(w.member).submitDailyUpdate({ availabilityStatus: 'limited', mainTaskIds: [t.code!], note: 'afternoon only' })).toMatchObject({
+      date: day,
+      updated: false,
+    });
     expect(await tasks(w.member).submitDailyUpdate({ availabilityStatus: 'available', mainTaskIds: [] })).toMatchObject({ date: day, updated: true });
     const hidden = await expectCode(tasks(w.outsider).submitDailyUpdate({ availabilityStatus: 'available', mainTaskIds: [t.code!] }), Code.NotFound);
     expect(info(hidden)?.metadata.field).toBe('main_task_ids');

@@ -47,7 +47,9 @@ describe('embedded mode', () => {
     const conflict = await publish(h, t.token, event(h), { 'idempotency-key': 'emb-1' });
     expect(conflict.status).toBe(409);
     expect(conflict.body.code).toBe('idempotency_key_reused');
-    const rows = await h.svc.deps.orm.em.getConnection().execute(`select fire_count from deliveries where token_id = ? and event_id = ?`, [t.tokenId, ev.event_id]);
+    const rows = await h.svc.deps.orm.em
+      .getConnection()
+      .execute(`select fire_count from deliveries where token_id = ? and event_id = ?`, [t.tokenId, ev.event_id]);
     expect(rows).toEqual([{ fire_count: 1 }]);
   });
 

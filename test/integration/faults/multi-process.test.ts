@@ -63,7 +63,9 @@ describe('two instances on the same database and Redis', () => {
     const conflict = await publish(b, t.token, event(a), { 'idempotency-key': k });
     expect(conflict.status).toBe(409);
     expect(conflict.body.code).toBe('idempotency_key_reused');
-    const rows = await a.svc.deps.orm.em.getConnection().execute(`select fire_count from deliveries where token_id = ? and event_id = ?`, [t.tokenId, ev.event_id]);
+    const rows = await a.svc.deps.orm.em
+      .getConnection()
+      .execute(`select fire_count from deliveries where token_id = ? and event_id = ?`, [t.tokenId, ev.event_id]);
     expect(rows).toEqual([{ fire_count: 1 }]);
   });
 

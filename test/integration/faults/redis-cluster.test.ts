@@ -106,7 +106,9 @@ describe('a service on a Redis Cluster', () => {
       const conflict = await publish(b, t.token, event(a), { 'idempotency-key': k });
       expect(conflict.status).toBe(409);
       expect(conflict.body.code).toBe('idempotency_key_reused');
-      const rows = await a.svc.deps.orm.em.getConnection().execute(`select fire_count from deliveries where token_id = ? and event_id = ?`, [t.tokenId, ev.event_id]);
+      const rows = await a.svc.deps.orm.em
+        .getConnection()
+        .execute(`select fire_count from deliveries where token_id = ? and event_id = ?`, [t.tokenId, ev.event_id]);
       expect(rows).toEqual([{ fire_count: 1 }]);
     }
   });
@@ -200,11 +202,15 @@ describe('a cluster node or the whole cluster down', () => {
     await cluster.start(0);
     await cluster.waitOk();
     let again = await publish(b, down.token, keyed, { 'idempotency-key': 'node-down-1' });
-    await waitFor(async () => {
-      if (again.status !== 503) return true;
-      again = await publish(b, down.token, keyed, { 'idempotency-key': 'node-down-1' });
-      return again.status !== 503;
-    }, 10_000, 100);
+    await waitFor(
+      async () => {
+        if (again.status !== 503) return true;
+        again = await publish(b, down.token, keyed, { 'idempotency-key': 'node-down-1' });
+        return again.status !== 503;
+      },
+      10_000,
+      100,
+    );
     expect(again.status, again.text).toBe(202);
     expect(again.headers.get('x-ratelimit-limit')).toBe('60');
     const replay = await publish(a, down.token, keyed, { 'idempotency-key': 'node-down-1' });

@@ -76,11 +76,15 @@ describe('Redis down', () => {
     await redis.start();
     await waitFor(redisReady, 10_000);
     let again = await publish(h, t.token, keyed, { 'idempotency-key': 'down-1' });
-    await waitFor(async () => {
-      if (again.status !== 503) return true;
-      again = await publish(h, t.token, keyed, { 'idempotency-key': 'down-1' });
-      return again.status !== 503;
-    }, 10_000, 100);
+    await waitFor(
+      async () => {
+        if (again.status !== 503) return true;
+        again = await publish(h, t.token, keyed, { 'idempotency-key': 'down-1' });
+        return again.status !== 503;
+      },
+      10_000,
+      100,
+    );
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(again.headers.get('x-ratelimit-limit')).toBe('60');

@@ -35,7 +35,13 @@ describe('POST /claim', () => {
     const emp = await approvedEmployee(h, tools);
     const first = await legacyClaim(tools.token, { email: emp.email });
     expect(first.status, first.text).toBe(201);
-    expect(first.body).toEqual({ ok: true, token: expect.stringMatching(PERSONAL_TOKEN), token_id: expect.any(String), endpoint: expect.stringMatching(ENDPOINT), rotated: false });
+    expect(first.body).toEqual({
+      ok: true,
+      token: expect.stringMatching(PERSONAL_TOKEN),
+      token_id: expect.any(String),
+      endpoint: expect.stringMatching(ENDPOINT),
+      rotated: false,
+    });
     const [row] = await sql(h, `select owner_user_id, claimed_by_tools_token_id from inbound_tokens where id = ?`, [first.body.token_id]);
     expect(row).toEqual({ owner_user_id: emp.userId, claimed_by_tools_token_id: tools.tokenId });
 
@@ -134,7 +140,14 @@ describe('POST /claim/ping', () => {
     const auditBefore = await sql(h, `select count(*)::int as n from audit_log`);
     const r = await ping(tools.token);
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toEqual({ ok: true, kind: 'tools_claim', tools_token_id: tools.tokenId, label: 'ci-bridge', owner: tools.admin.email, now: expect.any(String) });
+    expect(r.body).toEqual({
+      ok: true,
+      kind: 'tools_claim',
+      tools_token_id: tools.tokenId,
+      label: 'ci-bridge',
+      owner: tools.admin.email,
+      now: expect.any(String),
+    });
     expect(Math.abs(Date.parse(r.body.now) - h.clock.now().getTime())).toBeLessThan(5_000);
     expect(await sql(h, `select id, token_hash, rotated_at from inbound_tokens order by id`)).toEqual(before);
     expect(await sql(h, `select count(*)::int as n from audit_log`)).toEqual(auditBefore);

@@ -23,7 +23,8 @@ afterAll(async () => {
 
 const MINUTE = 60 * 1000;
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
-const exchange = (body: unknown, headers?: Record<string, string>): Promise<HttpResult> => http(h, 'POST', '/api/internal-os/agent/connect-callback', { body, headers });
+const exchange = (body: unknown, headers?: Record<string, string>): Promise<HttpResult> =>
+  http(h, 'POST', '/api/internal-os/agent/connect-callback', { body, headers });
 
 async function signedIn(scopes?: string[]): Promise<{ user: TestUser; token: string; account: Client<typeof AccountService> }> {
   const user = await newUser(h);
@@ -91,7 +92,12 @@ describe('connect-callback', () => {
     const expiring = (await me.account.startConnectSession({})).sessionId;
     h.clock.advance(10 * MINUTE + 1000);
 
-    const answers = [await exchange({ session_id: used }), await exchange({ session_id: expiring }), await exchange({ session_id: `cs_${'A'.repeat(43)}` }), await exchange({ session_id: 'whatever' })];
+    const answers = [
+      await exchange({ session_id: used }),
+      await exchange({ session_id: expiring }),
+      await exchange({ session_id: `cs_${'A'.repeat(43)}` }),
+      await exchange({ session_id: 'whatever' }),
+    ];
     for (const a of answers) expectInvalidSession(a);
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     expect(answers[0]!.body).toMatchObject({ error: 'invalid_session', field: 'session_id' });
@@ -125,9 +131,16 @@ describe('connect-callback', () => {
   it('sessions are stored hashed, never as the id', async () => {
     const me = await signedIn();
     const { sessionId } = await me.account.startConnectSession({ label: 'hashed' });
-    const rows = await sql(`select session_hash, user_id, scopes, label, used_at, expires_at, created_at from connect_sessions where user_id = ?`, [me.user.userId]);
+    const rows = await sql(`select session_hash, user_id, scopes, label, used_at, expires_at, created_at from connect_sessions where user_id = ?`, [
+      me.user.userId,
+    ]);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ session_hash: createHash('sha256').update(sessionId, 'utf8').digest('hex'), scopes: ['*'], label: 'hashed', used_at: null });
+    expect(rows[0]).toMatchObject({
+      session_hash: createHash('sha256').update(sessionId, 'utf8').digest('hex'),
+      scopes: ['*'],
+      label: 'hashed',
+      used_at: null,
+    });
     expect(JSON.stringify(rows)).not.toContain(sessionId);
     expect(await sql(`select id from connect_sessions where session_hash = ?`, [sessionId])).toEqual([]);
   });
@@ -159,8 +172,14 @@ describe('connect-callback', () => {
 
   it('the operator CLI starts a session for a user: `fluxdesk agent-connect --email E --scopes a,b`', async () => {
     const user = await newUser(h);
-    expect(parseCommand(['agent-connect', '--email', user.email, '--scopes', 'read:inbox, read:tasks'])).toEqual({ op: 'agent_connect.start', input: { email: user.email, scopes: ['read:inbox', 'read:tasks'] } });
-    const started = await operator<{ session_id: string; expires_at: string }>(h, 'agent_connect.start', { email: user.email, scopes: ['read:inbox', 'read:tasks'] });
+    expect(parseCommand(['agent-connect', '--email', user.email, '--scopes', 'read:inbox, read:tasks'])).toEqual({
+      op: 'agent_connect.start',
+      input: { email: user.email, scopes: ['read:inbox', 'read:tasks'] },
+    });
+    const started = await operator<{ session_id: string; expires_at: string }>(h, 'agent_connect.start', {
+      email: user.email,
+      scopes: ['read:inbox', 'read:tasks'],
+    });
     expect(started.session_id).toMatch(/^cs_/);
     expect(Date.parse(started.expires_at) - h.clock.now().getTime()).toBeGreaterThan(9 * MINUTE);
     const r = await exchange({ session_id: started.session_id });

@@ -36,7 +36,15 @@ describe('POST /api/internal-os/integrations/inbound/personal', () => {
     const first = await publishLegacy(h, t.token, ev, { 'x-request-id': 'legacy-1' });
     expect(first.status).toBe(202);
     expect(first.headers.get('x-request-id')).toBe('legacy-1');
-    expect(first.body).toMatchObject({ eventType: ev.event_type, title: ev.title, fireCount: 1, deduped: false, ok: true, requestId: 'legacy-1', recipientUserId: t.user.userId });
+    expect(first.body).toMatchObject({
+      eventType: ev.event_type,
+      title: ev.title,
+      fireCount: 1,
+      deduped: false,
+      ok: true,
+      requestId: 'legacy-1',
+      recipientUserId: t.user.userId,
+    });
     const second = await publishLegacy(h, t.token, ev);
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ deliveryId: first.body.deliveryId, fireCount: 2, deduped: true });
@@ -105,7 +113,9 @@ describe('POST /api/internal-os/integrations/inbound/personal', () => {
     expect(r.body.message).toBe(errors[0]!.message);
     expect(r.text).not.toContain('never stored');
     expect(await sql(`select id from deliveries where token_id = ?`, [t.tokenId])).toEqual([]);
-    expect(await sql(`select action from audit_log where token_id = ? and action like 'inbound.event.%'`, [t.tokenId])).toEqual([{ action: 'inbound.event.rejected' }]);
+    expect(await sql(`select action from audit_log where token_id = ? and action like 'inbound.event.%'`, [t.tokenId])).toEqual([
+      { action: 'inbound.event.rejected' },
+    ]);
   });
 
   it('spec_version 1 is refused here too', async () => {
@@ -130,7 +140,13 @@ describe('inbound POST transport rules (inbound protocol 10)', () => {
     const body = JSON.stringify(event(h));
     const r = await new Promise<{ status: number; contentType: string | undefined; text: string }>((resolve, reject) => {
       const req = httpRequest(
-        { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        {
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

@@ -25,8 +25,22 @@ describe('two processes, one database', () => {
 
   // A period far longer than the test: the slot cannot roll over between ticks.
   const jobs = (proc: string): PeriodicJob[] => [
-    { name: 'test.task-a', everySeconds: 10 * 365 * 86_400, run: async () => { runs.a++; runsBy.a!.push(proc); } },
-    { name: 'test.task-b', everySeconds: 10 * 365 * 86_400, run: async () => { runs.b++; runsBy.b!.push(proc); } },
+    {
+      name: 'test.task-a',
+      everySeconds: 10 * 365 * 86_400,
+      run: async () => {
+        runs.a++;
+        runsBy.a!.push(proc);
+      },
+    },
+    {
+      name: 'test.task-b',
+      everySeconds: 10 * 365 * 86_400,
+      run: async () => {
+        runs.b++;
+        runsBy.b!.push(proc);
+      },
+    },
   ];
 
   beforeAll(async () => {
@@ -68,7 +82,16 @@ describe('two processes, one database', () => {
       log: silent,
       retryLimit: 0,
       tickSeconds: 3600,
-      jobs: [{ name: 'test.flaky', everySeconds: 10 * 365 * 86_400, run: async () => { calls++; throw new Error('boom'); } }],
+      jobs: [
+        {
+          name: 'test.flaky',
+          everySeconds: 10 * 365 * 86_400,
+          run: async () => {
+            calls++;
+            throw new Error('boom');
+          },
+        },
+      ],
     });
     queues.push(flaky);
     await flaky.start();
@@ -115,10 +138,14 @@ describe('embedded (PGlite)', () => {
   it('runs every registered task once through pg-boss on the PGlite connection', async () => {
     const m = h.svc.maintenance!;
     const names = MAINTENANCE_TASKS.map((t) => t.name);
-    await until(async () => {
-      const s = await m.states();
-      return names.every((n) => (s[n]?.completed ?? 0) + (s[n]?.failed ?? 0) >= 1);
-    }, 'every task to run once', 60_000);
+    await until(
+      async () => {
+        const s = await m.states();
+        return names.every((n) => (s[n]?.completed ?? 0) + (s[n]?.failed ?? 0) >= 1);
+      },
+      'every task to run once',
+      60_000,
+    );
     const s = await m.states();
     for (const n of names) expect(s[n]).toEqual({ completed: expect.any(Number) });
   }, 90_000);

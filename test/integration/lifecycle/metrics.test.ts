@@ -26,7 +26,8 @@ function parse(text: string): Sample[] {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) throw new Error(`unparsable line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     out.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return out;
@@ -47,7 +48,7 @@ async function scrape(url: string): Promise<{ status: number; contentType: strin
  * Metric names a PromQL expression selects: identifiers outside label matchers, ranges, grouping
  * clauses and strings that are not function calls or keywords (`label_values(metric, label)`: the metric).
  */
-export function promqlMetricNames(expr: string): string[] {
+function promqlMetricNames(expr: string): string[] {
   const labelValues = [...expr.matchAll(/label_values\(\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*,/g)].map((m) => m[1]!);
   if (labelValues.length > 0) return labelValues;
   const bare = expr
@@ -77,14 +78,17 @@ function dashboardExpressions(node: unknown, out: string[] = []): string[] {
 function alertExpressions(yaml: string): string[] {
   const lines = yaml.split('\n');
   const out: string[] = [];
-  lines.forEach((line, i) => {
+  for (const [i, line] of lines.entries()) {
     const m = /^(\s*)expr:\s*(.*)$/.exec(line);
-    if (!m) return;
-    if (!/^[|>]-?$/.test(m[2]!)) return void out.push(m[2]!);
+    if (!m) continue;
+    if (!/^[|>]-?$/.test(m[2]!)) {
+      out.push(m[2]!);
+      continue;
+    }
     const block: string[] = [];
     for (let j = i + 1; j < lines.length && (lines[j]!.trim() === '' || lines[j]!.search(/\S/) > m[1]!.length); j++) block.push(lines[j]!.trim());
     out.push(block.join(' '));
-  });
+  }
   return out;
 }
 
@@ -106,7 +110,14 @@ describe('GET /metrics', () => {
     expect(r.status).toBe(200);
     expect(r.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
     const names = new Set(r.samples.map((s) => s.name));
-    for (const n of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes', 'fluxdesk_build_info']) expect(names, n).toContain(n);
+    for (const n of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_heap_size_used_bytes',
+      'fluxdesk_build_info',
+    ])
+      expect(names, n).toContain(n);
     expect(sum(r.samples, 'fluxdesk_build_info', { version: '0.25.935' })).toBe(1);
     // The PostgreSQL pool (one in use at most while idle) and its size.
     expect(sum(r.samples, 'fluxdesk_db_pool_max')).toBe(20);
@@ -156,7 +167,9 @@ describe('GET /metrics', () => {
     const c = await newPersonalToken(h);
     expect((await eventClient(h, 'connect', c.token).publish({ event: protoEvent(h) })).created).toBe(true);
     expect((await eventClient(h, 'grpc', c.token).publish({ event: protoEvent(h) })).created).toBe(true);
-    const bad = await eventClient(h, 'grpc', c.token).publish({ event: protoEvent(h, { title: '' }) }).catch((e: unknown) => e);
+    const bad = await eventClient(h, 'grpc', c.token)
+      .publish({ event: protoEvent(h, { title: '' }) })
+      .catch((e: unknown) => e);
     expect(ConnectError.from(bad).code).toBe(Code.InvalidArgument);
 
     const r = await scrape(`${h.baseUrl}/metrics`);
@@ -211,9 +224,19 @@ describe('the shipped Grafana dashboard and alert rules', () => {
     expect(exprs.length).toBeGreaterThan(40);
     const named = new Set(exprs.flatMap(promqlMetricNames));
     // The extractor itself: functions, labels, keywords and durations are not names.
-    expect(promqlMetricNames('histogram_quantile(0.99, sum by (le, route) (rate(a_bucket{route!="x"}[5m]))) > 0.5 and on(job) b offset 5m')).toEqual(['a_bucket', 'b']);
+    expect(promqlMetricNames('histogram_quantile(0.99, sum by (le, route) (rate(a_bucket{route!="x"}[5m]))) > 0.5 and on(job) b offset 5m')).toEqual([
+      'a_bucket',
+      'b',
+    ]);
     expect(promqlMetricNames('label_values(fluxdesk_build_info, instance)')).toEqual(['fluxdesk_build_info']);
-    for (const n of ['fluxdesk_http_request_duration_seconds_bucket', 'fluxdesk_events_total', 'fluxdesk_nudge_outbox_oldest_age_seconds', 'fluxdesk_db_pool_waiting', 'fluxdesk_store_unavailable_total', 'nodejs_eventloop_lag_p99_seconds']) {
+    for (const n of [
+      'fluxdesk_http_request_duration_seconds_bucket',
+      'fluxdesk_events_total',
+      'fluxdesk_nudge_outbox_oldest_age_seconds',
+      'fluxdesk_db_pool_waiting',
+      'fluxdesk_store_unavailable_total',
+      'nodejs_eventloop_lag_p99_seconds',
+    ]) {
       expect(named, n).toContain(n);
     }
     const missing = [...named].filter((n) => !scraped.has(n) && !SYNTHETIC.has(n));

@@ -23,7 +23,10 @@ afterAll(async () => {
 });
 
 const prepared = async () =>
-  (await deps.orm.em.getConnection().execute(`select name, statement from pg_prepared_statements where name like 'fx\\_%'`)) as Array<{ name: string; statement: string }>;
+  (await deps.orm.em.getConnection().execute(`select name, statement from pg_prepared_statements where name like 'fx\\_%'`)) as Array<{
+    name: string;
+    statement: string;
+  }>;
 
 describe('prepared statements', () => {
   it('the ORM runs on the prepared-statement driver and connection', () => {

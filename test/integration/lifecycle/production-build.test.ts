@@ -15,7 +15,11 @@ import { createDatabase, REDIS_URL, uniqueEmail } from '../../helpers/harness.js
 import { freePort } from '../../helpers/redis-server.js';
 
 const ROOT = process.cwd();
-const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; scripts: Record<string, string>; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+};
 
 interface Dockerfile {
   stages: { from: string; lines: string[] }[];
@@ -96,7 +100,12 @@ function healthcheck(env: Record<string, string>): number | null {
 
 /** The CLI as an operator runs it (bin/fluxdesk.js, on the build while it is current). */
 function cli(env: Record<string, string>, ...args: string[]): any {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/fluxdesk.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/fluxdesk.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (r.status !== 0) throw new Error(`fluxdesk ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
   return JSON.parse(r.stdout);
 }
@@ -124,7 +133,14 @@ async function startCmd(extra: Record<string, string>): Promise<Container> {
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     // Health answers as soon as the main listener does; the start is over when the ready line is logged.
-    if ((await fetch(`${base}/api/v1/health`).then((r) => r.status, () => 0)) === 200 && out.includes(' ready on ')) break;
+    if (
+      (await fetch(`${base}/api/v1/health`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200 &&
+      out.includes(' ready on ')
+    )
+      break;
     if (proc.exitCode !== null || i > 300) throw new Error(`the CMD did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -146,8 +162,19 @@ async function exercise(c: Container): Promise<void> {
   const email = uniqueEmail('build');
   cli(c.env, 'user', 'create', '--email', email, '--name', 'Build Check');
   const { token } = cli(c.env, 'token', 'create', '--email', email, '--label', 'build', '--daily-limit', '50') as { token: string };
-  const ev = { spec_version: '2', event_id: `build-${Date.now()}`, event_type: 'personal.build.checked', severity: 'info', title: 'Production build', occurred_at: new Date(Date.now() - 1000).toISOString() };
-  const r = await fetch(`${c.base}/api/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(ev) });
+  const ev = {
+    spec_version: '2',
+    event_id: `build-${Date.now()}`,
+    event_type: 'personal.build.checked',
+    severity: 'info',
+    title: 'Production build',
+    occurred_at: new Date(Date.now() - 1000).toISOString(),
+  };
+  const r = await fetch(`${c.base}/api/v1/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(ev),
+  });
   const body = (await r.json()) as Record<string, unknown>;
   expect(r.status, JSON.stringify(body)).toBe(202);
   expect(body).toMatchObject({ eventType: ev.event_type, severity: 'info', title: ev.title });
@@ -209,8 +236,15 @@ describe('`npm start` builds first when dist/ is missing or stale', () => {
     for (const f of ['tsconfig.json', 'tsconfig.build.json']) cpSync(path.join(ROOT, f), path.join(dir, f));
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
     // The real start script, with a main that prints instead of serving.
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'build-fixture', private: true, type: 'module', scripts: { start: pkg.scripts.start } }));
-    write('src/main.ts', `import { readFileSync } from 'node:fs';\nconst v: string = 'one';\nconsole.log(v, readFileSync(new URL('./note.txt', import.meta.url), 'utf8').trim());\n`, 60);
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: 'build-fixture', private: true, type: 'module', scripts: { start: pkg.scripts.start } }),
+    );
+    write(
+      'src/main.ts',
+      `import { readFileSync } from 'node:fs';\nconst v: string = 'one';\nconsole.log(v, readFileSync(new URL('./note.txt', import.meta.url), 'utf8').trim());\n`,
+      60,
+    );
     write('src/note.txt', 'asset', 60);
     write('src/gone.ts', 'export const gone = 1;\n', 60);
   });
@@ -242,12 +276,17 @@ describe('`npm start` builds first when dist/ is missing or stale', () => {
 
     // Two starts at once after an edit: one builds, the other waits for it and finds dist/ current.
     write('src/note.txt', 'asset, edited');
-    const both = await Promise.all([0, 1].map(() => new Promise<{ code: number | null; err: string }>((resolve) => {
-      const p = spawn(process.execPath, ['scripts/build.mjs', '--if-stale', '--no-check'], { cwd: dir });
-      let err = '';
-      p.stderr.on('data', (c) => (err += c));
-      p.once('exit', (code) => resolve({ code, err }));
-    })));
+    const both = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<{ code: number | null; err: string }>((resolve) => {
+            const p = spawn(process.execPath, ['scripts/build.mjs', '--if-stale', '--no-check'], { cwd: dir });
+            let err = '';
+            p.stderr.on('data', (c) => (err += c));
+            p.once('exit', (code) => resolve({ code, err }));
+          }),
+      ),
+    );
     expect(both.map((b) => b.code)).toEqual([0, 0]);
     expect(both.filter((b) => b.err.includes('compiling'))).toHaveLength(1);
     expect(readFileSync(path.join(dir, 'dist/src/note.txt'), 'utf8')).toBe('asset, edited');

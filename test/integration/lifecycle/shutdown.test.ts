@@ -45,15 +45,30 @@ async function startNpm(env: Record<string, string> = {}): Promise<Started> {
   let out = '';
   const npm = spawn('npm', ['start', '--silent'], {
     cwd: process.cwd(),
-    env: { ...process.env, DATABASE_URL: db.url, REDIS_URL, PORT: String(port), GRPC_PORT: String(grpcPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', WORKER: 'off', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      PORT: String(port),
+      GRPC_PORT: String(grpcPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      WORKER: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   npm.stdout!.on('data', (c) => (out += c));
   npm.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    npm.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const ok = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/api/v1/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (npm.exitCode !== null || i > 600) throw new Error(`service did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -61,14 +76,29 @@ async function startNpm(env: Record<string, string> = {}): Promise<Started> {
   return { npm, base, grpcBase: `http://127.0.0.1:${grpcPort}`, log: () => out, exited };
 }
 
-const gone = (base: string) => fetch(`${base}/api/v1/health`).then(() => false, () => true);
+const gone = (base: string) =>
+  fetch(`${base}/api/v1/health`).then(
+    () => false,
+    () => true,
+  );
 
 async function tokenAndDelivery(started: Started): Promise<{ token: string; deliveryId: string; ev: Record<string, unknown> }> {
   const email = uniqueEmail('life');
   await op('users.create', { email, name: 'Life', role: 'member' });
   const { token } = await op<{ token: string }>('tokens.create_personal', { email, label: 'life', daily_limit: 200 });
-  const ev = { spec_version: '2', event_id: `life-${Date.now()}`, event_type: 'personal.life.cycle', severity: 'info', title: 'lifecycle', occurred_at: new Date(Date.now() - 1000).toISOString() };
-  const r = await fetch(`${started.base}/api/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(ev) });
+  const ev = {
+    spec_version: '2',
+    event_id: `life-${Date.now()}`,
+    event_type: 'personal.life.cycle',
+    severity: 'info',
+    title: 'lifecycle',
+    occurred_at: new Date(Date.now() - 1000).toISOString(),
+  };
+  const r = await fetch(`${started.base}/api/v1/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(ev),
+  });
   expect(r.status).toBe(202);
   return { token, deliveryId: ((await r.json()) as { deliveryId: string }).deliveryId, ev };
 }
@@ -85,13 +115,20 @@ describe('SIGTERM to `npm start`', () => {
     const seen: HealthCheckResponse_ServingStatus[] = [];
     const watching = (async () => {
       for await (const m of health.watch({ service: '' })) seen.push(m.status);
-    })().then(() => 'ended', (e: unknown) => `error: ${(e as Error).message}`);
+    })().then(
+      () => 'ended',
+      (e: unknown) => `error: ${(e as Error).message}`,
+    );
     while (seen.length === 0) await new Promise((r) => setTimeout(r, 20));
     expect(seen[0]).toBe(HealthCheckResponse_ServingStatus.SERVING);
 
     // A request in flight: a repeat of the event waits for the delivery row, locked here.
     const lock = await holdRowLock({ databaseUrl: db.url } as Harness, 'deliveries', deliveryId);
-    const inFlight = fetch(`${s.base}/api/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(ev) });
+    const inFlight = fetch(`${s.base}/api/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(ev),
+    });
     await new Promise((r) => setTimeout(r, 300));
 
     const sentAt = Date.now();
@@ -126,7 +163,11 @@ describe('SIGTERM to `npm start`', () => {
     const s = await startNpm({ SHUTDOWN_TIMEOUT_S: '2' });
     const { token, deliveryId, ev } = await tokenAndDelivery(s);
     const lock = await holdRowLock({ databaseUrl: db.url } as Harness, 'deliveries', deliveryId);
-    const stuck = fetch(`${s.base}/api/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(ev) }).catch(() => null);
+    const stuck = fetch(`${s.base}/api/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(ev),
+    }).catch(() => null);
     await new Promise((r) => setTimeout(r, 300));
     const sentAt = Date.now();
     s.npm.kill('SIGTERM');
@@ -142,7 +183,11 @@ describe('SIGTERM to `npm start`', () => {
     const again = await startNpm();
     const t2 = await tokenAndDelivery(again);
     const lock2 = await holdRowLock({ databaseUrl: db.url } as Harness, 'deliveries', t2.deliveryId);
-    const stuck2 = fetch(`${again.base}/api/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${t2.token}`, 'content-type': 'application/json' }, body: JSON.stringify(t2.ev) }).catch(() => null);
+    const stuck2 = fetch(`${again.base}/api/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t2.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(t2.ev),
+    }).catch(() => null);
     await new Promise((r) => setTimeout(r, 300));
     again.npm.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

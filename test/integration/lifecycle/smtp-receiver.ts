@@ -47,7 +47,7 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+  const port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,

@@ -35,7 +35,11 @@ const audits = (action: string, tokenId: string) => sql(`select * from audit_log
 const inboundStatus = async (tokenId: string) => (await sql(`select status from inbound_tokens where id = ?`, [tokenId]))[0].status as string;
 
 /** Quoted-printable bytes (`=XX`) to UTF-8 text. */
-const qp = (s: string) => Buffer.from(s.replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+const qp = (s: string) =>
+  Buffer.from(
+    s.replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 
 /** The message as a reader sees it: headers unfolded and RFC 2047 words decoded, body quoted-printable decoded. */
 function readable(m: ReceivedMail): string {
@@ -185,7 +189,11 @@ describe('personal tokens', () => {
 
 describe('agent tokens', () => {
   it('warns 30 days ahead, then revokes after 12 months without use (401 token_revoked on /mcp)', async () => {
-    const u = await operator<{ userId: string; email: string }>(h, 'users.create', { email: `agent-${Date.now()}@example.test`, name: 'Agent Owner', role: 'member' });
+    const u = await operator<{ userId: string; email: string }>(h, 'users.create', {
+      email: `agent-${Date.now()}@example.test`,
+      name: 'Agent Owner',
+      role: 'member',
+    });
     const a = await operator<{ tokenId: string; token: string }>(h, 'agent_tokens.create', { email: u.email, label: 'my laptop' });
     expect((await mcp(h, call('whoami'), { token: a.token })).status).toBe(200);
 

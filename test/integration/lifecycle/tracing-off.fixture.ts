@@ -18,7 +18,10 @@ const { event, newPersonalToken, publish, startHarness } = await import('../../h
 const { tracing } = await import('../../../src/infra/tracing/tracing.js');
 
 const published: number[] = [];
-for (const env of [{} as Record<string, string>, { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: process.env.TRACE_RECEIVER!, OTEL_BSP_SCHEDULE_DELAY: '10' }]) {
+for (const env of [
+  {} as Record<string, string>,
+  { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: process.env.TRACE_RECEIVER!, OTEL_BSP_SCHEDULE_DELAY: '10' },
+]) {
   const h = await startHarness({ env });
   try {
     const { token } = await newPersonalToken(h);

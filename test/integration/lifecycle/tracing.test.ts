@@ -55,7 +55,16 @@ class OtlpReceiver {
           for (const s of ss.spans ?? []) {
             const attributes: Record<string, unknown> = {};
             for (const a of s.attributes ?? []) attributes[a.key] = Object.values(a.value ?? {})[0];
-            this.spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind, attributes, status: s.status, service });
+            this.spans.push({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId ?? '',
+              name: s.name,
+              kind: s.kind,
+              attributes,
+              status: s.status,
+              service,
+            });
           }
         }
       }
@@ -86,10 +95,13 @@ class OtlpReceiver {
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const traceparent = (traceId: string, spanId: string) => `00-${traceId}-${spanId}-01`;
 /** A Connect client interceptor sending the caller's `traceparent`. */
-const sendTraceparent = (value: string): Interceptor => (next) => async (req) => {
-  req.header.set('traceparent', value);
-  return next(req);
-};
+const sendTraceparent =
+  (value: string): Interceptor =>
+  (next) =>
+  async (req) => {
+    req.header.set('traceparent', value);
+    return next(req);
+  };
 
 /** The chain of spans from `span` up to the root of its trace (as exported). */
 function ancestors(spans: ExportedSpan[], span: ExportedSpan): ExportedSpan[] {
@@ -102,8 +114,10 @@ function ancestors(spans: ExportedSpan[], span: ExportedSpan): ExportedSpan[] {
  * Spans end (and are exported, in batches) in no fixed order: a trace is complete here once every
  * span named in `names` is in, and every span in descends from the caller's span without a gap.
  */
-const complete = (callerSpan: string, ...names: string[]) => (spans: ExportedSpan[]) =>
-  names.every((n) => spans.some((s) => s.name === n)) && spans.every((s) => [s, ...ancestors(spans, s)].at(-1)!.parentSpanId === callerSpan);
+const complete =
+  (callerSpan: string, ...names: string[]) =>
+  (spans: ExportedSpan[]) =>
+    names.every((n) => spans.some((s) => s.name === n)) && spans.every((s) => [s, ...ancestors(spans, s)].at(-1)!.parentSpanId === callerSpan);
 
 const otlp = new OtlpReceiver();
 const logLines: Array<Record<string, unknown>> = [];
@@ -161,7 +175,10 @@ describe('tracing on (OTLP/HTTP to a local receiver)', () => {
     const res = await publish(h, token, event(h), { traceparent: traceparent(traceId, callerSpan) });
     expect(res.status).toBe(202);
 
-    const spans = await otlp.trace(traceId, (s) => complete(callerSpan, 'POST /api/v1/events', 'events.publish')(s) && s.some((x) => x.attributes['db.system.name'] === 'postgresql'));
+    const spans = await otlp.trace(
+      traceId,
+      (s) => complete(callerSpan, 'POST /api/v1/events', 'events.publish')(s) && s.some((x) => x.attributes['db.system.name'] === 'postgresql'),
+    );
     expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['fluxdesk-tracing-test']));
 
     // The route span: named by the route pattern, a server span whose parent is the caller's span.
@@ -243,13 +260,24 @@ describe('tracing on (OTLP/HTTP to a local receiver)', () => {
     expect(m).not.toBeNull();
     expect(m![1]).toBe(traceId);
 
-    const spans = await otlp.trace(traceId, (s) => s.some((x) => x.spanId === m![2]) && complete(callerSpan, 'POST /fluxdesk.account.v1.AccountService/ClickAction', 'fluxdesk.account.v1.AccountService/ClickAction', 'actions.click')(s));
+    const spans = await otlp.trace(
+      traceId,
+      (s) =>
+        s.some((x) => x.spanId === m![2]) &&
+        complete(callerSpan, 'POST /fluxdesk.account.v1.AccountService/ClickAction', 'fluxdesk.account.v1.AccountService/ClickAction', 'actions.click')(s),
+    );
     // The callback's parent is the client span of the POST, under the operation, the RPC and the route.
     const post = spans.find((s) => s.spanId === m![2])!;
     expect(post).toMatchObject({ name: 'POST', kind: CLIENT });
-    expect(post.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 204, 'url.full': `http://127.0.0.1:${callbacksPort}${cbPath}` });
+    expect(post.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.response.status_code': 204,
+      'url.full': `http://127.0.0.1:${callbacksPort}${cbPath}`,
+    });
     const chain = ancestors(spans, post).map((s) => s.name);
-    expect(chain).toEqual(expect.arrayContaining(['actions.click', 'fluxdesk.account.v1.AccountService/ClickAction', 'POST /fluxdesk.account.v1.AccountService/ClickAction']));
+    expect(chain).toEqual(
+      expect.arrayContaining(['actions.click', 'fluxdesk.account.v1.AccountService/ClickAction', 'POST /fluxdesk.account.v1.AccountService/ClickAction']),
+    );
     expect(ancestors(spans, post).at(-1)!.parentSpanId).toBe(callerSpan);
   });
 

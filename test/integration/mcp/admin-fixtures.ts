@@ -61,4 +61,7 @@ export async function expectInvalidParams(h: Harness, token: string, name: strin
 export const FLAT_ADMIN_ONLY = { error: 'FORBIDDEN: admin only' };
 export const STRUCTURED_ADMIN_ONLY = { error: { type: 'forbidden', title: 'forbidden_admin_only', detail: 'admin only' } };
 
-export const sqlOf = (h: Harness) => (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
+export const sqlOf =
+  (h: Harness) =>
+  (q: string, params: unknown[] = []) =>
+    h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;

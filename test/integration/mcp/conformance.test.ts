@@ -24,10 +24,13 @@ beforeAll(async () => {
   const { token } = await operator<{ token: string }>(h, 'agent_tokens.create', { email });
   const target = new URL(h.baseUrl);
   proxy = http.createServer((req, res) => {
-    const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${token}` } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = http.request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${token}` } },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
@@ -39,9 +42,15 @@ afterAll(async () => {
   await h?.close();
 });
 
-it.each(SCENARIOS)('conformance scenario %s passes', async (scenario) => {
-  const bin = path.resolve('node_modules/.bin/conformance');
-  const { stdout } = await run(bin, ['server', '--url', proxyUrl, '--scenario', scenario], { timeout: 60_000 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: `${e.stdout ?? ''}${e.stderr ?? ''}` }));
-  const clean = stdout.replace(/\u001b\[[0-9;]*m/g, '');
-  expect(clean, clean).toMatch(/Passed: (\d+)\/\1, 0 failed/);
-}, 90_000);
+it.each(SCENARIOS)(
+  'conformance scenario %s passes',
+  async (scenario) => {
+    const bin = path.resolve('node_modules/.bin/conformance');
+    const { stdout } = await run(bin, ['server', '--url', proxyUrl, '--scenario', scenario], { timeout: 60_000 }).catch(
+      (e: { stdout?: string; stderr?: string }) => ({ stdout: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
+    );
+    const clean = stdout.replace(/\u001b\[[0-9;]*m/g, '');
+    expect(clean, clean).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+  },
+  90_000,
+);

@@ -47,7 +47,13 @@ describe('documents on the embedded database', () => {
     expect(await flatError(x!, 'get_doc', { page_id: doc.page_id })).toBe('NOT_FOUND: document not found');
 
     await ok(a!, 'tag_doc', { page_id: doc.page_id, tags: ['Security', 'ops'] });
-    expect(await ok(m!, 'list_tags', { project_slug: project })).toEqual({ count: 2, tags: [{ tag: 'ops', count: 1 }, { tag: 'security', count: 1 }] });
+    expect(await ok(m!, 'list_tags', { project_slug: project })).toEqual({
+      count: 2,
+      tags: [
+        { tag: 'ops', count: 1 },
+        { tag: 'security', count: 1 },
+      ],
+    });
     expect((await ok(m!, 'search_by_tags', { tags: ['security', 'ops'], match: 'all' })).docs.map((d: any) => d.id)).toEqual([doc.page_id]);
 
     expect(await flatError(a!, 'update_doc_draft', { page_id: doc.page_id, parent_page_id: child.page_id })).toMatch(/^CONFLICT/); // published: update_doc

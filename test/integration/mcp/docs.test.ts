@@ -39,12 +39,20 @@ async function world(): Promise<World> {
   const admin = await newUser(h, 'admin');
   const assistant = await newUser(h, 'assistant');
   const project = `docs-${randomBytes(4).toString('hex')}`;
-  await operator(h, 'projects.create', { slug: project, name: `Project ${project}`, owner: owner.email, members: [author.email, member.email], leads: [lead.email], tech_leads: [techLead.email] });
+  await operator(h, 'projects.create', {
+    slug: project,
+    name: `Project ${project}`,
+    owner: owner.email,
+    members: [author.email, member.email],
+    leads: [lead.email],
+    tech_leads: [techLead.email],
+  });
   const [o, l, t, a, m, x, ad, as] = await Promise.all([owner, lead, techLead, author, member, outsider, admin, assistant].map((u) => agentFor(u)));
   return { project, owner: o!, lead: l!, techLead: t!, author: a!, member: m!, outsider: x!, admin: ad!, assistant: as! };
 }
 
-const draft = (w: World, a: AgentUser, args: Record<string, unknown> = {}) => ok(a, 'create_doc_draft', { project_slug: w.project, title: `Doc ${randomBytes(3).toString('hex')}`, ...args });
+const draft = (w: World, a: AgentUser, args: Record<string, unknown> = {}) =>
+  ok(a, 'create_doc_draft', { project_slug: w.project, title: `Doc ${randomBytes(3).toString('hex')}`, ...args });
 const published = async (w: World, a: AgentUser, args: Record<string, unknown> = {}) => {
   const d = await draft(w, a, args);
   await ok(a, 'publish_doc_draft', { page_id: d.page_id });
@@ -56,7 +64,14 @@ describe('document states: draft -> published -> archived -> restored', () => {
   it('creates in the project default space, publishes, archives the subtree and restores it', async () => {
     const w = await world();
     const d = await ok(w.author, 'create_doc_draft', { project_slug: w.project, title: 'Release Checklist', body: 'Step one.\nStep two.', kind: 'runbook' });
-    expect(d).toEqual({ page_id: expect.any(String), project_slug: w.project, space_slug: w.project, slug: 'release-checklist', status: 'draft', url: `${h.baseUrl}/docs/${w.project}/release-checklist` });
+    expect(d).toEqual({
+      page_id: expect.any(String),
+      project_slug: w.project,
+      space_slug: w.project,
+      slug: 'release-checklist',
+      status: 'draft',
+      url: `${h.baseUrl}/docs/${w.project}/release-checklist`,
+    });
 
     // The default space is reused, and also addressable by space_slug.
     const d2 = await ok(w.author, 'create_doc_draft', { space_slug: w.project, title: 'Second', parent_page_id: d.page_id });
@@ -80,7 +95,15 @@ describe('document states: draft -> published -> archived -> restored', () => {
     h.clock.advance(1_000);
     const before = h.clock.now().getTime();
     const pub = await ok(w.author, 'publish_doc_draft', { page_id: d.page_id });
-    expect(pub).toEqual({ page_id: d.page_id, slug: 'release-checklist', space_slug: w.project, project_slug: w.project, status: 'published', published_at: expect.any(String), url: d.url });
+    expect(pub).toEqual({
+      page_id: d.page_id,
+      slug: 'release-checklist',
+      space_slug: w.project,
+      project_slug: w.project,
+      status: 'published',
+      published_at: expect.any(String),
+      url: d.url,
+    });
     expect(Date.parse(pub.published_at)).toBeGreaterThanOrEqual(before);
     expect(await flatError(w.author, 'publish_doc_draft', { page_id: d.page_id })).toMatch(/^CONFLICT: .*only drafts/);
     expect((await ok(w.member, 'get_doc', { page_id: d.page_id })).published_at).toBe(pub.published_at);
@@ -89,14 +112,24 @@ describe('document states: draft -> published -> archived -> restored', () => {
     const d3 = await published(w, w.lead, { title: 'Third', parent_page_id: d2.page_id });
     const other = await published(w, w.author, { title: 'Unrelated' });
     const arch = await ok(w.author, 'archive_doc', { page_id: d.page_id });
-    expect(arch).toEqual({ page_id: d.page_id, slug: 'release-checklist', space_slug: w.project, project_slug: w.project, status: 'archived', archived_count: 3, url: d.url });
+    expect(arch).toEqual({
+      page_id: d.page_id,
+      slug: 'release-checklist',
+      space_slug: w.project,
+      project_slug: w.project,
+      status: 'archived',
+      archived_count: 3,
+      url: d.url,
+    });
     expect(await Promise.all([d.page_id, d2.page_id, d3.page_id, other.page_id].map(statusOf))).toEqual(['archived', 'archived', 'archived', 'published']);
     expect((await ok(w.author, 'archive_doc', { page_id: d.page_id })).archived_count).toBe(0);
 
     // Archived pages leave the default listings, stay readable, and show up when asked for.
     const listed = await ok(w.member, 'list_docs', { project_slug: w.project });
     expect(listed.docs.map((x: any) => x.id)).toEqual([other.page_id]);
-    expect((await ok(w.member, 'list_docs', { project_slug: w.project, status: 'archived' })).docs.map((x: any) => x.id).sort()).toEqual([d.page_id, d3.page_id].sort());
+    expect((await ok(w.member, 'list_docs', { project_slug: w.project, status: 'archived' })).docs.map((x: any) => x.id).sort()).toEqual(
+      [d.page_id, d3.page_id].sort(),
+    );
     expect((await ok(w.member, 'get_doc', { page_id: d.page_id })).status).toBe('archived');
     // The archived draft stays a draft for visibility: the plain member still cannot see it.
     expect(await flatError(w.member, 'get_doc', { page_id: d2.page_id })).toBe('NOT_FOUND: document not found');
@@ -104,7 +137,15 @@ describe('document states: draft -> published -> archived -> restored', () => {
     // Only the root of the archive call restores the subtree; each page gets its status back.
     expect(await flatError(w.lead, 'restore_doc', { page_id: d3.page_id })).toMatch(/^CONFLICT: .*archived with its ancestor/);
     const restored = await ok(w.author, 'restore_doc', { page_id: d.page_id });
-    expect(restored).toEqual({ page_id: d.page_id, slug: 'release-checklist', space_slug: w.project, project_slug: w.project, status: 'published', restored_count: 3, url: d.url });
+    expect(restored).toEqual({
+      page_id: d.page_id,
+      slug: 'release-checklist',
+      space_slug: w.project,
+      project_slug: w.project,
+      status: 'published',
+      restored_count: 3,
+      url: d.url,
+    });
     expect(await Promise.all([d.page_id, d2.page_id, d3.page_id].map(statusOf))).toEqual(['published', 'draft', 'published']);
     expect(await flatError(w.author, 'restore_doc', { page_id: d.page_id })).toMatch(/^CONFLICT: .*not archived/);
 
@@ -124,7 +165,9 @@ describe('document states: draft -> published -> archived -> restored', () => {
     // Every write is audited with source mcp and the tool name, never the body.
     const audit = await sql(`select action, source, summary from audit_log where token_id = ? order by created_at, action`, [w.author.tokenId]);
     expect(audit.every((r) => r.source === 'mcp')).toBe(true);
-    expect(audit.map((r) => r.action)).toEqual(expect.arrayContaining(['docs.space.created', 'docs.draft.created', 'docs.page.published', 'docs.page.archived', 'docs.page.restored']));
+    expect(audit.map((r) => r.action)).toEqual(
+      expect.arrayContaining(['docs.space.created', 'docs.draft.created', 'docs.page.published', 'docs.page.archived', 'docs.page.restored']),
+    );
     expect(JSON.stringify(audit)).not.toContain('Step one');
     expect(audit.find((r) => r.action === 'docs.page.archived').summary).toMatchObject({ tool: 'archive_doc', archived_count: 3 });
   });
@@ -134,7 +177,16 @@ describe('document states: draft -> published -> archived -> restored', () => {
     const d = await published(w, w.author, { title: 'Runbook', body: 'v1 body' });
     expect(await flatError(w.author, 'update_doc_draft', { page_id: d.page_id, body: 'x' })).toMatch(/^CONFLICT: .*use update_doc/);
     const u = await ok(w.author, 'update_doc', { page_id: d.page_id, body: 'v2 body', change_summary: 'second pass' });
-    expect(u).toEqual({ page_id: d.page_id, slug: d.slug, space_slug: w.project, project_slug: w.project, status: 'published', revision: 2, updated_at: expect.any(String), url: d.url });
+    expect(u).toEqual({
+      page_id: d.page_id,
+      slug: d.slug,
+      space_slug: w.project,
+      project_slug: w.project,
+      status: 'published',
+      revision: 2,
+      updated_at: expect.any(String),
+      url: d.url,
+    });
     expect((await ok(w.lead, 'update_doc', { page_id: d.page_id, title: 'Runbook (lead edit)' })).revision).toBe(3);
     const revs = await sql('select revision, title, body, change_summary from doc_page_revisions where page_id = ? order by revision', [d.page_id]);
     expect(revs).toEqual([
@@ -155,7 +207,12 @@ describe('who may edit, publish, archive', () => {
     const w = await world();
     const d = await draft(w, w.author, { body: 'first' });
     expect(await ok(w.author, 'update_doc_draft', { page_id: d.page_id, body: 'second', title: 'Renamed', kind: 'note', pinned: true })).toEqual({
-      page_id: d.page_id, slug: d.slug, space_slug: w.project, project_slug: w.project, status: 'draft', url: d.url,
+      page_id: d.page_id,
+      slug: d.slug,
+      space_slug: w.project,
+      project_slug: w.project,
+      status: 'draft',
+      url: d.url,
     });
     expect(await ok(w.author, 'get_doc', { page_id: d.page_id })).toMatchObject({ title: 'Renamed', body: 'second', kind: 'note', slug: d.slug });
 
@@ -200,7 +257,20 @@ describe('scopes', () => {
     expect(refused.body.error).toMatchObject({ code: -32003, data: { type: 'FORBIDDEN', missing_scope: 'write:docs:publish' } });
     const listed = await mcp(h, rpc('tools/list'), { token: drafter.token });
     const names = listed.body.result.tools.map((t: any) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['list_docs', 'get_doc', 'search_docs', 'list_doc_drafts', 'list_tags', 'search_by_tags', 'create_doc_draft', 'update_doc_draft', 'tag_doc', 'untag_doc']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'list_docs',
+        'get_doc',
+        'search_docs',
+        'list_doc_drafts',
+        'list_tags',
+        'search_by_tags',
+        'create_doc_draft',
+        'update_doc_draft',
+        'tag_doc',
+        'untag_doc',
+      ]),
+    );
     expect(names).not.toContain('publish_doc_draft');
     expect(names).not.toContain('update_doc');
     expect(listed.body.result.tools.find((t: any) => t.name === 'tag_doc').requiredScopes).toEqual(['write:docs:draft', 'write:docs:publish']);
@@ -212,7 +282,10 @@ describe('scopes', () => {
     expect(readErr.body.error).toMatchObject({ code: -32003, data: { missing_scope: 'read:docs' } });
 
     const reader = await newAgent(h, ['read:docs'], author);
-    expect((await raw(reader, 'create_doc_draft', { project_slug: w.project, title: 'x' })).body.error).toMatchObject({ code: -32003, data: { missing_scope: 'write:docs:draft' } });
+    expect((await raw(reader, 'create_doc_draft', { project_slug: w.project, title: 'x' })).body.error).toMatchObject({
+      code: -32003,
+      data: { missing_scope: 'write:docs:draft' },
+    });
     expect((await ok(reader, 'get_doc', { page_id: d2.page_id })).id).toBe(d2.page_id);
 
     // Tag tools: the scope follows the page's status.
@@ -221,7 +294,10 @@ describe('scopes', () => {
     expect(pubTag.status).toBe(403);
     expect(pubTag.body.error).toMatchObject({ code: -32003, data: { missing_scope: 'write:docs:publish' } });
     const publisher = await newAgent(h, ['write:docs:publish'], author);
-    expect((await raw(publisher, 'untag_doc', { page_id: d.page_id, tags: ['alpha'] })).body.error).toMatchObject({ code: -32003, data: { missing_scope: 'write:docs:draft' } });
+    expect((await raw(publisher, 'untag_doc', { page_id: d.page_id, tags: ['alpha'] })).body.error).toMatchObject({
+      code: -32003,
+      data: { missing_scope: 'write:docs:draft' },
+    });
     expect((await ok(publisher, 'tag_doc', { page_id: d2.page_id, tags: ['alpha'] })).tags).toEqual(['alpha']);
   });
 });
@@ -230,7 +306,7 @@ describe('scopes', () => {
 const sqlUser = async (a: AgentUser) => ({ userId: a.userId, email: a.email });
 
 describe('visibility isolation', () => {
-  it('another project\'s pages are NOT_FOUND and absent from lists, drafts, tags and search', async () => {
+  it("another project's pages are NOT_FOUND and absent from lists, drafts, tags and search", async () => {
     const w = await world();
     const v = await world();
     const secret = await published(w, w.author, { title: 'Zebra secret plan', body: 'quartz unique marker' });
@@ -274,7 +350,15 @@ describe('visibility isolation', () => {
     expect(await ids(w.assistant)).toEqual([hisDraft.page_id, memberDraft.page_id].sort());
     const lead = await ok(w.lead, 'list_doc_drafts', { project_slug: w.project });
     expect(lead.drafts.find((x: any) => x.page_id === hisDraft.page_id)).toEqual({
-      page_id: hisDraft.page_id, title: 'Zebra draft', slug: hisDraft.slug, space_slug: w.project, project_slug: w.project, kind: 'page', author_name: 'Test User', updated_at: expect.any(String), url: hisDraft.url,
+      page_id: hisDraft.page_id,
+      title: 'Zebra draft',
+      slug: hisDraft.slug,
+      space_slug: w.project,
+      project_slug: w.project,
+      kind: 'page',
+      author_name: 'Test User',
+      updated_at: expect.any(String),
+      url: hisDraft.url,
     });
   });
 });
@@ -284,10 +368,22 @@ describe('tags', () => {
     const w = await world();
     const d = await published(w, w.author, { title: 'Tagged' });
     expect(await ok(w.author, 'tag_doc', { page_id: d.page_id, tags: ['Ops', 'oncall', 'ops'] })).toEqual({
-      page_id: d.page_id, slug: d.slug, space_slug: w.project, project_slug: w.project, status: 'published', tags: ['oncall', 'ops'], added: ['oncall', 'ops'], removed: [], url: d.url,
+      page_id: d.page_id,
+      slug: d.slug,
+      space_slug: w.project,
+      project_slug: w.project,
+      status: 'published',
+      tags: ['oncall', 'ops'],
+      added: ['oncall', 'ops'],
+      removed: [],
+      url: d.url,
     });
     expect(await ok(w.lead, 'tag_doc', { page_id: d.page_id, tags: ['db'] })).toMatchObject({ tags: ['db', 'oncall', 'ops'], added: ['db'] });
-    expect(await ok(w.author, 'tag_doc', { page_id: d.page_id, tags: ['db', 'Release Notes'], mode: 'replace' })).toMatchObject({ tags: ['db', 'release-notes'], added: ['release-notes'], removed: ['oncall', 'ops'] });
+    expect(await ok(w.author, 'tag_doc', { page_id: d.page_id, tags: ['db', 'Release Notes'], mode: 'replace' })).toMatchObject({
+      tags: ['db', 'release-notes'],
+      added: ['release-notes'],
+      removed: ['oncall', 'ops'],
+    });
 
     for (const args of [{ page_id: d.page_id }, { page_id: d.page_id, remove_all: false }, { page_id: d.page_id, tags: ['db'], remove_all: true }]) {
       const r = await raw(w.author, 'untag_doc', args);
@@ -316,8 +412,20 @@ describe('tags', () => {
     await ok(w.author, 'tag_doc', { page_id: b.page_id, tags: ['ops'] });
     await ok(w.author, 'tag_doc', { page_id: c.page_id, tags: ['ops', 'db'] });
 
-    expect(await ok(w.author, 'list_tags', { project_slug: w.project })).toEqual({ count: 2, tags: [{ tag: 'ops', count: 3 }, { tag: 'db', count: 2 }] });
-    expect(await ok(w.member, 'list_tags', { project_slug: w.project })).toEqual({ count: 2, tags: [{ tag: 'ops', count: 2 }, { tag: 'db', count: 1 }] });
+    expect(await ok(w.author, 'list_tags', { project_slug: w.project })).toEqual({
+      count: 2,
+      tags: [
+        { tag: 'ops', count: 3 },
+        { tag: 'db', count: 2 },
+      ],
+    });
+    expect(await ok(w.member, 'list_tags', { project_slug: w.project })).toEqual({
+      count: 2,
+      tags: [
+        { tag: 'ops', count: 2 },
+        { tag: 'db', count: 1 },
+      ],
+    });
     expect(await ok(w.member, 'list_tags', { project_slug: w.project, prefix: 'D' })).toEqual({ count: 1, tags: [{ tag: 'db', count: 1 }] });
 
     const any = await ok(w.member, 'search_by_tags', { tags: ['db', 'ops'], project_slug: w.project });
@@ -338,7 +446,9 @@ describe('slugs', () => {
     const c = await draft(w, w.member, { title: '  Déploy   GUIDE ' });
     expect([a.slug, b.slug, c.slug]).toEqual(['deploy-guide', 'deploy-guide-2', 'deploy-guide-3']);
     expect((await draft(w, w.author, { title: '运维手册' })).slug).toBe('page');
-    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', slug: 'deploy-guide' })).toMatch(/^CONFLICT: slug "deploy-guide" is already taken/);
+    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', slug: 'deploy-guide' })).toMatch(
+      /^CONFLICT: slug "deploy-guide" is already taken/,
+    );
     // An archived page keeps its slug.
     await ok(w.author, 'archive_doc', { page_id: a.page_id });
     expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', slug: 'deploy-guide' })).toMatch(/^CONFLICT/);
@@ -350,7 +460,10 @@ describe('slugs', () => {
       expect(r.body.error, slug).toMatchObject({ code: -32602, data: { field: 'slug' } });
     }
     expect((await raw(w.author, 'create_doc_draft', { title: 'x' })).body.error).toMatchObject({ code: -32602, data: { field: 'project_slug' } });
-    expect((await raw(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', kind: 'wiki' })).body.error).toMatchObject({ code: -32602, data: { field: 'kind' } });
+    expect((await raw(w.author, 'create_doc_draft', { project_slug: w.project, title: 'x', kind: 'wiki' })).body.error).toMatchObject({
+      code: -32602,
+      data: { field: 'kind' },
+    });
     expect((await raw(w.author, 'get_doc', { space_slug: w.project })).body.error).toMatchObject({ code: -32602, data: { field: 'page_slug' } });
     expect((await raw(w.author, 'get_doc', { page_id: 'nope' })).body.error).toMatchObject({ code: -32602, data: { field: 'page_id' } });
   });
@@ -362,8 +475,12 @@ describe('page tree', () => {
     const a = await draft(w, w.author, { title: 'A' });
     const b = await draft(w, w.author, { title: 'B', parent_page_id: a.page_id });
     const c = await draft(w, w.author, { title: 'C', parent_page_id: b.page_id });
-    expect(await flatError(w.author, 'update_doc_draft', { page_id: a.page_id, parent_page_id: c.page_id })).toBe('INVALID_INPUT: the parent page is below this page: that would make a cycle');
-    expect(await flatError(w.author, 'update_doc_draft', { page_id: a.page_id, parent_page_id: a.page_id })).toBe('INVALID_INPUT: a page cannot be its own parent');
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: a.page_id, parent_page_id: c.page_id })).toBe(
+      'INVALID_INPUT: the parent page is below this page: that would make a cycle',
+    );
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: a.page_id, parent_page_id: a.page_id })).toBe(
+      'INVALID_INPUT: a page cannot be its own parent',
+    );
     // Moving to the top level and back is fine.
     await ok(w.author, 'update_doc_draft', { page_id: c.page_id, parent_page_id: null });
     expect((await sql('select parent_page_id from doc_pages where id = ?', [c.page_id]))[0].parent_page_id).toBeNull();
@@ -372,29 +489,42 @@ describe('page tree', () => {
     // A chain of 20 levels is the limit.
     let parent = a.page_id; // level 1
     for (let level = 2; level <= 20; level++) parent = (await draft(w, w.author, { title: `L${level}`, parent_page_id: parent })).page_id;
-    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'L21', parent_page_id: parent })).toMatch(/^INVALID_INPUT: pages nest at most 20 levels deep/);
+    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'L21', parent_page_id: parent })).toMatch(
+      /^INVALID_INPUT: pages nest at most 20 levels deep/,
+    );
     // Moving a two-level subtree (B <- ...) under level 19 would reach 21.
     const l19 = (await sql('select parent_page_id from doc_pages where id = ?', [parent]))[0].parent_page_id;
     const leaf = await draft(w, w.author, { title: 'Leaf' });
     const sub = await draft(w, w.author, { title: 'Sub', parent_page_id: leaf.page_id });
     expect(sub.slug).toBe('sub');
-    expect(await flatError(w.author, 'update_doc_draft', { page_id: leaf.page_id, parent_page_id: l19 })).toMatch(/^INVALID_INPUT: pages nest at most 20 levels deep/);
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: leaf.page_id, parent_page_id: l19 })).toMatch(
+      /^INVALID_INPUT: pages nest at most 20 levels deep/,
+    );
     await ok(w.author, 'update_doc_draft', { page_id: sub.page_id, parent_page_id: l19 }); // a leaf fits at level 20
 
     // Another space of the same project (spaces other than the default one come from the web interface).
     const spaceSlug = `${w.project}-handbook`;
-    await sql(`insert into doc_spaces (id, project_id, slug, name, is_default, created_at) select gen_random_uuid(), id, ?, 'Handbook', false, now() from projects where slug = ?`, [spaceSlug, w.project]);
+    await sql(
+      `insert into doc_spaces (id, project_id, slug, name, is_default, created_at) select gen_random_uuid(), id, ?, 'Handbook', false, now() from projects where slug = ?`,
+      [spaceSlug, w.project],
+    );
     const inOther = await ok(w.author, 'create_doc_draft', { project_slug: w.project, space_slug: spaceSlug, title: 'Elsewhere' });
     expect(inOther).toMatchObject({ space_slug: spaceSlug, url: `${h.baseUrl}/docs/${spaceSlug}/elsewhere` });
-    expect(await flatError(w.author, 'update_doc_draft', { page_id: inOther.page_id, parent_page_id: a.page_id })).toBe('INVALID_INPUT: the parent page must be in the same space');
+    expect(await flatError(w.author, 'update_doc_draft', { page_id: inOther.page_id, parent_page_id: a.page_id })).toBe(
+      'INVALID_INPUT: the parent page must be in the same space',
+    );
     const v = await world();
     expect(await flatError(w.author, 'create_doc_draft', { project_slug: v.project, space_slug: spaceSlug, title: 'x' })).toMatch(/^NOT_FOUND/);
 
     const gone = await published(w, w.author, { title: 'Gone' });
     await ok(w.author, 'archive_doc', { page_id: gone.page_id });
-    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'Orphan', parent_page_id: gone.page_id })).toMatch(/^CONFLICT: the parent page is archived/);
+    expect(await flatError(w.author, 'create_doc_draft', { project_slug: w.project, title: 'Orphan', parent_page_id: gone.page_id })).toMatch(
+      /^CONFLICT: the parent page is archived/,
+    );
     // A parent the caller cannot see (someone else's draft) is not found.
-    expect(await flatError(w.member, 'create_doc_draft', { project_slug: w.project, title: 'x', parent_page_id: a.page_id })).toBe('NOT_FOUND: parent page not found');
+    expect(await flatError(w.member, 'create_doc_draft', { project_slug: w.project, title: 'x', parent_page_id: a.page_id })).toBe(
+      'NOT_FOUND: parent page not found',
+    );
   });
 });
 
@@ -412,11 +542,24 @@ describe('search_docs', () => {
     expect(r.count).toBe(3);
     // Title matches first.
     expect(r.hits.slice(0, 2).map((x: any) => x.matched_field)).toEqual(['title', 'title']);
-    expect(r.hits.slice(0, 2).map((x: any) => x.id).sort()).toEqual([inTitle.page_id, inBoth.page_id].sort());
+    expect(
+      r.hits
+        .slice(0, 2)
+        .map((x: any) => x.id)
+        .sort(),
+    ).toEqual([inTitle.page_id, inBoth.page_id].sort());
     const body = r.hits[2];
     expect(body).toEqual({
-      id: inBody.page_id, title: 'Upgrade notes', slug: inBody.slug, space_slug: w.project, project_slug: w.project, kind: 'runbook', status: 'published',
-      snippet: expect.stringContaining('Kubernetes CLUSTER upgrade'), matched_field: 'body', url: inBody.url,
+      id: inBody.page_id,
+      title: 'Upgrade notes',
+      slug: inBody.slug,
+      space_slug: w.project,
+      project_slug: w.project,
+      kind: 'runbook',
+      status: 'published',
+      snippet: expect.stringContaining('Kubernetes CLUSTER upgrade'),
+      matched_field: 'body',
+      url: inBody.url,
     });
     expect(body.snippet.startsWith('…')).toBe(true);
     expect(body.snippet.endsWith('…')).toBe(true);
@@ -430,7 +573,9 @@ describe('search_docs', () => {
     expect((await ok(w.member, 'search_docs', { query: 'spend_100', project_slug: w.project })).count).toBe(0);
     expect((await ok(w.member, 'search_docs', { query: 'under_score', project_slug: w.project })).count).toBe(1);
     // Filters.
-    expect((await ok(w.member, 'search_docs', { query: 'cluster', kind: 'guide', project_slug: w.project })).hits.map((x: any) => x.id)).toEqual([inTitle.page_id]);
+    expect((await ok(w.member, 'search_docs', { query: 'cluster', kind: 'guide', project_slug: w.project })).hits.map((x: any) => x.id)).toEqual([
+      inTitle.page_id,
+    ]);
     expect((await ok(w.member, 'search_docs', { query: 'cluster', space_slug: w.project, limit: 1 })).count).toBe(1);
     expect((await ok(w.member, 'search_docs', { query: 'cluster', status: 'draft', project_slug: w.project })).count).toBe(0);
     // Drafts: only in the author's (and leads') results.
@@ -452,7 +597,8 @@ describe('search_docs', () => {
     // Body-only matches: more mentions rank higher.
     const bodyRich = await published(w, w.author, { title: 'Release notes', body: `${k} then ${k} and ${k} again` });
     const bodyPlain = await published(w, w.author, { title: 'Changelog', body: `mentions ${k} once` });
-    const ids = async (limit: number) => (await ok(w.member, 'search_docs', { query: k.toUpperCase(), project_slug: w.project, limit })).hits.map((x: any) => x.id);
+    const ids = async (limit: number) =>
+      (await ok(w.member, 'search_docs', { query: k.toUpperCase(), project_slug: w.project, limit })).hits.map((x: any) => x.id);
 
     expect(await ids(10)).toEqual([titleRich.page_id, titlePlain.page_id, bodyRich.page_id, bodyPlain.page_id]);
     // Titles fill the page: no body match.

@@ -35,7 +35,14 @@ async function world() {
     await agent('assistant'),
   ];
   const slug = `f${randomBytes(4).toString('hex')}`;
-  await operator(h, 'projects.create', { slug, name: `Project ${slug}`, owner: owner.email, members: [member.email, member2.email], leads: [], tech_leads: [] });
+  await operator(h, 'projects.create', {
+    slug,
+    name: `Project ${slug}`,
+    owner: owner.email,
+    members: [member.email, member2.email],
+    leads: [],
+    tech_leads: [],
+  });
   const otherSlug = `g${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: `Other ${otherSlug}`, owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, otherSlug, owner, member, member2, outsider, admin, coordinator, assistant };
@@ -96,7 +103,9 @@ describe('tools/list and scopes', () => {
 
 describe('schema', () => {
   it('has the trigram indexes the cross-type search relies on', async () => {
-    const rows = await sql(`select indexname, indexdef from pg_indexes where tablename in ('feedback', 'feedback_comments') and indexname like '%trgm%' order by indexname`);
+    const rows = await sql(
+      `select indexname, indexdef from pg_indexes where tablename in ('feedback', 'feedback_comments') and indexname like '%trgm%' order by indexname`,
+    );
     expect(rows.map((r) => r.indexname)).toEqual(['feedback_body_trgm_index', 'feedback_comments_body_trgm_index', 'feedback_title_trgm_index']);
     for (const r of rows) expect(r.indexdef).toMatch(/USING gin \(lower\(.*gin_trgm_ops\)/);
   });
@@ -164,25 +173,37 @@ describe('create_feedback', () => {
     expect((await ok(w.coordinator, 'get_feedback', { feedbackId: invisible.feedback_id })).requested_project_slug).toBe(w.otherSlug);
     // An archived project is "unsure" too.
     await sql(`update projects set archived_at = now() where slug = ?`, [w.otherSlug]);
-    expect(await ok(w.outsider, 'create_feedback', { title: 'archived', body: 'b', project_slug: w.otherSlug })).toMatchObject({ triage: true, triage_reason: 'unknown_project' });
+    expect(await ok(w.outsider, 'create_feedback', { title: 'archived', body: 'b', project_slug: w.otherSlug })).toMatchObject({
+      triage: true,
+      triage_reason: 'unknown_project',
+    });
     // Org-wide roles file straight into any active project.
-    expect(await ok(w.admin, 'create_feedback', { title: 'admin files', body: 'b', project_slug: w.slug })).toMatchObject({ triage: false, project_slug: w.slug });
+    expect(await ok(w.admin, 'create_feedback', { title: 'admin files', body: 'b', project_slug: w.slug })).toMatchObject({
+      triage: false,
+      project_slug: w.slug,
+    });
   });
 
   it('body: 8000 characters are stored whole; 8001 are rejected (structured), nothing stored', async () => {
     const w = await world();
-    const body = 'x'.repeat(7999) + 'y';
+    const body = `${'x'.repeat(7999)}y`;
     const out = await ok(w.member, 'create_feedback', { title: 'long', body, project_slug: w.slug });
     const stored = await ok(w.member, 'get_feedback', { feedback_id: out.feedback_id });
     expect(stored.body).toBe(body);
     // Characters are code points: 8000 emoji fit.
     const emoji = '🙂'.repeat(8000);
-    expect((await ok(w.member, 'get_feedback', { feedback_id: (await ok(w.member, 'create_feedback', { title: 'emoji', body: emoji })).feedback_id })).body).toBe(emoji);
+    expect(
+      (await ok(w.member, 'get_feedback', { feedback_id: (await ok(w.member, 'create_feedback', { title: 'emoji', body: emoji })).feedback_id })).body,
+    ).toBe(emoji);
 
     const before = await feedbackCount();
     const err = await fails(w.member, 'create_feedback', { title: 'too long', body: 'x'.repeat(8001), project_slug: w.slug });
-    expect(err).toEqual({ error: { type: 'validation_failed', title: 'body_too_long', detail: expect.stringContaining('8001 characters; at most 8000'), field: 'body' } });
-    expect(await fails(w.member, 'create_feedback', { title: 'too long', body: '🙂'.repeat(8001) })).toMatchObject({ error: { title: 'body_too_long', field: 'body' } });
+    expect(err).toEqual({
+      error: { type: 'validation_failed', title: 'body_too_long', detail: expect.stringContaining('8001 characters; at most 8000'), field: 'body' },
+    });
+    expect(await fails(w.member, 'create_feedback', { title: 'too long', body: '🙂'.repeat(8001) })).toMatchObject({
+      error: { title: 'body_too_long', field: 'body' },
+    });
     expect(await feedbackCount()).toBe(before);
     expect((await sql(`select count(*) as n from audit_log where action = 'feedback.created' and actor_user_id = ?`, [w.member.userId]))[0].n).toBe('2');
   });
@@ -209,7 +230,7 @@ describe('create_feedback', () => {
 });
 
 describe('visibility: nothing leaks', () => {
-  it('project feedback: members, owner and org-wide roles see it; a non-member and another user\'s ids get NOT_FOUND', async () => {
+  it("project feedback: members, owner and org-wide roles see it; a non-member and another user's ids get NOT_FOUND", async () => {
     const w = await world();
     const f = await ok(w.member, 'create_feedback', { title: 'project fb', body: 'secret details', project_slug: w.slug });
     for (const who of [w.member, w.member2, w.owner, w.admin, w.coordinator]) {
@@ -260,7 +281,13 @@ describe('visibility: nothing leaks', () => {
     // A triager may comment; the author sees it.
     const c = await ok(w.coordinator, 'add_feedback_comment', { feedbackId: f.feedback_id, body: 'looking at it' });
     expect((await ok(w.member, 'get_feedback', { feedback_id: f.feedback_id })).comments).toEqual([
-      { comment_id: c.commentId, body: 'looking at it', author: { id: w.coordinator.userId, email: w.coordinator.email, name: 'F coordinator' }, by_feedback_author: false, created_at: expect.any(String) },
+      {
+        comment_id: c.commentId,
+        body: 'looking at it',
+        author: { id: w.coordinator.userId, email: w.coordinator.email, name: 'F coordinator' },
+        by_feedback_author: false,
+        created_at: expect.any(String),
+      },
     ]);
   });
 
@@ -285,7 +312,11 @@ describe('visibility: nothing leaks', () => {
     // `mine` never reveals someone else's anonymous feedback.
     expect((await ok(w.admin, 'list_feedback', { mine: true })).items).toEqual([]);
     const own = await ok(w.member, 'get_feedback', { feedback_id: f.feedback_id });
-    expect(own).toMatchObject({ author: { id: w.member.userId }, is_mine: true, comments: [{ author: { id: w.member.userId }, by_feedback_author: true }, {}] });
+    expect(own).toMatchObject({
+      author: { id: w.member.userId },
+      is_mine: true,
+      comments: [{ author: { id: w.member.userId }, by_feedback_author: true }, {}],
+    });
     expect((await ok(w.member, 'list_feedback', { mine: true })).items.map((i: any) => i.feedback_id)).toEqual([f.feedback_id]);
     // Stored for abuse handling.
     expect((await sql('select author_user_id from feedback where id = ?', [f.feedback_id]))[0].author_user_id).toBe(w.member.userId);
@@ -364,12 +395,18 @@ describe('add_feedback_comment', () => {
   it('concurrent retries with one client_message_id make one comment', async () => {
     const w = await world();
     const f = await ok(w.member, 'create_feedback', { title: 'race', body: 'b', project_slug: w.slug });
-    const results = await Promise.all(Array.from({ length: 6 }, () => ok(w.member2, 'add_feedback_comment', { feedbackId: f.feedback_id, body: 'once', client_message_id: 'race-1' })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => ok(w.member2, 'add_feedback_comment', { feedbackId: f.feedback_id, body: 'once', client_message_id: 'race-1' })),
+    );
     expect(new Set(results.map((r) => r.commentId)).size).toBe(1);
     expect(results.filter((r) => !r.deduplicated)).toHaveLength(1);
     expect(await commentCount(f.feedback_id)).toBe(1);
     // Concurrent distinct comments on one feedback all land (writers of one feedback are serialised, never deadlocked).
-    const many = await Promise.all(Array.from({ length: 6 }, (_, i) => ok(w.member2, 'add_feedback_comment', { feedbackId: f.feedback_id, body: `c${i}`, ...(i % 2 ? { client_message_id: `m${i}` } : {}) })));
+    const many = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        ok(w.member2, 'add_feedback_comment', { feedbackId: f.feedback_id, body: `c${i}`, ...(i % 2 ? { client_message_id: `m${i}` } : {}) }),
+      ),
+    );
     expect(new Set(many.map((r) => r.commentId)).size).toBe(6);
     expect(await commentCount(f.feedback_id)).toBe(7);
   });

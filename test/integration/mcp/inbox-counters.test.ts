@@ -27,7 +27,10 @@ async function expectExact(h: Harness, userId: string, token: string): Promise<v
     expect(r.status, r.text).toBe(200);
     const out = toolText(r.body);
     expect({ filter: f, totalCount: out.totalCount, unreadCount: out.unreadCount }).toEqual({ filter: f, totalCount: c.total, unreadCount: c.unread });
-    expect(out.items.map((i: any) => i.id), JSON.stringify(f)).toEqual(ids);
+    expect(
+      out.items.map((i: any) => i.id),
+      JSON.stringify(f),
+    ).toEqual(ids);
   }
 }
 
@@ -81,18 +84,33 @@ describe('inbox counters (PostgreSQL)', () => {
     // Raw updates: mark unread again, change type, move rows between users; then delete some.
     await sql(`update notifications set read_at = null where user_id = ? and type = 'task'`, [uid]);
     await sql(`update notifications set type = 'meeting' where id in (select id from notifications where user_id = ? and type = 'review' limit 3)`, [uid]);
-    await sql(`update notifications set user_id = ? where id in (select id from notifications where user_id = ? and type = 'meeting' limit 2)`, [other.user.userId, uid]);
+    await sql(`update notifications set user_id = ? where id in (select id from notifications where user_id = ? and type = 'meeting' limit 2)`, [
+      other.user.userId,
+      uid,
+    ]);
     await expectExact(h, uid, agent.token);
     await expectExact(h, other.user.userId, otherAgent.token);
-    await sql(`delete from notifications where id in (select id from notifications where user_id = ? and delivery_id is null order by created_at limit 7)`, [uid]);
+    await sql(`delete from notifications where id in (select id from notifications where user_id = ? and delivery_id is null order by created_at limit 7)`, [
+      uid,
+    ]);
     await expectExact(h, uid, agent.token);
     await expectExact(h, other.user.userId, otherAgent.token);
 
     // A rolled-back write leaves the counters as they were.
-    await h.svc.deps.orm.em.fork().transactional(async (em) => {
-      await em.getConnection().execute(`insert into notifications (id, user_id, type, title, created_at, updated_at) values (?, ?, 'task', 'gone', now(), now())`, [randomUUID(), uid], 'run', em.getTransactionContext());
-      throw new Error('roll back');
-    }).catch(() => undefined);
+    await h.svc.deps.orm.em
+      .fork()
+      .transactional(async (em) => {
+        await em
+          .getConnection()
+          .execute(
+            `insert into notifications (id, user_id, type, title, created_at, updated_at) values (?, ?, 'task', 'gone', now(), now())`,
+            [randomUUID(), uid],
+            'run',
+            em.getTransactionContext(),
+          );
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
     await expectExact(h, uid, agent.token);
   });
 

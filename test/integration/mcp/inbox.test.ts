@@ -29,7 +29,11 @@ async function inboxWith(n: number, scopes?: string[]): Promise<Inbox> {
   const agent = await newAgent(h, scopes, personal.user);
   for (let i = 0; i < n; i++) {
     h.clock.advance(1_000); // distinct created_at, so "newest first" is observable
-    const r = await publish(h, personal.token, event(h, { title: `Event ${i}`, summary: `summary ${i}`, external_url: `https://ci.example.test/run/${i}`, markdown_body: `body ${i}` }));
+    const r = await publish(
+      h,
+      personal.token,
+      event(h, { title: `Event ${i}`, summary: `summary ${i}`, external_url: `https://ci.example.test/run/${i}`, markdown_body: `body ${i}` }),
+    );
     expect(r.status, r.text).toBe(202);
   }
   const rows = await sql('select id from notifications where user_id = ? order by created_at asc', [personal.user.userId]);
@@ -56,7 +60,7 @@ const tool = async (token: string, name: string, args: Record<string, unknown> =
 const unread = async (id: string) => (await sql('select read_at from notifications where id = ?', [id]))[0].read_at === null;
 
 describe('list_inbox', () => {
-  it('lists only the caller\'s notifications, newest first, with counts', async () => {
+  it("lists only the caller's notifications, newest first, with counts", async () => {
     const a = await inboxWith(3, ['read:inbox']);
     const b = await inboxWith(2, ['read:inbox']);
     const body = await tool(a.agent.token, 'list_inbox');
@@ -153,10 +157,15 @@ describe('get_notification', () => {
     const actor = await newAgent(h);
     const withActor = await insertNotification(a.personal.user.userId, { type: 'review', actorUserId: actor.userId });
     const out2 = toolText(await tool(a.agent.token, 'get_notification', { notificationId: withActor }));
-    expect(out2).toMatchObject({ type: 'review', actor: { userId: actor.userId, email: actor.email, name: 'Agent Owner' }, targetUrl: `/tasks/${withActor}`, tags: ['t1'] });
+    expect(out2).toMatchObject({
+      type: 'review',
+      actor: { userId: actor.userId, email: actor.email, name: 'Agent Owner' },
+      targetUrl: `/tasks/${withActor}`,
+      tags: ['t1'],
+    });
   });
 
-  it('another user\'s notification is NOT_FOUND, exactly like an unknown id', async () => {
+  it("another user's notification is NOT_FOUND, exactly like an unknown id", async () => {
     const a = await inboxWith(0, ['read:inbox']);
     const b = await inboxWith(1);
     for (const id of [b.published[0], randomUUID()]) {
@@ -169,7 +178,7 @@ describe('get_notification', () => {
 });
 
 describe('mark_notification_read', () => {
-  it('marks one of the caller\'s notifications; again is {updated: false}', async () => {
+  it("marks one of the caller's notifications; again is {updated: false}", async () => {
     const a = await inboxWith(2, ['read:inbox', 'write:inbox']);
     const first = toolText(await tool(a.agent.token, 'mark_notification_read', { notificationId: a.published[0] }));
     expect(first).toEqual({ updated: true });
@@ -181,7 +190,7 @@ describe('mark_notification_read', () => {
     expect(toolText(await tool(a.agent.token, 'list_inbox'))).toMatchObject({ totalCount: 2, unreadCount: 1 });
   });
 
-  it('a second user\'s notification id is NOT_FOUND and nothing changes', async () => {
+  it("a second user's notification id is NOT_FOUND and nothing changes", async () => {
     const a = await inboxWith(0, ['write:inbox']);
     const b = await inboxWith(1);
     const body = await tool(a.agent.token, 'mark_notification_read', { notificationId: b.published[0] });
@@ -209,7 +218,10 @@ describe('audit of agent writes', () => {
     const a = await inboxWith(2, ['write:inbox']);
     await tool(a.agent.token, 'mark_notification_read', { notificationId: a.published[0] });
     await tool(a.agent.token, 'mark_all_notifications_read');
-    const rows = await sql('select action, source, actor_user_id, token_id, target_type, target_id, summary from audit_log where token_id = ? order by created_at', [a.agent.tokenId]);
+    const rows = await sql(
+      'select action, source, actor_user_id, token_id, target_type, target_id, summary from audit_log where token_id = ? order by created_at',
+      [a.agent.tokenId],
+    );
     expect(rows).toEqual([
       {
         action: 'inbox.notification.read',

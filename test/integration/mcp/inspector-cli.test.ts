@@ -22,7 +22,11 @@ afterAll(async () => {
 });
 
 const inspector = (...args: string[]) =>
-  run(path.resolve('node_modules/.bin/mcp-inspector'), ['--cli', `${h.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args], { timeout: 60_000 });
+  run(
+    path.resolve('node_modules/.bin/mcp-inspector'),
+    ['--cli', `${h.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args],
+    { timeout: 60_000 },
+  );
 
 it('lists the tools the token may call', async () => {
   const { stdout } = await inspector('--method', 'tools/list');

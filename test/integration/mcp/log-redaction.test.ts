@@ -1,6 +1,6 @@
 // Agent tokens never appear in a log line, on success or on any error path of POST /mcp.
 import { Writable } from 'node:stream';
-import pino from 'pino';
+import type pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '../../../src/deps.js';
 import { startHarness, type Harness } from '../../helpers/harness.js';

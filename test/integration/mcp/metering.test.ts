@@ -75,7 +75,12 @@ describe('batches count per member', () => {
     const a = await newAgent(h);
     const r = await mcp(h, [init(1), rpc('tools/list', undefined, 2), rpc('ping', undefined, 3), call('whoami', {}, 4)], { token: a.token });
     expect(r.status).toBe(200);
-    expect(r.body.map((m: any) => [m.id, m.error])).toEqual([[1, undefined], [2, undefined], [3, undefined], [4, undefined]]);
+    expect(r.body.map((m: any) => [m.id, m.error])).toEqual([
+      [1, undefined],
+      [2, undefined],
+      [3, undefined],
+      [4, undefined],
+    ]);
     expect(remaining(r)).toBe('56');
     expect(await leftAfterProbe(a)).toBe(55);
   });
@@ -83,13 +88,27 @@ describe('batches count per member', () => {
   it('members past the limit fail for themselves with -32005; the earlier members run', async () => {
     const a = await newAgent(h);
     for (let i = 0; i < 3; i++) {
-      const r = await mcp(h, Array.from({ length: 19 }, (_, j) => rpc('tools/list', undefined, j)), { token: a.token });
+      const r = await mcp(
+        h,
+        Array.from({ length: 19 }, (_, j) => rpc('tools/list', undefined, j)),
+        { token: a.token },
+      );
       expect(r.body.every((m: any) => m.result !== undefined)).toBe(true);
     }
     // 57 used: of these five, three run and two are refused.
-    const r = await mcp(h, [rpc('tools/list', undefined, 'a'), rpc('ping', undefined, 'b'), init('c'), rpc('tools/list', undefined, 'd'), call('whoami', {}, 'e')], { token: a.token });
+    const r = await mcp(
+      h,
+      [rpc('tools/list', undefined, 'a'), rpc('ping', undefined, 'b'), init('c'), rpc('tools/list', undefined, 'd'), call('whoami', {}, 'e')],
+      { token: a.token },
+    );
     expect(r.status).toBe(200);
-    expect(r.body.map((m: any) => [m.id, m.error?.code ?? 'ok'])).toEqual([['a', 'ok'], ['b', 'ok'], ['c', 'ok'], ['d', -32005], ['e', -32005]]);
+    expect(r.body.map((m: any) => [m.id, m.error?.code ?? 'ok'])).toEqual([
+      ['a', 'ok'],
+      ['b', 'ok'],
+      ['c', 'ok'],
+      ['d', -32005],
+      ['e', -32005],
+    ]);
     expect(r.headers.get('retry-after')).not.toBeNull();
   });
 
@@ -131,7 +150,11 @@ describe('POSTs without a request', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe(-32700);
     expect(remaining(bad)).toBe('59');
-    const big = await mcp(h, Array.from({ length: 21 }, (_, i) => rpc('ping', undefined, i)), { token: a.token });
+    const big = await mcp(
+      h,
+      Array.from({ length: 21 }, (_, i) => rpc('ping', undefined, i)),
+      { token: a.token },
+    );
     expect(big.status).toBe(400);
     expect(big.body.error.code).toBe(-32600);
     expect(remaining(big)).toBe('58');
@@ -140,7 +163,12 @@ describe('POSTs without a request', () => {
 
   it('past the limit such a POST is refused with -32005 and HTTP 429', async () => {
     const a = await newAgent(h);
-    for (let i = 0; i < 3; i++) await mcp(h, Array.from({ length: 20 }, (_, j) => rpc('ping', undefined, j)), { token: a.token });
+    for (let i = 0; i < 3; i++)
+      await mcp(
+        h,
+        Array.from({ length: 20 }, (_, j) => rpc('ping', undefined, j)),
+        { token: a.token },
+      );
     const note = await mcp(h, { jsonrpc: '2.0', method: 'notifications/initialized' }, { token: a.token });
     expect(note.status).toBe(429);
     expect(note.body).toMatchObject({ id: null, error: { code: -32005 } });

@@ -21,22 +21,38 @@ afterAll(async () => {
 });
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
-const system = async (op: any, input: Record<string, unknown>) =>
+const _system = async (op: any, input: Record<string, unknown>) =>
   (await runOperation(h.svc.deps, op, { surface: 'cli', requestId: 'req_test', input, log: h.svc.deps.log, system: true })).output;
 
 const { agent, raw, ok, fails, invalid } = toolCalls(() => h);
 
 async function world() {
-  const [owner, lead, techLead, member, outsider, admin, superAdmin] = [await agent(), await agent(), await agent(), await agent(), await agent(), await agent('admin'), await agent('super_admin')];
+  const [owner, lead, techLead, member, outsider, admin, superAdmin] = [
+    await agent(),
+    await agent(),
+    await agent(),
+    await agent(),
+    await agent(),
+    await agent('admin'),
+    await agent('super_admin'),
+  ];
   const slug = `r${randomBytes(4).toString('hex')}`;
-  await operator(h, 'projects.create', { slug, name: `Project ${slug}`, owner: owner.email, members: [member.email], leads: [lead.email], tech_leads: [techLead.email] });
+  await operator(h, 'projects.create', {
+    slug,
+    name: `Project ${slug}`,
+    owner: owner.email,
+    members: [member.email],
+    leads: [lead.email],
+    tech_leads: [techLead.email],
+  });
   const otherSlug = `o${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: `Other ${otherSlug}`, owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, otherSlug, owner, lead, techLead, member, outsider, admin, superAdmin };
 }
 
 const NOT_FOUND_PROJECT = { error: 'NOT_FOUND: project not found' };
-const repoCount = async (slug: string) => Number((await sql('select count(*) as n from project_repositories r join projects p on p.id = r.project_id where p.slug = ?', [slug]))[0].n);
+const repoCount = async (slug: string) =>
+  Number((await sql('select count(*) as n from project_repositories r join projects p on p.id = r.project_id where p.slug = ?', [slug]))[0].n);
 
 describe('tools/list and scopes', () => {
   it('advertises read:projects for the reads and code:repo:bind (or admin:projects) for bind and unbind', async () => {
@@ -47,7 +63,9 @@ describe('tools/list and scopes', () => {
     expect(names).not.toContain('unbind_project_repository');
 
     const all = await agent();
-    const tools = new Map<string, any>((await mcp(h, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { token: all.token })).body.result.tools.map((t: any) => [t.name, t]));
+    const tools = new Map<string, any>(
+      (await mcp(h, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { token: all.token })).body.result.tools.map((t: any) => [t.name, t]),
+    );
     expect(tools.get('list_project_repositories').requiredScopes).toEqual(['read:projects']);
     expect(tools.get('list_project_repository_commits').requiredScopes).toEqual(['read:projects']);
     expect(tools.get('bind_project_repository').requiredScopes).toEqual(['code:repo:bind', 'admin:projects']);
@@ -68,9 +86,13 @@ describe('tools/list and scopes', () => {
     expect(await repoCount(w.slug)).toBe(0);
 
     const legacy = await newAgent(h, ['admin:projects'], w.lead);
-    expect(await ok(legacy, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/a' })).toMatchObject({ created: true });
+    expect(await ok(legacy, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/a' })).toMatchObject({
+      created: true,
+    });
     const codeAll = await newAgent(h, ['code:*'], w.lead);
-    expect(await ok(codeAll, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/a' })).toMatchObject({ archived: true });
+    expect(await ok(codeAll, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/a' })).toMatchObject({
+      archived: true,
+    });
   });
 });
 
@@ -95,40 +117,90 @@ describe('bind_project_repository', () => {
     expect(listed).toEqual({
       project_slug: w.slug,
       count: 1,
-      repositories: [{ id: out.repo_id, provider: 'gitea', full_name: 'Team/Service', web_url: 'https://git.example.com/Team/Service', ssh_url: 'git@git.example.com:Team/Service.git', default_branch: 'main', is_monitored: false, archived: false }],
+      repositories: [
+        {
+          id: out.repo_id,
+          provider: 'gitea',
+          full_name: 'Team/Service',
+          web_url: 'https://git.example.com/Team/Service',
+          ssh_url: 'git@git.example.com:Team/Service.git',
+          default_branch: 'main',
+          is_monitored: false,
+          archived: false,
+        },
+      ],
     });
     // The secret is never shown by a read, and the audit row names the tool without it.
     expect(JSON.stringify(listed)).not.toContain(out.webhook_secret);
     const audit = await sql('select action, source, actor_user_id, summary from audit_log where target_id = ?', [out.repo_id]);
-    expect(audit).toEqual([{ action: 'repositories.bound', source: 'mcp', actor_user_id: w.lead.userId, summary: expect.objectContaining({ tool: 'bind_project_repository', created: true, fullName: 'Team/Service' }) }]);
+    expect(audit).toEqual([
+      {
+        action: 'repositories.bound',
+        source: 'mcp',
+        actor_user_id: w.lead.userId,
+        summary: expect.objectContaining({ tool: 'bind_project_repository', created: true, fullName: 'Team/Service' }),
+      },
+    ]);
     expect(JSON.stringify(audit)).not.toContain(out.webhook_secret);
   });
 
   it('binding the same repository again, by any spelling, answers created false with no secret and applies the given settings', async () => {
     const w = await world();
-    const first = await ok(w.techLead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitone', repo_url: 'https://code.example.org/platform/infra/deploy' });
+    const first = await ok(w.techLead, 'bind_project_repository', {
+      project_slug: w.slug,
+      provider: 'gitone',
+      repo_url: 'https://code.example.org/platform/infra/deploy',
+    });
     expect(first).toMatchObject({ full_name: 'platform/infra/deploy', created: true });
-    for (const spelling of ['https://code.example.org/platform/infra/deploy', 'https://CODE.example.org/Platform/Infra/Deploy.git', 'git@code.example.org:platform/infra/deploy.git', 'ssh://git@code.example.org:2222/platform/infra/deploy.git']) {
+    for (const spelling of [
+      'https://code.example.org/platform/infra/deploy',
+      'https://CODE.example.org/Platform/Infra/Deploy.git',
+      'git@code.example.org:platform/infra/deploy.git',
+      'ssh://git@code.example.org:2222/platform/infra/deploy.git',
+    ]) {
       const again = await ok(w.owner, 'bind_project_repository', { project_slug: w.slug, provider: 'gitone', repo_url: spelling });
       expect(again, spelling).toMatchObject({ repo_id: first.repo_id, created: false, restored: false, full_name: 'platform/infra/deploy' });
       expect(again.webhook_secret, spelling).toBeUndefined();
     }
-    const updated = await ok(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitone', repo_url: 'https://code.example.org/platform/infra/deploy', default_branch: 'refs/heads/release/2026', ssh_url: 'ssh://git@ssh.code.example.org:2222/platform/infra/deploy.git' });
-    expect(updated).toMatchObject({ repo_id: first.repo_id, created: false, default_branch: 'release/2026', ssh_url: 'ssh://git@ssh.code.example.org:2222/platform/infra/deploy.git' });
+    const updated = await ok(w.lead, 'bind_project_repository', {
+      project_slug: w.slug,
+      provider: 'gitone',
+      repo_url: 'https://code.example.org/platform/infra/deploy',
+      default_branch: 'refs/heads/release/2026',
+      ssh_url: 'ssh://git@ssh.code.example.org:2222/platform/infra/deploy.git',
+    });
+    expect(updated).toMatchObject({
+      repo_id: first.repo_id,
+      created: false,
+      default_branch: 'release/2026',
+      ssh_url: 'ssh://git@ssh.code.example.org:2222/platform/infra/deploy.git',
+    });
     expect(await repoCount(w.slug)).toBe(1);
     // The same address under the other provider is a conflict, not a second row.
     await ok(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitone', repo_url: 'https://code.example.org/platform/tools' });
-    expect(await fails(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://code.example.org/platform/tools' })).toEqual({ error: expect.stringMatching(/^CONFLICT: platform\/tools is bound in this project as a gitone repository/) });
+    expect(
+      await fails(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://code.example.org/platform/tools' }),
+    ).toEqual({ error: expect.stringMatching(/^CONFLICT: platform\/tools is bound in this project as a gitone repository/) });
     // Another project may bind the same repository: a separate binding.
-    await sql('insert into project_members (project_id, user_id, role, created_at) select id, ?, ?, now() from projects where slug = ?', [w.lead.userId, 'lead', w.otherSlug]);
-    const other = await ok(w.lead, 'bind_project_repository', { project_slug: w.otherSlug, provider: 'gitone', repo_url: 'https://code.example.org/platform/infra/deploy' });
+    await sql('insert into project_members (project_id, user_id, role, created_at) select id, ?, ?, now() from projects where slug = ?', [
+      w.lead.userId,
+      'lead',
+      w.otherSlug,
+    ]);
+    const other = await ok(w.lead, 'bind_project_repository', {
+      project_slug: w.otherSlug,
+      provider: 'gitone',
+      repo_url: 'https://code.example.org/platform/infra/deploy',
+    });
     expect(other).toMatchObject({ created: true });
     expect(other.repo_id).not.toBe(first.repo_id);
   });
 
   it('concurrent binds of one URL make one row', async () => {
     const w = await world();
-    const outs = await Promise.all([1, 2, 3, 4].map(() => ok(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/race' })));
+    const outs = await Promise.all(
+      [1, 2, 3, 4].map(() => ok(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/race' })),
+    );
     expect(new Set(outs.map((o) => o.repo_id)).size).toBe(1);
     expect(outs.filter((o) => o.created)).toHaveLength(1);
     expect(outs.filter((o) => o.webhook_secret !== undefined)).toHaveLength(1);
@@ -138,17 +210,28 @@ describe('bind_project_repository', () => {
   it('is for super admins, the project owner, lead and tech lead, and holders of code.repo.bind; others are refused', async () => {
     const w = await world();
     const args = (n: string) => ({ project_slug: w.slug, provider: 'gitea', repo_url: `https://git.example.com/team/${n}` });
-    for (const [who, a] of [['owner', w.owner], ['lead', w.lead], ['tech lead', w.techLead], ['super admin (not a member)', w.superAdmin]] as const) {
+    for (const [who, a] of [
+      ['owner', w.owner],
+      ['lead', w.lead],
+      ['tech lead', w.techLead],
+      ['super admin (not a member)', w.superAdmin],
+    ] as const) {
       expect(await ok(a, 'bind_project_repository', args(`by-${who.replace(/\W/g, '')}`)), who).toMatchObject({ created: true });
     }
     // A plain member and an admin see the project but may not bind.
     for (const a of [w.member, w.admin]) {
-      expect(await fails(a, 'bind_project_repository', args('nope'))).toEqual({ error: 'FORBIDDEN: binding repositories needs a super admin, the project lead or tech lead, or the code.repo.bind capability' });
-      expect((await fails(a, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/by-lead' })).error).toMatch(/^FORBIDDEN:/);
+      expect(await fails(a, 'bind_project_repository', args('nope'))).toEqual({
+        error: 'FORBIDDEN: binding repositories needs a super admin, the project lead or tech lead, or the code.repo.bind capability',
+      });
+      expect((await fails(a, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/by-lead' })).error).toMatch(
+        /^FORBIDDEN:/,
+      );
     }
     // An outsider learns nothing: the project is not found, exactly as an unknown slug.
     expect(await fails(w.outsider, 'bind_project_repository', args('nope'))).toEqual(NOT_FOUND_PROJECT);
-    expect(await fails(w.outsider, 'bind_project_repository', { ...args('nope'), project_slug: `missing-${randomBytes(3).toString('hex')}` })).toEqual(NOT_FOUND_PROJECT);
+    expect(await fails(w.outsider, 'bind_project_repository', { ...args('nope'), project_slug: `missing-${randomBytes(3).toString('hex')}` })).toEqual(
+      NOT_FOUND_PROJECT,
+    );
 
     // The capability lets a member bind, in projects they see only; revoking it takes it away.
     // Granted and revoked the way an operator does it: `npx fluxdesk user grant-capability ...`.
@@ -159,7 +242,9 @@ describe('bind_project_repository', () => {
     await cli(['user', 'grant-capability', '--email', w.member.email, '--capability', 'code.repo.bind']);
     expect(await ok(w.member, 'bind_project_repository', args('by-capability'))).toMatchObject({ created: true });
     expect(await fails(w.member, 'bind_project_repository', { ...args('x'), project_slug: w.otherSlug })).toEqual(NOT_FOUND_PROJECT);
-    expect(await ok(w.member, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/by-capability' })).toMatchObject({ archived: true });
+    expect(await ok(w.member, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/by-capability' })).toMatchObject({
+      archived: true,
+    });
     expect(await cli(['user', 'revoke-capability', '--email', w.member.email, '--capability', 'code.repo.bind'])).toMatchObject({ changed: true });
     expect((await fails(w.member, 'bind_project_repository', args('again'))).error).toMatch(/^FORBIDDEN:/);
     expect(await repoCount(w.slug)).toBe(5);
@@ -197,9 +282,20 @@ describe('bind_project_repository', () => {
       expect(data.errors[0], JSON.stringify(args)).toMatchObject({ field, code });
     }
     // Several problems are reported together.
-    const many = await invalid(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'svn', repo_url: 'ftp://x/y/z', default_branch: 'a..b', extra: 1 });
+    const many = await invalid(w.lead, 'bind_project_repository', {
+      project_slug: w.slug,
+      provider: 'svn',
+      repo_url: 'ftp://x/y/z',
+      default_branch: 'a..b',
+      extra: 1,
+    });
     expect(many.errors.map((e) => e.field).sort()).toEqual(['default_branch', 'extra', 'provider', 'repo_url']);
-    expect(await invalid(w.lead, 'bind_project_repository', {})).toMatchObject({ errors: expect.arrayContaining([expect.objectContaining({ field: 'project_slug', code: 'required' }), expect.objectContaining({ field: 'repo_url', code: 'required' })]) });
+    expect(await invalid(w.lead, 'bind_project_repository', {})).toMatchObject({
+      errors: expect.arrayContaining([
+        expect.objectContaining({ field: 'project_slug', code: 'required' }),
+        expect.objectContaining({ field: 'repo_url', code: 'required' }),
+      ]),
+    });
     expect(await repoCount(w.slug)).toBe(0);
     // A credentials URL never reaches the audit log either.
     expect(await sql(`select 1 from audit_log where summary::text like '%hunter2%'`)).toEqual([]);
@@ -209,16 +305,29 @@ describe('bind_project_repository', () => {
 describe('unbind_project_repository', () => {
   it('archives the binding (idempotent), keeps it listed as archived, and a re-bind restores it with a new secret', async () => {
     const w = await world();
-    const bound = await ok(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/svc', default_branch: 'trunk' });
+    const bound = await ok(w.lead, 'bind_project_repository', {
+      project_slug: w.slug,
+      provider: 'gitea',
+      repo_url: 'https://git.example.com/team/svc',
+      default_branch: 'trunk',
+    });
     const un = await ok(w.techLead, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'git@git.example.com:team/svc.git' });
     expect(un).toEqual({ repo_id: bound.repo_id, project_slug: w.slug, archived: true });
     expect(await ok(w.techLead, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/svc' })).toEqual(un);
-    expect((await ok(w.member, 'list_project_repositories', { project_slug: w.slug })).repositories).toEqual([expect.objectContaining({ id: bound.repo_id, archived: true, is_monitored: false })]);
+    expect((await ok(w.member, 'list_project_repositories', { project_slug: w.slug })).repositories).toEqual([
+      expect.objectContaining({ id: bound.repo_id, archived: true, is_monitored: false }),
+    ]);
     const audit = await sql('select action from audit_log where target_id = ? order by created_at', [bound.repo_id]);
     expect(audit.map((r) => r.action)).toEqual(['repositories.bound', 'repositories.unbound']);
 
     const again = await ok(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/svc' });
-    expect(again).toMatchObject({ repo_id: bound.repo_id, created: false, restored: true, default_branch: 'trunk', webhook_secret: expect.stringMatching(/^whsec_/) });
+    expect(again).toMatchObject({
+      repo_id: bound.repo_id,
+      created: false,
+      restored: true,
+      default_branch: 'trunk',
+      webhook_secret: expect.stringMatching(/^whsec_/),
+    });
     expect(again.webhook_secret).not.toBe(bound.webhook_secret);
     expect((await ok(w.member, 'list_project_repositories', { project_slug: w.slug })).repositories[0]).toMatchObject({ archived: false });
   });
@@ -226,16 +335,26 @@ describe('unbind_project_repository', () => {
   it('a repository never bound here is NOT_FOUND; a bad URL is an input error', async () => {
     const w = await world();
     await ok(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/here' });
-    expect(await fails(w.lead, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/elsewhere' })).toEqual({ error: 'NOT_FOUND: repository not found' });
-    expect(await fails(w.lead, 'unbind_project_repository', { project_slug: w.otherSlug, repo_url: 'https://git.example.com/team/here' })).toEqual(NOT_FOUND_PROJECT);
-    expect((await invalid(w.lead, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://u:p@git.example.com/team/here' })).field).toBe('repo_url');
+    expect(await fails(w.lead, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://git.example.com/team/elsewhere' })).toEqual({
+      error: 'NOT_FOUND: repository not found',
+    });
+    expect(await fails(w.lead, 'unbind_project_repository', { project_slug: w.otherSlug, repo_url: 'https://git.example.com/team/here' })).toEqual(
+      NOT_FOUND_PROJECT,
+    );
+    expect((await invalid(w.lead, 'unbind_project_repository', { project_slug: w.slug, repo_url: 'https://u:p@git.example.com/team/here' })).field).toBe(
+      'repo_url',
+    );
   });
 });
 
 describe('read tools: project isolation', () => {
   it('a non-member, an unknown project and an archived project all get NOT_FOUND; nothing leaks', async () => {
     const w = await world();
-    const bound = await ok(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/secret-name' });
+    const bound = await ok(w.lead, 'bind_project_repository', {
+      project_slug: w.slug,
+      provider: 'gitea',
+      repo_url: 'https://git.example.com/team/secret-name',
+    });
     const outsiderRead = await newAgent(h, ['read:projects'], w.outsider);
     for (const [name, args] of [
       ['list_project_repositories', { project_slug: w.slug }],
@@ -248,20 +367,31 @@ describe('read tools: project isolation', () => {
       expect(await fails(outsiderRead, name, { ...args, project_slug: `nope-${randomBytes(3).toString('hex')}` })).toEqual(NOT_FOUND_PROJECT);
     }
     // The outsider's own project does not open another project's repository id.
-    expect(await fails(outsiderRead, 'list_project_repository_commits', { project_slug: w.otherSlug, repo_id: bound.repo_id })).toEqual({ error: 'NOT_FOUND: repository not found' });
-    expect(await fails(outsiderRead, 'list_project_repository_commits', { project_slug: w.otherSlug, repo_id: randomUUID() })).toEqual({ error: 'NOT_FOUND: repository not found' });
+    expect(await fails(outsiderRead, 'list_project_repository_commits', { project_slug: w.otherSlug, repo_id: bound.repo_id })).toEqual({
+      error: 'NOT_FOUND: repository not found',
+    });
+    expect(await fails(outsiderRead, 'list_project_repository_commits', { project_slug: w.otherSlug, repo_id: randomUUID() })).toEqual({
+      error: 'NOT_FOUND: repository not found',
+    });
     // Org-wide readers (admins) see it.
     expect((await ok(w.admin, 'list_project_repositories', { project_slug: w.slug })).count).toBe(1);
     // An archived project is gone for everyone.
     await sql('update projects set archived_at = now() where slug = ?', [w.slug]);
     expect(await fails(w.owner, 'list_project_repositories', { project_slug: w.slug })).toEqual(NOT_FOUND_PROJECT);
-    expect(await fails(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/x' })).toEqual(NOT_FOUND_PROJECT);
+    expect(await fails(w.lead, 'bind_project_repository', { project_slug: w.slug, provider: 'gitea', repo_url: 'https://git.example.com/team/x' })).toEqual(
+      NOT_FOUND_PROJECT,
+    );
   });
 
   it('an empty project lists nothing; the commit list validates its filters', async () => {
     const w = await world();
     expect(await ok(w.member, 'list_project_repositories', { project_slug: w.slug })).toEqual({ project_slug: w.slug, count: 0, repositories: [] });
-    expect(await ok(w.member, 'list_project_repository_commits', { project_slug: w.slug, branch: 'main' })).toEqual({ project_slug: w.slug, count: 0, branch_filter: 'main', commits: [] });
+    expect(await ok(w.member, 'list_project_repository_commits', { project_slug: w.slug, branch: 'main' })).toEqual({
+      project_slug: w.slug,
+      count: 0,
+      branch_filter: 'main',
+      commits: [],
+    });
     const data = await invalid(w.member, 'list_project_repository_commits', { project_slug: w.slug, repo_id: 'abc', branch: 'a b', limit: 101 });
     expect(data.errors.map((e) => e.field).sort()).toEqual(['branch', 'limit', 'repo_id']);
   });
@@ -269,13 +399,18 @@ describe('read tools: project isolation', () => {
 
 describe('URL parsing rules', () => {
   it('derives the same repository key from every accepted spelling', () => {
-    const keys = ['https://git.example.com/a/b', 'http://GIT.example.com:3000/a/B.git', 'git@git.example.com:a/b.git', 'ssh://git@git.example.com:22/a/b'].map((u) => {
-      const r = parseRepoUrl(u);
-      if (!r.ok) throw new Error(u);
-      return r.value.key;
-    });
+    const keys = ['https://git.example.com/a/b', 'http://GIT.example.com:3000/a/B.git', 'git@git.example.com:a/b.git', 'ssh://git@git.example.com:22/a/b'].map(
+      (u) => {
+        const r = parseRepoUrl(u);
+        if (!r.ok) throw new Error(u);
+        return r.value.key;
+      },
+    );
     expect(new Set(keys)).toEqual(new Set(['git.example.com/a/b']));
-    expect(parseRepoUrl('http://git.example.com:3000/a/b')).toMatchObject({ ok: true, value: { webUrl: 'http://git.example.com:3000/a/b', sshUrl: 'git@git.example.com:a/b.git' } });
+    expect(parseRepoUrl('http://git.example.com:3000/a/b')).toMatchObject({
+      ok: true,
+      value: { webUrl: 'http://git.example.com:3000/a/b', sshUrl: 'git@git.example.com:a/b.git' },
+    });
     expect(parseRepoUrl('https://git.example.com/a/.github')).toMatchObject({ ok: true, value: { fullName: 'a/.github' } });
     expect(parseRepoUrl('https://git.example.com/a/b/c/d/e/f')).toMatchObject({ ok: false, code: 'repo_path_invalid' });
   });

@@ -42,12 +42,26 @@ const sign = (secret: string, body: string | Buffer) => createHmac('sha256', sec
 
 function commit(over: Record<string, unknown> = {}) {
   const id = sha();
-  return { id, message: 'Fix the build\n\nLonger explanation.', url: `https://git.example.com/team/svc/commit/${id}`, author: { name: 'Ada Lovelace', email: 'ada@example.com', username: 'ada' }, committer: { name: 'Ada', email: 'ada@example.com' }, timestamp: '2026-11-20T10:00:00+08:00', added: [], removed: [], modified: ['README.md'], ...over };
+  return {
+    id,
+    message: 'Fix the build\n\nLonger explanation.',
+    url: `https://git.example.com/team/svc/commit/${id}`,
+    author: { name: 'Ada Lovelace', email: 'ada@example.com', username: 'ada' },
+    committer: { name: 'Ada', email: 'ada@example.com' },
+    timestamp: '2026-11-20T10:00:00+08:00',
+    added: [],
+    removed: [],
+    modified: ['README.md'],
+    ...over,
+  };
 }
 
 function push(b: Bound, payload: unknown, opts: { secret?: string; headers?: Record<string, string>; raw?: string } = {}) {
   const body = opts.raw ?? JSON.stringify(payload);
-  return http(h, 'POST', b.path, { rawBody: body, headers: { 'content-type': 'application/json', 'x-gitea-event': 'push', 'x-gitea-signature': sign(opts.secret ?? b.secret, body), ...opts.headers } });
+  return http(h, 'POST', b.path, {
+    rawBody: body,
+    headers: { 'content-type': 'application/json', 'x-gitea-event': 'push', 'x-gitea-signature': sign(opts.secret ?? b.secret, body), ...opts.headers },
+  });
 }
 
 const payloadFor = (b: Bound, commits: unknown[], ref = 'refs/heads/main', fullName?: string) => ({
@@ -63,7 +77,7 @@ const payloadFor = (b: Bound, commits: unknown[], ref = 'refs/heads/main', fullN
 const commitCount = async (repoId: string) => Number((await sql('select count(*) as n from repository_commits where repository_id = ?', [repoId]))[0].n);
 
 describe('push webhook -> list_project_repository_commits', () => {
-  it('stores a signed push and lists its commits newest first with the spec\'s fields', async () => {
+  it("stores a signed push and lists its commits newest first with the spec's fields", async () => {
     const b = await boundRepo('svc');
     const older = commit({ message: 'Add feature\n\nbody', timestamp: '2026-11-20T09:00:00Z' });
     const newer = commit({ message: '\n  Fix the build  \nmore', timestamp: '2026-11-20T10:00:00+08:00', author: { name: '', email: 'bot@example.com' } });
@@ -78,8 +92,24 @@ describe('push webhook -> list_project_repository_commits', () => {
       branch_filter: null,
       commits: [
         // 10:00+08:00 = 02:00Z comes before 09:00Z.
-        { repo_full_name: 'team/svc', provider: 'gitea', short_sha: older.id.slice(0, 7), title: 'Add feature', url: older.url, actor: 'Ada Lovelace', occurred_at: '2026-11-20T09:00:00.000Z' },
-        { repo_full_name: 'team/svc', provider: 'gitea', short_sha: newer.id.slice(0, 7), title: 'Fix the build', url: newer.url, actor: 'bot@example.com', occurred_at: '2026-11-20T02:00:00.000Z' },
+        {
+          repo_full_name: 'team/svc',
+          provider: 'gitea',
+          short_sha: older.id.slice(0, 7),
+          title: 'Add feature',
+          url: older.url,
+          actor: 'Ada Lovelace',
+          occurred_at: '2026-11-20T09:00:00.000Z',
+        },
+        {
+          repo_full_name: 'team/svc',
+          provider: 'gitea',
+          short_sha: newer.id.slice(0, 7),
+          title: 'Fix the build',
+          url: newer.url,
+          actor: 'bot@example.com',
+          occurred_at: '2026-11-20T02:00:00.000Z',
+        },
       ],
     });
     expect((await ok(b.member, 'list_project_repositories', { project_slug: b.slug })).repositories[0]).toMatchObject({ is_monitored: true, archived: false });
@@ -112,10 +142,20 @@ describe('push webhook -> list_project_repository_commits', () => {
   it('accepts X-Hub-Signature-256 (sha256=<hex>) and acknowledges, without storing, other events and tag pushes', async () => {
     const b = await boundRepo();
     const body = JSON.stringify(payloadFor(b, [commit()]));
-    const hub = await http(h, 'POST', b.path, { rawBody: body, headers: { 'content-type': 'application/json; charset=utf-8', 'x-hub-signature-256': `sha256=${sign(b.secret, body)}` } });
+    const hub = await http(h, 'POST', b.path, {
+      rawBody: body,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-hub-signature-256': `sha256=${sign(b.secret, body)}` },
+    });
     expect(hub.status, hub.text).toBe(200);
     expect(hub.body.stored).toBe(1);
-    expect((await push(b, { ref: 'refs/heads/main' }, { headers: { 'x-gitea-event': 'issues' } })).body).toEqual({ ok: true, repo_id: b.repoId, branch: null, received: 0, stored: 0, ignored: 'event issues is not recorded' });
+    expect((await push(b, { ref: 'refs/heads/main' }, { headers: { 'x-gitea-event': 'issues' } })).body).toEqual({
+      ok: true,
+      repo_id: b.repoId,
+      branch: null,
+      received: 0,
+      stored: 0,
+      ignored: 'event issues is not recorded',
+    });
     expect((await push(b, payloadFor(b, [commit()], 'refs/tags/v1.0'))).body).toMatchObject({ ok: true, ignored: 'not a branch ref', stored: 0 });
     // A branch deletion carries no commits.
     expect((await push(b, { ref: 'refs/heads/gone', commits: null })).body).toMatchObject({ branch: 'gone', received: 0, stored: 0 });
@@ -135,33 +175,48 @@ describe('push webhook: every bad delivery is a documented 4xx and stores nothin
     expect(wrong.status).toBe(401);
     expect(wrong.body).toMatchObject({ error: 'signature_mismatch' });
     // Signed over different bytes (a proxy re-serialised the JSON).
-    const tampered = await http(h, 'POST', b.path, { rawBody: JSON.stringify(payload, null, 2), headers: { 'content-type': 'application/json', 'x-gitea-signature': sign(b.secret, body) } });
+    const tampered = await http(h, 'POST', b.path, {
+      rawBody: JSON.stringify(payload, null, 2),
+      headers: { 'content-type': 'application/json', 'x-gitea-signature': sign(b.secret, body) },
+    });
     expect(tampered.status).toBe(401);
     expect((await http(h, 'POST', b.path, { rawBody: body, headers: { 'content-type': 'application/json', 'x-gitea-signature': 'zz' } })).status).toBe(401);
-    const unknown = await http(h, 'POST', `/api/internal-os/integrations/repositories/${randomUUID()}/push`, { rawBody: body, headers: { 'content-type': 'application/json', 'x-gitea-signature': sign(b.secret, body) } });
+    const unknown = await http(h, 'POST', `/api/internal-os/integrations/repositories/${randomUUID()}/push`, {
+      rawBody: body,
+      headers: { 'content-type': 'application/json', 'x-gitea-signature': sign(b.secret, body) },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ error: 'not_found', message: 'repository not found' });
-    const badId = await http(h, 'POST', '/api/internal-os/integrations/repositories/not-a-uuid/push', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const badId = await http(h, 'POST', '/api/internal-os/integrations/repositories/not-a-uuid/push', {
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(badId.status).toBe(400);
     expect(badId.body).toMatchObject({ error: 'schema_invalid', field: 'repo_id' });
     expect(await commitCount(b.repoId)).toBe(0);
     expect((await ok(b.member, 'list_project_repositories', { project_slug: b.slug })).repositories[0].is_monitored).toBe(false);
   });
 
-  it('400 for a signed body that is not JSON or not a push payload (every issue listed); 409 for another repository\'s payload', async () => {
+  it("400 for a signed body that is not JSON or not a push payload (every issue listed); 409 for another repository's payload", async () => {
     const b = await boundRepo('svc');
     const notJson = await push(b, undefined, { raw: '{"ref": ' });
     expect(notJson.status).toBe(400);
     expect(notJson.body).toMatchObject({ error: 'malformed_json' });
     const invalidUtf8 = Buffer.from([0x7b, 0xff, 0x7d]);
-    const r8 = await http(h, 'POST', b.path, { rawBody: invalidUtf8, headers: { 'content-type': 'application/json', 'x-gitea-signature': sign(b.secret, invalidUtf8) } });
+    const r8 = await http(h, 'POST', b.path, {
+      rawBody: invalidUtf8,
+      headers: { 'content-type': 'application/json', 'x-gitea-signature': sign(b.secret, invalidUtf8) },
+    });
     expect(r8.status).toBe(400);
     expect(r8.body).toMatchObject({ error: 'malformed_json' });
     const bad = await push(b, { commits: [{ id: 'abc', message: 'x', timestamp: 'yesterday' }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('schema_invalid');
     expect(bad.body.errors.map((e: any) => e.field).sort()).toEqual(['commits[0].id', 'commits[0].timestamp', 'ref']);
-    const tooMany = await push(b, { ref: 'refs/heads/main', commits: Array.from({ length: 2001 }, () => ({ id: 'a'.repeat(40), message: 'm', timestamp: '2026-11-20T10:00:00Z' })) });
+    const tooMany = await push(b, {
+      ref: 'refs/heads/main',
+      commits: Array.from({ length: 2001 }, () => ({ id: 'a'.repeat(40), message: 'm', timestamp: '2026-11-20T10:00:00Z' })),
+    });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body).toMatchObject({ error: 'schema_invalid', field: 'commits', reason: 'too_many' });
     const other = await push(b, payloadFor(b, [commit()], 'refs/heads/main', 'someone/else'));
@@ -172,14 +227,24 @@ describe('push webhook: every bad delivery is a documented 4xx and stores nothin
 
   it('415 for a non-JSON content type, 413 above 1 MB', async () => {
     const b = await boundRepo();
-    const form = await http(h, 'POST', b.path, { rawBody: 'payload=%7B%7D', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-gitea-signature': sign(b.secret, 'payload=%7B%7D') } });
+    const form = await http(h, 'POST', b.path, {
+      rawBody: 'payload=%7B%7D',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-gitea-signature': sign(b.secret, 'payload=%7B%7D') },
+    });
     expect(form.status).toBe(415);
     expect(form.body).toMatchObject({ error: 'unsupported_media_type' });
     // Above the 256 KB limit of the other routes, below 1 MB: accepted.
-    const big = payloadFor(b, [commit({ message: `Big\n${'x'.repeat(90_000)}` }), commit({ message: `Big\n${'y'.repeat(90_000)}` }), commit({ message: `Big\n${'z'.repeat(90_000)}` })]);
+    const big = payloadFor(b, [
+      commit({ message: `Big\n${'x'.repeat(90_000)}` }),
+      commit({ message: `Big\n${'y'.repeat(90_000)}` }),
+      commit({ message: `Big\n${'z'.repeat(90_000)}` }),
+    ]);
     expect((await push(b, big)).status).toBe(200);
     const huge = JSON.stringify({ ref: 'refs/heads/main', padding: 'x'.repeat(1024 * 1024) });
-    const tooLarge = await http(h, 'POST', b.path, { rawBody: huge, headers: { 'content-type': 'application/json', 'x-gitea-signature': sign(b.secret, huge) } });
+    const tooLarge = await http(h, 'POST', b.path, {
+      rawBody: huge,
+      headers: { 'content-type': 'application/json', 'x-gitea-signature': sign(b.secret, huge) },
+    });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body).toMatchObject({ error: 'payload_too_large' });
   });

@@ -17,21 +17,66 @@ export const ACCEPT_BOTH = 'application/json, text/event-stream';
 
 /** Every live tool (agent protocol "Live now"): what a `*` token sees in tools/list. */
 export const LIVE_TOOLS = [
-  'whoami', 'ping', 'list_inbox', 'get_notification', 'mark_notification_read', 'mark_all_notifications_read',
-  'issue_personal_inbound_token', 'revoke_personal_token', 'revoke_admin_token', 'issue_admin_tools_claim_token', 'list_inbound_tokens',
-  'resolve_inbound_event', 'supplement_inbound_event', 'broadcast_event',
-  'assign_catalog_to_employee', 'revoke_catalog_approval', 'approve_team_support_request', 'create_team_support_request_on_behalf',
-  'list_pending_team_support_requests', 'list_approvals_for_user',
-  'catalog_item_create', 'catalog_item_list', 'catalog_item_update', 'catalog_item_delete',
-  'invite_user', 'search_user_by_username',
-  'list_projects', 'list_tasks', 'get_task', 'get_owner_intake_templates', 'create_task', 'publish_task_draft', 'claim_task',
-  'update_task_status', 'add_task_comment', 'submit_daily_update',
-  'list_docs', 'get_doc', 'search_docs', 'list_doc_drafts', 'list_tags', 'search_by_tags', 'create_doc_draft', 'update_doc_draft',
-  'publish_doc_draft', 'archive_doc', 'restore_doc', 'update_doc', 'tag_doc', 'untag_doc',
+  'whoami',
+  'ping',
+  'list_inbox',
+  'get_notification',
+  'mark_notification_read',
+  'mark_all_notifications_read',
+  'issue_personal_inbound_token',
+  'revoke_personal_token',
+  'revoke_admin_token',
+  'issue_admin_tools_claim_token',
+  'list_inbound_tokens',
+  'resolve_inbound_event',
+  'supplement_inbound_event',
+  'broadcast_event',
+  'assign_catalog_to_employee',
+  'revoke_catalog_approval',
+  'approve_team_support_request',
+  'create_team_support_request_on_behalf',
+  'list_pending_team_support_requests',
+  'list_approvals_for_user',
+  'catalog_item_create',
+  'catalog_item_list',
+  'catalog_item_update',
+  'catalog_item_delete',
+  'invite_user',
+  'search_user_by_username',
+  'list_projects',
+  'list_tasks',
+  'get_task',
+  'get_owner_intake_templates',
+  'create_task',
+  'publish_task_draft',
+  'claim_task',
+  'update_task_status',
+  'add_task_comment',
+  'submit_daily_update',
+  'list_docs',
+  'get_doc',
+  'search_docs',
+  'list_doc_drafts',
+  'list_tags',
+  'search_by_tags',
+  'create_doc_draft',
+  'update_doc_draft',
+  'publish_doc_draft',
+  'archive_doc',
+  'restore_doc',
+  'update_doc',
+  'tag_doc',
+  'untag_doc',
   // feedback tools
-  'list_feedback', 'get_feedback', 'create_feedback', 'add_feedback_comment',
+  'list_feedback',
+  'get_feedback',
+  'create_feedback',
+  'add_feedback_comment',
   // repository tools
-  'list_project_repositories', 'list_project_repository_commits', 'bind_project_repository', 'unbind_project_repository',
+  'list_project_repositories',
+  'list_project_repository_commits',
+  'bind_project_repository',
+  'unbind_project_repository',
   // search tools
   'search',
   // moderation tools
@@ -59,15 +104,22 @@ export async function mcp(
 }
 
 let seq = 0;
-export const rpc = (method: string, params?: Record<string, unknown>, id: string | number = ++seq) => ({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
-export const call = (name: string, args?: Record<string, unknown>, id?: string | number) => rpc('tools/call', { name, ...(args ? { arguments: args } : {}) }, id);
+export const rpc = (method: string, params?: Record<string, unknown>, id: string | number = ++seq) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
+export const call = (name: string, args?: Record<string, unknown>, id?: string | number) =>
+  rpc('tools/call', { name, ...(args ? { arguments: args } : {}) }, id);
 
 /** The JSON inside result.content[0].text. */
 export const toolText = (response: any) => JSON.parse(response.result.content[0].text);
 
 /** A fresh user with an agent token holding `scopes` (omitted: `*`). */
 export async function newAgent(h: Harness, scopes?: string[], user?: { userId: string; email: string }): Promise<AgentUser> {
-  const u = user ?? (await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail('agent'), name: 'Agent Owner', role: 'member' }));
+  const u =
+    user ?? (await operator<{ userId: string; email: string }>(h, 'users.create', { email: uniqueEmail('agent'), name: 'Agent Owner', role: 'member' }));
   return withToken(h, u, scopes);
 }
 
@@ -95,7 +147,13 @@ export async function toolFails(h: Harness, token: string, name: string, args: A
 }
 
 /** A JSON-RPC input error (HTTP 200, -32602 INVALID_INPUT, naming `field` when given); returns error.data. */
-export async function toolInvalid(h: Harness, token: string, name: string, args: Args, field?: string): Promise<{ field: string; errors: Array<{ field: string; code: string; message: string }> }> {
+export async function toolInvalid(
+  h: Harness,
+  token: string,
+  name: string,
+  args: Args,
+  field?: string,
+): Promise<{ field: string; errors: Array<{ field: string; code: string; message: string }> }> {
   const r = await mcp(h, call(name, args), { token });
   expect(r.status, r.text).toBe(200);
   expect(r.body.error, r.text).toMatchObject({ code: -32602, data: { type: 'INVALID_INPUT', ...(field === undefined ? {} : { field }) } });

@@ -28,7 +28,7 @@ async function connect(token: string): Promise<{ client: Client; transport: Stre
 const text = (r: Awaited<ReturnType<Client['callTool']>>) => JSON.parse((r.content as Array<{ type: string; text: string }>)[0]!.text);
 
 describe('@modelcontextprotocol/sdk 1.x Client + StreamableHTTPClientTransport', () => {
-  it('connects (initialize at the SDK\'s latest version), lists tools and calls whoami', async () => {
+  it("connects (initialize at the SDK's latest version), lists tools and calls whoami", async () => {
     const a = await newAgent(h);
     const { client, transport, errors } = await connect(a.token);
     try {

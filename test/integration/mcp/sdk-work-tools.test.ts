@@ -109,7 +109,20 @@ describe.each(CLIENTS)('work tools through $name', ({ expectedVersion, connect }
   it('negotiated the expected revision, and every work tool of the flow advertises an outputSchema', async () => {
     expect(me.protocolVersion).toBe(expectedVersion);
     const byName = new Map((await me.tools()).map((t) => [t.name, t]));
-    for (const name of ['create_task', 'list_tasks', 'get_task', 'create_feedback', 'get_feedback', 'create_doc_draft', 'publish_doc_draft', 'search_docs', 'get_doc', 'bind_project_repository', 'list_project_repositories', 'search']) {
+    for (const name of [
+      'create_task',
+      'list_tasks',
+      'get_task',
+      'create_feedback',
+      'get_feedback',
+      'create_doc_draft',
+      'publish_doc_draft',
+      'search_docs',
+      'get_doc',
+      'bind_project_repository',
+      'list_project_repositories',
+      'search',
+    ]) {
       expect(byName.get(name)?.outputSchema, name).toMatchObject({ type: 'object' });
     }
   });
@@ -128,7 +141,12 @@ describe.each(CLIENTS)('work tools through $name', ({ expectedVersion, connect }
     // Feedback.
     const fb = await ok(me, 'create_feedback', { title: `Idea ${word}`, body: 'Make it faster.', project_slug: slug });
     expect(fb).toMatchObject({ project_slug: slug, triage: false, is_anonymous: false });
-    expect(await ok(me, 'get_feedback', { feedback_id: fb.feedback_id })).toMatchObject({ feedback_id: fb.feedback_id, title: `Idea ${word}`, body: 'Make it faster.', is_mine: true });
+    expect(await ok(me, 'get_feedback', { feedback_id: fb.feedback_id })).toMatchObject({
+      feedback_id: fb.feedback_id,
+      title: `Idea ${word}`,
+      body: 'Make it faster.',
+      is_mine: true,
+    });
 
     // Docs.
     const draft = await ok(me, 'create_doc_draft', { project_slug: slug, title: `Runbook ${word}`, body: `How to ship ${word} safely.`, kind: 'runbook' });

@@ -3,7 +3,15 @@
 // "Transport"; issue: "current clients must also work unchanged ... test with both SDK clients").
 // The 2.x client connects the 2025 way (initialize) by default and the 2026-07-28 way (server/discover,
 // then no handshake: version in every request's _meta and mirrored headers) when asked to negotiate.
-import { Client, InsufficientScopeError, LATEST_PROTOCOL_VERSION, ProtocolError, SdkHttpError, StreamableHTTPClientTransport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
+import {
+  Client,
+  InsufficientScopeError,
+  LATEST_PROTOCOL_VERSION,
+  ProtocolError,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { event, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
 import { LIVE_TOOLS, newAgent } from './rpc.js';
@@ -112,7 +120,10 @@ describe('@modelcontextprotocol/client 2.x, stateless (versionNegotiation auto: 
       expect(inbox.structuredContent).toMatchObject({ totalCount: 1, unreadCount: 1, items: [{ title: 'From CI', read: false }] });
       const id = (inbox.structuredContent as { items: Array<{ id: string }> }).items[0]!.id;
       expect((await client.callTool({ name: 'mark_notification_read', arguments: { notificationId: id } })).structuredContent).toEqual({ updated: true });
-      expect((await client.callTool({ name: 'list_inbox', arguments: { unreadOnly: true } })).structuredContent).toMatchObject({ totalCount: 0, unreadCount: 0 });
+      expect((await client.callTool({ name: 'list_inbox', arguments: { unreadOnly: true } })).structuredContent).toMatchObject({
+        totalCount: 0,
+        unreadCount: 0,
+      });
 
       const missing = await client.callTool({ name: 'get_notification', arguments: { notificationId: '00000000-0000-4000-8000-000000000000' } });
       expect(missing.isError).toBe(true);
@@ -155,7 +166,7 @@ describe('@modelcontextprotocol/client 2.x, stateless (versionNegotiation auto: 
 });
 
 describe('@modelcontextprotocol/client 2.x, default (legacy initialize handshake)', () => {
-  it('initializes at the SDK\'s latest 2025 revision and works unchanged', async () => {
+  it("initializes at the SDK's latest 2025 revision and works unchanged", async () => {
     const a = await newAgent(h);
     const { client, errors, sent } = await connect(a.token, 'legacy');
     try {

@@ -25,8 +25,13 @@ describe('search on the embedded database', () => {
     const indexes = (await sql(`select indexname from pg_indexes where indexname like '%trgm%'`)).map((r: any) => r.indexname);
     expect(indexes).toEqual(
       expect.arrayContaining([
-        'tasks_title_trgm_index', 'tasks_description_trgm_index', 'task_comments_body_trgm_index', 'meetings_title_trgm_index',
-        'feedback_title_trgm_index', 'feedback_body_trgm_index', 'feedback_comments_body_trgm_index',
+        'tasks_title_trgm_index',
+        'tasks_description_trgm_index',
+        'task_comments_body_trgm_index',
+        'meetings_title_trgm_index',
+        'feedback_title_trgm_index',
+        'feedback_body_trgm_index',
+        'feedback_comments_body_trgm_index',
       ]),
     );
     // As on PostgreSQL: no GIN pending list (Migration20261124100000TrigramFastupdate).
@@ -36,12 +41,24 @@ describe('search on the embedded database', () => {
     const [owner, member, outsider] = await Promise.all([newUser(h), newUser(h), newUser(h)]);
     const slug = `emb-${randomBytes(3).toString('hex')}`;
     await operator(h, 'projects.create', { slug, name: 'Embedded', owner: owner.email, members: [member.email] });
-    const [o, m, x] = [await newAgent(h, undefined, owner), await newAgent(h, ['read:*', 'write:tasks', 'write:feedback'], member), await newAgent(h, undefined, outsider)];
+    const [o, m, x] = [
+      await newAgent(h, undefined, owner),
+      await newAgent(h, ['read:*', 'write:tasks', 'write:feedback'], member),
+      await newAgent(h, undefined, outsider),
+    ];
     const k = `Zq${randomBytes(3).toString('hex')}`;
 
     const task = await ok(o, 'create_task', { project_slug: slug, title: `Fix ${k} now`, description: 'details' });
     const comment = await ok(m, 'add_task_comment', { taskId: task.task_id, body: `more about ${k}` });
-    const meeting = (await runOperation(h.svc.deps, createMeeting, { surface: 'cli', requestId: 'req_test', input: { project_slug: slug, title: `${k} retro`, starts_at: '2026-12-01T09:00:00Z', created_by_email: owner.email }, log: h.svc.deps.log, system: true })).output;
+    const meeting = (
+      await runOperation(h.svc.deps, createMeeting, {
+        surface: 'cli',
+        requestId: 'req_test',
+        input: { project_slug: slug, title: `${k} retro`, starts_at: '2026-12-01T09:00:00Z', created_by_email: owner.email },
+        log: h.svc.deps.log,
+        system: true,
+      })
+    ).output;
     const fb = await ok(m, 'create_feedback', { title: 'Wish', body: `a ${k} wish`, project_slug: slug, is_anonymous: true });
     const t = await operator<{ token: string }>(h, 'tokens.create_personal', { email: member.email, label: 'emb', daily_limit: 200 });
     const pub = await publish(h, t.token, event(h, { title: `deploy ${k} done` }));

@@ -58,8 +58,21 @@ describe('search across types', () => {
     const task = await ok(w.owner, 'create_task', { project_slug: w.slug, title: `Plan ${k} migration` });
     const task2 = await ok(w.owner, 'create_task', { project_slug: w.slug, title: 'Second task', description: longBody });
     const comment = await ok(w.member, 'add_task_comment', { taskId: task2.task_id, body: `I looked at ${k} today` });
-    const meeting = await system(createMeeting, { project_slug: w.slug, title: `${k} sync`, starts_at: '2026-11-23T10:00:00Z', ends_at: '2026-11-23T10:30:00+00:00', created_by_email: w.owner.email });
-    expect(meeting).toEqual({ meeting_id: expect.any(String), project_slug: w.slug, title: `${k} sync`, starts_at: '2026-11-23T10:00:00.000Z', ends_at: '2026-11-23T10:30:00.000Z', url: `${base}/meetings/${meeting.meeting_id}` });
+    const meeting = await system(createMeeting, {
+      project_slug: w.slug,
+      title: `${k} sync`,
+      starts_at: '2026-11-23T10:00:00Z',
+      ends_at: '2026-11-23T10:30:00+00:00',
+      created_by_email: w.owner.email,
+    });
+    expect(meeting).toEqual({
+      meeting_id: expect.any(String),
+      project_slug: w.slug,
+      title: `${k} sync`,
+      starts_at: '2026-11-23T10:00:00.000Z',
+      ends_at: '2026-11-23T10:30:00.000Z',
+      url: `${base}/meetings/${meeting.meeting_id}`,
+    });
     const notif = await notify(w.member, 'Build failed', `step ${k} failed`);
     await notify(w.owner, `owner only ${k}`);
     const fb = await ok(w.member, 'create_feedback', { title: 'Idea', body: `Please add ${k} support`, project_slug: w.slug });
@@ -70,16 +83,47 @@ describe('search across types', () => {
     expect(r.count).toBe(7);
     expect(typesOf(r)).toEqual(['comment', 'comment', 'feedback', 'meeting', 'notification', 'task', 'task']);
     const byId = new Map(r.hits.map((x: any) => [x.id, x]));
-    expect(byId.get(task.task_id)).toEqual({ type: 'task', id: task.task_id, title: `Plan ${k} migration`, snippet: `Plan ${k} migration`, matched_field: 'title', url: task.url, score: expect.any(Number), createdAt: expect.any(String) });
+    expect(byId.get(task.task_id)).toEqual({
+      type: 'task',
+      id: task.task_id,
+      title: `Plan ${k} migration`,
+      snippet: `Plan ${k} migration`,
+      matched_field: 'title',
+      url: task.url,
+      score: expect.any(Number),
+      createdAt: expect.any(String),
+    });
     const inBody: any = byId.get(task2.task_id);
     expect(inBody).toMatchObject({ type: 'task', matched_field: 'description', url: task2.url });
     expect(inBody.snippet).toContain(`The ${k.toUpperCase()} rollout`);
     expect(inBody.snippet.startsWith('…') && inBody.snippet.endsWith('…')).toBe(true);
-    expect(byId.get(comment.commentId)).toMatchObject({ type: 'comment', matched_field: 'body', title: `Comment on ${task2.code}: Second task`, url: `${task2.url}#comment-${comment.commentId}`, snippet: `I looked at ${k} today` });
-    expect(byId.get(meeting.meeting_id)).toMatchObject({ type: 'meeting', matched_field: 'title', url: meeting.url, title: `${k} sync`, snippet: `${k} sync (2026-11-23T10:00:00.000Z – 2026-11-23T10:30:00.000Z)` });
-    expect(byId.get(notif)).toMatchObject({ type: 'notification', matched_field: 'summary', title: 'Build failed', url: `${base}/inbox/${notif}`, snippet: `step ${k} failed` });
+    expect(byId.get(comment.commentId)).toMatchObject({
+      type: 'comment',
+      matched_field: 'body',
+      title: `Comment on ${task2.code}: Second task`,
+      url: `${task2.url}#comment-${comment.commentId}`,
+      snippet: `I looked at ${k} today`,
+    });
+    expect(byId.get(meeting.meeting_id)).toMatchObject({
+      type: 'meeting',
+      matched_field: 'title',
+      url: meeting.url,
+      title: `${k} sync`,
+      snippet: `${k} sync (2026-11-23T10:00:00.000Z – 2026-11-23T10:30:00.000Z)`,
+    });
+    expect(byId.get(notif)).toMatchObject({
+      type: 'notification',
+      matched_field: 'summary',
+      title: 'Build failed',
+      url: `${base}/inbox/${notif}`,
+      snippet: `step ${k} failed`,
+    });
     expect(byId.get(fb.feedback_id)).toMatchObject({ type: 'feedback', matched_field: 'body', title: 'Idea', url: fb.url });
-    expect(byId.get(fbComment.commentId)).toMatchObject({ type: 'comment', title: 'Comment on feedback: Idea', url: `${fb.url}#comment-${fbComment.commentId}` });
+    expect(byId.get(fbComment.commentId)).toMatchObject({
+      type: 'comment',
+      title: 'Comment on feedback: Idea',
+      url: `${fb.url}#comment-${fbComment.commentId}`,
+    });
     for (const x of r.hits) {
       expect(x.url.startsWith(`${base}/`)).toBe(true);
       expect(Number.isNaN(Date.parse(x.createdAt))).toBe(false);
@@ -89,7 +133,12 @@ describe('search across types', () => {
     // Score order: title hits (task, meeting) before body hits; then newest first.
     const scores = r.hits.map((x: any) => x.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    expect(r.hits.slice(0, 2).map((x: any) => x.type).sort()).toEqual(['meeting', 'task']);
+    expect(
+      r.hits
+        .slice(0, 2)
+        .map((x: any) => x.type)
+        .sort(),
+    ).toEqual(['meeting', 'task']);
 
     // types narrows; duplicates are harmless; limit cuts after ordering.
     expect(typesOf(await search(w.member, k, { types: ['comment', 'comment'] }))).toEqual(['comment', 'comment']);
@@ -127,7 +176,10 @@ describe('search across types', () => {
     expect(ids(await search(w.coordinator, k, { filters: { project_slug: w.otherSlug.toUpperCase() } }))).toEqual([t3.task_id]);
     // project_slug leaves notifications out (they belong to no project).
     expect(typesOf(await search(w.member, k, { filters: { project_slug: w.slug } }))).toEqual(['meeting', 'task', 'task']);
-    expect(typesOf(await search(w.member, k, { types: ['task', 'meeting'], filters: { author_email: w.owner.email.toUpperCase() } }))).toEqual(['meeting', 'task']);
+    expect(typesOf(await search(w.member, k, { types: ['task', 'meeting'], filters: { author_email: w.owner.email.toUpperCase() } }))).toEqual([
+      'meeting',
+      'task',
+    ]);
     expect(ids(await search(w.member, k, { types: ['task'], filters: { author_email: w.owner.email } }))).toEqual([t1.task_id]);
     expect(ids(await search(w.member, k, { types: ['task'], filters: { since: cut } }))).toEqual([t2.task_id]);
     expect((await search(w.member, k, { filters: { since: new Date(h.clock.now().getTime() + 60_000).toISOString() } })).count).toBe(0);
@@ -175,7 +227,8 @@ describe('visibility is enforced in SQL', () => {
     const triage = await ok(w.outsider, 'create_feedback', { title: `${k} triage`, body: 'text' });
     const ownComment = await ok(w.member, 'add_feedback_comment', { feedbackId: anon.feedback_id, body: `${k} more from the anonymous author` });
 
-    const ids = async (a: AgentUser, more: Record<string, unknown> = {}) => (await search(a, k, { types: ['feedback', 'comment'], ...more })).hits.map((x: any) => x.id).sort();
+    const ids = async (a: AgentUser, more: Record<string, unknown> = {}) =>
+      (await search(a, k, { types: ['feedback', 'comment'], ...more })).hits.map((x: any) => x.id).sort();
     expect(await ids(w.owner)).toEqual([mine.feedback_id, anon.feedback_id, ownComment.commentId].sort());
     expect(await ids(w.outsider)).toEqual([triage.feedback_id]);
     expect(await ids(w.admin)).toEqual([mine.feedback_id, anon.feedback_id, triage.feedback_id, ownComment.commentId].sort());
@@ -227,7 +280,11 @@ describe('scope and input', () => {
 
   it('meetings.create validates and checks the project and creator', async () => {
     const w = await world();
-    const fail = (input: Record<string, unknown>) => system(createMeeting, { project_slug: w.slug, title: 'T', starts_at: '2026-12-01T09:00:00Z', created_by_email: w.owner.email, ...input }).then(() => null, (e: any) => e);
+    const fail = (input: Record<string, unknown>) =>
+      system(createMeeting, { project_slug: w.slug, title: 'T', starts_at: '2026-12-01T09:00:00Z', created_by_email: w.owner.email, ...input }).then(
+        () => null,
+        (e: any) => e,
+      );
     expect((await fail({ ends_at: '2026-12-01T08:00:00Z' })).issues).toEqual([expect.objectContaining({ field: 'ends_at' })]);
     expect((await fail({ starts_at: '2026-12-01' })).issues).toEqual([expect.objectContaining({ field: 'starts_at' })]);
     expect((await fail({ project_slug: 'no-such-project' })).kind).toBe('not_found');
@@ -238,7 +295,10 @@ describe('scope and input', () => {
   it('CLI: meeting create --project S --title T --starts-at ISO [--ends-at ISO] --by E runs meetings.create', async () => {
     const w = await world();
     const cmd = parseCommand(['meeting', 'create', '--project', w.slug, '--title', 'Planning', '--starts-at', '2026-12-02T09:00:00Z', '--by', w.owner.email]);
-    expect(cmd).toEqual({ op: 'meetings.create', input: { project_slug: w.slug, title: 'Planning', starts_at: '2026-12-02T09:00:00Z', created_by_email: w.owner.email } });
+    expect(cmd).toEqual({
+      op: 'meetings.create',
+      input: { project_slug: w.slug, title: 'Planning', starts_at: '2026-12-02T09:00:00Z', created_by_email: w.owner.email },
+    });
     const out = await operator<{ meeting_id: string; url: string }>(h, cmd.op, (cmd as { input: Record<string, unknown> }).input);
     expect(out.url).toBe(`${base}/meetings/${out.meeting_id}`);
   });
@@ -251,7 +311,17 @@ describe('PostgreSQL plan', () => {
         where exists (select 1 from pg_opclass oc where oc.oid = any (i.indclass::oid[]) and oc.opcname = 'gin_trgm_ops') order by 1`,
     );
     expect(rows.map((r) => r.relname)).toEqual(
-      expect.arrayContaining(['doc_pages_title_trgm_index', 'doc_pages_body_trgm_index', 'tasks_title_trgm_index', 'tasks_description_trgm_index', 'task_comments_body_trgm_index', 'meetings_title_trgm_index', 'feedback_title_trgm_index', 'feedback_body_trgm_index', 'feedback_comments_body_trgm_index']),
+      expect.arrayContaining([
+        'doc_pages_title_trgm_index',
+        'doc_pages_body_trgm_index',
+        'tasks_title_trgm_index',
+        'tasks_description_trgm_index',
+        'task_comments_body_trgm_index',
+        'meetings_title_trgm_index',
+        'feedback_title_trgm_index',
+        'feedback_body_trgm_index',
+        'feedback_comments_body_trgm_index',
+      ]),
     );
     for (const r of rows) expect(r.options, r.relname).toContain('fastupdate=off');
   });
@@ -267,28 +337,52 @@ describe('PostgreSQL plan', () => {
        select gen_random_uuid(), ?, 1000 + g, ? || '-' || (1000 + g), 'task ' || ${filler}, repeat(${filler}, 5), 'task', 'medium', 'todo', ?, false, now(), now() from generate_series(1, 4000) g`,
       [project, w.slug.toUpperCase(), member],
     );
-    await sql(`insert into task_comments (id, task_id, author_user_id, body, created_at) select gen_random_uuid(), t.id, t.creator_user_id, 'comment ' || md5(t.id::text), now() from tasks t where t.project_id = ?`, [project]);
+    await sql(
+      `insert into task_comments (id, task_id, author_user_id, body, created_at) select gen_random_uuid(), t.id, t.creator_user_id, 'comment ' || md5(t.id::text), now() from tasks t where t.project_id = ?`,
+      [project],
+    );
     // Notifications of 40 users (the viewer one of them), 200 each.
-    await sql(`insert into users (id, email, name, role, status, created_at, updated_at) select gen_random_uuid(), 'filler-' || g || '-' || md5(random()::text) || '@example.test', 'Filler', 'member', 'active', now(), now() from generate_series(1, 39) g`);
+    await sql(
+      `insert into users (id, email, name, role, status, created_at, updated_at) select gen_random_uuid(), 'filler-' || g || '-' || md5(random()::text) || '@example.test', 'Filler', 'member', 'active', now(), now() from generate_series(1, 39) g`,
+    );
     await sql(
       `insert into notifications (id, user_id, type, title, summary, body, created_at, updated_at)
        select gen_random_uuid(), u.id, 'system', 'note ' || ${filler}, ${filler}, repeat(${filler}, 3), now(), now()
          from (select id from users where email like 'filler-%' union all select ?::uuid) u cross join generate_series(1, 200) g`,
       [viewer[0].id],
     );
-    await sql(`insert into meetings (id, project_id, title, starts_at, created_by_user_id, created_at) select gen_random_uuid(), ?, 'meeting ' || ${filler}, now(), ?, now() from generate_series(1, 3000) g`, [project, member]);
+    await sql(
+      `insert into meetings (id, project_id, title, starts_at, created_by_user_id, created_at) select gen_random_uuid(), ?, 'meeting ' || ${filler}, now(), ?, now() from generate_series(1, 3000) g`,
+      [project, member],
+    );
     await sql(
       `insert into feedback (id, project_id, author_user_id, is_anonymous, title, body, status, triage, created_at, updated_at) select gen_random_uuid(), ?, ?, false, 'fb ' || ${filler}, repeat(${filler}, 4), 'open', false, now(), now() from generate_series(1, 3000) g`,
       [project, member],
     );
-    await sql(`insert into feedback_comments (id, feedback_id, author_user_id, body, created_at) select gen_random_uuid(), f.id, f.author_user_id, 'c ' || md5(f.id::text), now() from feedback f where f.project_id = ?`, [project]);
+    await sql(
+      `insert into feedback_comments (id, feedback_id, author_user_id, body, created_at) select gen_random_uuid(), f.id, f.author_user_id, 'c ' || md5(f.id::text), now() from feedback f where f.project_id = ?`,
+      [project],
+    );
     // Steady state: autovacuum has collected statistics (the trigram indexes keep no pending list).
     for (const t of ['tasks', 'task_comments', 'notifications', 'meetings', 'feedback', 'feedback_comments']) await sql(`vacuum analyze ${t}`);
 
-    const stmt = searchStatement({ userId: viewer[0].id, userRole: 'admin' }, ['task', 'comment', 'notification', 'meeting', 'feedback'], 'zq9unmatched', {}, 20, h.clock.now())!;
+    const stmt = searchStatement(
+      { userId: viewer[0].id, userRole: 'admin' },
+      ['task', 'comment', 'notification', 'meeting', 'feedback'],
+      'zq9unmatched',
+      {},
+      20,
+      h.clock.now(),
+    )!;
     const plan = (await sql(`explain ${stmt.text}`, [...stmt.params])).map((r: any) => r['QUERY PLAN']).join('\n');
     for (const index of [
-      'tasks_title_trgm_index', 'tasks_description_trgm_index', 'task_comments_body_trgm_index', 'meetings_title_trgm_index', 'feedback_title_trgm_index', 'feedback_body_trgm_index', 'feedback_comments_body_trgm_index',
+      'tasks_title_trgm_index',
+      'tasks_description_trgm_index',
+      'task_comments_body_trgm_index',
+      'meetings_title_trgm_index',
+      'feedback_title_trgm_index',
+      'feedback_body_trgm_index',
+      'feedback_comments_body_trgm_index',
     ]) {
       expect(plan, plan).toContain(index);
     }
@@ -296,9 +390,22 @@ describe('PostgreSQL plan', () => {
     // Notifications (no trigram index, see the migration): the caller's own rows through the owner index.
     expect(plan).toMatch(/on notifications_user_id_created_at\w*index/);
     // A plain member: the visibility predicates join in, the text match still comes from the indexes.
-    const m = searchStatement({ userId: member, userRole: 'member' }, ['task', 'comment', 'notification', 'meeting', 'feedback'], 'zq9unmatched', {}, 20, h.clock.now())!;
+    const m = searchStatement(
+      { userId: member, userRole: 'member' },
+      ['task', 'comment', 'notification', 'meeting', 'feedback'],
+      'zq9unmatched',
+      {},
+      20,
+      h.clock.now(),
+    )!;
     const memberPlan = (await sql(`explain ${m.text}`, [...m.params])).map((r: any) => r['QUERY PLAN']).join('\n');
-    for (const index of ['tasks_title_trgm_index', 'tasks_description_trgm_index', 'task_comments_body_trgm_index', 'feedback_title_trgm_index', 'feedback_comments_body_trgm_index']) {
+    for (const index of [
+      'tasks_title_trgm_index',
+      'tasks_description_trgm_index',
+      'task_comments_body_trgm_index',
+      'feedback_title_trgm_index',
+      'feedback_comments_body_trgm_index',
+    ]) {
       expect(memberPlan, memberPlan).toContain(index);
     }
     expect(memberPlan).not.toMatch(/Seq Scan on (tasks|task_comments|notifications|meetings|feedback|feedback_comments) /);

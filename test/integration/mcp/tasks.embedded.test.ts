@@ -28,7 +28,12 @@ describe('task tools on the embedded database', () => {
     expect((await ok(member, 'update_task_status', { code: 'EMB-2', status: 'in_progress', progress_note: 'go' })).comment_id).toEqual(expect.any(String));
     await ok(member, 'add_task_comment', { taskId: issue.task_id, body: 'more' });
     const t = await ok(member, 'get_task', { task_code: 'EMB-2' });
-    expect(t).toMatchObject({ parent_task_code: 'EMB-1', status: 'in_progress', comment_count: 2, status_history: [{ to: 'todo' }, { from: 'todo', to: 'in_progress' }] });
+    expect(t).toMatchObject({
+      parent_task_code: 'EMB-1',
+      status: 'in_progress',
+      comment_count: 2,
+      status_history: [{ to: 'todo' }, { from: 'todo', to: 'in_progress' }],
+    });
     expect((await ok(member, 'list_tasks', { assignee: 'me' })).items.map((i: any) => i.code)).toEqual(['EMB-2']);
     expect((await ok(member, 'list_projects')).items).toMatchObject([{ slug: 'emb', role: 'member' }]);
     expect(await ok(member, 'submit_daily_update', { availabilityStatus: 'available', mainTaskIds: ['EMB-2'] })).toMatchObject({ updated: false });

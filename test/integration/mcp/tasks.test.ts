@@ -44,7 +44,14 @@ async function world() {
     await agent('coordinator'),
   ];
   const slug = `p${randomBytes(4).toString('hex')}`;
-  await operator(h, 'projects.create', { slug, name: `Project ${slug}`, owner: owner.email, members: [member.email, member2.email], leads: [lead.email], tech_leads: [techLead.email] });
+  await operator(h, 'projects.create', {
+    slug,
+    name: `Project ${slug}`,
+    owner: owner.email,
+    members: [member.email, member2.email],
+    leads: [lead.email],
+    tech_leads: [techLead.email],
+  });
   const otherSlug = `q${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: `Other ${otherSlug}`, owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, code: slug.toUpperCase(), otherSlug, owner, lead, techLead, member, member2, outsider, admin, superAdmin, coordinator };
@@ -60,7 +67,8 @@ describe('tools/list and scopes', () => {
     expect(byName.get('list_tasks').requiredScopes).toEqual(['read:tasks']);
     expect(byName.get('get_task').requiredScopes).toEqual(['read:tasks']);
     expect(byName.get('get_owner_intake_templates').requiredScopes).toEqual(['read:tasks']);
-    for (const hidden of ['create_task', 'claim_task', 'update_task_status', 'add_task_comment', 'submit_daily_update', 'list_projects', 'publish_task_draft']) expect(byName.has(hidden), hidden).toBe(false);
+    for (const hidden of ['create_task', 'claim_task', 'update_task_status', 'add_task_comment', 'submit_daily_update', 'list_projects', 'publish_task_draft'])
+      expect(byName.has(hidden), hidden).toBe(false);
 
     const all = await agent();
     const r2 = await mcp(h, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { token: all.token });
@@ -111,7 +119,7 @@ describe('tools/list and scopes', () => {
 });
 
 describe('list_projects', () => {
-  it('only the caller\'s projects, with their role and an absolute url', async () => {
+  it("only the caller's projects, with their role and an absolute url", async () => {
     const w = await world();
     const mine = (await ok(w.owner, 'list_projects')).items;
     expect(mine).toEqual([{ id: expect.any(String), slug: w.slug, name: `Project ${w.slug}`, role: 'owner', url: `${base}/projects/${w.slug}` }]);
@@ -143,7 +151,7 @@ describe('list_projects', () => {
 });
 
 describe('create_task', () => {
-  it('creates a task with a per-project code, absolute url and the spec\'s output shape', async () => {
+  it("creates a task with a per-project code, absolute url and the spec's output shape", async () => {
     const w = await world();
     const out = await ok(w.owner, 'create_task', { title: 'First', project_slug: w.slug, assignee_user_id: w.member.userId, description: 'secret-ish text' });
     expect(out).toEqual({
@@ -163,14 +171,28 @@ describe('create_task', () => {
     expect(other.code).toBe(`${w.otherSlug.toUpperCase()}-1`);
 
     const t = await ok(w.member, 'get_task', { code: `${w.code}-2` });
-    expect(t).toMatchObject({ kind: 'bug', priority: 'urgent', due_date: '2026-12-31', status: 'todo', creator: { id: w.member.userId, email: w.member.email } });
+    expect(t).toMatchObject({
+      kind: 'bug',
+      priority: 'urgent',
+      due_date: '2026-12-31',
+      status: 'todo',
+      creator: { id: w.member.userId, email: w.member.email },
+    });
 
     // The assignee is told; the audit row names the tool and carries no text.
     const inbox = await sql('select type, title, target_url, actor_user_id from notifications where user_id = ?', [w.member.userId]);
-    expect(inbox).toEqual([{ type: 'task', title: `Assigned to you: ${w.code}-1 First`, target_url: `${base}/tasks/${w.code}-1`, actor_user_id: w.owner.userId }]);
+    expect(inbox).toEqual([
+      { type: 'task', title: `Assigned to you: ${w.code}-1 First`, target_url: `${base}/tasks/${w.code}-1`, actor_user_id: w.owner.userId },
+    ]);
     const audit = await sql('select action, source, actor_user_id, token_id, summary from audit_log where target_id = ?', [out.task_id]);
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'task.created', source: 'mcp', actor_user_id: w.owner.userId, token_id: w.owner.tokenId, summary: { tool: 'create_task', code: `${w.code}-1`, hasDescription: true } });
+    expect(audit[0]).toMatchObject({
+      action: 'task.created',
+      source: 'mcp',
+      actor_user_id: w.owner.userId,
+      token_id: w.owner.tokenId,
+      summary: { tool: 'create_task', code: `${w.code}-1`, hasDescription: true },
+    });
     expect(JSON.stringify(audit[0].summary)).not.toContain('secret-ish');
     expect(JSON.stringify(audit[0].summary)).not.toContain('First');
   });
@@ -189,7 +211,10 @@ describe('create_task', () => {
     for (const args of [{ title: 't' }, { title: 't', project_slug: '' }, { title: 't', project_slug: null }, { title: 't', as_draft: false }]) {
       const out = await fails(w.member, 'create_task', args);
       if (flatSupported) expect(out).toEqual({ error: 'project_slug is required' });
-      else expect(out).toEqual({ error: { type: 'validation_failed', title: 'project_slug_required', detail: 'project_slug is required', field: 'project_slug' } });
+      else
+        expect(out).toEqual({
+          error: { type: 'validation_failed', title: 'project_slug_required', detail: 'project_slug is required', field: 'project_slug' },
+        });
     }
   });
 
@@ -212,9 +237,15 @@ describe('create_task', () => {
         error: { type: 'forbidden', title: 'permission_denied', detail: expect.stringContaining('super admin'), field: 'assignee_user_id' },
       });
     }
-    expect((await fails(w.member2, 'create_task', { title: 't', project_slug: w.slug, assignee_email: w.member.email })).error).toMatchObject({ type: 'forbidden', title: 'permission_denied', field: 'assignee_email' });
+    expect((await fails(w.member2, 'create_task', { title: 't', project_slug: w.slug, assignee_email: w.member.email })).error).toMatchObject({
+      type: 'forbidden',
+      title: 'permission_denied',
+      field: 'assignee_email',
+    });
     // Assigning yourself is always fine.
-    expect((await ok(w.member2, 'create_task', { title: 't', project_slug: w.slug, assignee_email: w.member2.email.toUpperCase() })).assignee.id).toBe(w.member2.userId);
+    expect((await ok(w.member2, 'create_task', { title: 't', project_slug: w.slug, assignee_email: w.member2.email.toUpperCase() })).assignee.id).toBe(
+      w.member2.userId,
+    );
     // Nothing was created by the refused calls.
     const [{ n }] = await sql('select count(*)::int as n from tasks t join projects p on p.id = t.project_id where p.slug = ?', [w.slug]);
     expect(n).toBe(4);
@@ -225,10 +256,21 @@ describe('create_task', () => {
     expect(await fails(w.owner, 'create_task', { title: 't', project_slug: w.slug, assignee_user_id: randomUUID() })).toEqual({
       error: { type: 'not_found', title: 'assignee_not_found', detail: 'assignee not found (assignee_user_id)', field: 'assignee_user_id' },
     });
-    expect((await fails(w.owner, 'create_task', { title: 't', project_slug: w.slug, assignee_email: 'nobody@example.test' })).error).toMatchObject({ type: 'not_found', field: 'assignee_email' });
+    expect((await fails(w.owner, 'create_task', { title: 't', project_slug: w.slug, assignee_email: 'nobody@example.test' })).error).toMatchObject({
+      type: 'not_found',
+      field: 'assignee_email',
+    });
     await sql(`update users set status = 'offboarded' where id = ?`, [w.member2.userId]);
-    expect((await fails(w.owner, 'create_task', { title: 't', project_slug: w.slug, assignee_user_id: w.member2.userId })).error).toMatchObject({ type: 'not_found', field: 'assignee_user_id' });
-    const out = await ok(w.owner, 'create_task', { title: 't', project_slug: w.slug, assignee_user_id: w.member.userId, assignee_email: 'nobody@example.test' });
+    expect((await fails(w.owner, 'create_task', { title: 't', project_slug: w.slug, assignee_user_id: w.member2.userId })).error).toMatchObject({
+      type: 'not_found',
+      field: 'assignee_user_id',
+    });
+    const out = await ok(w.owner, 'create_task', {
+      title: 't',
+      project_slug: w.slug,
+      assignee_user_id: w.member.userId,
+      assignee_email: 'nobody@example.test',
+    });
     expect(out.assignee).toEqual({ id: w.member.userId, email: w.member.email });
     // Someone outside the project cannot be assigned even by the owner.
     expect((await fails(w.owner, 'create_task', { title: 't', project_slug: w.slug, assignee_user_id: w.outsider.userId })).error).toMatchObject({
@@ -288,9 +330,15 @@ describe('parent tasks', () => {
     expect((await ok(w.member, 'get_task', { code: child.code })).parent_task_code).toBe(root.code);
     expect((await ok(w.member, 'list_tasks', { project: w.slug })).items.find((i: any) => i.code === child.code).parent_task_code).toBe(root.code);
 
-    expect((await fails(w.member, 'create_task', { title: 't', project_slug: w.slug, parent_task_code: `${w.code}-999` })).error).toMatchObject({ type: 'not_found', field: 'parent_task_code' });
+    expect((await fails(w.member, 'create_task', { title: 't', project_slug: w.slug, parent_task_code: `${w.code}-999` })).error).toMatchObject({
+      type: 'not_found',
+      field: 'parent_task_code',
+    });
     const foreign = await ok(w.outsider, 'create_task', { title: 'foreign', project_slug: w.otherSlug });
-    expect((await fails(w.member, 'create_task', { title: 't', project_slug: w.slug, parent_task_code: foreign.code })).error).toMatchObject({ type: 'not_found', field: 'parent_task_code' });
+    expect((await fails(w.member, 'create_task', { title: 't', project_slug: w.slug, parent_task_code: foreign.code })).error).toMatchObject({
+      type: 'not_found',
+      field: 'parent_task_code',
+    });
     // Visible to an admin, but still another project.
     const mine = await ok(w.admin, 'create_task', { title: 'admin', project_slug: w.slug });
     expect((await fails(w.admin, 'create_task', { title: 't', project_slug: w.otherSlug, parent_task_code: mine.code })).error).toMatchObject({
@@ -328,7 +376,13 @@ describe('parent tasks', () => {
 describe('drafts', () => {
   it('need no project, get no code, keep assignee and reviewers unchecked, and are private to the creator', async () => {
     const w = await world();
-    const d = await ok(w.member, 'create_task', { title: 'idea', as_draft: true, assignee_user_id: w.member2.userId, reviewer_user_ids: [w.lead.userId, w.outsider.userId], priority: 'high' });
+    const d = await ok(w.member, 'create_task', {
+      title: 'idea',
+      as_draft: true,
+      assignee_user_id: w.member2.userId,
+      reviewer_user_ids: [w.lead.userId, w.outsider.userId],
+      priority: 'high',
+    });
     expect(d).toEqual({
       task_id: expect.any(String),
       code: null,
@@ -353,16 +407,29 @@ describe('drafts', () => {
 
   it('publish re-checks the project, the assignee permission and the reviewers', async () => {
     const w = await world();
-    const d = await ok(w.member, 'create_task', { title: 'idea', as_draft: true, assignee_user_id: w.member2.userId, reviewer_user_ids: [w.lead.userId, w.outsider.userId] });
+    const d = await ok(w.member, 'create_task', {
+      title: 'idea',
+      as_draft: true,
+      assignee_user_id: w.member2.userId,
+      reviewer_user_ids: [w.lead.userId, w.outsider.userId],
+    });
     const flatSupported = typeof toolErrorEnvelope(projectSlugRequired(), 'structured', 'x').error === 'string';
     const noProject = await fails(w.member, 'publish_task_draft', { task_id: d.task_id });
-    expect(noProject).toEqual(flatSupported ? { error: 'project_slug is required' } : { error: expect.objectContaining({ title: 'project_slug_required', field: 'project_slug' }) });
-    expect((await fails(w.member, 'publish_task_draft', { task_id: d.task_id, project_slug: w.otherSlug })).error).toMatchObject({ type: 'not_found', field: 'project_slug' });
+    expect(noProject).toEqual(
+      flatSupported ? { error: 'project_slug is required' } : { error: expect.objectContaining({ title: 'project_slug_required', field: 'project_slug' }) },
+    );
+    expect((await fails(w.member, 'publish_task_draft', { task_id: d.task_id, project_slug: w.otherSlug })).error).toMatchObject({
+      type: 'not_found',
+      field: 'project_slug',
+    });
     // A plain member may not assign someone else: refused at publish.
     expect(await fails(w.member, 'publish_task_draft', { task_id: d.task_id, project_slug: w.slug })).toEqual({
       error: { type: 'forbidden', title: 'permission_denied', detail: expect.any(String), field: 'assignee_user_id' },
     });
-    expect((await fails(w.owner, 'publish_task_draft', { task_id: d.task_id, project_slug: w.slug })).error).toMatchObject({ type: 'not_found', field: 'task_id' });
+    expect((await fails(w.owner, 'publish_task_draft', { task_id: d.task_id, project_slug: w.slug })).error).toMatchObject({
+      type: 'not_found',
+      field: 'task_id',
+    });
 
     // Promoted to tech lead, the creator may now publish it; the outsider reviewer is dropped.
     await sql(`update project_members set role = 'tech_lead' where user_id = ?`, [w.member.userId]);
@@ -379,7 +446,12 @@ describe('drafts', () => {
       status: 'todo',
     });
     const t = await ok(w.member2, 'get_task', { code: p.code });
-    expect(t).toMatchObject({ draft: false, reviewers: [{ id: w.lead.userId }], status_history: [{ from: null, to: 'todo', changed_by: { id: w.member.userId } }], project: { slug: w.slug, url: `${base}/projects/${w.slug}` } });
+    expect(t).toMatchObject({
+      draft: false,
+      reviewers: [{ id: w.lead.userId }],
+      status_history: [{ from: null, to: 'todo', changed_by: { id: w.member.userId } }],
+      project: { slug: w.slug, url: `${base}/projects/${w.slug}` },
+    });
     expect((await fails(w.member, 'publish_task_draft', { task_id: d.task_id })).error).toMatchObject({ type: 'conflict', title: 'already_published' });
   });
 
@@ -439,7 +511,7 @@ describe('get_task', () => {
     await invalid(w.member, 'get_task', { task_id: 'nope' }, 'task_id');
   });
 
-  it('outside the caller\'s projects it is NOT_FOUND, exactly like an absent task', async () => {
+  it("outside the caller's projects it is NOT_FOUND, exactly like an absent task", async () => {
     const w = await world();
     const c = await ok(w.owner, 'create_task', { title: 'hidden', project_slug: w.slug });
     expect(await fails(w.outsider, 'get_task', { code: c.code })).toEqual(NOT_FOUND_TASK);
@@ -448,7 +520,8 @@ describe('get_task', () => {
     expect(await fails(w.outsider, 'get_task', { task_id: randomUUID() })).toEqual(NOT_FOUND_TASK);
     const hr = await agent('hr_admin');
     expect(await fails(hr, 'get_task', { code: c.code })).toEqual(NOT_FOUND_TASK);
-    for (const a of [w.admin, w.superAdmin, w.coordinator, w.lead, w.techLead, w.member]) expect((await ok(a, 'get_task', { code: c.code })).task_id).toBe(c.task_id);
+    for (const a of [w.admin, w.superAdmin, w.coordinator, w.lead, w.techLead, w.member])
+      expect((await ok(a, 'get_task', { code: c.code })).task_id).toBe(c.task_id);
     // Leaving the project hides it again.
     await system(removeProjectMember, { slug: w.slug, email: w.member.email });
     expect(await fails(w.member, 'get_task', { code: c.code })).toEqual(NOT_FOUND_TASK);
@@ -497,11 +570,12 @@ describe('list_tasks', () => {
 
   it('limit 1-200 (default 50) and filter values are validated', async () => {
     const w = await world();
-    for (let i = 0; i < 52; i++) await sql(
-      `insert into tasks (id, project_id, number, code, title, kind, priority, status, creator_user_id, is_draft, created_at, updated_at, published_at)
+    for (let i = 0; i < 52; i++)
+      await sql(
+        `insert into tasks (id, project_id, number, code, title, kind, priority, status, creator_user_id, is_draft, created_at, updated_at, published_at)
        select ?, p.id, ?, ?, 'bulk', 'task', 'medium', 'todo', ?, false, now(), now(), now() from projects p where p.slug = ?`,
-      [randomUUID(), i + 1, `${w.code}-${i + 1}`, w.member.userId, w.slug],
-    );
+        [randomUUID(), i + 1, `${w.code}-${i + 1}`, w.member.userId, w.slug],
+      );
     expect((await ok(w.member, 'list_tasks')).items).toHaveLength(50);
     expect((await ok(w.member, 'list_tasks', { limit: 200 })).items).toHaveLength(52);
     for (const limit of [0, 201, 1.5, '10']) await invalid(w.member, 'list_tasks', { limit }, 'limit');

@@ -38,13 +38,21 @@ async function world() {
   const admin = await agent('admin');
   const coordinator = await agent('coordinator');
   const slug = `w${randomBytes(4).toString('hex')}`;
-  await operator(h, 'projects.create', { slug, name: `Project ${slug}`, owner: owner.email, members: [member.email, member2.email, reviewer.email], leads: [lead.email], tech_leads: [techLead.email] });
+  await operator(h, 'projects.create', {
+    slug,
+    name: `Project ${slug}`,
+    owner: owner.email,
+    members: [member.email, member2.email, reviewer.email],
+    leads: [lead.email],
+    tech_leads: [techLead.email],
+  });
   const otherSlug = `x${randomBytes(4).toString('hex')}`;
   await operator(h, 'projects.create', { slug: otherSlug, name: 'Other', owner: outsider.email, members: [], leads: [], tech_leads: [] });
   return { slug, code: slug.toUpperCase(), otherSlug, owner, lead, techLead, member, member2, reviewer, outsider, admin, coordinator };
 }
 
-const auditOf = (targetId: string) => sql('select action, source, actor_user_id, token_id, summary from audit_log where target_id = ? order by created_at', [targetId]);
+const auditOf = (targetId: string) =>
+  sql('select action, source, actor_user_id, token_id, summary from audit_log where target_id = ? order by created_at', [targetId]);
 const inboxOf = (userId: string) => sql('select type, title, target_url, actor_user_id from notifications where user_id = ? order by created_at', [userId]);
 
 const NOT_FOUND_TASK = { error: 'NOT_FOUND: task not found' };
@@ -54,7 +62,13 @@ describe('claim_task', () => {
     const w = await world();
     const issue = await ok(w.techLead, 'create_task', { title: 'Printer on fire', project_slug: w.slug, kind: 'issue' });
     const out = await ok(w.member, 'claim_task', { code: issue.code });
-    expect(out).toEqual({ task_id: issue.task_id, code: issue.code, status: 'todo', assignee: { id: w.member.userId, email: w.member.email }, url: `${base}/tasks/${issue.code}` });
+    expect(out).toEqual({
+      task_id: issue.task_id,
+      code: issue.code,
+      status: 'todo',
+      assignee: { id: w.member.userId, email: w.member.email },
+      url: `${base}/tasks/${issue.code}`,
+    });
     expect((await ok(w.member, 'get_task', { code: issue.code })).assignee).toEqual({ id: w.member.userId, email: w.member.email });
 
     const note = { type: 'task', title: `${issue.code} claimed by Mia Member`, target_url: `${base}/tasks/${issue.code}`, actor_user_id: w.member.userId };
@@ -63,7 +77,12 @@ describe('claim_task', () => {
 
     const audit = await auditOf(issue.task_id);
     expect(audit.map((a: any) => a.action)).toEqual(['task.created', 'task.claimed']);
-    expect(audit[1]).toMatchObject({ source: 'mcp', actor_user_id: w.member.userId, token_id: w.member.tokenId, summary: { tool: 'claim_task', code: issue.code, notified: 3 } });
+    expect(audit[1]).toMatchObject({
+      source: 'mcp',
+      actor_user_id: w.member.userId,
+      token_id: w.member.tokenId,
+      summary: { tool: 'claim_task', code: issue.code, notified: 3 },
+    });
 
     // Claiming your own task again changes nothing; someone else gets a conflict.
     expect(await ok(w.member, 'claim_task', { task_id: issue.task_id })).toEqual(out);
@@ -74,7 +93,9 @@ describe('claim_task', () => {
   it('only unassigned open tasks of kind issue', async () => {
     const w = await world();
     const task = await ok(w.member, 'create_task', { title: 'planned', project_slug: w.slug });
-    expect(await fails(w.member2, 'claim_task', { code: task.code })).toEqual({ error: `CONFLICT: only tasks of kind issue can be claimed; ${task.code} is a task` });
+    expect(await fails(w.member2, 'claim_task', { code: task.code })).toEqual({
+      error: `CONFLICT: only tasks of kind issue can be claimed; ${task.code} is a task`,
+    });
     const assigned = await ok(w.member, 'create_task', { title: 'mine', project_slug: w.slug, kind: 'issue', assignee_user_id: w.member.userId });
     expect((await fails(w.member2, 'claim_task', { code: assigned.code })).error).toBe(`CONFLICT: ${assigned.code} is already assigned`);
     const cancelled = await ok(w.member, 'create_task', { title: 'gone', project_slug: w.slug, kind: 'issue' });
@@ -102,7 +123,9 @@ describe('claim_task', () => {
     const issue = await ok(w.owner, 'create_task', { title: 'race', project_slug: w.slug, kind: 'issue' });
     const results = await Promise.all([w.member, w.member2, w.reviewer, w.lead].map((a) => raw(a, 'claim_task', { code: issue.code })));
     expect(results.filter((r) => r.body.result.isError === false)).toHaveLength(1);
-    expect(results.filter((r) => r.body.result.isError === true).map((r) => toolText(r.body).error)).toEqual(Array(3).fill(`CONFLICT: ${issue.code} is already assigned`));
+    expect(results.filter((r) => r.body.result.isError === true).map((r) => toolText(r.body).error)).toEqual(
+      Array(3).fill(`CONFLICT: ${issue.code} is already assigned`),
+    );
   });
 });
 
@@ -118,7 +141,9 @@ describe('update_task_status', () => {
     expect(s1).toEqual({ task_id: t.task_id, code: t.code, status: 'in_progress', new_status: 'in_progress', comment_id: expect.any(String) });
     const s2 = await ok(w.member, 'update_task_status', { task_id: t.task_id, status: 'review' });
     expect(s2).toMatchObject({ status: 'review', new_status: 'review', comment_id: null });
-    expect(await inboxOf(w.reviewer.userId)).toEqual([{ type: 'review', title: `Review requested: ${t.code} Work`, target_url: `${base}/tasks/${t.code}`, actor_user_id: w.member.userId }]);
+    expect(await inboxOf(w.reviewer.userId)).toEqual([
+      { type: 'review', title: `Review requested: ${t.code} Work`, target_url: `${base}/tasks/${t.code}`, actor_user_id: w.member.userId },
+    ]);
     const s3 = await ok(w.reviewer, 'update_task_status', { code: t.code, status: 'done', progress_note: 'LGTM' });
     expect(s3.status).toBe('done');
 
@@ -144,8 +169,12 @@ describe('update_task_status', () => {
   it('refuses transitions outside the table (CONFLICT) and callers without the right (FORBIDDEN)', async () => {
     const w = await world();
     const t = await assignedTask(w);
-    expect(await fails(w.member, 'update_task_status', { code: t.code, status: 'done' })).toEqual({ error: 'CONFLICT: cannot move a task from todo to done; allowed from todo: in_progress, cancelled' });
-    expect(await fails(w.member, 'update_task_status', { code: t.code, status: 'review' })).toEqual({ error: 'CONFLICT: cannot move a task from todo to review; allowed from todo: in_progress, cancelled' });
+    expect(await fails(w.member, 'update_task_status', { code: t.code, status: 'done' })).toEqual({
+      error: 'CONFLICT: cannot move a task from todo to done; allowed from todo: in_progress, cancelled',
+    });
+    expect(await fails(w.member, 'update_task_status', { code: t.code, status: 'review' })).toEqual({
+      error: 'CONFLICT: cannot move a task from todo to review; allowed from todo: in_progress, cancelled',
+    });
     expect(await fails(w.member, 'update_task_status', { code: t.code, status: 'todo' })).toEqual({ error: 'CONFLICT: the task is already todo' });
     // Not assignee, admin or reviewer: the owner, a lead, another member, a coordinator.
     for (const who of [w.owner, w.lead, w.member2, w.coordinator]) {
@@ -154,7 +183,9 @@ describe('update_task_status', () => {
       });
     }
     // A reviewer acts only on review.
-    expect(await fails(w.reviewer, 'update_task_status', { code: t.code, status: 'in_progress' })).toEqual({ error: 'FORBIDDEN: only the assignee or an admin may move a task from todo to in_progress' });
+    expect(await fails(w.reviewer, 'update_task_status', { code: t.code, status: 'in_progress' })).toEqual({
+      error: 'FORBIDDEN: only the assignee or an admin may move a task from todo to in_progress',
+    });
     await ok(w.member, 'update_task_status', { code: t.code, status: 'in_progress' });
     expect((await fails(w.reviewer, 'update_task_status', { code: t.code, status: 'review' })).error).toMatch(/^FORBIDDEN: only the assignee or an admin/);
     await ok(w.member, 'update_task_status', { code: t.code, status: 'review' });
@@ -162,8 +193,12 @@ describe('update_task_status', () => {
     await ok(w.member, 'update_task_status', { code: t.code, status: 'review' });
     await ok(w.member, 'update_task_status', { code: t.code, status: 'done' });
     // done: only an admin reopens it.
-    expect(await fails(w.member, 'update_task_status', { code: t.code, status: 'in_progress' })).toEqual({ error: 'FORBIDDEN: only an admin may move a task from done to in_progress' });
-    expect(await fails(w.admin, 'update_task_status', { code: t.code, status: 'todo' })).toEqual({ error: 'CONFLICT: cannot move a task from done to todo; allowed from done: in_progress' });
+    expect(await fails(w.member, 'update_task_status', { code: t.code, status: 'in_progress' })).toEqual({
+      error: 'FORBIDDEN: only an admin may move a task from done to in_progress',
+    });
+    expect(await fails(w.admin, 'update_task_status', { code: t.code, status: 'todo' })).toEqual({
+      error: 'CONFLICT: cannot move a task from done to todo; allowed from done: in_progress',
+    });
     expect((await ok(w.admin, 'update_task_status', { code: t.code, status: 'in_progress' })).status).toBe('in_progress');
     // An outsider learns nothing.
     expect(await fails(w.outsider, 'update_task_status', { code: t.code, status: 'done' })).toEqual(NOT_FOUND_TASK);
@@ -175,8 +210,12 @@ describe('update_task_status', () => {
     const w = await world();
     const t = await assignedTask(w);
     await ok(w.member, 'update_task_status', { code: t.code, status: 'cancelled' });
-    expect((await fails(w.member, 'update_task_status', { code: t.code, status: 'todo' })).error).toBe('FORBIDDEN: only an admin may move a task from cancelled to todo');
-    expect((await fails(w.admin, 'update_task_status', { code: t.code, status: 'in_progress' })).error).toMatch(/^CONFLICT: cannot move a task from cancelled to in_progress/);
+    expect((await fails(w.member, 'update_task_status', { code: t.code, status: 'todo' })).error).toBe(
+      'FORBIDDEN: only an admin may move a task from cancelled to todo',
+    );
+    expect((await fails(w.admin, 'update_task_status', { code: t.code, status: 'in_progress' })).error).toMatch(
+      /^CONFLICT: cannot move a task from cancelled to in_progress/,
+    );
     expect((await ok(w.admin, 'update_task_status', { code: t.code, status: 'todo' })).status).toBe('todo');
   });
 
@@ -229,10 +268,19 @@ describe('submit_daily_update', () => {
     const today = h.clock.now().toISOString().slice(0, 10);
     const first = await ok(w.member, 'submit_daily_update', { availabilityStatus: 'available', mainTaskIds: [t.task_id], contactWindow: '09:00-17:00 UTC' });
     expect(first).toEqual({ date: today, updated: false });
-    const second = await ok(w.member, 'submit_daily_update', { availabilityStatus: 'limited', mainTaskIds: [t.code.toLowerCase(), t.task_id], blockers: 'Waiting on infra', note: 'Half day' });
+    const second = await ok(w.member, 'submit_daily_update', {
+      availabilityStatus: 'limited',
+      mainTaskIds: [t.code.toLowerCase(), t.task_id],
+      blockers: 'Waiting on infra',
+      note: 'Half day',
+    });
     expect(second).toEqual({ date: today, updated: true });
-    const rows = await sql('select day::text as day, availability_status, main_task_ids, contact_window, blockers, note from daily_updates where user_id = ?', [w.member.userId]);
-    expect(rows).toEqual([{ day: today, availability_status: 'limited', main_task_ids: [t.task_id], contact_window: null, blockers: 'Waiting on infra', note: 'Half day' }]);
+    const rows = await sql('select day::text as day, availability_status, main_task_ids, contact_window, blockers, note from daily_updates where user_id = ?', [
+      w.member.userId,
+    ]);
+    expect(rows).toEqual([
+      { day: today, availability_status: 'limited', main_task_ids: [t.task_id], contact_window: null, blockers: 'Waiting on infra', note: 'Half day' },
+    ]);
 
     h.clock.advance(24 * 60 * 60 * 1000);
     const tomorrow = h.clock.now().toISOString().slice(0, 10);
@@ -241,15 +289,33 @@ describe('submit_daily_update', () => {
     // Other users have their own entry.
     expect(await ok(w.member2, 'submit_daily_update', { availabilityStatus: 'available', mainTaskIds: [] })).toEqual({ date: tomorrow, updated: false });
 
-    const audit = await sql(`select source, summary from audit_log where action = 'daily_update.submitted' and actor_user_id = ? order by created_at`, [w.member.userId]);
-    expect(audit[1]).toEqual({ source: 'mcp', summary: { tool: 'submit_daily_update', date: today, updated: true, availabilityStatus: 'limited', mainTaskCount: 1, hasBlockers: true, hasNote: true, hasContactWindow: false } });
+    const audit = await sql(`select source, summary from audit_log where action = 'daily_update.submitted' and actor_user_id = ? order by created_at`, [
+      w.member.userId,
+    ]);
+    expect(audit[1]).toEqual({
+      source: 'mcp',
+      summary: {
+        tool: 'submit_daily_update',
+        date: today,
+        updated: true,
+        availabilityStatus: 'limited',
+        mainTaskCount: 1,
+        hasBlockers: true,
+        hasNote: true,
+        hasContactWindow: false,
+      },
+    });
   });
 
   it('main tasks must be tasks the caller can see; input is validated; scope write:tasks', async () => {
     const w = await world();
     const foreign = await ok(w.outsider, 'create_task', { title: 'theirs', project_slug: w.otherSlug });
-    expect(await fails(w.member, 'submit_daily_update', { availabilityStatus: 'available', mainTaskIds: [foreign.code] })).toEqual({ error: `NOT_FOUND: task ${foreign.code} not found` });
-    expect((await fails(w.member, 'submit_daily_update', { availabilityStatus: 'available', mainTaskIds: [randomUUID()] })).error).toMatch(/^NOT_FOUND: task .* not found$/);
+    expect(await fails(w.member, 'submit_daily_update', { availabilityStatus: 'available', mainTaskIds: [foreign.code] })).toEqual({
+      error: `NOT_FOUND: task ${foreign.code} not found`,
+    });
+    expect((await fails(w.member, 'submit_daily_update', { availabilityStatus: 'available', mainTaskIds: [randomUUID()] })).error).toMatch(
+      /^NOT_FOUND: task .* not found$/,
+    );
     await invalid(w.member, 'submit_daily_update', { availabilityStatus: 'sleepy', mainTaskIds: [] }, 'availabilityStatus');
     await invalid(w.member, 'submit_daily_update', { availabilityStatus: 'available' }, 'mainTaskIds');
     await invalid(w.member, 'submit_daily_update', { availabilityStatus: 'available', mainTaskIds: ['what'] }, 'mainTaskIds[0]');
@@ -288,7 +354,11 @@ describe('get_owner_intake_templates', () => {
     expect((await ok(w.member, 'get_owner_intake_templates', { owner_user_id: w.lead.userId, owner_email: w.owner.email })).owner.id).toBe(w.lead.userId);
 
     await system(setOwnerIntakeTemplates, { owner_email: w.lead.email, checklists: [] });
-    expect(await ok(w.member, 'get_owner_intake_templates', { owner_user_id: w.lead.userId })).toMatchObject({ description_source: 'system', checklists: [], checklist_source: 'none' });
+    expect(await ok(w.member, 'get_owner_intake_templates', { owner_user_id: w.lead.userId })).toMatchObject({
+      description_source: 'system',
+      checklists: [],
+      checklist_source: 'none',
+    });
     await system(setOwnerIntakeTemplates, { owner_email: w.lead.email, clear: true });
     expect((await ok(w.member, 'get_owner_intake_templates', { owner_user_id: w.lead.userId })).checklist_source).toBe('system');
   });
@@ -317,7 +387,10 @@ describe('project membership (operator operations)', () => {
     await system(setProjectMember, { slug: w.slug, email: w.member.email, role: 'owner' });
     expect((await ok(w.member, 'list_projects')).items[0].role).toBe('owner');
     expect((await ok(w.owner, 'list_projects')).items.find((p: any) => p.slug === w.slug).role).toBe('lead');
-    const audit = await sql(`select action, source from audit_log where action like 'project.member.%' and target_id = (select id::text from projects where slug = ?)`, [w.slug]);
+    const audit = await sql(
+      `select action, source from audit_log where action like 'project.member.%' and target_id = (select id::text from projects where slug = ?)`,
+      [w.slug],
+    );
     expect(audit).toEqual([
       { action: 'project.member.set', source: 'cli' },
       { action: 'project.member.set', source: 'cli' },

@@ -18,13 +18,18 @@ afterAll(async () => {
   await h?.close();
 });
 
-const auditOf = (tokenId: string) => sql('select action, source, actor_user_id, target_type, target_id, summary from audit_log where token_id = ? order by created_at', [tokenId]);
+const auditOf = (tokenId: string) =>
+  sql('select action, source, actor_user_id, target_type, target_id, summary from audit_log where token_id = ? order by created_at', [tokenId]);
 
 describe('issue_personal_inbound_token', () => {
   it('mints a working personal token for the caller only; audited without the value', async () => {
     const me = await memberAgent(h, ['write:inbox']);
     const out = await ok(h, me.token, 'issue_personal_inbound_token', { label: 'my CI' });
-    expect(out).toEqual({ token_id: expect.any(String), token_value: expect.stringMatching(/^svc-in-pers-[A-Za-z0-9_-]{32}$/), endpoint_url: expect.stringMatching(/\/api\/internal-os\/integrations\/inbound\/personal$/) });
+    expect(out).toEqual({
+      token_id: expect.any(String),
+      token_value: expect.stringMatching(/^svc-in-pers-[A-Za-z0-9_-]{32}$/),
+      endpoint_url: expect.stringMatching(/\/api\/internal-os\/integrations\/inbound\/personal$/),
+    });
     const [row] = await sql('select owner_user_id, kind, label, daily_limit, status from inbound_tokens where id = ?', [out.token_id]);
     expect(row).toEqual({ owner_user_id: me.userId, kind: 'personal', label: 'my CI', daily_limit: 50, status: 'active' });
     const r = await publish(h, out.token_value, event(h));
@@ -52,7 +57,7 @@ describe('issue_personal_inbound_token', () => {
 });
 
 describe('revoke_personal_token', () => {
-  it('revokes one of the caller\'s tokens (then 401), idempotently', async () => {
+  it("revokes one of the caller's tokens (then 401), idempotently", async () => {
     const p = await newPersonalToken(h);
     const me = await newAgent(h, ['write:inbox'], p.user);
     expect(await ok(h, me.token, 'revoke_personal_token', { token_id: p.tokenId })).toEqual({ revoked: true });
@@ -65,7 +70,7 @@ describe('revoke_personal_token', () => {
     expect(audit.find((a) => a.action === 'agent.tool.revoke_personal_token').summary).toEqual({ tool: 'revoke_personal_token', token_id: p.tokenId });
   });
 
-  it('another user\'s token id is NOT_FOUND and stays active', async () => {
+  it("another user's token id is NOT_FOUND and stays active", async () => {
     const other = await newPersonalToken(h);
     const me = await memberAgent(h, ['write:inbox']);
     for (const id of [other.tokenId, randomUUID()]) {
@@ -78,14 +83,16 @@ describe('revoke_personal_token', () => {
 });
 
 describe('revoke_admin_token', () => {
-  it('an admin revokes anyone\'s token; the owner is notified and both audit rows are written', async () => {
+  it("an admin revokes anyone's token; the owner is notified and both audit rows are written", async () => {
     const p = await newPersonalToken(h);
     const admin = await adminAgent(h, ['admin:tokens']);
     expect(await ok(h, admin.token, 'revoke_admin_token', { token_id: p.tokenId, reason: 'leaked in a ticket' })).toEqual({ revoked: true });
     expect((await publish(h, p.token, event(h))).status).toBe(401);
     const [n] = await sql('select title, summary, actor_user_id from notifications where user_id = ?', [p.user.userId]);
     expect(n).toEqual({ title: 'Your token "test" was revoked by an admin', summary: 'Reason: leaked in a ticket', actor_user_id: admin.userId });
-    const actions = (await sql('select action, source from audit_log where request_id is not null and actor_user_id = ?', [admin.userId])).map((a) => `${a.source}:${a.action}`);
+    const actions = (await sql('select action, source from audit_log where request_id is not null and actor_user_id = ?', [admin.userId])).map(
+      (a) => `${a.source}:${a.action}`,
+    );
     expect(actions).toEqual(expect.arrayContaining(['mcp:inbound.token.revoked_by_admin', 'mcp:agent.tool.revoke_admin_token']));
     // Idempotent: a repeat answers the same and notifies no one again.
     expect(await ok(h, admin.token, 'revoke_admin_token', { token_id: p.tokenId })).toEqual({ revoked: true });
@@ -107,7 +114,11 @@ describe('revoke_admin_token', () => {
 describe('issue_admin_tools_claim_token', () => {
   it('creates a tools-token owned by the caller, a unique integrator from the label and its catalog row', async () => {
     const admin = await adminAgent(h, ['admin:tokens']);
-    const out = await ok(h, admin.token, 'issue_admin_tools_claim_token', { label: 'Billing Alerts (EU)', source_note: 'ticket OPS-12', catalog_display_name: 'Billing alerts' });
+    const out = await ok(h, admin.token, 'issue_admin_tools_claim_token', {
+      label: 'Billing Alerts (EU)',
+      source_note: 'ticket OPS-12',
+      catalog_display_name: 'Billing alerts',
+    });
     expect(out).toEqual({
       token_id: expect.any(String),
       token_value: expect.stringMatching(/^svc-tools-[A-Za-z0-9_-]{32}$/),
@@ -126,7 +137,9 @@ describe('issue_admin_tools_claim_token', () => {
     const ping = await http(h, 'POST', '/api/internal-os/integrations/claim/ping', { token: out.token_value });
     expect(ping.status, ping.text).toBe(200);
     expect(ping.body).toMatchObject({ ok: true, tools_token_id: out.token_id, owner: admin.email });
-    const dump = JSON.stringify(await sql('select * from inbound_tokens where id = ?', [out.token_id])) + JSON.stringify(await sql('select * from audit_log where actor_user_id = ?', [admin.userId]));
+    const dump =
+      JSON.stringify(await sql('select * from inbound_tokens where id = ?', [out.token_id])) +
+      JSON.stringify(await sql('select * from audit_log where actor_user_id = ?', [admin.userId]));
     expect(dump).not.toContain(out.token_value);
     expect(await auditOf(admin.tokenId)).toContainEqual({
       action: 'inbound.token.created',
@@ -147,7 +160,9 @@ describe('issue_admin_tools_claim_token', () => {
     expect(await failed(h, member.token, 'issue_admin_tools_claim_token', { label: 'sneaky' })).toEqual(FLAT_ADMIN_ONLY);
     expect(await sql(`select id from integrators where slug = 'sneaky'`)).toEqual([]);
     await expectMissingScope(h, (await adminAgent(h, ['admin:broadcast'])).token, 'issue_admin_tools_claim_token', { label: 'x' }, 'admin:tokens');
-    expect((await ok(h, (await adminAgent(h, ['admin:catalog'])).token, 'issue_admin_tools_claim_token', { label: '¡Ünïcode!' })).integrator_slug).toBe('unicode');
+    expect((await ok(h, (await adminAgent(h, ['admin:catalog'])).token, 'issue_admin_tools_claim_token', { label: '¡Ünïcode!' })).integrator_slug).toBe(
+      'unicode',
+    );
   });
 });
 

@@ -68,7 +68,14 @@ describe('notifications and ping', () => {
   });
 
   it('a batch of only notifications is 202 with no body', async () => {
-    const r = await mcp(h, [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }], { token: star.token });
+    const r = await mcp(
+      h,
+      [
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+      ],
+      { token: star.token },
+    );
     expect(r.status).toBe(202);
     expect(r.text).toBe('');
   });
@@ -114,7 +121,14 @@ describe('tools/list', () => {
     const reader = await newAgent(h, ['read:inbox']);
     expect(names(await mcp(h, rpc('tools/list'), { token: reader.token }))).toEqual(['get_notification', 'list_inbox', 'ping', 'whoami']);
     const writer = await newAgent(h, ['write:inbox']);
-    expect(names(await mcp(h, rpc('tools/list'), { token: writer.token }))).toEqual(['issue_personal_inbound_token', 'mark_all_notifications_read', 'mark_notification_read', 'ping', 'revoke_personal_token', 'whoami']);
+    expect(names(await mcp(h, rpc('tools/list'), { token: writer.token }))).toEqual([
+      'issue_personal_inbound_token',
+      'mark_all_notifications_read',
+      'mark_notification_read',
+      'ping',
+      'revoke_personal_token',
+      'whoami',
+    ]);
     // `read:*` grants every read scope and no write scope.
     const readAll = names(await mcp(h, rpc('tools/list'), { token: (await newAgent(h, ['read:*'])).token }));
     expect(readAll).toEqual(expect.arrayContaining(['get_notification', 'list_inbox', 'list_projects', 'list_tasks', 'get_task', 'ping', 'whoami']));
@@ -134,7 +148,14 @@ describe('tools/call', () => {
     expect(r.body.result.content).toHaveLength(1);
     expect(r.body.result.content[0].type).toBe('text');
     const out = toolText(r.body);
-    expect(out).toEqual({ userId: a.userId, email: a.email, name: 'Agent Owner', role: 'member', now: expect.any(String), scopes: ['read:inbox', 'write:inbox'] });
+    expect(out).toEqual({
+      userId: a.userId,
+      email: a.email,
+      name: 'Agent Owner',
+      role: 'member',
+      now: expect.any(String),
+      scopes: ['read:inbox', 'write:inbox'],
+    });
     expect(r.body.result.structuredContent).toEqual(out);
     expect(new Date(out.now).toISOString()).toBe(out.now);
   });
@@ -214,7 +235,11 @@ describe('malformed JSON-RPC: the right error, never a 5xx', () => {
   });
 
   it('a token in the query string is refused before anything else', async () => {
-    const res = await fetch(`${h.baseUrl}/mcp?token=${star.token}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${star.token}` }, body: JSON.stringify(rpc('ping')) });
+    const res = await fetch(`${h.baseUrl}/mcp?token=${star.token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${star.token}` },
+      body: JSON.stringify(rpc('ping')),
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe(-32600);
   });
@@ -248,7 +273,11 @@ describe('batches', () => {
   });
 
   it('a second initialize in a batch is -32600 for that member only', async () => {
-    const r = await mcp(h, [rpc('initialize', { protocolVersion: '2025-11-25' }, 1), rpc('initialize', { protocolVersion: '2025-11-25' }, 2), rpc('ping', undefined, 3)], { token: star.token });
+    const r = await mcp(
+      h,
+      [rpc('initialize', { protocolVersion: '2025-11-25' }, 1), rpc('initialize', { protocolVersion: '2025-11-25' }, 2), rpc('ping', undefined, 3)],
+      { token: star.token },
+    );
     expect(r.status).toBe(200);
     expect(r.body[0].result.protocolVersion).toBe('2025-11-25');
     expect(r.body[1]).toMatchObject({ id: 2, error: { code: -32600 } });
@@ -257,7 +286,10 @@ describe('batches', () => {
 
   it('non-object members are -32600 with a null id', async () => {
     const r = await mcp(h, [1, rpc('ping', undefined, 'ok')], { token: star.token });
-    expect(r.body).toEqual([{ jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) }, { jsonrpc: '2.0', id: 'ok', result: {} }]);
+    expect(r.body).toEqual([
+      { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600 }) },
+      { jsonrpc: '2.0', id: 'ok', result: {} },
+    ]);
   });
 
   it('an empty batch is -32600', async () => {
@@ -274,7 +306,11 @@ describe('batches', () => {
     expectRpcError(big, 400, -32600, null);
     expect(big.body.error.message).toBe('batch too large (max 20)');
     expect(big.body.error.data).toMatchObject({ max: 20, received: 21 });
-    const huge = await mcp(h, Array.from({ length: 1000 }, (_, i) => rpc('ping', undefined, i)), { token: a.token });
+    const huge = await mcp(
+      h,
+      Array.from({ length: 1000 }, (_, i) => rpc('ping', undefined, i)),
+      { token: a.token },
+    );
     expectRpcError(huge, 400, -32600, null);
     expect(huge.body.error.data.received).toBe(1000);
   });
@@ -369,7 +405,9 @@ describe('scopes: 403 naming the missing scope', () => {
 
   it('inside a batch only that member fails and the HTTP status stays 200', async () => {
     const reader = await newAgent(h, ['read:inbox']);
-    const r = await mcp(h, [call('mark_notification_read', { notificationId: '00000000-0000-4000-8000-000000000000' }, 1), call('list_inbox', {}, 2)], { token: reader.token });
+    const r = await mcp(h, [call('mark_notification_read', { notificationId: '00000000-0000-4000-8000-000000000000' }, 1), call('list_inbox', {}, 2)], {
+      token: reader.token,
+    });
     expect(r.status).toBe(200);
     expect(r.body[0].error).toMatchObject({ code: -32003, data: { missing_scope: 'write:inbox' } });
     expect(r.headers.get('www-authenticate')).toBeNull();
@@ -383,11 +421,20 @@ describe('scopes: 403 naming the missing scope', () => {
 });
 
 describe('stateless clients (MCP 2026-07-28): no initialize, version in _meta, mirrored headers', () => {
-  const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'stateless', version: '1' } };
+  const META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'stateless', version: '1' },
+  };
   const post = (token: string, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
     mcp(h, rpc(method, { ...params, _meta: META }, 'x'), {
       token,
-      headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}), ...headers },
+      headers: {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+        ...headers,
+      },
     });
 
   it('server/discover lists versions, capabilities and server info', async () => {
@@ -445,7 +492,18 @@ describe('the protocol text documents this behaviour', () => {
     const res = await fetch(`${h.baseUrl}/api/internal-os/agent/protocol`);
     const text = await res.text();
     expect(text).toContain('version 1.22');
-    for (const s of ['batch too large (max 20)', 'gateway budget exceeded', '`-32001`', '`-32003`', '`-32005`', '`-32020`', '`-32022`', 'text/event-stream', '405']) expect(text).toContain(s);
+    for (const s of [
+      'batch too large (max 20)',
+      'gateway budget exceeded',
+      '`-32001`',
+      '`-32003`',
+      '`-32005`',
+      '`-32020`',
+      '`-32022`',
+      'text/event-stream',
+      '405',
+    ])
+      expect(text).toContain(s);
   });
 });
 
@@ -455,8 +513,15 @@ describe('rate limit: 60 requests per minute per token', () => {
     // Protocol methods count like tool calls (5 here); batch members count one each (55).
     for (let i = 0; i < 5; i++) expect((await mcp(h, rpc('tools/list'), { token: a.token })).status).toBe(200);
     for (const n of [20, 20, 15]) {
-      const r = await mcp(h, Array.from({ length: n }, (_, i) => call('ping', {}, i)), { token: a.token });
-      expect(r.body.every((m: any) => m.result?.isError === false), JSON.stringify(r.body.find((m: any) => m.error))).toBe(true);
+      const r = await mcp(
+        h,
+        Array.from({ length: n }, (_, i) => call('ping', {}, i)),
+        { token: a.token },
+      );
+      expect(
+        r.body.every((m: any) => m.result?.isError === false),
+        JSON.stringify(r.body.find((m: any) => m.error)),
+      ).toBe(true);
     }
     const limited = await mcp(h, call('whoami', {}, 'x'), { token: a.token });
     expectRpcError(limited, 429, -32005, 'x');
@@ -470,7 +535,10 @@ describe('rate limit: 60 requests per minute per token', () => {
     // In a batch, each limited member fails for itself; the HTTP status stays 200 and carries Retry-After.
     const batch = await mcp(h, [rpc('ping', undefined, 'p'), call('whoami', {}, 'w')], { token: a.token });
     expect(batch.status).toBe(200);
-    expect(batch.body.map((m: any) => [m.id, m.error?.code])).toEqual([['p', -32005], ['w', -32005]]);
+    expect(batch.body.map((m: any) => [m.id, m.error?.code])).toEqual([
+      ['p', -32005],
+      ['w', -32005],
+    ]);
     expect(batch.headers.get('retry-after')).not.toBeNull();
 
     h.clock.advance(61_000);

@@ -4,7 +4,18 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newUser, startHarness, type Harness } from '../../helpers/harness.js';
-import { adminAgent, agentWithRole, callTool, expectInvalidParams, expectMissingScope, failed, memberAgent, ok, sqlOf, STRUCTURED_ADMIN_ONLY } from './admin-fixtures.js';
+import {
+  adminAgent,
+  agentWithRole,
+  callTool,
+  expectInvalidParams,
+  expectMissingScope,
+  failed,
+  memberAgent,
+  ok,
+  sqlOf,
+  STRUCTURED_ADMIN_ONLY,
+} from './admin-fixtures.js';
 
 let h: Harness;
 let sql: ReturnType<typeof sqlOf>;
@@ -36,21 +47,46 @@ describe('invite_user', () => {
     const [prefs] = await sql('select inbox, push, chat, email_digest, locale from notification_preferences where user_id = ?', [out.user_id]);
     expect(prefs).toEqual({ inbox: true, push: true, chat: true, email_digest: 'daily', locale: 'zh' });
     const [welcome] = await sql('select title, summary, target_url, actor_user_id, tags from notifications where user_id = ?', [out.user_id]);
-    expect(welcome).toEqual({ title: 'Welcome to fluxdesk, Mei Lin', summary: 'Your onboarding checklist is ready: 4 steps.', target_url: expect.stringMatching(/\/onboarding$/), actor_user_id: admin.userId, tags: ['onboarding'] });
-    const [audit] = await sql(`select action, source, actor_user_id, token_id, target_id, summary from audit_log where action = 'users.invited' and target_id = ?`, [out.user_id]);
+    expect(welcome).toEqual({
+      title: 'Welcome to fluxdesk, Mei Lin',
+      summary: 'Your onboarding checklist is ready: 4 steps.',
+      target_url: expect.stringMatching(/\/onboarding$/),
+      actor_user_id: admin.userId,
+      tags: ['onboarding'],
+    });
+    const [audit] = await sql(
+      `select action, source, actor_user_id, token_id, target_id, summary from audit_log where action = 'users.invited' and target_id = ?`,
+      [out.user_id],
+    );
     expect(audit).toEqual({
       action: 'users.invited',
       source: 'mcp',
       actor_user_id: admin.userId,
       token_id: admin.tokenId,
       target_id: out.user_id,
-      summary: { tool: 'invite_user', role: 'member', status: 'active', employment_type: 'full_time', location: 'overseas', ui_language: 'zh', checklist_id: expect.any(String) },
+      summary: {
+        tool: 'invite_user',
+        role: 'member',
+        status: 'active',
+        employment_type: 'full_time',
+        location: 'overseas',
+        ui_language: 'zh',
+        checklist_id: expect.any(String),
+      },
     });
   });
 
   it('takes role, employment_type, location, ui_language and status; the checklist follows them', async () => {
     const admin = await adminAgent(h, ['admin:users']);
-    const out = await ok(h, admin.token, 'invite_user', { email: fresh(), name: 'Contractor', role: 'assistant', employment_type: 'contractor', location: 'china', ui_language: 'en', status: 'offboarding' });
+    const out = await ok(h, admin.token, 'invite_user', {
+      email: fresh(),
+      name: 'Contractor',
+      role: 'assistant',
+      employment_type: 'contractor',
+      location: 'china',
+      ui_language: 'en',
+      status: 'offboarding',
+    });
     expect(out.status).toBe('offboarding');
     const [user] = await sql('select role, status from users where id = ?', [out.user_id]);
     expect(user).toEqual({ role: 'assistant', status: 'offboarding' });
@@ -67,7 +103,14 @@ describe('invite_user', () => {
     const existing = await newUser(h);
     const err = await failed(h, admin.token, 'invite_user', { email: existing.email, name: 'Dup' });
     expect(err).toEqual({
-      error: { type: expect.stringMatching(/^http.*\/errors\/user-already-exists$/), title: 'user_already_exists', detail: `a user with email ${existing.email} already exists`, field: 'email', email: existing.email, user_id: existing.userId },
+      error: {
+        type: expect.stringMatching(/^http.*\/errors\/user-already-exists$/),
+        title: 'user_already_exists',
+        detail: `a user with email ${existing.email} already exists`,
+        field: 'email',
+        email: existing.email,
+        user_id: existing.userId,
+      },
     });
     expect(await sql('select user_id from user_profiles where user_id = ?', [existing.userId])).toEqual([]);
     expect(await sql(`select id from audit_log where action = 'users.invited' and target_id = ?`, [existing.userId])).toEqual([]);
@@ -82,7 +125,14 @@ describe('invite_user', () => {
     const [user] = await sql('select id from users where email = ?', [email]);
     for (const b of bodies.filter((x) => x.result.isError)) {
       expect(JSON.parse(b.result.content[0].text)).toEqual({
-        error: { type: expect.stringMatching(/\/errors\/user-already-exists$/), title: 'user_already_exists', detail: `a user with email ${email} already exists`, field: 'email', email, user_id: user.id },
+        error: {
+          type: expect.stringMatching(/\/errors\/user-already-exists$/),
+          title: 'user_already_exists',
+          detail: `a user with email ${email} already exists`,
+          field: 'email',
+          email,
+          user_id: user.id,
+        },
       });
     }
     expect(await sql('select user_id from user_profiles where user_id = ?', [user.id])).toHaveLength(1);
@@ -93,7 +143,14 @@ describe('invite_user', () => {
     const admin = await adminAgent(h, ['admin:users']);
     const err = await failed(h, admin.token, 'invite_user', { email: 'someone@elsewhere.test', name: 'Out' });
     expect(err).toEqual({
-      error: { type: expect.stringMatching(/\/domain-not-allowed$/), title: 'domain_not_allowed', detail: 'email domain "elsewhere.test" is outside the company allowlist', field: 'email', email: 'someone@elsewhere.test', domain: 'elsewhere.test' },
+      error: {
+        type: expect.stringMatching(/\/domain-not-allowed$/),
+        title: 'domain_not_allowed',
+        detail: 'email domain "elsewhere.test" is outside the company allowlist',
+        field: 'email',
+        email: 'someone@elsewhere.test',
+        domain: 'elsewhere.test',
+      },
     });
     expect(await sql(`select id from users where email = 'someone@elsewhere.test'`)).toEqual([]);
   });
@@ -122,7 +179,15 @@ describe('search_user_by_username', () => {
     const inner = await ok(h, admin.token, 'invite_user', { email: `li.${stem}@example.test`, name: 'Inner' });
     const out = await ok(h, admin.token, 'search_user_by_username', { username: stem.toUpperCase() });
     expect(out.items.map((i: any) => i.user_id)).toEqual([exact.user_id, prefix.user_id, inner.user_id]);
-    expect(out.items[0]).toEqual({ user_id: exact.user_id, email: `${stem}@example.test`, name: 'Exact', role: 'member', status: 'active', domain: 'example.test', created_at: expect.any(String) });
+    expect(out.items[0]).toEqual({
+      user_id: exact.user_id,
+      email: `${stem}@example.test`,
+      name: 'Exact',
+      role: 'member',
+      status: 'active',
+      domain: 'example.test',
+      created_at: expect.any(String),
+    });
 
     const many = `zm${randomBytes(3).toString('hex')}`;
     for (let i = 0; i < 22; i++) await ok(h, (await adminAgent(h, ['admin:users'])).token, 'invite_user', { email: `${many}${i}@example.test`, name: `M${i}` });
@@ -137,7 +202,9 @@ describe('search_user_by_username', () => {
     const stem = `zo${randomBytes(3).toString('hex')}`;
     const gone = await ok(h, admin.token, 'invite_user', { email: `${stem}@example.test`, name: 'Gone', status: 'offboarded' });
     expect(await ok(h, admin.token, 'search_user_by_username', { username: stem })).toEqual({ items: [] });
-    expect((await ok(h, admin.token, 'search_user_by_username', { username: stem, only_active: false })).items).toEqual([expect.objectContaining({ user_id: gone.user_id, status: 'offboarded' })]);
+    expect((await ok(h, admin.token, 'search_user_by_username', { username: stem, only_active: false })).items).toEqual([
+      expect.objectContaining({ user_id: gone.user_id, status: 'offboarded' }),
+    ]);
   });
 
   it('a username with "@" is the structured 422 username_contains_at; admin only; scope admin:users', async () => {

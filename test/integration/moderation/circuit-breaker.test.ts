@@ -35,7 +35,8 @@ async function succeed(t: TestToken, n: number): Promise<void> {
     expect(r.status, r.text).toBe(202);
   }
 }
-const suspensionNotices = (userId: string) => sql(h, `select title, summary, tags, actor_user_id from notifications where user_id = ? and title like '%suspended%'`, [userId]);
+const suspensionNotices = (userId: string) =>
+  sql(h, `select title, summary, tags, actor_user_id from notifications where user_id = ? and title like '%suspended%'`, [userId]);
 const breakerOf = async (tokenId: string) => (await sql(h, 'select breaker_open_until from inbound_tokens where id = ?', [tokenId]))[0].breaker_open_until;
 
 function expectCircuitOpen(r: Awaited<ReturnType<typeof publish>>): void {
@@ -68,7 +69,14 @@ describe('tripping', () => {
     expect(await sql(h, `select action from audit_log where token_id = ? and action = 'inbound.event.received'`, [t.tokenId])).toEqual([]);
 
     const notices = await suspensionNotices(t.user.userId);
-    expect(notices).toEqual([{ title: 'Your token "test" was suspended by the circuit breaker', summary: expect.stringContaining('21 of its last 21 events'), tags: ['circuit_open'], actor_user_id: null }]);
+    expect(notices).toEqual([
+      {
+        title: 'Your token "test" was suspended by the circuit breaker',
+        summary: expect.stringContaining('21 of its last 21 events'),
+        tags: ['circuit_open'],
+        actor_user_id: null,
+      },
+    ]);
     expect(await sql(h, `select action, summary from audit_log where token_id = ? and action = 'inbound.token.suspended'`, [t.tokenId])).toEqual([
       { action: 'inbound.token.suspended', summary: { failures: 21, successes: 0, suspended_until: expect.any(String) } },
     ]);
@@ -126,7 +134,9 @@ describe('recovery and reset', () => {
     expectCircuitOpen(await publish(h, t.token, event(h)));
 
     const member = await newAgent(h);
-    const denied = await createClient(ModerationService, transportFor(h, 'connect', [bearer(member.token)])).resetCircuitBreaker({ tokenId: t.tokenId }).catch((e) => ConnectError.from(e));
+    const denied = await createClient(ModerationService, transportFor(h, 'connect', [bearer(member.token)]))
+      .resetCircuitBreaker({ tokenId: t.tokenId })
+      .catch((e) => ConnectError.from(e));
     expect((denied as ConnectError).code).toBe(Code.PermissionDenied);
     const admin = await newAgent(h, ['admin:tokens'], await newUser(h, 'admin'));
     const svc = createClient(ModerationService, transportFor(h, 'grpc', [bearer(admin.token)]));
@@ -142,7 +152,11 @@ describe('recovery and reset', () => {
     const missing = await svc.resetCircuitBreaker({ tokenId: '00000000-0000-4000-8000-000000000000' }).catch((e) => ConnectError.from(e));
     expect((missing as ConnectError).code).toBe(Code.NotFound);
     expect((missing as ConnectError).findDetails(ErrorInfoSchema)[0]?.code).toBe('not_found');
-    expect(await sql(h, `select actor_user_id, summary from audit_log where token_id = ? and action = 'inbound.token.breaker_reset' order by created_at`, [t.tokenId])).toEqual([
+    expect(
+      await sql(h, `select actor_user_id, summary from audit_log where token_id = ? and action = 'inbound.token.breaker_reset' order by created_at`, [
+        t.tokenId,
+      ]),
+    ).toEqual([
       { actor_user_id: admin.userId, summary: { was_open: true } },
       { actor_user_id: admin.userId, summary: { was_open: false } },
     ]);
@@ -164,7 +178,13 @@ describe('bulk fan-out', () => {
     await sql(h, 'update inbound_tokens set breaker_open_until = ? where id = ?', [new Date(h.clock.now().getTime() + HOUR_MS).toISOString(), open.tokenId]);
     const r = await http(h, 'POST', '/api/v1/events/bulk', {
       token: tools.token,
-      body: { event: event(h, { event_type: `${tools.prefix}job.done` }), recipients: [{ type: 'email', email: open.user.email }, { type: 'email', email: fine.user.email }] },
+      body: {
+        event: event(h, { event_type: `${tools.prefix}job.done` }),
+        recipients: [
+          { type: 'email', email: open.user.email },
+          { type: 'email', email: fine.user.email },
+        ],
+      },
     });
     expect(r.status, r.text).toBe(202);
     expect(r.body.results[0]).toEqual({ email: open.user.email, error: 'circuit_open' });

@@ -29,7 +29,9 @@ it('held, listed, forwarded; a token trips its breaker', async () => {
   const [entry] = (await svc.listHeldEvents({})).items;
   expect(entry).toMatchObject({ eventId: ev.event_id, status: HeldEventStatus.PENDING });
   const fwd = await svc.forwardHeldEvent({ entryId: entry!.entryId });
-  expect(await sql(h, 'select actor_user_id, tags from notifications where id = ?', [fwd.entry!.notificationId])).toEqual([{ actor_user_id: admin.userId, tags: [ev.event_type] }]);
+  expect(await sql(h, 'select actor_user_id, tags from notifications where id = ?', [fwd.entry!.notificationId])).toEqual([
+    { actor_user_id: admin.userId, tags: [ev.event_type] },
+  ]);
 
   const t = await newPersonalToken(h);
   for (let i = 0; i < 21; i++) expect((await publish(h, t.token, event(h, { severity: 'x' }))).status).toBe(400);

@@ -85,7 +85,9 @@ describe('issue_admin_moderation_token', () => {
     expect(JSON.stringify(await sql(h, 'select * from audit_log where token_id in (?, ?)', [out.token_id, agent.tokenId]))).not.toContain(out.token_value);
 
     const listed = await ok(h, (await newAgent(h, ['admin:catalog'], admin)).token, 'list_inbound_tokens', { kind: 'moderation' });
-    expect(listed.items).toContainEqual(expect.objectContaining({ id: out.token_id, kind: 'moderation', owner_email: admin.email, linked_catalog_slug: out.catalog_slug }));
+    expect(listed.items).toContainEqual(
+      expect.objectContaining({ id: out.token_id, kind: 'moderation', owner_email: admin.email, linked_catalog_slug: out.catalog_slug }),
+    );
 
     const custom = await ok(h, agent.token, 'issue_admin_moderation_token', { label, daily_limit: 1000 });
     expect(custom.daily_limit).toBe(1000);
@@ -157,7 +159,18 @@ describe('publishing with a moderation token', () => {
     expect(await sql(h, 'select count from user_daily_counts where user_id = ?', [m.admin.userId])).toEqual([]);
 
     const entry = await heldEntry(m, ev.event_id as string);
-    expect(entry).toMatchObject({ deliveryId, tokenId: m.tokenId, status: HeldEventStatus.PENDING, eventType: ev.event_type, severity: 'critical', title: 'Ticket 7 escalated', summary: 'first', suggestedEmail: target.email, fireCount: 1, edited: false });
+    expect(entry).toMatchObject({
+      deliveryId,
+      tokenId: m.tokenId,
+      status: HeldEventStatus.PENDING,
+      eventType: ev.event_type,
+      severity: 'critical',
+      title: 'Ticket 7 escalated',
+      summary: 'first',
+      suggestedEmail: target.email,
+      fireCount: 1,
+      edited: false,
+    });
 
     const again = await publish(h, m.token, { ...ev, title: 'Ticket 7 escalated again', summary: 'second' });
     expect(again.status).toBe(200);
@@ -188,9 +201,20 @@ describe('ModerationService queue', () => {
 
     const fwd = await svc.forwardHeldEvent({ entryId: entry.entryId });
     expect(fwd.entry).toMatchObject({ status: HeldEventStatus.FORWARDED, forwardedToUserId: target.userId, forwardedToEmail: target.email });
-    const notes = await sql(h, 'select id, user_id, title, summary, actor_user_id, tags, delivery_id, target_url from notifications where user_id = ?', [target.userId]);
+    const notes = await sql(h, 'select id, user_id, title, summary, actor_user_id, tags, delivery_id, target_url from notifications where user_id = ?', [
+      target.userId,
+    ]);
     expect(notes).toEqual([
-      { id: fwd.entry!.notificationId, user_id: target.userId, title: 'Invoice 9 needs your approval', summary: 'checked by admin', actor_user_id: m.admin.userId, tags: [ev.event_type], delivery_id: null, target_url: 'https://vendor.example/t/9' },
+      {
+        id: fwd.entry!.notificationId,
+        user_id: target.userId,
+        title: 'Invoice 9 needs your approval',
+        summary: 'checked by admin',
+        actor_user_id: m.admin.userId,
+        tags: [ev.event_type],
+        delivery_id: null,
+        target_url: 'https://vendor.example/t/9',
+      },
     ]);
     expect(await sql(h, 'select id from deliveries where recipient_user_id = ?', [target.userId])).toEqual([]);
     expect(await sql(h, 'select id from nudge_outbox where user_id = ?', [target.userId])).toEqual([]);
@@ -204,7 +228,11 @@ describe('ModerationService queue', () => {
     ]);
 
     // Forwarded entries are final.
-    for (const attempt of [() => svc.forwardHeldEvent({ entryId: entry.entryId }), () => svc.editHeldEvent({ entryId: entry.entryId, title: 'x' }), () => svc.dismissHeldEvent({ entryId: entry.entryId })]) {
+    for (const attempt of [
+      () => svc.forwardHeldEvent({ entryId: entry.entryId }),
+      () => svc.editHeldEvent({ entryId: entry.entryId, title: 'x' }),
+      () => svc.dismissHeldEvent({ entryId: entry.entryId }),
+    ]) {
       const err = await connectErrorOf(attempt());
       expect(err.code).toBe(Code.Aborted);
       expect(codeOf(err)).toBe('invalid_state');
@@ -245,7 +273,11 @@ describe('ModerationService queue', () => {
     const otherAdmin = await newAgent(h, undefined, await newUser(h, 'admin'));
     const other = client(otherAdmin.token);
     expect((await other.listHeldEvents({ all: true })).items).toEqual([]);
-    for (const attempt of [() => other.forwardHeldEvent({ entryId: entry.entryId }), () => other.editHeldEvent({ entryId: entry.entryId, title: 'x' }), () => other.dismissHeldEvent({ entryId: entry.entryId })]) {
+    for (const attempt of [
+      () => other.forwardHeldEvent({ entryId: entry.entryId }),
+      () => other.editHeldEvent({ entryId: entry.entryId, title: 'x' }),
+      () => other.dismissHeldEvent({ entryId: entry.entryId }),
+    ]) {
       expect((await connectErrorOf(attempt())).code).toBe(Code.NotFound);
     }
     const member = await newAgent(h);
@@ -264,6 +296,8 @@ describe('ModerationService queue', () => {
     const d2 = await svc.dismissHeldEvent({ entryId: entry.entryId });
     expect(d2.entry).toMatchObject({ status: HeldEventStatus.DISMISSED, dismissReason: 'spam' });
     expect((await connectErrorOf(svc.forwardHeldEvent({ entryId: entry.entryId }))).code).toBe(Code.Aborted);
-    expect(await sql(h, `select count(*)::int as n from audit_log where action = 'moderation.event.dismissed' and target_id = ?`, [entry.entryId])).toEqual([{ n: 1 }]);
+    expect(await sql(h, `select count(*)::int as n from audit_log where action = 'moderation.event.dismissed' and target_id = ?`, [entry.entryId])).toEqual([
+      { n: 1 },
+    ]);
   });
 });

@@ -42,7 +42,17 @@ afterEach(async () => {
 async function startChild(databaseUrl: string, env: Record<string, string>): Promise<Child> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, REDIS_URL, LOG_LEVEL: 'info', NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      GRPC_PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      LOG_LEVEL: 'info',
+      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const child: Child = { proc, baseUrl: '', log: [] };
@@ -99,8 +109,16 @@ async function senders(databaseUrl: string, n: number, tag: string): Promise<Sen
       const s: Sender = { token: (t.output as { token: string }).token, userId, chatPath: `/chat/${tag}-${i}`, pushPath: `/push/${tag}-${i}` };
       const b = browserSubscription(`${rx.url}${s.pushPath}`);
       const conn = setup.orm.em.fork().getConnection();
-      await conn.execute(`insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`, [userId, `${rx.url}${s.chatPath}`]);
-      await conn.execute(`insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (gen_random_uuid(), ?, ?, ?, ?, now())`, [userId, b.endpoint, b.p256dh, b.auth]);
+      await conn.execute(
+        `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
+        [userId, `${rx.url}${s.chatPath}`],
+      );
+      await conn.execute(`insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (gen_random_uuid(), ?, ?, ?, ?, now())`, [
+        userId,
+        b.endpoint,
+        b.p256dh,
+        b.auth,
+      ]);
       out.push(s);
     }
     return out;
@@ -110,7 +128,11 @@ async function senders(databaseUrl: string, n: number, tag: string): Promise<Sen
 }
 
 async function publishTo(baseUrl: string, token: string, h: Pick<Harness, 'clock'>): Promise<string> {
-  const res = await fetch(`${baseUrl}/api/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(event(h as Harness, { severity: 'critical' })) });
+  const res = await fetch(`${baseUrl}/api/v1/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(event(h as Harness, { severity: 'critical' })),
+  });
   const body = (await res.json()) as { deliveryId: string; pushed: boolean };
   expect(res.status).toBe(202);
   expect(body.pushed).toBe(true);
@@ -119,7 +141,8 @@ async function publishTo(baseUrl: string, token: string, h: Pick<Harness, 'clock
 
 const hitsByKey = (prefix: string) => {
   const m = new Map<string, number>();
-  for (const hit of rx.hits) if (hit.path.startsWith(prefix)) m.set(String(hit.headers['idempotency-key']), (m.get(String(hit.headers['idempotency-key'])) ?? 0) + 1);
+  for (const hit of rx.hits)
+    if (hit.path.startsWith(prefix)) m.set(String(hit.headers['idempotency-key']), (m.get(String(hit.headers['idempotency-key'])) ?? 0) + 1);
   return m;
 };
 
@@ -161,7 +184,13 @@ describe('kill -9 between commit and dispatch', () => {
     // every other nudge stays unclaimed in the outbox.
     rx.behave(`/chat/${tag}`, { delayMs: 60_000 });
     rx.behave(`/push/${tag}`, { delayMs: 60_000 });
-    const a = await startChild(db.url, { NUDGE_BATCH_SIZE: '1', NUDGE_CONCURRENCY: '1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_JOB_EXPIRE_S: '3', NUDGE_SEND_TIMEOUT_MS: '30000' });
+    const a = await startChild(db.url, {
+      NUDGE_BATCH_SIZE: '1',
+      NUDGE_CONCURRENCY: '1',
+      NUDGE_RELAY_INTERVAL_MS: '50',
+      NUDGE_JOB_EXPIRE_S: '3',
+      NUDGE_SEND_TIMEOUT_MS: '30000',
+    });
     const deliveries: string[] = [];
     for (let round = 0; round < 4; round++) for (const p of people) deliveries.push(await publishTo(a.baseUrl, p.token, clockLike));
     const pg = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', WORKER: 'off' }, 'test'), { role: 'cli' });
@@ -176,7 +205,10 @@ describe('kill -9 between commit and dispatch', () => {
 
     rx.behave(`/chat/${tag}`, {});
     rx.behave(`/push/${tag}`, {});
-    const b = await startHarness({ databaseUrl: db.url, env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_JOB_EXPIRE_S: '3', NUDGE_RETRY_DELAY_S: '1' } });
+    const b = await startHarness({
+      databaseUrl: db.url,
+      env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_JOB_EXPIRE_S: '3', NUDGE_RETRY_DELAY_S: '1' },
+    });
     cleanups.push(() => b.close());
     // The nudge A had claimed is sent again once its lease (NUDGE_JOB_EXPIRE_S) has ended.
     await until('all nudges sent', async () => hitsByKey(`/chat/${tag}`).size === 20 && hitsByKey(`/push/${tag}`).size === 20 && (await drained(b)), 45_000);

@@ -11,7 +11,10 @@ let h: Harness;
 let rx: Receiver;
 beforeAll(async () => {
   rx = await startReceiver();
-  h = await startHarness({ mode: 'embedded', env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_RETRY_LIMIT: '1', NUDGE_RETRY_DELAY_S: '1' } });
+  h = await startHarness({
+    mode: 'embedded',
+    env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_RETRY_LIMIT: '1', NUDGE_RETRY_DELAY_S: '1' },
+  });
 });
 afterAll(async () => {
   closeSessions();
@@ -31,7 +34,13 @@ it('embedded: a new event nudges push and chat once; a failing receiver ends dea
   expect(r.body).toMatchObject({ pushed: true, degraded: false });
   await until('both hits', () => rx.hitsFor('/chat/emb').length === 1 && rx.hitsFor('/push/emb').length === 1);
   expect(b.decrypt(rx.hitsFor('/push/emb')[0]!.body)).toMatchObject({ title: 'Embedded nudge', severity: 'warn' });
-  const repeat = await publish(h, t.token, event(h, { event_id: (await h.svc.deps.orm.em.fork().getConnection().execute(`select event_id from deliveries where id = ?`, [r.body.deliveryId]))[0].event_id }));
+  const repeat = await publish(
+    h,
+    t.token,
+    event(h, {
+      event_id: (await h.svc.deps.orm.em.fork().getConnection().execute(`select event_id from deliveries where id = ?`, [r.body.deliveryId]))[0].event_id,
+    }),
+  );
   expect(repeat.body.pushed).toBe(false);
 
   rx.behave('/chat/emb', { status: 503 });

@@ -18,7 +18,13 @@ let rx: Receiver;
 beforeAll(async () => {
   rx = await startReceiver();
   h = await startHarness({
-    env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RETRY_LIMIT: '2', NUDGE_RETRY_DELAY_S: '1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_SEND_TIMEOUT_MS: '5000' },
+    env: {
+      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+      NUDGE_RETRY_LIMIT: '2',
+      NUDGE_RETRY_DELAY_S: '1',
+      NUDGE_RELAY_INTERVAL_MS: '50',
+      NUDGE_SEND_TIMEOUT_MS: '5000',
+    },
   });
 });
 afterAll(async () => {
@@ -48,14 +54,22 @@ async function person(opts: { chat?: boolean; push?: boolean; dailyLimit?: numbe
   const a = await operator<{ token: string }>(h, 'agent_tokens.create', { email: user.email });
   const agent = createClient(NotificationSettingsService, transportFor(h, 'connect', [bearer(a.token)]));
   const tag = `u${seq++}-${user.userId.slice(0, 8)}`;
-  const p: Person = { user, inbound: t.token, agent, chatPath: `/chat/${tag}`, pushPath: `/push/${tag}`, browser: browserSubscription(`${rx.url}/push/${tag}`) };
+  const p: Person = {
+    user,
+    inbound: t.token,
+    agent,
+    chatPath: `/chat/${tag}`,
+    pushPath: `/push/${tag}`,
+    browser: browserSubscription(`${rx.url}/push/${tag}`),
+  };
   if (opts.chat !== false) await agent.setChatDestination({ url: `${rx.url}${p.chatPath}`, style: opts.style ?? ChatStyle.SLACK });
   if (opts.push !== false) await agent.registerPushSubscription({ endpoint: p.browser.endpoint, p256dh: p.browser.p256dh, auth: p.browser.auth });
   return p;
 }
 
 const outboxRows = async (deliveryId: string) => Number((await sql(`select count(*)::int as n from nudge_outbox where delivery_id = ?`, [deliveryId]))[0].n);
-const jobRows = async (deliveryId: string) => Number((await sql(`select count(*)::int as n from pgboss.job where name = 'nudges' and data->>'deliveryId' = ?`, [deliveryId]))[0].n);
+const jobRows = async (deliveryId: string) =>
+  Number((await sql(`select count(*)::int as n from pgboss.job where name = 'nudges' and data->>'deliveryId' = ?`, [deliveryId]))[0].n);
 const inboxRows = async (deliveryId: string) => Number((await sql(`select count(*)::int as n from notifications where delivery_id = ?`, [deliveryId]))[0].n);
 
 /** Nothing was queued for this delivery in the same commit: nothing can ever be sent for it. */
@@ -157,7 +171,10 @@ describe('what sends nothing', () => {
     const ev = event(h, { severity: 'critical' });
     const first = await publish(h, p.inbound, ev);
     expect(first.body.pushed).toBe(true);
-    await until('both nudges sent and settled', async () => rx.hitsFor(p.chatPath).length + rx.hitsFor(p.pushPath).length === 2 && (await outboxRows(first.body.deliveryId)) === 0);
+    await until(
+      'both nudges sent and settled',
+      async () => rx.hitsFor(p.chatPath).length + rx.hitsFor(p.pushPath).length === 2 && (await outboxRows(first.body.deliveryId)) === 0,
+    );
     const again = await publish(h, p.inbound, { ...ev, title: 'Changed title' });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ pushed: false, deduped: true, fireCount: 2 });
@@ -229,7 +246,12 @@ describe('daily limits (UTC day of the service clock)', () => {
     expect(await inboxRows(second.body.deliveryId)).toBe(1);
     await expectNoNudgeQueued(second.body.deliveryId);
     // Legacy endpoint: same rule, same truthful flags.
-    const legacy = await h.svc.app.inject({ method: 'POST', url: '/api/internal-os/integrations/inbound/personal', headers: { authorization: `Bearer ${p.inbound}`, 'content-type': 'application/json' }, payload: event(h, { severity: 'critical' }) });
+    const legacy = await h.svc.app.inject({
+      method: 'POST',
+      url: '/api/internal-os/integrations/inbound/personal',
+      headers: { authorization: `Bearer ${p.inbound}`, 'content-type': 'application/json' },
+      payload: event(h, { severity: 'critical' }),
+    });
     expect(legacy.statusCode).toBe(200);
     expect(legacy.json()).toMatchObject({ pushed: false, degraded: true });
   });
@@ -248,7 +270,11 @@ describe('daily limits (UTC day of the service clock)', () => {
     expect(await inboxRows(r501.body.deliveryId)).toBe(0);
     await expectNoNudgeQueued(r501.body.deliveryId);
     // The delivery itself is stored: read-back and dedup still work.
-    const again = await publish(h, p.inbound, event(h, { severity: 'critical', event_id: (await sql(`select event_id from deliveries where id = ?`, [r501.body.deliveryId]))[0].event_id }));
+    const again = await publish(
+      h,
+      p.inbound,
+      event(h, { severity: 'critical', event_id: (await sql(`select event_id from deliveries where id = ?`, [r501.body.deliveryId]))[0].event_id }),
+    );
     expect(again.status).toBe(200);
     // Another token of the same user shares the per-user limit.
     const t2 = await newPersonalToken(h, { user: p.user });
@@ -267,7 +293,10 @@ describe('daily limits (UTC day of the service clock)', () => {
     const fresh = await publish(h, p.inbound, event(h, { severity: 'critical' }));
     expect(fresh.status).toBe(202);
     expect(fresh.body).toMatchObject({ degraded: false, pushed: true });
-    const days = await sql(`select day::text as day, count from token_daily_counts where token_id = (select token_id from deliveries where id = ?) order by day`, [fresh.body.deliveryId]);
+    const days = await sql(
+      `select day::text as day, count from token_daily_counts where token_id = (select token_id from deliveries where id = ?) order by day`,
+      [fresh.body.deliveryId],
+    );
     expect(days.map((d) => d.count)).toEqual([2, 1]);
   });
 });
@@ -282,11 +311,24 @@ describe('failures and slow receivers', () => {
     const listed = (await p.agent.listFailedNudges({})).items;
     // retryLimit 2: three attempts in all, then dead.
     expect(rx.hitsFor(p.chatPath)).toHaveLength(3);
-    const gaps = rx.hitsFor(p.chatPath).slice(1).map((hit, i) => hit.at - rx.hitsFor(p.chatPath)[i]!.at);
+    const gaps = rx
+      .hitsFor(p.chatPath)
+      .slice(1)
+      .map((hit, i) => hit.at - rx.hitsFor(p.chatPath)[i]!.at);
     expect(gaps.every((g) => g >= 900)).toBe(true);
-    expect(listed[0]).toMatchObject({ deliveryId: r.body.deliveryId, channel: 'chat', attempts: 3, lastError: 'chat: HTTP 500', title: 'Will fail', severity: 'critical' });
+    expect(listed[0]).toMatchObject({
+      deliveryId: r.body.deliveryId,
+      channel: 'chat',
+      attempts: 3,
+      lastError: 'chat: HTTP 500',
+      title: 'Will fail',
+      severity: 'critical',
+    });
     // The failure row is written by the last attempt; the queue marks the job failed right after it.
-    await until('job failed', async () => (await sql(`select state from pgboss.job where name = 'nudges' and data->>'deliveryId' = ?`, [r.body.deliveryId]))[0]?.state === 'failed');
+    await until(
+      'job failed',
+      async () => (await sql(`select state from pgboss.job where name = 'nudges' and data->>'deliveryId' = ?`, [r.body.deliveryId]))[0]?.state === 'failed',
+    );
     // Another user sees none of them.
     const other = await person({ chat: false, push: false });
     expect((await other.agent.listFailedNudges({})).items).toEqual([]);
@@ -333,18 +375,27 @@ describe('NotificationSettingsService', () => {
   it('validates URLs (https only unless allowlisted) and styles, reporting the field', async () => {
     const p = await person({ chat: false, push: false });
     for (const url of ['http://example.com/hook', 'ftp://example.com', 'not a url', 'https://user:pw@example.com/x']) {
-      const err = await p.agent.setChatDestination({ url, style: ChatStyle.SLACK }).then(() => null, (e) => ConnectError.from(e));
+      const err = await p.agent.setChatDestination({ url, style: ChatStyle.SLACK }).then(
+        () => null,
+        (e) => ConnectError.from(e),
+      );
       expect(err?.code).toBe(Code.InvalidArgument);
       expect(err?.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => v.field)).toEqual(['url']);
     }
-    const noStyle = await p.agent.setChatDestination({ url: 'https://hooks.example.com/services/T0/B0/abcd', style: ChatStyle.UNSPECIFIED }).then(() => null, (e) => ConnectError.from(e));
+    const noStyle = await p.agent.setChatDestination({ url: 'https://hooks.example.com/services/T0/B0/abcd', style: ChatStyle.UNSPECIFIED }).then(
+      () => null,
+      (e) => ConnectError.from(e),
+    );
     expect(noStyle?.code).toBe(Code.InvalidArgument);
     const ok = await p.agent.setChatDestination({ url: 'https://hooks.example.com/services/T0/B0/secretpart1234', style: ChatStyle.SLACK });
     // The webhook URL is a credential: never echoed in full.
     expect(ok.preferences?.chatDestination).toMatchObject({ urlHint: 'https://hooks.example.com/…1234', style: ChatStyle.SLACK });
     const cleared = await p.agent.clearChatDestination({});
     expect(cleared.preferences?.chatDestination).toBeUndefined();
-    const badPush = await p.agent.registerPushSubscription({ endpoint: 'http://push.example.com/x', p256dh: 'abc', auth: 'def' }).then(() => null, (e) => ConnectError.from(e));
+    const badPush = await p.agent.registerPushSubscription({ endpoint: 'http://push.example.com/x', p256dh: 'abc', auth: 'def' }).then(
+      () => null,
+      (e) => ConnectError.from(e),
+    );
     expect(badPush?.code).toBe(Code.InvalidArgument);
   });
 
@@ -364,10 +415,20 @@ describe('NotificationSettingsService', () => {
     const c = createClient(NotificationSettingsService, transportFor(h, 'connect', [bearer(ro.token)]));
     expect((await c.getPreferences({})).preferences?.pushSeverities).toEqual(['critical', 'warn']);
     expect((await c.getVapidPublicKey({})).publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
-    const denied = await c.setPreferences({ chatEnabled: false }).then(() => null, (e) => ConnectError.from(e));
+    const denied = await c.setPreferences({ chatEnabled: false }).then(
+      () => null,
+      (e) => ConnectError.from(e),
+    );
     expect(denied?.code).toBe(Code.PermissionDenied);
     const t = await newPersonalToken(h);
     const wrong = createClient(NotificationSettingsService, transportFor(h, 'connect', [bearer(t.token)]));
-    expect((await wrong.getPreferences({}).then(() => null, (e) => ConnectError.from(e)))?.code).toBe(Code.Unauthenticated);
+    expect(
+      (
+        await wrong.getPreferences({}).then(
+          () => null,
+          (e) => ConnectError.from(e),
+        )
+      )?.code,
+    ).toBe(Code.Unauthenticated);
   });
 });

@@ -13,7 +13,10 @@ describe('nudge rules', () => {
     const slack = chatPayload('slack', content) as { text: string; blocks: unknown[] };
     expect(slack.text).toBe('[CRITICAL] Build &lt;failed&gt; &amp; more <https://desk.example.com/inbox/abc|Open in inbox>');
     expect(slack.blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: slack.text } }]);
-    expect(chatPayload('feishu', content)).toEqual({ msg_type: 'text', content: { text: '[CRITICAL] Build <failed> & more\nhttps://desk.example.com/inbox/abc' } });
+    expect(chatPayload('feishu', content)).toEqual({
+      msg_type: 'text',
+      content: { text: '[CRITICAL] Build <failed> & more\nhttps://desk.example.com/inbox/abc' },
+    });
     expect(JSON.parse(pushPayload(content))).toEqual(content);
   });
 
@@ -46,7 +49,14 @@ describe('nudge egress client', () => {
     const strict = createNudgeEgressClient({ timeoutMs: 2000, allowHosts: [] });
     try {
       expect(await strict.post(`${rx.url}/x`, body, {})).toMatchObject({ ok: false, error: 'blocked_target' });
-      for (const url of ['https://127.0.0.1/x', 'https://10.1.2.3/x', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://localhost/x']) {
+      for (const url of [
+        'https://127.0.0.1/x',
+        'https://10.1.2.3/x',
+        'https://169.254.169.254/latest',
+        'https://[::1]/x',
+        'https://[::ffff:127.0.0.1]/x',
+        'https://localhost/x',
+      ]) {
         expect(await strict.post(url, body, {}), url).toMatchObject({ ok: false, error: 'blocked_target' });
       }
       expect(rx.hits).toHaveLength(0);

@@ -28,10 +28,10 @@ describe('nudge dispatch under request load', () => {
     const q = h.svc.nudges!;
     const t = await newPersonalToken(h);
     const chatPath = `/chat/yield-${t.user.userId}`;
-    await sql(`insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`, [
-      t.user.userId,
-      `${rx.url}${chatPath}`,
-    ]);
+    await sql(
+      `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
+      [t.user.userId, `${rx.url}${chatPath}`],
+    );
 
     const blocker = await newPersonalToken(h);
     const ev = event(h);

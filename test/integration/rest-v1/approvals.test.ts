@@ -117,7 +117,12 @@ describe('POST /api/v1/catalog/approvals (admin assign)', () => {
     const emp = await newUser(h);
     const other = await newUser(h);
     const key = `assign-${randomUUID()}`;
-    const post = (email: string) => http(h, 'POST', '/api/v1/catalog/approvals', { token: tools.token, body: { email, catalog_slug: tools.catalogSlug }, headers: { 'idempotency-key': key } });
+    const post = (email: string) =>
+      http(h, 'POST', '/api/v1/catalog/approvals', {
+        token: tools.token,
+        body: { email, catalog_slug: tools.catalogSlug },
+        headers: { 'idempotency-key': key },
+      });
     const a = await post(emp.email);
     const b = await post(emp.email);
     expect([a.status, b.status]).toEqual([201, 201]);
@@ -152,7 +157,12 @@ describe('GET /api/v1/catalog/approvals', () => {
     expect(all.body.items.find((i: any) => i.email === pending.email)).toMatchObject({ id: pendingId, reviewedAt: null, reviewedByEmail: null });
     expect(all.body.items.find((i: any) => i.email === rejected.email)).toMatchObject({ id: rejectedId, reviewedByEmail: tools.admin.email });
 
-    for (const [status, email] of [['pending', pending.email], ['approved', approved.email], ['rejected', rejected.email], ['revoked', revoked.email]] as const) {
+    for (const [status, email] of [
+      ['pending', pending.email],
+      ['approved', approved.email],
+      ['rejected', rejected.email],
+      ['revoked', revoked.email],
+    ] as const) {
       const r = await list(tools.token, `catalog_slug=${encodeURIComponent(tools.catalogSlug)}&status=${status}`);
       expect(r.status).toBe(200);
       expect(r.body.items.map((i: any) => [i.email, i.status])).toEqual([[email, status]]);
@@ -254,7 +264,13 @@ describe('POST /api/v1/catalog/approvals/review', () => {
     expectProblem(await claim(h, tools.token, { email: emp.email }), 403, 'no_approved_request');
     const r = await review(tools.token, { request_id: id, decision: 'approve', note: 'ok for Q3' });
     expect(r.status, r.text).toBe(200);
-    expect(CatalogApprovalListItemSchema.parse(r.body)).toMatchObject({ id, email: emp.email, catalogSlug: tools.catalogSlug, status: 'approved', reviewedByEmail: tools.admin.email });
+    expect(CatalogApprovalListItemSchema.parse(r.body)).toMatchObject({
+      id,
+      email: emp.email,
+      catalogSlug: tools.catalogSlug,
+      status: 'approved',
+      reviewedByEmail: tools.admin.email,
+    });
     expect(r.body.reviewedAt).not.toBeNull();
     expect(await sql(h, `select status from access_assets where request_id = ?`, [id])).toEqual([{ status: 'active' }]);
     const [row] = await sql(h, `select review_note from catalog_requests where id = ?`, [id]);

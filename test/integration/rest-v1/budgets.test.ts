@@ -6,7 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOUND_REQUEST_LIMIT } from '../../../src/app/run-operation.js';
-import { event, http, newPersonalToken, newUser, operator, publish, startHarness, type Harness, type HttpResult, type TestToken } from '../../helpers/harness.js';
+import {
+  event,
+  http,
+  newPersonalToken,
+  newUser,
+  operator,
+  publish,
+  startHarness,
+  type Harness,
+  type HttpResult,
+  type TestToken,
+} from '../../helpers/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -133,7 +144,11 @@ describe('the request budget of inbound tokens (600 per minute, its own window)'
 
   it('the older endpoint family counts too: the tools-token ping reports the request budget', async () => {
     const admin = await newUser(h, 'admin');
-    const tools = await operator<{ token: string }>(h, 'tokens.create_tools', { owner: admin.email, integrator: `budget-${randomBytes(4).toString('hex')}`, name: 'budget tests' });
+    const tools = await operator<{ token: string }>(h, 'tokens.create_tools', {
+      owner: admin.email,
+      integrator: `budget-${randomBytes(4).toString('hex')}`,
+      name: 'budget tests',
+    });
     const ping = (token: string) => http(h, 'POST', '/api/internal-os/integrations/claim/ping', { token });
     const first = await ping(tools.token);
     expect(first.status, first.text).toBe(200);

@@ -56,7 +56,9 @@ describe('POST /api/v1/events/bulk: fan-out', () => {
     expect(rows[1]).toEqual({ email: fresh.email, deliveryId: expect.any(String), deduped: false, pushed: false, autoClaimed: true });
     expect(rows[0]!.deliveryId).not.toBe(rows[1]!.deliveryId);
 
-    const deliveries = await sql(h, `select id, token_id, recipient_user_id, integrator_id, event_id, title from deliveries where id = any(?::uuid[])`, [`{${rows.map((r) => r.deliveryId).join(',')}}`]);
+    const deliveries = await sql(h, `select id, token_id, recipient_user_id, integrator_id, event_id, title from deliveries where id = any(?::uuid[])`, [
+      `{${rows.map((r) => r.deliveryId).join(',')}}`,
+    ]);
     const d = new Map(deliveries.map((x) => [x.recipient_user_id, x]));
     expect(d.get(pre.user.userId)).toMatchObject({ id: rows[0]!.deliveryId, token_id: pre.tokenId, event_id: ev.event_id, title: ev.title });
     const [integrator] = await sql(h, `select id from integrators where slug = ?`, [tools.integratorSlug]);
@@ -67,7 +69,9 @@ describe('POST /api/v1/events/bulk: fan-out', () => {
 
     // The inline mint is a real claimed token of this integrator under the employee's approval.
     const minted = await sql(h, `select id, kind, status, claimed_by_tools_token_id, approval_id from inbound_tokens where owner_user_id = ?`, [fresh.userId]);
-    expect(minted).toEqual([{ id: d.get(fresh.userId)!.token_id, kind: 'personal', status: 'active', claimed_by_tools_token_id: tools.tokenId, approval_id: fresh.approvalId }]);
+    expect(minted).toEqual([
+      { id: d.get(fresh.userId)!.token_id, kind: 'personal', status: 'active', claimed_by_tools_token_id: tools.tokenId, approval_id: fresh.approvalId },
+    ]);
     // A claim afterwards rotates that same row and its value reads the delivery back.
     const c = await claim(h, tools.token, { email: fresh.email });
     expect(c.body.tokenId).toBe(minted[0].id);
@@ -101,7 +105,15 @@ describe('POST /api/v1/events/bulk: fan-out', () => {
     const rows = await accepted(
       await bulk(tools.token, {
         event: tpl(tools),
-        recipients: [byEmail(ok1.user), byEmail(noApproval), { type: 'email', email: ghost }, { type: 'user_id', user_id: ghostId }, byEmail(offboarded.user), byEmail(disabled.user), byId(ok2)],
+        recipients: [
+          byEmail(ok1.user),
+          byEmail(noApproval),
+          { type: 'email', email: ghost },
+          { type: 'user_id', user_id: ghostId },
+          byEmail(offboarded.user),
+          byEmail(disabled.user),
+          byId(ok2),
+        ],
       }),
     );
     expect(rows.map((r) => [r.email, r.error ?? 'ok'])).toEqual([
@@ -187,7 +199,10 @@ describe('auto-claim mints only when no token exists (never rotates)', () => {
     const emps = await Promise.all(Array.from({ length: 6 }, () => approvedEmployee(h, tools)));
     const results = await Promise.all(
       emps.map(async (emp) => {
-        const [c] = await Promise.all([claim(h, tools.token, { email: emp.email, daily_limit: 7 }), bulk(tools.token, { event: tpl(tools), recipients: [byEmail(emp)] })]);
+        const [c] = await Promise.all([
+          claim(h, tools.token, { email: emp.email, daily_limit: 7 }),
+          bulk(tools.token, { event: tpl(tools), recipients: [byEmail(emp)] }),
+        ]);
         return { emp, c };
       }),
     );
@@ -209,12 +224,17 @@ describe('dedup per (recipient, event_id)', () => {
     const first = await accepted(await bulk(tools.token, { event: ev, recipients: [byEmail(a.user), byEmail(b)] }));
     const second = await accepted(await bulk(tools.token, { event: { ...ev, title: 'Alert (again)' }, recipients: [byEmail(a.user), byEmail(b)] }));
     expect(first.map((r) => r.deduped)).toEqual([false, false]);
-    expect(second.map((r) => [r.deduped, r.pushed])).toEqual([[true, false], [true, false]]);
+    expect(second.map((r) => [r.deduped, r.pushed])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
     // The second post found b's token: no second mint.
     expect(second[1]!.autoClaimed).toBeUndefined();
     expect(second.map((r) => r.deliveryId)).toEqual(first.map((r) => r.deliveryId));
     expect(first[0]!.deliveryId).not.toBe(first[1]!.deliveryId);
-    const rows = await sql(h, `select recipient_user_id, fire_count from deliveries where id = any(?::uuid[])`, [`{${first.map((r) => r.deliveryId).join(',')}}`]);
+    const rows = await sql(h, `select recipient_user_id, fire_count from deliveries where id = any(?::uuid[])`, [
+      `{${first.map((r) => r.deliveryId).join(',')}}`,
+    ]);
     expect(rows.map((r) => r.fire_count)).toEqual([2, 2]);
 
     const bTok = (await claim(h, tools.token, { email: b.email })).body.token as string;
@@ -250,7 +270,9 @@ describe('Idempotency-Key on bulk', () => {
     expect([first.status, again.status]).toEqual([202, 202]);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.results).toEqual(first.body.results);
-    const rows = await sql(h, `select fire_count from deliveries where id = any(?::uuid[])`, [`{${first.body.results.map((r: any) => r.deliveryId).join(',')}}`]);
+    const rows = await sql(h, `select fire_count from deliveries where id = any(?::uuid[])`, [
+      `{${first.body.results.map((r: any) => r.deliveryId).join(',')}}`,
+    ]);
     expect(rows.map((r) => r.fire_count)).toEqual([1, 1]);
     expectProblem(await bulk(tools.token, { ...body, recipients: [byEmail(a.user)] }, headers), 409);
   });
@@ -295,7 +317,10 @@ describe('template and request validation (400, nothing written)', () => {
   it('a forbidden key inside the event gives 400 forbidden_key; all issues are reported together', async () => {
     const tools = await adminTools(h);
     const c = await claimedEmployee(h, tools);
-    const r = await bulk(tools.token, { event: tpl(tools, { body: 'secret text', title: '' }), recipients: [byEmail(c.user), { type: 'email', email: 'nope' }] });
+    const r = await bulk(tools.token, {
+      event: tpl(tools, { body: 'secret text', title: '' }),
+      recipients: [byEmail(c.user), { type: 'email', email: 'nope' }],
+    });
     expectProblem(r, 400, 'schema_invalid');
     expect(fieldCodes(r)).toEqual(
       expect.arrayContaining([
@@ -323,7 +348,9 @@ describe('project_slug on the template', () => {
     const member = await claimedEmployee(h, tools);
     const outsider = await claimedEmployee(h, tools);
     const slug = await project([member.user]);
-    const rows = await accepted(await bulk(tools.token, { event: tpl(tools, { project_slug: slug }), recipients: [byEmail(outsider.user), byEmail(member.user)] }));
+    const rows = await accepted(
+      await bulk(tools.token, { event: tpl(tools, { project_slug: slug }), recipients: [byEmail(outsider.user), byEmail(member.user)] }),
+    );
     expect(rows[0]).toEqual({ email: outsider.user.email, error: 'cross_project_blocked' });
     expect(rows[1]).toMatchObject({ email: member.user.email, deduped: false });
     const [d] = await sql(h, `select p.slug from deliveries d join projects p on p.id = d.project_id where d.id = ?`, [rows[1]!.deliveryId]);
@@ -333,7 +360,11 @@ describe('project_slug on the template', () => {
   it('an unknown or archived project gives 403 cross_project_blocked for the whole request', async () => {
     const tools = await adminTools(h);
     const c = await claimedEmployee(h, tools);
-    expectProblem(await bulk(tools.token, { event: tpl(tools, { project_slug: `nope-${tag()}` }), recipients: [byEmail(c.user)] }), 403, 'cross_project_blocked');
+    expectProblem(
+      await bulk(tools.token, { event: tpl(tools, { project_slug: `nope-${tag()}` }), recipients: [byEmail(c.user)] }),
+      403,
+      'cross_project_blocked',
+    );
     const slug = await project([c.user]);
     await sql(h, `update projects set archived_at = now() where slug = ?`, [slug]);
     expectProblem(await bulk(tools.token, { event: tpl(tools, { project_slug: slug }), recipients: [byEmail(c.user)] }), 403, 'cross_project_blocked');

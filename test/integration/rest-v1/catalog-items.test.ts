@@ -52,8 +52,10 @@ const item = (over: Record<string, unknown> = {}) => ({ slug: `acme-${tag()}.thi
 const create = (t: string, body: unknown, headers?: Record<string, string>) => http(h, 'POST', '/api/v1/catalog/items', { token: t, body, headers });
 const get = (t: string, slug: string) => http(h, 'GET', `/api/v1/catalog/items/${encodeURIComponent(slug)}`, { token: t });
 const list = (t: string, query = '') => http(h, 'GET', `/api/v1/catalog/items${query ? `?${query}` : ''}`, { token: t });
-const patch = (t: string, slug: string, body: unknown, headers?: Record<string, string>) => http(h, 'PATCH', `/api/v1/catalog/items/${encodeURIComponent(slug)}`, { token: t, body, headers });
-const del = (t: string, slug: string, query = '') => http(h, 'DELETE', `/api/v1/catalog/items/${encodeURIComponent(slug)}${query ? `?${query}` : ''}`, { token: t });
+const patch = (t: string, slug: string, body: unknown, headers?: Record<string, string>) =>
+  http(h, 'PATCH', `/api/v1/catalog/items/${encodeURIComponent(slug)}`, { token: t, body, headers });
+const del = (t: string, slug: string, query = '') =>
+  http(h, 'DELETE', `/api/v1/catalog/items/${encodeURIComponent(slug)}${query ? `?${query}` : ''}`, { token: t });
 
 async function created(t: string, over: Record<string, unknown> = {}): Promise<any> {
   const r = await create(t, item(over));
@@ -93,8 +95,24 @@ describe('POST /api/v1/catalog/items', () => {
     });
     expect(Object.keys(r.body.item).sort()).toEqual(
       [
-        'id', 'slug', 'name', 'type', 'description', 'category', 'categoryDisplay', 'url', 'application_guide', 'use_cases', 'is_pinned',
-        'approval_required', 'display_order', 'contact_user_id', 'linked_tools_token_id', 'archived_at', 'created_at', 'updated_at',
+        'id',
+        'slug',
+        'name',
+        'type',
+        'description',
+        'category',
+        'categoryDisplay',
+        'url',
+        'application_guide',
+        'use_cases',
+        'is_pinned',
+        'approval_required',
+        'display_order',
+        'contact_user_id',
+        'linked_tools_token_id',
+        'archived_at',
+        'created_at',
+        'updated_at',
       ].sort(),
     );
     expect(r.body.item.created_at).toBe(r.body.item.updated_at);
@@ -386,12 +404,25 @@ describe('DELETE /api/v1/catalog/items/{slug}', () => {
     const now = new Date().toISOString();
     const req = (user: TestUser, status: string) => {
       const id = randomUUID();
-      return sql(`insert into catalog_requests (id, user_id, catalog_item_id, status, requested_at, updated_at) values (?, ?, ?, ?, ?, ?) returning id`, [id, user.userId, row.id, status, now, now]).then(() => id);
+      return sql(`insert into catalog_requests (id, user_id, catalog_item_id, status, requested_at, updated_at) values (?, ?, ?, ?, ?, ?) returning id`, [
+        id,
+        user.userId,
+        row.id,
+        status,
+        now,
+        now,
+      ]).then(() => id);
     };
     const approved = await req(u1, 'approved');
     const pending = await req(u2, 'pending');
     const rejected = await req(u3, 'rejected');
-    await sql(`insert into access_assets (id, user_id, catalog_item_id, request_id, status, created_at) values (?, ?, ?, ?, 'active', ?)`, [randomUUID(), u1.userId, row.id, approved, now]);
+    await sql(`insert into access_assets (id, user_id, catalog_item_id, request_id, status, created_at) values (?, ?, ?, ?, 'active', ?)`, [
+      randomUUID(),
+      u1.userId,
+      row.id,
+      approved,
+      now,
+    ]);
     const personal = await newPersonalToken(h, { user: u1 });
     await sql(`update inbound_tokens set approval_id = ? where id = ?`, [approved, personal.tokenId]);
 

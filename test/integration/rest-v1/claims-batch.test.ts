@@ -39,7 +39,11 @@ describe('claim batch, set-based', () => {
     values.get(emps[5]!.email)!.push(rs[3]!.body.token);
     values.get(emps[0]!.email)!.push(rs[4]!.body.token);
     for (const e of emps) {
-      const rows = await sql(h, `select status, token_hash, prior_token_hash from inbound_tokens where owner_user_id = ? and claimed_by_tools_token_id is not null`, [e.userId]);
+      const rows = await sql(
+        h,
+        `select status, token_hash, prior_token_hash from inbound_tokens where owner_user_id = ? and claimed_by_tools_token_id is not null`,
+        [e.userId],
+      );
       expect(rows).toHaveLength(1);
       expect(rows[0].status).toBe('active');
       const mine = values.get(e.email)!.map(hash);
@@ -102,7 +106,9 @@ describe('claim batch, set-based', () => {
       const active = await sql(h, `select id from inbound_tokens where owner_user_id = ? and status = 'active'`, [row.token.ownerUserId]);
       expect(active).toHaveLength(1);
     }
-    const audits = await sql(h, `select action from audit_log where request_id = ? and action in ('inbound.token.created', 'inbound.token.rotated')`, [r.body.requestId]);
+    const audits = await sql(h, `select action from audit_log where request_id = ? and action in ('inbound.token.created', 'inbound.token.rotated')`, [
+      r.body.requestId,
+    ]);
     expect(audits).toHaveLength(r.body.results.filter((x: any) => x.ok).length);
     expect(audits.filter((a) => a.action === 'inbound.token.created')).toHaveLength(lastRow.size);
   });

@@ -45,8 +45,20 @@ describe('POST /api/v1/tokens/claim: mint', () => {
     // No previous token: the overlap has already ended.
     expect(Date.parse(body.expiresPriorAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(body.expiresPriorAt)).toBeLessThanOrEqual(h.clock.now().getTime() + 1000);
-    const [row] = await sql(h, `select kind, status, owner_user_id, claimed_by_tools_token_id, approval_id, daily_limit, i.slug from inbound_tokens t join integrators i on i.id = t.integrator_id where t.id = ?`, [body.tokenId]);
-    expect(row).toMatchObject({ kind: 'personal', status: 'active', owner_user_id: emp.userId, claimed_by_tools_token_id: tools.tokenId, approval_id: emp.approvalId, daily_limit: 50, slug: tools.integratorSlug });
+    const [row] = await sql(
+      h,
+      `select kind, status, owner_user_id, claimed_by_tools_token_id, approval_id, daily_limit, i.slug from inbound_tokens t join integrators i on i.id = t.integrator_id where t.id = ?`,
+      [body.tokenId],
+    );
+    expect(row).toMatchObject({
+      kind: 'personal',
+      status: 'active',
+      owner_user_id: emp.userId,
+      claimed_by_tools_token_id: tools.tokenId,
+      approval_id: emp.approvalId,
+      daily_limit: 50,
+      slug: tools.integratorSlug,
+    });
   });
 
   it('the claimed token publishes under `<integrator>.` (202) and is refused for `personal.` (400 namespace_mismatch)', async () => {
@@ -102,7 +114,12 @@ describe('POST /api/v1/tokens/claim: mint', () => {
     const tools = await adminTools(h);
     const r = await claim(h, tools.token, { email: 'not-an-email', extra: 1 });
     expectProblem(r, 400, 'schema_invalid');
-    expect(fieldCodes(r)).toEqual(expect.arrayContaining([{ field: 'email', code: 'invalid_format' }, { field: 'extra', code: 'unknown_key' }]));
+    expect(fieldCodes(r)).toEqual(
+      expect.arrayContaining([
+        { field: 'email', code: 'invalid_format' },
+        { field: 'extra', code: 'unknown_key' },
+      ]),
+    );
     const missing = await claim(h, tools.token, {});
     expect(fieldCodes(missing)).toEqual([{ field: 'email', code: 'required' }]);
   });
@@ -176,7 +193,11 @@ describe('rotation (claim for an already-claimed employee)', () => {
     expect(new Set(rs.map((r) => r.body.tokenId)).size).toBe(1);
     expect(new Set(rs.map((r) => r.body.token)).size).toBe(10);
 
-    const rows = await sql(h, `select id, status, token_hash, prior_token_hash from inbound_tokens where owner_user_id = ? and claimed_by_tools_token_id is not null`, [emp.userId]);
+    const rows = await sql(
+      h,
+      `select id, status, token_hash, prior_token_hash from inbound_tokens where owner_user_id = ? and claimed_by_tools_token_id is not null`,
+      [emp.userId],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].status).toBe('active');
 
@@ -224,7 +245,10 @@ describe('POST /api/v1/tokens/claim/batch', () => {
       [ghost, false, 'user_not_found'],
       [ok2.email, true, undefined],
     ]);
-    for (const [i, emp] of [[0, ok1], [3, ok2]] as const) {
+    for (const [i, emp] of [
+      [0, ok1],
+      [3, ok2],
+    ] as const) {
       const t = ClaimedTokenSchema.parse(r.body.results[i].token);
       expect(t.ownerUserId).toBe(emp.userId);
       expect(t.token).toMatch(PERSONAL_TOKEN);
@@ -355,6 +379,9 @@ describe('ALLOWED_EMAIL_DOMAINS', () => {
 
     const b = await http(h2, 'POST', '/api/v1/tokens/claim/batch', { token: tools.token, body: { claims: [{ email }, { email: inside.email }] } });
     expect(b.status).toBe(200);
-    expect(b.body.results.map((x: any) => [x.ok, x.reason])).toEqual([[false, 'domain_not_allowed'], [true, undefined]]);
+    expect(b.body.results.map((x: any) => [x.ok, x.reason])).toEqual([
+      [false, 'domain_not_allowed'],
+      [true, undefined],
+    ]);
   });
 });

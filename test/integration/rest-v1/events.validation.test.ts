@@ -20,7 +20,8 @@ const KB = 1024;
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
 const deliveriesOf = async (tokenId: string) => Number((await sql(`select count(*) as n from deliveries where token_id = ?`, [tokenId]))[0].n);
-const eventAuditOf = (tokenId: string) => sql(`select action from audit_log where token_id = ? and action like 'inbound.event.%' order by created_at`, [tokenId]);
+const eventAuditOf = (tokenId: string) =>
+  sql(`select action from audit_log where token_id = ? and action like 'inbound.event.%' order by created_at`, [tokenId]);
 
 const post = (token: string, opts: { rawBody?: string | Uint8Array; headers?: Record<string, string>; path?: string } = {}) =>
   http(h, 'POST', opts.path ?? '/api/v1/events', { token, rawBody: opts.rawBody, headers: opts.headers });

@@ -55,7 +55,14 @@ describe('group commit: repeats', () => {
     expect(s1.repeat - s0.repeat).toBe(1);
     expect(s1.full - s0.full).toBe(0);
     expect(same.status).toBe(200);
-    expect(same.body).toMatchObject({ deliveryId: first.body.deliveryId, fireCount: 2, deduped: true, pushed: false, degraded: false, externalStatus: 'firing' });
+    expect(same.body).toMatchObject({
+      deliveryId: first.body.deliveryId,
+      fireCount: 2,
+      deduped: true,
+      pushed: false,
+      degraded: false,
+      externalStatus: 'firing',
+    });
     // The same text: the inbox row is left as it was (updatedAt does not move).
     expect(await sql(`select title, updated_at from notifications where delivery_id = ?`, [first.body.deliveryId])).toEqual([before]);
 

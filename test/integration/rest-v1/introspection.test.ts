@@ -15,7 +15,8 @@ afterAll(async () => {
 });
 
 const integrators = (token: string, query = '') => http(h, 'GET', `/api/v1/integrators${query}`, { token });
-const eventTypes = (token: string, slug?: string) => http(h, 'GET', `/api/v1/event-types${slug === undefined ? '' : `?integrator_slug=${encodeURIComponent(slug)}`}`, { token });
+const eventTypes = (token: string, slug?: string) =>
+  http(h, 'GET', `/api/v1/event-types${slug === undefined ? '' : `?integrator_slug=${encodeURIComponent(slug)}`}`, { token });
 const typesOf = (rows: Array<{ eventType: string; count: number }>) => Object.fromEntries(rows.map((r) => [r.eventType, r.count]));
 
 async function ok(r: Awaited<ReturnType<typeof http>>) {

@@ -5,7 +5,17 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { event, newPersonalToken, newUser, publish, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
-import { adminTools, approvedEmployee, claimedEmployee, expectProblem, nonAdminTools, pendingRequest, sql, unknownPersonalToken, type ToolsFixture } from '../../helpers/tools.js';
+import {
+  adminTools,
+  approvedEmployee,
+  claimedEmployee,
+  expectProblem,
+  nonAdminTools,
+  pendingRequest,
+  sql,
+  unknownPersonalToken,
+  type ToolsFixture,
+} from '../../helpers/tools.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,7 +28,12 @@ afterAll(async () => {
 const ev = (tools: ToolsFixture, over: Record<string, unknown> = {}) => event(h, { event_type: `${tools.prefix}ticket.opened`, ...over });
 /** `header` null sends no X-Caller-Tools-Token. */
 const probe = (tools: ToolsFixture, targetEmail: string | undefined, header: string | null = tools.token, token = unknownPersonalToken()) =>
-  publish(h, token, ev(tools, targetEmail === undefined ? {} : { target_email: targetEmail }), header === null ? undefined : { 'x-caller-tools-token': header });
+  publish(
+    h,
+    token,
+    ev(tools, targetEmail === undefined ? {} : { target_email: targetEmail }),
+    header === null ? undefined : { 'x-caller-tools-token': header },
+  );
 
 /** The plain 401 with nothing about the target. */
 function expectPlain401(r: Awaited<ReturnType<typeof publish>>, code = 'token_not_found') {
@@ -37,7 +52,14 @@ describe('422 inbound-no-approval', () => {
     const target = await newUser(h);
     const r = await probe(tools, target.email.toUpperCase());
     expectProblem(r, 422, 'inbound_no_approval', 'inbound-no-approval');
-    expect(r.body).toMatchObject({ status: 422, title: expect.any(String), detail: expect.any(String), requestId: r.headers.get('x-request-id'), target_email: target.email, catalog_slug: tools.catalogSlug });
+    expect(r.body).toMatchObject({
+      status: 422,
+      title: expect.any(String),
+      detail: expect.any(String),
+      requestId: r.headers.get('x-request-id'),
+      target_email: target.email,
+      catalog_slug: tools.catalogSlug,
+    });
     // Nothing was written.
     expect(await sql(h, `select id from deliveries where recipient_user_id = ?`, [target.userId])).toEqual([]);
   });

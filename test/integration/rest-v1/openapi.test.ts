@@ -38,12 +38,20 @@ function check(pointer: string, value: unknown): string[] {
 const component = (name: string, value: unknown) => check(`#/components/schemas/${name}`, value);
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 /** The documented response schema of `method path -> status` for `type`. */
-function response(method: string, path: string, status: number, value: unknown, type = status >= 400 ? 'application/problem+json' : 'application/json'): string[] {
+function response(
+  method: string,
+  path: string,
+  status: number,
+  value: unknown,
+  type = status >= 400 ? 'application/problem+json' : 'application/json',
+): string[] {
   return check(`#/paths/${esc(path)}/${method}/responses/${status}/content/${esc(type)}/schema`, value);
 }
 
 function operations(): Array<{ path: string; method: string; op: any }> {
-  return Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] })));
+  return Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] })),
+  );
 }
 
 describe('GET /api/v1/openapi.json', () => {
@@ -52,7 +60,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.info.version).toBe(PACKAGE.version);
   });
 
-  it('is the document the declarations build (the served text is the builder\'s)', () => {
+  it("is the document the declarations build (the served text is the builder's)", () => {
     expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApi(h.baseUrl, { metrics: true }))));
   });
 
@@ -68,10 +76,13 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('a route\'s fixed success status is one its declaration documents', () => {
+  it("a route's fixed success status is one its declaration documents", () => {
     for (const r of [...REST_V1_ROUTES, ...LEGACY_OPERATION_ROUTES]) {
       if (!('op' in r) || 'documentedOnly' in r || typeof r.status === 'function') continue;
-      expect(r.success.map((s) => s.status), `${r.method} ${r.path}`).toContain(r.status ?? 200);
+      expect(
+        r.success.map((s) => s.status),
+        `${r.method} ${r.path}`,
+      ).toContain(r.status ?? 200);
     }
   });
 
@@ -94,13 +105,28 @@ describe('GET /api/v1/openapi.json', () => {
     for (const { path, method, op } of operations()) {
       const statuses = Object.keys(op.responses);
       const refusing = path === '/inbound/{slug}' || path === '/api/internal-os/integrations/inbound/{slug}' || (path === '/mcp' && method !== 'post');
-      if (refusing) expect(statuses.some((s) => s.startsWith('2')), `${method} ${path}`).toBe(false);
-      else expect(statuses.some((s) => s.startsWith('2')), `${method} ${path}`).toBe(true);
+      if (refusing)
+        expect(
+          statuses.some((s) => s.startsWith('2')),
+          `${method} ${path}`,
+        ).toBe(false);
+      else
+        expect(
+          statuses.some((s) => s.startsWith('2')),
+          `${method} ${path}`,
+        ).toBe(true);
     }
   });
 
   it('public routes say so (security: []), token routes name the bearer scheme', () => {
-    for (const [path, method] of [['/api/v1/health', 'get'], ['/api/v1/ready', 'get'], ['/api/v1/openapi.json', 'get'], ['/api/v1/docs', 'get'], ['/metrics', 'get'], ['/api/internal-os/integrations/protocol', 'get']] as const) {
+    for (const [path, method] of [
+      ['/api/v1/health', 'get'],
+      ['/api/v1/ready', 'get'],
+      ['/api/v1/openapi.json', 'get'],
+      ['/api/v1/docs', 'get'],
+      ['/metrics', 'get'],
+      ['/api/internal-os/integrations/protocol', 'get'],
+    ] as const) {
       expect(doc.paths[path][method].security, path).toEqual([]);
     }
     expect(doc.paths['/api/v1/events'].post.security).toEqual([{ bearer: [] }]);
@@ -121,7 +147,13 @@ describe('GET /api/v1/openapi.json', () => {
     expect(publishOld.deprecated).toBe(true);
     expect(publishOld.responses['400'].content['application/json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/LegacyError' });
     expect(publishOld.responses['400'].content['application/problem+json']).toBeUndefined();
-    for (const path of ['/api/internal-os/integrations/claim', '/api/internal-os/integrations/claim/batch', '/api/internal-os/integrations/claim/ping', '/api/internal-os/integrations/inbound/personal/ping', '/api/internal-os/integrations/catalog/approval']) {
+    for (const path of [
+      '/api/internal-os/integrations/claim',
+      '/api/internal-os/integrations/claim/batch',
+      '/api/internal-os/integrations/claim/ping',
+      '/api/internal-os/integrations/inbound/personal/ping',
+      '/api/internal-os/integrations/catalog/approval',
+    ]) {
       expect(doc.paths[path].post.deprecated, path).toBe(true);
     }
     expect(doc.paths['/inbound/{slug}'].get.responses['410']).toBeDefined();
@@ -146,7 +178,11 @@ describe('GET /api/v1/openapi.json', () => {
 describe('real responses validate against the documented schemas', () => {
   it('deliveries, event types, health, readiness', async () => {
     const t = await newPersonalToken(h);
-    const created = await publish(h, t.token, event(h, { summary: 's', tone: 'positive', external_status: 'pending', locale: 'zh-TW', labels: { env: 'prod' } }));
+    const created = await publish(
+      h,
+      t.token,
+      event(h, { summary: 's', tone: 'positive', external_status: 'pending', locale: 'zh-TW', labels: { env: 'prod' } }),
+    );
     expect(created.status).toBe(202);
     expect(response('post', '/api/v1/events', 202, created.body)).toEqual([]);
     const sup = await http(h, 'POST', `/api/v1/events/${created.body.deliveryId}/supplement`, { token: t.token, body: { markdown_body: 'more' } });
@@ -173,7 +209,11 @@ describe('real responses validate against the documented schemas', () => {
 
   it('problem extension members are accepted and required by code (422 user-not-found email, 403 no_approved_request email)', async () => {
     const admin = await newUser(h, 'admin');
-    const tools = await operator<{ token: string }>(h, 'tokens.create_tools', { owner: admin.email, integrator: `oa-${Date.now().toString(36)}`, name: 'openapi tests' });
+    const tools = await operator<{ token: string }>(h, 'tokens.create_tools', {
+      owner: admin.email,
+      integrator: `oa-${Date.now().toString(36)}`,
+      name: 'openapi tests',
+    });
     const unknown = await http(h, 'POST', '/api/v1/tokens/claim', { token: tools.token, body: { email: uniqueEmail('nobody') } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.email).toBeTruthy();
@@ -196,7 +236,7 @@ describe('real responses validate against the documented schemas', () => {
     expect(component('LegacyError', bad.body)).toEqual([]);
   });
 
-  it('the request schema is the validator\'s own: a documented-valid event is accepted', async () => {
+  it("the request schema is the validator's own: a documented-valid event is accepted", async () => {
     const t = await newPersonalToken(h);
     const ev = event(h, { actions: [{ label: 'Open', url: 'https://example.com/x' }] });
     expect(component('InboundEvent', ev)).toEqual([]);

@@ -113,7 +113,9 @@ describe('a cached principal is proven by the write', () => {
     // A token under an integrator of its own, so other tests' tokens keep theirs.
     const t = await newPersonalToken(h);
     const slug = `cachetest-${t.tokenId.slice(0, 8)}`;
-    await sql(`insert into integrators (id, slug, name, allowed_event_prefix, created_at) values (gen_random_uuid(), ?, 'cache test', 'personal.', now())`, [slug]);
+    await sql(`insert into integrators (id, slug, name, allowed_event_prefix, created_at) values (gen_random_uuid(), ?, 'cache test', 'personal.', now())`, [
+      slug,
+    ]);
     await sql(`update inbound_tokens set integrator_id = (select id from integrators where slug = ?) where id = ?`, [slug, t.tokenId]);
     expect((await publish(h, t.token, event(h))).status).toBe(202);
     await lastUseWritten();

@@ -58,7 +58,8 @@ async function agentToken(): Promise<string> {
 let seq = 0;
 const id = (tag: string) => `${tag}-${seq++}`;
 const rowExists = async (key: string) => (await db.query('select 1 from runner_probe where id = $1', [key])).rowCount === 1;
-const auditRows = async (requestId: string) => Number((await db.query('select count(*)::int as n from audit_log where request_id = $1', [requestId])).rows[0].n);
+const auditRows = async (requestId: string) =>
+  Number((await db.query('select count(*)::int as n from audit_log where request_id = $1', [requestId])).rows[0].n);
 
 const call = <I, O>(op: Operation<I, O, any>, input: unknown, over: Partial<Invocation> = {}) =>
   runOperation(deps, op, { surface: 'cli', requestId: id('req'), input, log, system: true, ...over });
@@ -207,7 +208,11 @@ describe('ctx.call', () => {
     expect(err!.issues.map((i) => i.field).sort()).toEqual(['extra', 'key']);
 
     const mapped = op('test.outer_maps', z.strictObject({}), false, async (_i, ctx) =>
-      ctx.call(inner, { key: 'x' }, { onInvalid: (issues) => new DomainError('validation', 'mine', { code: 'my_code', issues: issues.map((i) => ({ ...i, field: `inner.${i.field}` })) }) }),
+      ctx.call(
+        inner,
+        { key: 'x' },
+        { onInvalid: (issues) => new DomainError('validation', 'mine', { code: 'my_code', issues: issues.map((i) => ({ ...i, field: `inner.${i.field}` })) }) },
+      ),
     );
     await expect(call(mapped, {})).rejects.toMatchObject({ code: 'my_code', issues: [expect.objectContaining({ field: 'inner.key' })] });
   });
@@ -231,11 +236,16 @@ describe('ctx.call', () => {
       input: z.strictObject({}),
       handler: async (_i, ctx) => ctx.call(scoped, {}),
     });
-    const agentCall = (o: Operation<any, any, any>) => runOperation(deps, o, { surface: 'mcp', requestId: id('req'), input: {}, log, authorization: `Bearer ${token}` });
+    const agentCall = (o: Operation<any, any, any>) =>
+      runOperation(deps, o, { surface: 'mcp', requestId: id('req'), input: {}, log, authorization: `Bearer ${token}` });
     await expect(agentCall(outer)).rejects.toMatchObject({ kind: 'forbidden', code: 'missing_scope' });
 
     const operatorOnly = op('test.operator_only', z.strictObject({}), false, async () => 'reached');
-    const outer2 = defineOperation<Record<string, never>, unknown, any>({ ...outer, name: 'test.outer_agent2', handler: async (_i, ctx) => ctx.call(operatorOnly, {}) });
+    const outer2 = defineOperation<Record<string, never>, unknown, any>({
+      ...outer,
+      name: 'test.outer_agent2',
+      handler: async (_i, ctx) => ctx.call(operatorOnly, {}),
+    });
     await expect(agentCall(outer2)).rejects.toMatchObject({ kind: 'forbidden' });
   });
 });

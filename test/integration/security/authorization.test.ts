@@ -57,7 +57,10 @@ describe("9: an admin cannot take fluxdesk's (or the personal) integrator slug",
   it("an admin's agent cannot obtain fluxdesk's integrator (or the personal one) by label", async () => {
     expect(await sql(h, `select slug from integrators where slug in ('internal-os', 'personal')`)).toEqual([]);
     const admin = await agentWithRole(h, 'admin', ['admin:tokens']);
-    for (const [label, reserved] of [['Internal OS', 'internal-os'], ['personal', 'personal']] as const) {
+    for (const [label, reserved] of [
+      ['Internal OS', 'internal-os'],
+      ['personal', 'personal'],
+    ] as const) {
       const out = await toolOk(h, admin.token, 'issue_admin_tools_claim_token', { label });
       expect(out.integrator_slug).not.toBe(reserved);
       expect(out.integrator_slug.startsWith(`${reserved}-`)).toBe(true);
@@ -66,7 +69,7 @@ describe("9: an admin cannot take fluxdesk's (or the personal) integrator slug",
   });
 });
 
-describe('8: event types of a personal token are its owner\'s own', () => {
+describe("8: event types of a personal token are its owner's own", () => {
   it("REST and Connect: Alice does not see Bob's types, counts or times; each sees their own", async () => {
     const alice = await newPersonalToken(h);
     const bob = await newPersonalToken(h);
@@ -88,7 +91,10 @@ describe('8: event types of a personal token are its owner\'s own', () => {
     // IntegratorService/ListEventTypes applies the same rule (Connect and gRPC).
     for (const protocol of ['connect', 'grpc'] as const) {
       const out = await client(IntegratorService, alice.token, protocol).listEventTypes({});
-      expect(out.yourEventTypes.map((r) => r.eventType), protocol).toEqual([mine]);
+      expect(
+        out.yourEventTypes.map((r) => r.eventType),
+        protocol,
+      ).toEqual([mine]);
     }
     // A stranger with no deliveries sees none.
     expect((await eventTypes((await newPersonalToken(h)).token)).yourEventTypes).toEqual([]);
@@ -107,7 +113,7 @@ describe('8: event types of a personal token are its owner\'s own', () => {
 });
 
 describe("9: fluxdeskInternalTypes lists only fluxdesk's own events", () => {
-  it('a user token may still send internal-os.* on the older endpoint, but it stays the sender\'s own type', async () => {
+  it("a user token may still send internal-os.* on the older endpoint, but it stays the sender's own type", async () => {
     const sender = await newPersonalToken(h);
     const forged = `internal-os.${tag()}.maintenance`;
     // The older endpoint does not gate the namespace: accepted and delivered to the sender.
@@ -184,7 +190,10 @@ describe("10: a tools-token manages only its own integrator's catalog rows", () 
 
     // Allowed: a new row linked to the caller's own token, and a second token of the same integrator.
     const mine = `${b.integratorSlug}.${tag()}`;
-    expect((await http(h, 'POST', '/api/v1/catalog/items', { token: b.token, body: { slug: mine, name: 'y', type: 'api_key', linked_tools_token_id: b.tokenId } })).status).toBe(201);
+    expect(
+      (await http(h, 'POST', '/api/v1/catalog/items', { token: b.token, body: { slug: mine, name: 'y', type: 'api_key', linked_tools_token_id: b.tokenId } }))
+        .status,
+    ).toBe(201);
     const b2 = await adminTools(h, { integrator: b.integratorSlug });
     const relinked = await patch(b.token, mine, { linked_tools_token_id: b2.tokenId });
     expect(relinked.status, relinked.text).toBe(200);
@@ -220,12 +229,16 @@ describe("10: a tools-token manages only its own integrator's catalog rows", () 
     const foreign = await toolFails(h, admin.token, 'catalog_item_update', { slug: shared, linked_tools_token_id: a.tokenId });
     expect(foreign.error).toMatch(/^FORBIDDEN: linked_tools_token_id/);
     expect((await rowOf(shared)).linked_tools_token_id).toBeNull();
-    expect((await toolOk(h, admin.token, 'catalog_item_update', { slug: shared, linked_tools_token_id: own.token_id })).item.linked_tools_token_id).toBe(own.token_id);
+    expect((await toolOk(h, admin.token, 'catalog_item_update', { slug: shared, linked_tools_token_id: own.token_id })).item.linked_tools_token_id).toBe(
+      own.token_id,
+    );
 
     const shared2 = `shared-${tag()}`;
     const root = await agentWithRole(h, 'super_admin', ['admin:catalog']);
     await toolOk(h, root.token, 'catalog_item_create', { slug: shared2, name: 'Shared 2', type: 'other' });
-    expect((await toolOk(h, root.token, 'catalog_item_update', { slug: shared2, linked_tools_token_id: a.tokenId })).item.linked_tools_token_id).toBe(a.tokenId);
+    expect((await toolOk(h, root.token, 'catalog_item_update', { slug: shared2, linked_tools_token_id: a.tokenId })).item.linked_tools_token_id).toBe(
+      a.tokenId,
+    );
     // Org-wide administration of other fields stays with admins.
     expect((await toolOk(h, admin.token, 'catalog_item_update', { slug: a.catalogSlug, description: 'reviewed' })).item.description).toBe('reviewed');
   });

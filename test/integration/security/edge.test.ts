@@ -126,7 +126,11 @@ describe('the body: one decision, each surface its own envelope', () => {
 
   /** What each surface answers for a refused body: REST and legacy the same status and code, MCP its JSON-RPC form. */
   const EXPECT = {
-    unsupported: { rest: { status: 415, code: 'unsupported_media_type' }, legacy: { status: 415, code: 'unsupported_media_type' }, mcp: { status: 415, code: -32600 } },
+    unsupported: {
+      rest: { status: 415, code: 'unsupported_media_type' },
+      legacy: { status: 415, code: 'unsupported_media_type' },
+      mcp: { status: 415, code: -32600 },
+    },
     malformed: { rest: { status: 400, code: 'malformed_json' }, legacy: { status: 400, code: 'malformed_json' }, mcp: { status: 400, code: -32700 } },
     forbidden_key: { rest: { status: 400, code: 'forbidden_key' }, legacy: { status: 400, code: 'forbidden_key' }, mcp: { status: 400, code: -32700 } },
     too_deep: { rest: { status: 400, code: 'too_deep' }, legacy: { status: 400, code: 'too_deep' }, mcp: { status: 400, code: -32700 } },

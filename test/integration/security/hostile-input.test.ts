@@ -84,8 +84,20 @@ describe('control characters and unpaired surrogates (item 1): 400 invalid_chara
     const ev = event(h, { title: NUL });
     const client = eventClient(h, 'connect', t.token);
     const err = await client
-      .publish({ event: create(InboundEventSchema, { specVersion: '2', eventId: ev.event_id as string, eventType: 'personal.build.failed', severity: 'warn', title: NUL, occurredAt: ev.occurred_at as string }) })
-      .then(() => null, (e: unknown) => ConnectError.from(e));
+      .publish({
+        event: create(InboundEventSchema, {
+          specVersion: '2',
+          eventId: ev.event_id as string,
+          eventType: 'personal.build.failed',
+          severity: 'warn',
+          title: NUL,
+          occurredAt: ev.occurred_at as string,
+        }),
+      })
+      .then(
+        () => null,
+        (e: unknown) => ConnectError.from(e),
+      );
     expect(err?.code).toBe(Code.InvalidArgument);
     const violations = err!.findDetails(ValidationErrorDetailSchema).flatMap((d) => d.violations);
     expect(violations).toContainEqual(expect.objectContaining({ field: 'event.title', code: 'invalid_characters' }));
@@ -157,7 +169,10 @@ describe('field names that are Object.prototype members (item 2): 400, never 500
     const legacyToString = await publishLegacy(h, t.token, { ...event(h), toString: 'x' });
     expect(legacyToString.status).toBe(400);
     const a = await agent();
-    const m = await mcp(h, null, { token: a.token, raw: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"__proto__":{"x":1}}}}' });
+    const m = await mcp(h, null, {
+      token: a.token,
+      raw: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"__proto__":{"x":1}}}}',
+    });
     expect(m.status).toBe(400);
     expect(m.body.error.code).toBe(-32700);
   });
@@ -178,12 +193,15 @@ describe('a request path that is not UTF-8: 400 in the surface envelope, never t
   });
 });
 
-describe('gRPC errors that echo the caller\'s input stay within the trailers a client accepts', () => {
+describe("gRPC errors that echo the caller's input stay within the trailers a client accepts", () => {
   it('Health.Check of a 100,000-character service name: not_found, a short message', async () => {
     const { createClient } = await import('@connectrpc/connect');
     const { Health } = await import('../../../gen/grpc/health/v1/health_pb.js');
     const health = createClient(Health, transportFor(h, 'grpc'));
-    const err = await health.check({ service: 'x'.repeat(100_000) }).then(() => null, (e: unknown) => ConnectError.from(e));
+    const err = await health.check({ service: 'x'.repeat(100_000) }).then(
+      () => null,
+      (e: unknown) => ConnectError.from(e),
+    );
     expect(err?.code).toBe(Code.NotFound);
     expect(err!.rawMessage.length).toBeLessThan(400);
   });
@@ -192,8 +210,21 @@ describe('gRPC errors that echo the caller\'s input stay within the trailers a c
     const t = await newPersonalToken(h);
     const ev = event(h);
     const err = await eventClient(h, 'grpc', t.token)
-      .publish({ event: create(InboundEventSchema, { specVersion: '2', eventId: ev.event_id as string, eventType: 'personal.build.failed', severity: 'warn', title: 't', occurredAt: ev.occurred_at as string, labels: { ['k'.repeat(60_000)]: 'v' } }) })
-      .then(() => null, (e: unknown) => ConnectError.from(e));
+      .publish({
+        event: create(InboundEventSchema, {
+          specVersion: '2',
+          eventId: ev.event_id as string,
+          eventType: 'personal.build.failed',
+          severity: 'warn',
+          title: 't',
+          occurredAt: ev.occurred_at as string,
+          labels: { ['k'.repeat(60_000)]: 'v' },
+        }),
+      })
+      .then(
+        () => null,
+        (e: unknown) => ConnectError.from(e),
+      );
     expect(err?.code).toBe(Code.InvalidArgument);
     const violations = err!.findDetails(ValidationErrorDetailSchema).flatMap((d) => d.violations);
     expect(violations.length).toBeGreaterThan(0);
@@ -214,17 +245,28 @@ describe('deep nesting (item 5): bounded at parse time, 400', () => {
   it('with an Idempotency-Key (the fingerprint never sees it), 100,000 levels', async () => {
     const tools = await adminTools(h);
     const raw = `{"slug":"deep-y","name":"Deep","type":"other","use_cases":${deep(100_000)}}`;
-    const r = await http(h, 'POST', '/api/v1/catalog/items', { token: tools.token, rawBody: raw, headers: { 'content-type': 'application/json', 'idempotency-key': 'k-deep' } });
+    const r = await http(h, 'POST', '/api/v1/catalog/items', {
+      token: tools.token,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k-deep' },
+    });
     expectProblem(r, 400);
     expect(r.body.errors[0]).toMatchObject({ code: 'too_deep' });
   });
 
   it('legacy and MCP alike', async () => {
     const t = await newPersonalToken(h);
-    const l = await http(h, 'POST', '/api/internal-os/integrations/inbound/personal', { token: t.token, rawBody: deep(5000), headers: { 'content-type': 'application/json' } });
+    const l = await http(h, 'POST', '/api/internal-os/integrations/inbound/personal', {
+      token: t.token,
+      rawBody: deep(5000),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(l.status).toBe(400);
     const a = await agent();
-    const m = await mcp(h, null, { token: a.token, raw: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"a":${deep(5000)}}}}` });
+    const m = await mcp(h, null, {
+      token: a.token,
+      raw: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{"a":${deep(5000)}}}}`,
+    });
     expect(m.status).toBe(400);
     expect(m.body.error.code).toBe(-32700);
   });
@@ -241,11 +283,20 @@ describe('chunked bodies on the inbound POSTs (item 6): 411', () => {
   function chunked(path: string, token: string, body: string): Promise<{ status: number; body: any }> {
     return new Promise((resolve, reject) => {
       const u = new URL(h.baseUrl);
-      const req = request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
-      });
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path,
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 10));
       req.end(body.slice(10));

@@ -1,7 +1,7 @@
 // Tokens never appear in a log line: not from the Authorization header, not from a query string,
 // not from error paths.
 import { Writable } from 'node:stream';
-import pino from 'pino';
+import type pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '../../../src/deps.js';
 import { event, http, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';

@@ -22,17 +22,37 @@ const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnecti
 const SECRET_URLS: Array<[string, Record<string, unknown>, string, string]> = [
   ['external_url with user:password', { external_url: 'https://user:SECRET@ci.example.test/run/1' }, 'external_url', 'credential_userinfo'],
   ['external_url with a user name only', { external_url: 'https://SECRET@ci.example.test/run/1' }, 'external_url', 'credential_userinfo'],
-  ['external_url with #access_token=', { external_url: 'https://ci.example.test/cb#access_token=SECRET&token_type=bearer' }, 'external_url', 'credential_param'],
+  [
+    'external_url with #access_token=',
+    { external_url: 'https://ci.example.test/cb#access_token=SECRET&token_type=bearer' },
+    'external_url',
+    'credential_param',
+  ],
   ['external_url with #ID_TOKEN=', { external_url: 'https://ci.example.test/cb#state=x&ID_TOKEN=SECRET' }, 'external_url', 'credential_param'],
-  ['action url with userinfo', { actions: [{ label: 'Open', action_type: 'url', url: 'https://u:SECRET@ci.example.test/' }] }, 'actions[0].url', 'credential_userinfo'],
+  [
+    'action url with userinfo',
+    { actions: [{ label: 'Open', action_type: 'url', url: 'https://u:SECRET@ci.example.test/' }] },
+    'actions[0].url',
+    'credential_userinfo',
+  ],
   ['action url with #api_key=', { actions: [{ label: 'Open', url: 'https://ci.example.test/#api_key=SECRET' }] }, 'actions[0].url', 'credential_param'],
   [
     'webhook_url with #token=',
-    { actions: [{ label: 'Open', url: 'https://ci.example.test/' }, { label: 'Ack', action_type: 'webhook', webhook_url: 'https://hooks.example.test/ack#token=SECRET' }] },
+    {
+      actions: [
+        { label: 'Open', url: 'https://ci.example.test/' },
+        { label: 'Ack', action_type: 'webhook', webhook_url: 'https://hooks.example.test/ack#token=SECRET' },
+      ],
+    },
     'actions[1].webhook_url',
     'credential_param',
   ],
-  ['webhook_url with userinfo', { actions: [{ label: 'Ack', action_type: 'webhook', webhook_url: 'https://bot:SECRET@hooks.example.test/ack' }] }, 'actions[0].webhook_url', 'credential_userinfo'],
+  [
+    'webhook_url with userinfo',
+    { actions: [{ label: 'Ack', action_type: 'webhook', webhook_url: 'https://bot:SECRET@hooks.example.test/ack' }] },
+    'actions[0].webhook_url',
+    'credential_userinfo',
+  ],
 ];
 
 async function storedFor(t: TestToken): Promise<{ deliveries: number; notifications: number }> {
@@ -105,22 +125,31 @@ describe('POST /api/v1/events/bulk (tools-token fan-out)', () => {
 });
 
 describe('MCP broadcast_event (actions carry URLs)', () => {
-  it.each(SECRET_URLS.filter(([, over]) => over.actions !== undefined))('%s: INVALID_INPUT naming the field; nothing delivered', async (_name, over, field, code) => {
-    const tools = await adminTools(h);
-    const employee = await claimedEmployee(h, tools);
-    const agent = await newAgent(h, ['admin:broadcast'], tools.admin);
-    const data = await toolInvalid(h, agent.token, 'broadcast_event', {
-      event_type: `${tools.prefix}maintenance.planned`,
-      severity: 'info',
-      title: 'Maintenance tonight',
-      recipients: [employee.user.email],
-      tools_token_id: tools.tokenId,
-      actions: over.actions,
-    }, field);
-    expect(data.errors.map((e) => `${e.field}:${e.code}`)).toEqual([`${field}:${code}`]);
-    expect(JSON.stringify(data)).not.toContain('SECRET');
-    expect(await sql('select id from deliveries where recipient_user_id = ?', [employee.user.userId])).toEqual([]);
-  });
+  it.each(SECRET_URLS.filter(([, over]) => over.actions !== undefined))(
+    '%s: INVALID_INPUT naming the field; nothing delivered',
+    async (_name, over, field, code) => {
+      const tools = await adminTools(h);
+      const employee = await claimedEmployee(h, tools);
+      const agent = await newAgent(h, ['admin:broadcast'], tools.admin);
+      const data = await toolInvalid(
+        h,
+        agent.token,
+        'broadcast_event',
+        {
+          event_type: `${tools.prefix}maintenance.planned`,
+          severity: 'info',
+          title: 'Maintenance tonight',
+          recipients: [employee.user.email],
+          tools_token_id: tools.tokenId,
+          actions: over.actions,
+        },
+        field,
+      );
+      expect(data.errors.map((e) => `${e.field}:${e.code}`)).toEqual([`${field}:${code}`]);
+      expect(JSON.stringify(data)).not.toContain('SECRET');
+      expect(await sql('select id from deliveries where recipient_user_id = ?', [employee.user.userId])).toEqual([]);
+    },
+  );
 });
 
 describe('catalog item url (POST and PATCH /api/v1/catalog/items; MCP catalog_item_* share the schema): no credentials stored either', () => {

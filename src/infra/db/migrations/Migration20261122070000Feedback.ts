@@ -28,7 +28,10 @@ const STATEMENTS = [
 
 /** Creates pg_trgm when available and the three trigram indexes when pg_trgm exists; else nothing. */
 export function feedbackSearchIndexesSql(): string {
-  return trigramBlockSql('feedback search', [trigramIndex('feedback', 'title'), trigramIndex('feedback', 'body'), trigramIndex('feedback_comments', 'body')].join('\n    '));
+  return trigramBlockSql(
+    'feedback search',
+    [trigramIndex('feedback', 'title'), trigramIndex('feedback', 'body'), trigramIndex('feedback_comments', 'body')].join('\n    '),
+  );
 }
 
 export class Migration20261122070000Feedback extends Migration {

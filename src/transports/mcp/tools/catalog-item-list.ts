@@ -3,9 +3,9 @@ import type { ToolDefinition } from './tool.js';
 
 export const catalogItemListTool: ToolDefinition = {
   name: 'catalog_item_list',
-  title: "List catalog items (admin)",
+  title: 'List catalog items (admin)',
   description:
-    "Catalog rows ordered by display_order then name: {items, totalCount}. Filters: active_only (default true), category, type, integrator_slug; limit 1-200 (default 50). Admin users only.",
+    'Catalog rows ordered by display_order then name: {items, totalCount}. Filters: active_only (default true), category, type, integrator_slug; limit 1-200 (default 50). Admin users only.',
   operation: catalogItemList,
   output: CatalogItemListOutput,
   readOnly: true,

@@ -69,4 +69,6 @@ export const TOOLS: readonly ToolDefinition[] = [
   ...MODERATION_TOOLS,
 ];
 
-export const TOOLS_BY_NAME: ReadonlyMap<string, { def: ToolDefinition; listing: ToolListing }> = new Map(TOOLS.map((t) => [t.name, { def: t, listing: toListing(t) }]));
+export const TOOLS_BY_NAME: ReadonlyMap<string, { def: ToolDefinition; listing: ToolListing }> = new Map(
+  TOOLS.map((t) => [t.name, { def: t, listing: toListing(t) }]),
+);

@@ -3,9 +3,9 @@ import type { ToolDefinition } from './tool.js';
 
 export const inviteUserTool: ToolDefinition = {
   name: 'invite_user',
-  title: "Invite user (admin)",
+  title: 'Invite user (admin)',
   description:
-    "Creates a user with an onboarding checklist, notification preferences and a welcome inbox notification: {user_id, email, name, status, invite_sent: true}. Structured errors: user-already-exists (with user_id) and domain-not-allowed on field email. Admin users only; only a super admin invites a super admin.",
+    'Creates a user with an onboarding checklist, notification preferences and a welcome inbox notification: {user_id, email, name, status, invite_sent: true}. Structured errors: user-already-exists (with user_id) and domain-not-allowed on field email. Admin users only; only a super admin invites a super admin.',
   operation: inviteUser,
   output: InviteUserOutput,
   errorForm: 'structured',

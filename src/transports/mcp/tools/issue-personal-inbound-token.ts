@@ -3,9 +3,9 @@ import type { ToolDefinition } from './tool.js';
 
 export const issuePersonalInboundTokenTool: ToolDefinition = {
   name: 'issue_personal_inbound_token',
-  title: "Issue personal inbound token",
+  title: 'Issue personal inbound token',
   description:
-    "Mints a personal inbound token (svc-in-pers-) for YOU only: {token_id, token_value, endpoint_url}. token_value is shown once; publish events to endpoint_url with it. label 1-80 chars; daily_limit 1-1000 (default 50).",
+    'Mints a personal inbound token (svc-in-pers-) for YOU only: {token_id, token_value, endpoint_url}. token_value is shown once; publish events to endpoint_url with it. label 1-80 chars; daily_limit 1-1000 (default 50).',
   operation: issuePersonalInboundToken,
   output: IssuePersonalInboundTokenOutput,
   readOnly: false,

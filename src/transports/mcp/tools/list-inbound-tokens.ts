@@ -3,9 +3,9 @@ import type { ToolDefinition } from './tool.js';
 
 export const listInboundTokensTool: ToolDefinition = {
   name: 'list_inbound_tokens',
-  title: "List inbound tokens (admin)",
+  title: 'List inbound tokens (admin)',
   description:
-    "Every inbound token, newest first: {items[{id, label, kind, status, owner_email, created_at, revoked_at, linked_catalog_slug}]}; never token values. Filters: kind (personal, moderation, tools_claim), include_revoked (default false); limit 1-500 (default 200). Admin users only.",
+    'Every inbound token, newest first: {items[{id, label, kind, status, owner_email, created_at, revoked_at, linked_catalog_slug}]}; never token values. Filters: kind (personal, moderation, tools_claim), include_revoked (default false); limit 1-500 (default 200). Admin users only.',
   operation: listInboundTokens,
   output: ListInboundTokensOutput,
   readOnly: true,

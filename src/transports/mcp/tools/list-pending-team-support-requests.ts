@@ -3,9 +3,9 @@ import type { ToolDefinition } from './tool.js';
 
 export const listPendingTeamSupportRequestsTool: ToolDefinition = {
   name: 'list_pending_team_support_requests',
-  title: "List pending team-support requests (admin)",
+  title: 'List pending team-support requests (admin)',
   description:
-    "The review queue, oldest first: {items[{request_id, catalog_slug, catalog_name, user_id, email, name, note, requested_at, filed_by_email}]}. Filters: catalog_slug or catalog_id (at most one), email; limit 1-200 (default 50). Admin users only.",
+    'The review queue, oldest first: {items[{request_id, catalog_slug, catalog_name, user_id, email, name, note, requested_at, filed_by_email}]}. Filters: catalog_slug or catalog_id (at most one), email; limit 1-200 (default 50). Admin users only.',
   operation: listPendingTeamSupportRequests,
   output: ListPendingTeamSupportRequestsOutput,
   errorForm: 'structured',

@@ -3,9 +3,9 @@ import type { ToolDefinition } from './tool.js';
 
 export const revokeAdminTokenTool: ToolDefinition = {
   name: 'revoke_admin_token',
-  title: "Revoke any inbound token (admin)",
+  title: 'Revoke any inbound token (admin)',
   description:
-    "Admin emergency revoke of any inbound token by token_id, with an optional reason: {revoked: true}. Idempotent; the owner is notified (reason shown) and an audit entry is written. Admin users only.",
+    'Admin emergency revoke of any inbound token by token_id, with an optional reason: {revoked: true}. Idempotent; the owner is notified (reason shown) and an audit entry is written. Admin users only.',
   operation: revokeAdminToken,
   output: RevokedOutput,
   readOnly: false,

@@ -3,9 +3,9 @@ import type { ToolDefinition } from './tool.js';
 
 export const searchUserByUsernameTool: ToolDefinition = {
   name: 'search_user_by_username',
-  title: "Search user by username (admin)",
+  title: 'Search user by username (admin)',
   description:
-    "Users whose email local part matches username (exact, then prefix, then substring), at most 20: {items[{user_id, email, name, role, status, domain, created_at}]}; none is {items: []}. username must not contain \"@\" (structured 422 username_contains_at). only_active default true. Admin users only.",
+    'Users whose email local part matches username (exact, then prefix, then substring), at most 20: {items[{user_id, email, name, role, status, domain, created_at}]}; none is {items: []}. username must not contain "@" (structured 422 username_contains_at). only_active default true. Admin users only.',
   operation: searchUserByUsername,
   output: SearchUserByUsernameOutput,
   errorForm: 'structured',

@@ -49,7 +49,13 @@ export function toListing(t: ToolDefinition): ToolListing {
     inputSchema: jsonSchema(t.operation.input, 'input'),
     requiredScopes,
     _meta: { 'fluxdesk/requiredScopes': requiredScopes },
-    annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: t.destructive ?? false, idempotentHint: t.idempotent ?? true, openWorldHint: false },
+    annotations: {
+      title: t.title,
+      readOnlyHint: t.readOnly,
+      destructiveHint: t.destructive ?? false,
+      idempotentHint: t.idempotent ?? true,
+      openWorldHint: false,
+    },
   };
   if (t.output) listing.outputSchema = jsonSchema(t.output, 'output');
   return listing;

@@ -5,4 +5,9 @@ import { listProjectRepositoriesTool } from './list-project-repositories.js';
 import { listProjectRepositoryCommitsTool } from './list-project-repository-commits.js';
 import { unbindProjectRepositoryTool } from './unbind-project-repository.js';
 
-export const REPOSITORY_TOOLS: ToolDefinition[] = [listProjectRepositoriesTool, listProjectRepositoryCommitsTool, bindProjectRepositoryTool, unbindProjectRepositoryTool];
+export const REPOSITORY_TOOLS: ToolDefinition[] = [
+  listProjectRepositoriesTool,
+  listProjectRepositoryCommitsTool,
+  bindProjectRepositoryTool,
+  unbindProjectRepositoryTool,
+];

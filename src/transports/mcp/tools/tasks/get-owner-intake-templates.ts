@@ -6,7 +6,7 @@ export const getOwnerIntakeTemplatesTool: ToolDefinition = {
   title: 'Get owner intake templates',
   description:
     'The starting point for drafting a task for an owner (owner_user_id wins over owner_email; yourself when neither is given): {owner, description{label, body}, description_source, checklists[{title, items[]}], checklist_source}. ' +
-    'description is a fixed starting draft; checklists are the owner\'s templates or the system default. Sources: owner, system, none (the owner chose no checklist).',
+    "description is a fixed starting draft; checklists are the owner's templates or the system default. Sources: owner, system, none (the owner chose no checklist).",
   operation: getOwnerIntakeTemplates,
   output: GetOwnerIntakeTemplatesOutput,
   readOnly: true,
