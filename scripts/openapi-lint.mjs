@@ -32,6 +32,8 @@ try {
     cwd: root,
     encoding: 'utf8',
     maxBuffer: 64 << 20,
+    // No usage telemetry or update check from CI machines (only the npm registry is reachable).
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
   });
   let report;
   try {
