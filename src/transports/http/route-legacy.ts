@@ -4,8 +4,8 @@
 // transport). Same operations as REST v1; errors use the legacy body ({error, message, ...}).
 import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
-import { publishEvent } from '../../domain/events/publish-event.js';
-import { InboundEventSchema } from '../../domain/events/event-validation.rules.js';
+import { publishEvent, type PublishResult } from '../../domain/events/publish-event.js';
+import { type InboundEvent, InboundEventSchema } from '../../domain/events/event-validation.rules.js';
 import { DeliveryViewSchema } from '../../domain/events/delivery.view.js';
 import { pingPersonalToken } from '../../domain/tokens/ping-token.js';
 import { claimToken, LegacyClaimBatchSchema, legacyClaimBatch, pingToolsToken } from '../../domain/tokens/claim-token.js';
@@ -14,7 +14,8 @@ import { RevokeApprovalInput, revokeCatalogApproval } from '../../domain/catalog
 import { ExchangeConnectSessionInput, exchangeConnectSession } from '../../domain/agent/connect-session.js';
 import { receiveRepositoryPush } from '../../domain/repositories/receive-repository-push.js';
 import { requireContentLength } from './json-body.js';
-import { route, type DocumentedRoute, type HttpMethod, type RouteDecl, type RouteDocBase } from './route-declaration.js';
+import type { FastifyRequest } from 'fastify';
+import { route, type OperationRoute, type DocumentedRoute, type HttpMethod, type RouteDecl, type RouteDocBase } from './route-declaration.js';
 
 const endpointOf = (deps: AppDeps) => `${deps.config.publicBaseUrl}/api/internal-os/integrations/inbound/personal`;
 const OLDER = 'Older endpoint (SPEC B), kept for existing integrations; new integrations use /api/v1.';
@@ -61,6 +62,17 @@ export const InboundEventBody = {
   description: 'An event (spec_version "2"). `target_email` is also accepted: it only serves the 422 inbound-no-approval probe and is never stored.',
 };
 
+/** What both publish endpoints (REST v1 and the older one) share: operation, mapping, statuses, the 411 hook, extra codes. */
+export const PUBLISH_EVENT_CORE = {
+  errors: { forbidden: ['cross_project_blocked'], unprocessable: ['inbound_no_approval'] },
+  onRequest: requireContentLength,
+  onRequestErrors: { length_required: ['length_required'] },
+  op: publishEvent,
+  input: (req: FastifyRequest) => req.body,
+  status: (o: PublishResult) => (o.created ? 202 : 200),
+  reply: (o: PublishResult) => o.delivery,
+} satisfies Partial<OperationRoute<InboundEvent, PublishResult>>;
+
 export const LEGACY_OPERATION_ROUTES: readonly RouteDecl[] = [
   route({
     method: 'POST',
@@ -80,13 +92,7 @@ export const LEGACY_OPERATION_ROUTES: readonly RouteDecl[] = [
       { status: 202, description: 'Created; the recipient is notified', body: LegacyDelivery },
       { status: 200, description: 'A repeat of (token, event_id), or accepted over the daily limit (`degraded` true)', body: LegacyDelivery },
     ],
-    errors: { forbidden: ['cross_project_blocked'], unprocessable: ['inbound_no_approval'] },
-    onRequest: requireContentLength,
-    onRequestErrors: { length_required: ['length_required'] },
-    op: publishEvent,
-    input: (req) => req.body,
-    status: (o) => (o.created ? 202 : 200),
-    reply: (o) => o.delivery,
+    ...PUBLISH_EVENT_CORE,
   }),
   route({
     method: 'POST',

@@ -1,7 +1,6 @@
 // REST v1 event routes, declared once (registered and documented from here): map -> call -> map.
 // No business rules here.
 import type { z } from 'zod';
-import { publishEvent } from '../../domain/events/publish-event.js';
 import { BulkEventRequestSchema, BulkEventResponseSchema, publishBulk } from '../../domain/events/publish-bulk.js';
 import { getDelivery } from '../../domain/events/get-delivery.js';
 import { ResolveDeliveryInput, resolveDelivery } from '../../domain/events/resolve-delivery.js';
@@ -9,9 +8,8 @@ import { SupplementDeliveryInput, supplementDelivery } from '../../domain/events
 import { EventTypesResponseSchema, ListEventTypesInput, listEventTypes } from '../../domain/events/list-event-types.js';
 import { DeliveryViewSchema } from '../../domain/events/delivery.view.js';
 import { withPathParams } from '../http/invoke.js';
-import { requireContentLength } from '../http/json-body.js';
 import { route, type RouteDecl } from '../http/route-declaration.js';
-import { InboundEventBody } from '../http/route-legacy.js';
+import { InboundEventBody, PUBLISH_EVENT_CORE } from '../http/route-legacy.js';
 
 type IdParams = { deliveryId: string };
 const deliveryId = (req: { params: unknown }) => (req.params as IdParams).deliveryId;
@@ -49,13 +47,7 @@ export const EVENT_ROUTES: readonly RouteDecl[] = [
         body: Delivery,
       },
     ],
-    errors: { forbidden: ['cross_project_blocked'], unprocessable: ['inbound_no_approval'] },
-    onRequest: requireContentLength,
-    onRequestErrors: { length_required: ['length_required'] },
-    op: publishEvent,
-    input: (req) => req.body,
-    status: (o) => (o.created ? 202 : 200),
-    reply: (o) => o.delivery,
+    ...PUBLISH_EVENT_CORE,
   }),
   route({
     method: 'POST',
