@@ -10,6 +10,7 @@ import type { AppDeps } from '../../app/deps.js';
 import { LazyChildLogger } from '../../app/lazy-logger.js';
 import { DomainError } from '../../domain/errors.js';
 import { connectServing } from '../connect/serving.js';
+import { webPlugin } from '../web/plugin.js';
 import { legacyPlugin } from '../legacy/plugin.js';
 import { mcpPlugin } from '../mcp/plugin.js';
 import { repositoryWebhooksPlugin } from '../legacy/repository-webhooks.js';
@@ -97,6 +98,8 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
   await app.register(legacyPlugin, { deps: opts.deps });
   await app.register(mcpPlugin, { deps: opts.deps, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl });
   await app.register(repositoryWebhooksPlugin, { deps: opts.deps });
+  // The web app: sign-in routes, the single-page app and the error pages (transports/web/).
+  await app.register(webPlugin, { deps: opts.deps, publicBaseUrl: opts.publicBaseUrl, errorsBaseUrl: opts.errorsBaseUrl });
   // Connect replaces content-type parsers in its own scope (no-op parsers: Connect reads the body
   // itself, bounded per method, after its request gate): registered without fastify-plugin.
   await app.register(fastifyConnectPlugin, connectServing(opts.deps, { grpcWeb: true, connect: true, grpc: false }, { http1: true }));
