@@ -14,6 +14,7 @@ import { Migration20261122120000InboxCounters } from './Migration20261122120000I
 import { Migration20261122130000NudgeLease } from './Migration20261122130000NudgeLease.js';
 import { Migration20261124000000AuditIndexes } from './Migration20261124000000AuditIndexes.js';
 import { Migration20261124100000TrigramFastupdate } from './Migration20261124100000TrigramFastupdate.js';
+import { Migration20261125000000WebSessions } from './Migration20261125000000WebSessions.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261122130000NudgeLease', class: Migration20261122130000NudgeLease },
   { name: 'Migration20261124000000AuditIndexes', class: Migration20261124000000AuditIndexes },
   { name: 'Migration20261124100000TrigramFastupdate', class: Migration20261124100000TrigramFastupdate },
+  { name: 'Migration20261125000000WebSessions', class: Migration20261125000000WebSessions },
 ];
