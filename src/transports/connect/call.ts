@@ -1,4 +1,5 @@
-// The one Connect call path: request id, authorization and Idempotency-Key from the headers ->
+// The one Connect call path: request id, authorization (or the web session the request gate
+// resolved) and Idempotency-Key from the headers ->
 // runOperation -> rate-limit headers; DomainErrors become ConnectErrors with their details.
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { AppDeps } from '../../app/deps.js';
@@ -8,6 +9,7 @@ import { DomainError } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { setRateLimitHeaders } from '../http/response-headers.js';
+import { SESSION_PRINCIPAL } from './session-auth.js';
 
 /** The call's request id, chosen by the request gate (serving.ts) before the body is read. */
 export const REQUEST_ID = createContextKey<string | undefined>(undefined, { description: 'x-request-id' });
@@ -22,6 +24,8 @@ export async function call<I, O>(deps: AppDeps, op: Operation<I, O, any>, input:
       channel: 'v1',
       requestId,
       authorization: hctx.requestHeader.get('authorization') ?? undefined,
+      // A web session's user, resolved by the request gate (serving.ts; session-auth.ts).
+      authenticated: hctx.values.get(SESSION_PRINCIPAL),
       idempotencyKey: hctx.requestHeader.get('idempotency-key') ?? undefined,
       input,
       log: deps.log.child({ requestId, procedure: hctx.method.name }) as Logger,

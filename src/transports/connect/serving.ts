@@ -26,6 +26,7 @@ import { checkAgentBearer, checkInboundBearer } from '../../domain/tokens/bearer
 import { parseAuthorization } from '../../domain/tokens/token-format.rules.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { REQUEST_ID } from './call.js';
+import { SESSION_PRINCIPAL, sessionPrincipal } from './session-auth.js';
 import { toConnectError } from './errors.js';
 import { connectRoutes } from './routes.js';
 import { metricsInterceptor } from './metrics-interceptor.js';
@@ -132,6 +133,8 @@ function requestGate(deps: AppDeps, http1: boolean) {
 
     if (ANONYMOUS_SERVICES.has(ctx.service.typeName)) return;
     const authorization = ctx.requestHeader.get('authorization') ?? undefined;
+    // The web app (issue 19): no Authorization header, a session cookie and x-csrf-token instead.
+    if (authorization === undefined && (await gateSession(deps, ctx, requestId))) return;
     const parsed = parseAuthorization(authorization);
     if (!parsed.ok) throw toConnectError(unauthenticated(parsed.code, parsed.message));
     if (!mayBeLarge(ctx)) return;
@@ -148,6 +151,23 @@ function requestGate(deps: AppDeps, http1: boolean) {
       if (err instanceof DomainError && err.kind !== 'internal' && err.kind !== 'unavailable') throw toConnectError(err);
     }
   };
+}
+
+/**
+ * A request with a session cookie is authenticated here, before its body is read: the session's
+ * user goes to the handler in SESSION_PRINCIPAL (call.ts runs the operation as that user). False
+ * when there is no session cookie (the bearer rules apply, unchanged).
+ */
+async function gateSession(deps: AppDeps, ctx: HandlerContext, requestId: string): Promise<boolean> {
+  let principal: Awaited<ReturnType<typeof sessionPrincipal>>;
+  try {
+    principal = await sessionPrincipal(deps, ctx.requestHeader.get('cookie'), ctx.requestHeader.get('x-csrf-token'), requestId);
+  } catch (err) {
+    throw err instanceof DomainError ? toConnectError(err) : err;
+  }
+  if (!principal) return false;
+  ctx.values.set(SESSION_PRINCIPAL, principal);
+  return true;
 }
 
 function mayBeLarge(ctx: HandlerContext): boolean {
