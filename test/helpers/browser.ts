@@ -8,11 +8,124 @@
 import { mkdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, inject } from 'vitest';
 import { parseCommand } from '../../src/transports/cli/commands.js';
 import { operator, type Harness, type TestUser } from './harness.js';
 import { buildWebAssets } from './web-build-global.js';
+
+// ---- web-first assertions on locators (vitest's expect has none; @playwright/test is not used) ----
+// Each retries until it holds or ASSERT_TIMEOUT_MS passes (`.not` waits for the opposite), so
+// tests wait on roles and names instead of sleeping:
+//   await expect(page.getByRole('status')).toContainText('Callback answered 202');
+
+export const ASSERT_TIMEOUT_MS = 10_000;
+
+declare module 'vitest' {
+  interface Matchers<R extends void | Promise<void> = void | Promise<void>, T = unknown> {
+    /** Locator: visible. */
+    toBeVisible(): Promise<void>;
+    /** Locator: disabled. */
+    toBeDisabled(): Promise<void>;
+    /** Locator: matches exactly n elements. */
+    toHaveCount(n: number): Promise<void>;
+    /** Locator (one element): its text, whitespace collapsed, equals the string or matches the RegExp. */
+    toHaveText(expected: string | RegExp): Promise<void>;
+    /** Locator (all its elements' texts joined): contains the string or matches the RegExp. */
+    toContainText(expected: string | RegExp): Promise<void>;
+    /** Locator (one element): the attribute equals the value. */
+    toHaveAttribute(name: string, value: string): Promise<void>;
+    /** Locator (one input or select): its value. */
+    toHaveValue(value: string): Promise<void>;
+  }
+}
+
+const QUICK = { timeout: 1_000 };
+const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+const textMatches = (text: string, e: string | RegExp, whole: boolean) => (typeof e === 'string' ? (whole ? text === e : text.includes(e)) : e.test(text));
+
+type Probe = () => Promise<{ pass: boolean; actual: unknown }>;
+async function retry(isNot: boolean, probe: Probe): Promise<{ pass: boolean; actual: unknown }> {
+  const deadline = Date.now() + ASSERT_TIMEOUT_MS;
+  for (;;) {
+    let r: { pass: boolean; actual: unknown };
+    try {
+      r = await probe();
+    } catch (e) {
+      r = { pass: false, actual: `(${(e as Error).message.split('\n')[0]})` };
+    }
+    if (r.pass !== isNot || Date.now() > deadline) return r;
+    // A retry interval of a polling assertion, not a wait for time to pass.
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+function locatorMatcher<A extends unknown[]>(name: string, describe: (...args: A) => string, probe: (l: Locator, ...args: A) => ReturnType<Probe>) {
+  return async function (this: { isNot: boolean }, received: Locator, ...args: A) {
+    const r = await retry(this.isNot, () => probe(received, ...args));
+    return {
+      pass: r.pass,
+      message: () =>
+        `expected ${received} ${this.isNot ? 'not ' : ''}${name} ${describe(...args)} (within ${ASSERT_TIMEOUT_MS} ms); got ${JSON.stringify(r.actual)}`,
+    };
+  };
+}
+
+expect.extend({
+  toBeVisible: locatorMatcher(
+    'to be visible',
+    () => '',
+    async (l) => ({ pass: await l.isVisible(), actual: `${await l.count()} matching` }),
+  ),
+  toBeDisabled: locatorMatcher(
+    'to be disabled',
+    () => '',
+    async (l) => {
+      const v = await l.isDisabled(QUICK);
+      return { pass: v, actual: v ? 'disabled' : 'enabled' };
+    },
+  ),
+  toHaveCount: locatorMatcher(
+    'to have count',
+    (n: number) => String(n),
+    async (l, n: number) => {
+      const c = await l.count();
+      return { pass: c === n, actual: c };
+    },
+  ),
+  toHaveText: locatorMatcher(
+    'to have text',
+    (e: string | RegExp) => String(e),
+    async (l, e: string | RegExp) => {
+      const t = norm((await l.textContent(QUICK)) ?? '');
+      return { pass: textMatches(t, e, true), actual: t };
+    },
+  ),
+  toContainText: locatorMatcher(
+    'to contain text',
+    (e: string | RegExp) => String(e),
+    async (l, e: string | RegExp) => {
+      const t = norm((await l.allInnerTexts()).join(' '));
+      return { pass: t !== '' && textMatches(t, e, false), actual: t.slice(0, 500) };
+    },
+  ),
+  toHaveAttribute: locatorMatcher(
+    'to have attribute',
+    (n: string, v: string) => `${n}=${JSON.stringify(v)}`,
+    async (l, n: string, v: string) => {
+      const a = await l.getAttribute(n, QUICK);
+      return { pass: a === v, actual: a };
+    },
+  ),
+  toHaveValue: locatorMatcher(
+    'to have value',
+    (v: string) => JSON.stringify(v),
+    async (l, v: string) => {
+      const a = await l.inputValue(QUICK);
+      return { pass: a === v, actual: a };
+    },
+  ),
+});
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS_DIR = path.join(process.cwd(), 'test-artifacts', 'e2e');
