@@ -62,11 +62,12 @@ async function retry(isNot: boolean, probe: Probe): Promise<{ pass: boolean; act
 
 function locatorMatcher<A extends unknown[]>(name: string, describe: (...args: A) => string, probe: (l: Locator, ...args: A) => ReturnType<Probe>) {
   return async function (this: { isNot: boolean }, received: Locator, ...args: A) {
-    const r = await retry(this.isNot, () => probe(received, ...args));
+    const isNot = this.isNot === true;
+    const r = await retry(isNot, () => probe(received, ...args));
     return {
       pass: r.pass,
       message: () =>
-        `expected ${received} ${this.isNot ? 'not ' : ''}${name} ${describe(...args)} (within ${ASSERT_TIMEOUT_MS} ms); got ${JSON.stringify(r.actual)}`,
+        `expected ${received} ${isNot ? 'not ' : ''}${name} ${describe(...args)} (within ${ASSERT_TIMEOUT_MS} ms); got ${JSON.stringify(r.actual)}`,
     };
   };
 }
@@ -183,8 +184,8 @@ export function useBrowser(baseUrl: () => string): E2E {
     return ctx;
   };
 
-  beforeAll(async (suite) => {
-    const file = (suite as { file?: { name: string } }).file?.name ?? (suite as { name: string }).name;
+  beforeAll(async () => {
+    const file = expect.getState().testPath ?? 'unknown.test.ts';
     dir = path.join(ARTIFACTS_DIR, slug(path.basename(file).replace(/\.test\.ts$/, '')));
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
