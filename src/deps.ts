@@ -28,6 +28,8 @@ import { startTracing, stopTracing, traceLogFields, traceLogMerge, tracing } fro
 import { createMetrics } from './infra/metrics/metrics.js';
 import { DatabaseEventStore } from './infra/events/event-store.js';
 import { DatabaseTokenDirectory } from './infra/tokens/token-directory.js';
+import { MemoryInboxFeed } from './infra/inbox-feed/memory-inbox-feed.js';
+import { RedisInboxFeed } from './infra/inbox-feed/redis-inbox-feed.js';
 
 export interface Deps extends AppDeps {
   /** One server or a Redis Cluster (REDIS_URL); null = in-process stores. */
@@ -35,7 +37,7 @@ export interface Deps extends AppDeps {
   lock: DataDirLock | null;
   logger: pino.Logger;
   /** The ports with their implementations' own handles (group commit statistics, last-use flush) for tests and benches. */
-  ports: { events: DatabaseEventStore; tokens: DatabaseTokenDirectory };
+  ports: { events: DatabaseEventStore; tokens: DatabaseTokenDirectory; inboxFeed: RedisInboxFeed | MemoryInboxFeed };
   close(): Promise<void>;
 }
 
@@ -121,7 +123,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     log: logger as unknown as Logger,
     // One of each per service (tests run several services in one process): the group commit, the
     // batched token lookups, the principal cache and the last-use refresh live in them.
-    ports: { events: new DatabaseEventStore(orm.em.getConnection()), tokens: new DatabaseTokenDirectory(orm.em.getConnection()) },
+    ports: {
+      events: new DatabaseEventStore(orm.em.getConnection()),
+      tokens: new DatabaseTokenDirectory(orm.em.getConnection()),
+      // Live inbox changes (WatchInbox): Redis pub/sub across processes, in process when embedded.
+      inboxFeed: redis
+        ? new RedisInboxFeed(redis, { onError: (err, what) => logger.warn({ err: { message: err.message }, what }, 'inbox feed: redis unavailable') })
+        : new MemoryInboxFeed(),
+    },
     nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
     load: new OperationLoad(),
     metrics,
@@ -141,6 +150,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
       : null,
     async close() {
       deps.mailer?.close();
+      deps.ports.inboxFeed.close();
       redis?.disconnect();
       await orm.close(true);
       lock?.release();

@@ -155,6 +155,10 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
           requestId: ctx.requestId,
         },
       );
+      // After the commit: each recipient's open inboxes learn of its row (fire and forget).
+      ctx.afterCommit(() => {
+        for (const d of written) ctx.ports.inboxFeed.changed(d.recipient_user_id, { deliveryIds: [d.id] });
+      });
       const byToken = new Map(unique.map((p, i) => [p.tokenId, written[i]!]));
       const firstIndex = new Map<string, number>();
       for (const p of pending) {

@@ -70,6 +70,10 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
       hold: p.kind === 'moderation',
       verify: p.unverified,
     });
+    // Committed (the store answers after its statement's commit): the owner's open inboxes learn of
+    // the new row or the repeat's new count. Fire and forget, never awaited (inbox-feed.ts). A held
+    // delivery has no inbox row.
+    if (p.kind !== 'moderation') ctx.ports.inboxFeed.changed(row.recipient_user_id, { deliveryIds: [row.id] });
     const inserted = row.inserted === true;
     const degraded = row.degraded === true;
     // pushed: a nudge (push or chat) was queued for a channel the user has; degraded: over a daily limit.

@@ -22,6 +22,8 @@ export const resolveDelivery = defineOperation<z.infer<typeof ResolveDeliveryInp
     await loadOwnDelivery(ctx.em, ctx.principal, delivery_id);
     const row = await markDeliveryResolved(ctx.em, delivery_id, ctx.clock.now().toISOString(), resolution_note ?? null);
     const supplements = await listSupplements(ctx.em, delivery_id);
+    // After the commit: the recipient's open inboxes show the resolved chip (held deliveries: no row, nothing read).
+    ctx.afterCommit(() => ctx.ports.inboxFeed.changed(row!.recipient_user_id, { deliveryIds: [delivery_id] }));
     return toDeliveryView(row!, { deduped: false, pushed: false, requestId: ctx.requestId, supplements });
   },
 });

@@ -26,6 +26,8 @@ export const supplementDelivery = defineOperation<z.infer<typeof SupplementDeliv
     // The supplements are read back with SQL below: the new one must be written first.
     await em.flush();
     const supplements = await listSupplements(em, row.id);
+    // After the commit: the recipient's open inboxes show the new supplement.
+    ctx.afterCommit(() => ctx.ports.inboxFeed.changed(row.recipient_user_id, { deliveryIds: [row.id] }));
     return toDeliveryView(row, { deduped: false, pushed: false, requestId: ctx.requestId, supplements });
   },
 });

@@ -60,6 +60,7 @@ import {
 import { registerNotificationRoutes } from './notifications-routes.js';
 import { registerWorkRoutes } from './work-routes.js';
 import { registerModerationRoutes } from './moderation-routes.js';
+import { registerInboxRoutes } from './inbox-routes.js';
 import { registerHealth } from './health.js';
 import { REFLECTION_SERVICES, registerReflection } from './reflection.js';
 import { call } from './call.js';
@@ -212,7 +213,7 @@ export function connectRoutes(deps: AppDeps) {
     });
 
     registerNotificationRoutes(router, deps);
-    const registered = [...registerWorkRoutes(router, deps), ...registerModerationRoutes(router, deps)];
+    const registered = [...registerWorkRoutes(router, deps), ...registerModerationRoutes(router, deps), ...registerInboxRoutes(router, deps)];
 
     const KNOWN = new Set([
       '',

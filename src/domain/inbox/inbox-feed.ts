@@ -1,0 +1,35 @@
+// The live feed of inbox changes (InboxService.WatchInbox): writers say which of a user's inbox
+// rows changed once their write committed; a watcher of that user learns the ids and reads the
+// rows afresh (the feed carries ids only, never content). Implemented in infra/inbox-feed/ (Redis
+// pub/sub across processes, or in-process for the embedded mode), built once in deps.ts; operations
+// reach it as `ctx.ports.inboxFeed`.
+//
+// Delivery is best effort and at most once: a message lost while Redis is away is not replayed (a
+// client that reconnects lists its inbox again). A write never waits for the feed and never fails
+// because of it.
+
+/** Inbox rows of one user that changed, by notification id or by the delivery id an event's row carries. */
+export interface InboxChanges {
+  notificationIds?: readonly string[];
+  deliveryIds?: readonly string[];
+}
+
+/** What one wake-up of a subscription hands over: every id changed since the previous one, each once. */
+export interface InboxChangeBatch {
+  notificationIds: string[];
+  deliveryIds: string[];
+}
+
+export interface InboxSubscription extends AsyncIterable<InboxChangeBatch> {
+  /** Resolves once changes committed from now on are sure to arrive; rejects when the feed cannot subscribe (Redis away). */
+  readonly ready: Promise<void>;
+  /** Stops the subscription: a pending iteration ends (done). Idempotent. */
+  close(): void;
+}
+
+export interface InboxFeed {
+  /** After the commit that changed them: fire and forget (returns at once, never throws). */
+  changed(userId: string, changes: InboxChanges): void;
+  /** The changes of one user's inbox from now on. */
+  subscribe(userId: string): InboxSubscription;
+}

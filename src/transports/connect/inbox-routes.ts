@@ -1,0 +1,194 @@
+// fluxdesk.inbox.v1.InboxService and ViewerService: the caller's own inbox as the web app (and any
+// company frontend) shows it, and who is signed in. Unary calls: map -> call -> map. WatchInbox:
+// authenticated once like a unary call (operation inbox.watch), subscribed to the inbox feed
+// (ctx.ports.inboxFeed, domain/inbox/inbox-feed.ts), then `ready`, an `upsert` per changed row
+// read afresh (inbox.watch_read, as the caller already authenticated), a `heartbeat` every
+// HEARTBEAT_MS while nothing changes; it ends when the client leaves, the process drains, or the
+// token stops being valid (checked again at every heartbeat).
+import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { InboxService, ViewerService, type InboxItemSchema, type WatchInboxResponseSchema } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
+import type { AppDeps } from '../../app/deps.js';
+import { runOperation } from '../../app/run-operation.js';
+import type { AgentPrincipal, Logger, Operation } from '../../domain/context.js';
+import { DomainError } from '../../domain/errors.js';
+import type { InboxChangeBatch } from '../../domain/inbox/inbox-feed.js';
+import type { InboxItemView } from '../../domain/inbox/inbox-item.view.js';
+import { listInboxItems } from '../../domain/inbox/list-inbox-items.js';
+import { getInboxItem } from '../../domain/inbox/get-inbox-item.js';
+import { markInboxItemRead } from '../../domain/inbox/mark-inbox-item-read.js';
+import { markInboxAllRead } from '../../domain/inbox/mark-inbox-all-read.js';
+import { getViewer } from '../../domain/inbox/get-viewer.js';
+import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
+import { checkAgentBearer } from '../../domain/tokens/bearer-check.js';
+import { requestIdFrom } from '../http/request-id.js';
+import { call, REQUEST_ID } from './call.js';
+import { toConnectError } from './errors.js';
+import { defined } from './mappers.js';
+
+/** A heartbeat after this long without a message (proxies close idle streams at 30-60 s). */
+export const HEARTBEAT_MS = 25_000;
+
+const ts = (iso: string) => timestampFromDate(new Date(iso));
+const tsOpt = (iso: string | undefined) => (iso === undefined ? undefined : ts(iso));
+
+export function inboxItemToProto(v: InboxItemView): MessageInitShape<typeof InboxItemSchema> {
+  return {
+    ...v,
+    readAt: tsOpt(v.readAt),
+    createdAt: ts(v.createdAt),
+    updatedAt: ts(v.updatedAt),
+    externalStatusAt: tsOpt(v.externalStatusAt),
+    resolvedAt: tsOpt(v.resolvedAt),
+    occurredAt: tsOpt(v.occurredAt),
+    supplements: v.supplements.map((s) => ({ id: s.id, markdownBody: s.markdownBody, createdAt: ts(s.createdAt) })),
+    actions: v.actions.map((a) => ({ index: a.index, label: a.label, kind: a.kind, url: a.url, actionType: a.actionType })),
+  };
+}
+
+/** Registers InboxService and ViewerService on a Connect router (both listeners); returns their names. */
+export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): string[] {
+  router.service(InboxService, {
+    async listInbox(req, ctx) {
+      const input = defined({
+        unread_only: req.unreadOnly,
+        severities: req.severities.length > 0 ? req.severities : undefined,
+        event_type: req.eventType,
+        limit: req.limit,
+        page_token: req.pageToken,
+      });
+      const out = await call(deps, listInboxItems, input, ctx);
+      return { items: out.items.map(inboxItemToProto), totalCount: out.totalCount, unreadCount: out.unreadCount, nextPageToken: out.nextPageToken };
+    },
+    async getInboxItem(req, ctx) {
+      return { item: inboxItemToProto(await call(deps, getInboxItem, { notification_id: req.notificationId }, ctx)) };
+    },
+    async markRead(req, ctx) {
+      const out = await call(deps, markInboxItemRead, { notification_id: req.notificationId }, ctx);
+      return { item: inboxItemToProto(out.item), unreadCount: out.unreadCount };
+    },
+    async markAllRead(_req, ctx) {
+      return { markedCount: (await call(deps, markInboxAllRead, {}, ctx)).markedCount };
+    },
+    watchInbox: (_req, ctx) => watch(deps, ctx),
+  });
+  router.service(ViewerService, {
+    async getViewer(_req, ctx) {
+      return call(deps, getViewer, {}, ctx);
+    },
+  });
+  return [InboxService.typeName, ViewerService.typeName];
+}
+
+type WatchMessage = MessageInitShape<typeof WatchInboxResponseSchema>;
+
+/** One run of an operation for this stream, its DomainErrors as ConnectErrors (call.ts, without the response headers a stream has sent already). */
+async function runForStream<I, O>(
+  deps: AppDeps,
+  op: Operation<I, O, any>,
+  input: unknown,
+  hctx: HandlerContext,
+  auth: { authorization?: string; principal?: AgentPrincipal },
+): Promise<{ output: O; principal: AgentPrincipal }> {
+  const requestId = hctx.values.get(REQUEST_ID) ?? requestIdFrom(hctx.requestHeader.get('x-request-id') ?? undefined);
+  try {
+    const r = await runOperation(deps, op, {
+      surface: 'connect',
+      channel: 'v1',
+      requestId,
+      authorization: auth.authorization,
+      authenticated: auth.principal,
+      input,
+      log: deps.log.child({ requestId, procedure: hctx.method.name }) as Logger,
+    });
+    return { output: r.output, principal: r.principal as AgentPrincipal };
+  } catch (err) {
+    throw err instanceof DomainError ? toConnectError(err) : err;
+  }
+}
+
+async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<WatchMessage> {
+  const authorization = hctx.requestHeader.get('authorization') ?? undefined;
+  // TODO(issue 19, lead): a web session (cookie + x-csrf-token, no Authorization header) authenticates
+  // here through the session principal (transports/web/session-auth.ts sessionPrincipal) and is
+  // checked again at each heartbeat the same way; until wired, the stream takes the Bearer token only.
+  const { principal } = await runForStream(deps, watchInbox, {}, hctx, { authorization });
+  const read = async (ids: { notification_ids?: string[]; delivery_ids?: string[] }) =>
+    (await runForStream(deps, watchInboxRead, ids, hctx, { principal })).output;
+
+  const sub = deps.ports.inboxFeed.subscribe(principal.userId);
+  const stop = new AbortController();
+  const end = () => stop.abort();
+  hctx.signal.addEventListener('abort', end, { once: true });
+  const offDrain = deps.readiness.onDrain(end);
+  try {
+    try {
+      await Promise.race([sub.ready, aborted(stop.signal)]);
+    } catch {
+      throw new ConnectError('live inbox updates are unavailable; retry later', Code.Unavailable);
+    }
+    if (stop.signal.aborted) return;
+    yield { change: { case: 'ready', value: {} }, unreadCount: (await read({})).unreadCount };
+
+    const changes = sub[Symbol.asyncIterator]();
+    let next = changes.next();
+    while (!stop.signal.aborted) {
+      const idle = timeout(HEARTBEAT_MS, stop.signal);
+      const woke = await Promise.race([next, idle.elapsed]);
+      idle.cancel();
+      if (stop.signal.aborted) return;
+      if (woke === 'timeout') {
+        // Still a valid caller? (a revoked token ends the stream with its 401 code)
+        await runForStream(deps, checkAgentBearer, {}, hctx, { authorization });
+        yield { change: { case: 'heartbeat', value: {} }, unreadCount: (await read({})).unreadCount };
+        continue;
+      }
+      if (woke.done) return;
+      next = changes.next();
+      for (const ids of chunks(woke.value)) {
+        const out = await read(ids);
+        for (const item of out.items) yield { change: { case: 'upsert', value: inboxItemToProto(item) }, unreadCount: out.unreadCount };
+      }
+    }
+  } finally {
+    sub.close();
+    offDrain();
+    hctx.signal.removeEventListener('abort', end);
+  }
+}
+
+/** A feed batch as reads of at most WATCH_READ_MAX_IDS ids each. */
+function* chunks(batch: InboxChangeBatch): Generator<{ notification_ids: string[]; delivery_ids: string[] }> {
+  const all = [...batch.notificationIds.map((id) => ['n', id] as const), ...batch.deliveryIds.map((id) => ['d', id] as const)];
+  for (let i = 0; i < all.length; i += WATCH_READ_MAX_IDS) {
+    const part = all.slice(i, i + WATCH_READ_MAX_IDS);
+    yield { notification_ids: part.filter(([k]) => k === 'n').map(([, id]) => id), delivery_ids: part.filter(([k]) => k === 'd').map(([, id]) => id) };
+  }
+}
+
+/** `elapsed` resolves 'timeout' after `ms`, or at once when `signal` aborts; cancel() clears the timer. */
+function timeout(ms: number, signal: AbortSignal): { elapsed: Promise<'timeout'>; cancel(): void } {
+  let cancel = () => {};
+  const elapsed = new Promise<'timeout'>((resolve) => {
+    const done = () => {
+      cancel();
+      resolve('timeout');
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    cancel = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+    };
+  });
+  return { elapsed, cancel: () => cancel() };
+}
+
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
