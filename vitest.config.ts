@@ -7,6 +7,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // 'default' as usual, plus a guard against vitest stalling in its own shutdown after every file
+    // has reported (test/helpers/shutdown-watchdog-reporter.ts).
+    reporters: ['default', './test/helpers/shutdown-watchdog-reporter.ts'],
     // OpenAPI response conformance of every service the harness starts (test/helpers/conformance*.ts;
     // CONFORMANCE=strict|report|off).
     globalSetup: ['test/helpers/conformance-global.ts'],
