@@ -59,6 +59,12 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().trim().min(3).max(200).optional(),
   // Hosts webhook action callbacks may reach over plain http and on private/loopback addresses.
   EGRESS_ALLOW_HOSTS: z.string().optional(),
+  // Web sign-in through company SSO (docs/web-sign-in.md): OpenID Connect discovery at the issuer,
+  // authorization code + PKCE, redirect URI ${PUBLIC_BASE_URL}/auth/oidc/callback. All unset = no SSO
+  // (sign-in by `fluxdesk login-link` only). The secret may be unset for a public client (PKCE only).
+  OIDC_ISSUER_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  OIDC_CLIENT_ID: z.string().trim().min(1).max(500).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).max(2000).optional(),
   // OpenTelemetry traces (README "Tracing"): the standard OTEL_* variables, read here only.
   OTEL_SDK_DISABLED: z.enum(['true', 'false', 'TRUE', 'FALSE']).optional(),
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
@@ -154,6 +160,15 @@ export type Config = Readonly<{
   egressAllowHosts: readonly string[];
   /** OpenTelemetry traces; null = off (no SDK loaded). */
   tracing: TracingConfig | null;
+  /** Web sign-in through OpenID Connect (OIDC_*); null = not configured (login links only). */
+  oidc: OidcConfig | null;
+}>;
+
+export type OidcConfig = Readonly<{
+  issuerUrl: string;
+  clientId: string;
+  /** Never logged; null = a public client (PKCE only, token endpoint auth `none`). */
+  clientSecret: string | null;
 }>;
 
 /** A comma list of hostnames or IP literals (`[::1]` or `::1`), lower-cased, without a trailing dot. */
@@ -207,7 +222,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mail: Object.freeze({ smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM ?? 'fluxdesk <no-reply@fluxdesk.invalid>' }),
     egressAllowHosts: parseHostList(e.EGRESS_ALLOW_HOSTS),
     tracing: tracingConfig(e),
+    oidc: oidcConfig(e),
   });
+}
+
+/** OIDC_ISSUER_URL and OIDC_CLIENT_ID together turn SSO on; one without the other is a mistake worth refusing. */
+function oidcConfig(e: z.infer<typeof EnvSchema>): OidcConfig | null {
+  if (e.OIDC_ISSUER_URL === undefined && e.OIDC_CLIENT_ID === undefined) {
+    if (e.OIDC_CLIENT_SECRET !== undefined) throw new Error('invalid configuration:\n  OIDC_CLIENT_SECRET: set OIDC_ISSUER_URL and OIDC_CLIENT_ID too');
+    return null;
+  }
+  if (e.OIDC_ISSUER_URL === undefined || e.OIDC_CLIENT_ID === undefined)
+    throw new Error(
+      `invalid configuration:\n  ${e.OIDC_ISSUER_URL === undefined ? 'OIDC_ISSUER_URL' : 'OIDC_CLIENT_ID'}: required when the other OIDC_* variables are set`,
+    );
+  return Object.freeze({ issuerUrl: e.OIDC_ISSUER_URL, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET ?? null });
 }
 
 /**

@@ -13,6 +13,7 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   user create --email E --name N [--role R]
   agent-token --email E [--scopes a,b] [--label L]
   agent-connect --email E [--scopes a,b] [--label L] one-click client setup: {session_id, expires_at} (10 min, single use)
+  login-link --email E                               one-time web sign-in link: {url, expiresAt} (10 min, single use)
   project create --slug S --name N [--owner E] [--members E,..] [--leads E,..] [--tech-leads E,..]
   token create --email E --label L [--daily-limit 50|200|500|1000] [--note T]
   tools-token create --owner E --integrator SLUG --name N   {tokenId,token,integratorSlug,catalogSlug}
@@ -37,6 +38,7 @@ const COMMANDS: Command[] = [
   { words: ['user', 'create'], op: 'users.create', flags: { email: ['email'], name: ['name'], role: ['role'] } },
   { words: ['agent-token'], op: 'agent_tokens.create', flags: { email: ['email'], scopes: ['scopes', 'list'], label: ['label'] } },
   { words: ['agent-connect'], op: 'agent_connect.start', flags: { email: ['email'], scopes: ['scopes', 'list'], label: ['label'] } },
+  { words: ['login-link'], op: 'web.create_login_link', flags: { email: ['email'] } },
   {
     words: ['project', 'create'],
     op: 'projects.create',
