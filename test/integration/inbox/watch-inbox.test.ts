@@ -1,0 +1,226 @@
+// InboxService.WatchInbox through the real Connect client (Connect over HTTP/1.1 through Fastify,
+// as connect-web uses it; gRPC over h2c too): `ready` first, then an `upsert` within 1 s of each
+// committed change (a REST publish, a dedup repeat, a resolve, a supplement, a read mark), never
+// another user's; two service instances sharing PostgreSQL and Redis deliver across instances; the
+// embedded mode (no Redis) delivers in process; a drain ends the stream.
+import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import { InboxService, type WatchInboxResponse } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
+import { ManualClock } from '../../../src/infra/clock.js';
+import { withToken, type AgentUser } from '../../helpers/agents.js';
+import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
+import { createDatabase, event, http, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
+
+let db: Awaited<ReturnType<typeof createDatabase>>;
+let a: Harness;
+let b: Harness;
+beforeAll(async () => {
+  db = await createDatabase();
+  const clock = new ManualClock();
+  [a, b] = await Promise.all([startHarness({ databaseUrl: db.url, clock }), startHarness({ databaseUrl: db.url, clock })]);
+});
+afterAll(async () => {
+  closeSessions();
+  await b?.close();
+  await a?.close();
+  await db?.drop();
+});
+
+const inbox = (h: Harness, token: string | undefined, protocol: Protocol = 'connect'): Client<typeof InboxService> =>
+  createClient(InboxService, transportFor(h, protocol, [bearer(token)]));
+
+/** An open WatchInbox stream: next() waits for the next message at most `ms`. */
+interface Watch {
+  next(ms?: number): Promise<WatchInboxResponse>;
+  /** Resolves true when nothing arrives within `ms`. */
+  quiet(ms: number): Promise<boolean>;
+  close(): void;
+}
+
+const watches: Watch[] = [];
+afterAll(() => {
+  for (const w of watches) w.close();
+});
+
+function watch(h: Harness, token: string | undefined, protocol: Protocol = 'connect'): Watch {
+  const ac = new AbortController();
+  const it = inbox(h, token, protocol).watchInbox({}, { signal: ac.signal })[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<WatchInboxResponse>> | undefined;
+  const take = () => (pending ??= it.next());
+  const w: Watch = {
+    async next(ms = 1000) {
+      const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no message within ${ms} ms`)), ms));
+      const r = await Promise.race([take(), timer]);
+      pending = undefined;
+      if (r.done) throw new Error('stream ended');
+      return r.value;
+    },
+    async quiet(ms) {
+      const r = await Promise.race([take().then(() => false), new Promise<true>((resolve) => setTimeout(() => resolve(true), ms))]);
+      return r;
+    },
+    close: () => ac.abort(),
+  };
+  watches.push(w);
+  return w;
+}
+
+async function fails(p: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await p;
+  } catch (e) {
+    return ConnectError.from(e);
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function person(h: Harness, scopes?: string[]): Promise<{ pt: TestToken; ag: AgentUser }> {
+  const pt = await newPersonalToken(h);
+  return { pt, ag: await withToken(h, pt.user, scopes) };
+}
+
+const upsert = (m: WatchInboxResponse) => {
+  expect(m.change.case).toBe('upsert');
+  return m.change.value as Extract<WatchInboxResponse['change'], { case: 'upsert' }>['value'];
+};
+
+/** Publishes through REST on `h` and returns the delivery id and when the answer came (ms). */
+async function published(h: Harness, pt: TestToken, ev: Record<string, unknown>, status = 202): Promise<{ deliveryId: string; at: number }> {
+  const r = await publish(h, pt.token, ev);
+  expect(r.status, r.text).toBe(status);
+  return { deliveryId: r.body.deliveryId, at: performance.now() };
+}
+
+describe('WatchInbox on one instance', () => {
+  it('ready first (with the unread count), then each change as an upsert within 1 s', async () => {
+    const { pt, ag } = await person(a);
+    await published(a, pt, event(a, { title: 'Before the stream' }));
+    const w = watch(a, ag.token);
+    const ready = await w.next(5000);
+    expect(ready.change.case).toBe('ready');
+    expect(ready.unreadCount).toBe(1);
+
+    // A new event.
+    const ev = event(a, { title: 'Disk almost full', severity: 'critical', labels: { host: 'db1' } });
+    const { deliveryId, at } = await published(a, pt, ev);
+    const m1 = await w.next(1000);
+    expect(performance.now() - at).toBeLessThan(1000);
+    const first = upsert(m1);
+    expect(first).toMatchObject({ deliveryId, title: 'Disk almost full', severity: 'critical', fireCount: 1, read: false, labels: { host: 'db1' } });
+    expect(m1.unreadCount).toBe(2);
+
+    // A dedup repeat: the same row, fire count 2, the new title.
+    await published(a, pt, { ...ev, title: 'Disk full' }, 200);
+    const repeat = upsert(await w.next(1000));
+    expect(repeat).toMatchObject({ notificationId: first.notificationId, fireCount: 2, title: 'Disk full' });
+
+    // A supplement, then a resolve.
+    const s = await http(a, 'POST', `/api/v1/events/${deliveryId}/supplement`, { token: pt.token, body: { markdown_body: 'cleaned /tmp' } });
+    expect(s.status, s.text).toBe(201);
+    const supplemented = upsert(await w.next(1000));
+    expect(supplemented.supplements.map((x) => x.markdownBody)).toEqual(['cleaned /tmp']);
+    const r = await http(a, 'POST', `/api/v1/events/${deliveryId}/resolve`, { token: pt.token, body: { resolution_note: 'done' } });
+    expect(r.status, r.text).toBe(200);
+    const resolved = upsert(await w.next(1000));
+    expect(resolved).toMatchObject({ notificationId: first.notificationId, externalStatus: 'resolved', resolutionNote: 'done' });
+    expect(resolved.resolvedAt).toBeDefined();
+
+    // Read marks: one, then all.
+    const c = inbox(a, ag.token);
+    await c.markRead({ notificationId: first.notificationId });
+    const read = await w.next(1000);
+    expect(upsert(read)).toMatchObject({ notificationId: first.notificationId, read: true });
+    expect(read.unreadCount).toBe(1);
+    await c.markAllRead({});
+    const all = await w.next(1000);
+    expect(upsert(all)).toMatchObject({ title: 'Before the stream', read: true });
+    expect(all.unreadCount).toBe(0);
+    // A mark that changes nothing tells nobody.
+    await c.markRead({ notificationId: first.notificationId });
+    expect(await w.quiet(300)).toBe(true);
+    w.close();
+  });
+
+  it("another user's publish never arrives", async () => {
+    const alice = await person(a);
+    const bob = await person(a);
+    const w = watch(a, bob.ag.token);
+    expect((await w.next(5000)).change.case).toBe('ready');
+    await published(a, alice.pt, event(a, { title: 'For Alice only' }));
+    await published(a, bob.pt, event(a, { title: 'For Bob' }));
+    // Bob's own event is the next message: Alice's came neither before nor after it.
+    expect(upsert(await w.next(1000)).title).toBe('For Bob');
+    expect(await w.quiet(300)).toBe(true);
+    w.close();
+  });
+
+  it('two streams of one user both get each change; gRPC streams too', async () => {
+    const { pt, ag } = await person(a);
+    const w1 = watch(a, ag.token);
+    const w2 = watch(a, ag.token, 'grpc');
+    expect((await w1.next(5000)).change.case).toBe('ready');
+    expect((await w2.next(5000)).change.case).toBe('ready');
+    const { deliveryId } = await published(a, pt, event(a));
+    expect(upsert(await w1.next(1000)).deliveryId).toBe(deliveryId);
+    expect(upsert(await w2.next(1000)).deliveryId).toBe(deliveryId);
+    // One leaves; the other still gets changes.
+    w1.close();
+    const again = await published(a, pt, event(a));
+    expect(upsert(await w2.next(1000)).deliveryId).toBe(again.deliveryId);
+    w2.close();
+  });
+
+  it('refuses no token (unauthenticated) and a token without read:inbox (permission_denied)', async () => {
+    const { ag } = await person(a, ['read:tasks']);
+    const none = await fails(watch(a, undefined).next(5000));
+    expect(none.code).toBe(Code.Unauthenticated);
+    const noScope = await fails(watch(a, ag.token).next(5000));
+    expect(noScope.code).toBe(Code.PermissionDenied);
+    expect(noScope.findDetails(ErrorInfoSchema)[0]?.code).toBe('missing_scope');
+  });
+});
+
+describe('WatchInbox across two instances sharing Redis', () => {
+  it('a publish on A reaches a stream on B, and a read mark on B reaches a stream on A', async () => {
+    const { pt, ag } = await person(a);
+    const onB = watch(b, ag.token);
+    const onA = watch(a, ag.token);
+    expect((await onB.next(5000)).change.case).toBe('ready');
+    expect((await onA.next(5000)).change.case).toBe('ready');
+    const { deliveryId, at } = await published(a, pt, event(a, { title: 'Cross-instance' }));
+    const viaB = upsert(await onB.next(1000));
+    expect(performance.now() - at).toBeLessThan(1000);
+    expect(viaB).toMatchObject({ deliveryId, title: 'Cross-instance' });
+    expect(upsert(await onA.next(1000)).deliveryId).toBe(deliveryId);
+    await inbox(b, ag.token).markRead({ notificationId: viaB.notificationId });
+    expect(upsert(await onA.next(1000))).toMatchObject({ notificationId: viaB.notificationId, read: true });
+    expect(upsert(await onB.next(1000))).toMatchObject({ notificationId: viaB.notificationId, read: true });
+    onA.close();
+    onB.close();
+  });
+});
+
+describe('WatchInbox, embedded mode (no Redis: the in-process feed)', () => {
+  let e: Harness;
+  beforeAll(async () => {
+    e = await startHarness({ mode: 'embedded' });
+  }, 60_000);
+  afterAll(async () => {
+    await e?.close();
+  });
+
+  it('a publish arrives as an upsert within 1 s, and a drain ends the stream', async () => {
+    const { pt, ag } = await person(e);
+    const w = watch(e, ag.token);
+    expect((await w.next(10_000)).change.case).toBe('ready');
+    const { deliveryId, at } = await published(e, pt, event(e));
+    expect(upsert(await w.next(1000)).deliveryId).toBe(deliveryId);
+    expect(performance.now() - at).toBeLessThan(1000);
+    // Stopping the service drains: the stream ends at once instead of holding the stop.
+    const started = performance.now();
+    await e.close();
+    expect(performance.now() - started).toBeLessThan(4000);
+    await expect(w.next(1000)).rejects.toThrow(/stream ended/);
+  });
+});
