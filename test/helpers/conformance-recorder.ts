@@ -57,6 +57,10 @@ export class ServerRecorder {
   /** For startService({ instrumentHttp }): hooks on the root instance, before any route. */
   readonly install = (app: FastifyInstance): void => {
     app.addHook('onRoute', (route: RouteOptions) => {
+      // `schema: { hide: true }` (the @fastify/static / @fastify/swagger convention) marks a route
+      // that is not part of the HTTP API (the web app's pages and assets, sign-in routes): not in
+      // the document by design, so neither required there nor counted as serving an operation.
+      if ((route.schema as { hide?: unknown } | undefined)?.hide === true) return;
       for (const m of Array.isArray(route.method) ? route.method : [route.method]) this.routes.push({ method: m, url: route.url });
     });
     // Headers and body as handed to the transport (headers Fastify adds later, like content-length, are not documented ones).

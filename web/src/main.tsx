@@ -1,0 +1,153 @@
+// The fluxdesk web app: who is signed in (ViewerService.GetViewer; unauthenticated -> sign-in page),
+// the header, and the pages by path. The integrations page is its own chunk, loaded on first visit.
+import type { ComponentType } from 'preact';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { GetViewerResponse } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
+import { csrfToken, errorText, isUnauthenticated, viewer } from './client.js';
+import { InboxPage } from './inbox-page.js';
+import { ItemPage } from './item-page.js';
+import { startLive } from './live.js';
+import { Link, onNavigate, ToastProvider } from './ui.js';
+import './styles.css';
+
+function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const sync = () => setPath(location.pathname);
+    const off = onNavigate(sync);
+    window.addEventListener('popstate', sync);
+    return () => {
+      off();
+      window.removeEventListener('popstate', sync);
+    };
+  }, []);
+  return path;
+}
+
+function Header({ me, path }: { me: GetViewerResponse; path: string }) {
+  const nav: [string, string, boolean][] = [
+    ['/', 'Inbox', path === '/' || path.startsWith('/inbox/')],
+    ['/settings/integrations', 'Integrations', path.startsWith('/settings/')],
+  ];
+  if (me.role === 'admin') nav.push(['/admin/moderation', 'Admin', path.startsWith('/admin/')]);
+  return (
+    <header class="site-header">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <span class="brand">fluxdesk</span>
+      <nav aria-label="Main">
+        <ul>
+          {nav.map(([href, name, current]) => (
+            <li key={href}>
+              <Link href={href} aria-current={current ? 'page' : undefined}>
+                {name}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div class="who">
+        <span class="email">{me.email}</span>
+        <form method="post" action="/auth/logout">
+          <input type="hidden" name="csrf" value={csrfToken()} />
+          <button type="submit">Sign out</button>
+        </form>
+      </div>
+    </header>
+  );
+}
+
+/** A page module loaded on demand (its own chunk). */
+function Lazy({ load }: { load: () => Promise<ComponentType> }) {
+  const [C, setC] = useState<ComponentType | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    load().then(
+      (c) => setC(() => c),
+      (e) => setError(errorText(e)),
+    );
+  }, [load]);
+  if (error)
+    return (
+      <p class="error" role="alert">
+        Could not load this page: {error}
+      </p>
+    );
+  return C ? <C /> : <p class="loading">Loading…</p>;
+}
+const loadIntegrations = () => import('./integrations-page.js').then((m) => m.IntegrationsPage);
+
+function Placeholder({ title, text }: { title: string; text: string }) {
+  useEffect(() => {
+    document.title = `${title} · fluxdesk`;
+  }, [title]);
+  return (
+    <section>
+      <h1>{title}</h1>
+      <p>{text}</p>
+    </section>
+  );
+}
+
+function Page({ path, me }: { path: string; me: GetViewerResponse }) {
+  if (path === '/') return <InboxPage />;
+  const item = /^\/inbox\/([^/]+)\/?$/.exec(path);
+  if (item) return <ItemPage id={decodeURIComponent(item[1]!)} />;
+  if (path === '/settings/integrations') return <Lazy load={loadIntegrations} />;
+  if (path === '/settings/notifications') return <Placeholder title="Notification settings" text="Browser push and chat preferences will be set here." />;
+  if (path.startsWith('/admin/')) {
+    if (me.role !== 'admin') return <Placeholder title="Admins only" text="This page is for administrators. Your account is not an administrator." />;
+    if (path === '/admin/moderation') return <Placeholder title="Moderation" text="The hold-for-forwarding queue will be shown here." />;
+    if (path === '/admin/tokens') return <Placeholder title="Tokens" text="Token oversight will be shown here." />;
+  }
+  return <Placeholder title="Page not found" text="There is no page at this address." />;
+}
+
+function App() {
+  const path = usePath();
+  const [me, setMe] = useState<GetViewerResponse | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    viewer.getViewer({}).then(
+      (v) => {
+        setMe(v);
+        startLive();
+      },
+      (e) => {
+        // Unauthenticated: the client's interceptor is already sending the browser to sign in.
+        if (!isUnauthenticated(e)) setError(errorText(e));
+      },
+    );
+  }, []);
+  useEffect(() => {
+    if (path === '/') document.title = 'Inbox · fluxdesk';
+  }, [path]);
+  if (error)
+    return (
+      <main id="main">
+        <h1>fluxdesk is not reachable</h1>
+        <p role="alert">{error}</p>
+      </main>
+    );
+  if (!me) return <p class="loading">Loading…</p>;
+  return (
+    <>
+      <Header me={me} path={path} />
+      <main id="main" tabIndex={-1}>
+        <Page path={path} me={me} />
+      </main>
+    </>
+  );
+}
+
+// The service worker shows pushed notifications (browser push is set up on the settings pages).
+if ('serviceWorker' in navigator) void navigator.serviceWorker.register('/sw.js').catch(() => {});
+
+render(
+  <ToastProvider>
+    <App />
+  </ToastProvider>,
+  document.getElementById('app')!,
+);
