@@ -22,6 +22,7 @@ import { signOut } from '../../domain/web/sign-out.js';
 import type { StartedSession } from '../../domain/web/start-session.js';
 import { cookieNames, OIDC_LOGIN_TTL_MS, safeNextPath } from '../../domain/web/web-session.rules.js';
 import type { WebPluginOptions } from './plugin.js';
+import { escapeHtml, HTML_HEADERS, NOT_IN_API_DOCUMENT } from './web-app.js';
 
 /** OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET (src/config.ts OidcConfig). */
 export interface OidcSettings {
@@ -35,19 +36,6 @@ export interface AuthRoutesOptions extends WebPluginOptions {
   oidc?: OidcSettings | null;
 }
 
-/** The pages' headers (the web contract's strict CSP; no inline script or style anywhere). */
-const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-store',
-});
-
-/** Not part of the HTTP API: kept out of the OpenAPI document (the web routes' convention, see web-app.ts). */
-const NOT_IN_API_DOCUMENT = { hide: true } as const;
-
 const FORM_BODY_LIMIT = 8 * 1024;
 
 const AUTH_CSS = `body{font-family:system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
@@ -58,10 +46,6 @@ a.button:focus-visible,button:focus-visible{outline:3px solid #f5a623;outline-of
 p.note{color:#4a5263;font-size:.9rem}
 code{background:#eef0f4;padding:0 .25rem;border-radius:.2rem}
 `;
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -82,7 +66,8 @@ ${body}
 }
 
 function sendPage(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
-  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page(title, body));
+  // The strict CSP and security headers of every HTML page (web-app.ts); sign-in pages are never cached.
+  return reply.code(status).headers(HTML_HEADERS).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page(title, body));
 }
 
 /** A refusal as a page: what happened and the way back to the sign-in page. */

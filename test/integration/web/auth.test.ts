@@ -1,0 +1,426 @@
+// Web sign-in by one-time login link, server-side sessions and the session as a Connect caller
+// (issue 19; docs/web-sign-in.md): single use, expiry, refusals, cookie attributes, CSRF on every
+// Connect call and on sign-out, rotation, sign out and sign out everywhere, idle and absolute expiry.
+import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
+import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import { runOperation } from '../../../src/app/run-operation.js';
+import type { Logger } from '../../../src/domain/context.js';
+import { createLoginLink } from '../../../src/domain/web/create-login-link.js';
+import { parseCommand } from '../../../src/transports/cli/commands.js';
+import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
+import { newUser, operator, startHarness, uniqueEmail, type Harness, type TestUser } from '../../helpers/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ env: { ALLOWED_EMAIL_DOMAINS: 'example.test' } });
+});
+afterAll(async () => {
+  closeSessions();
+  await h?.close();
+});
+afterEach(() => h.clock.reset());
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
+
+/** What `fluxdesk login-link --email E` runs (the operator operation, as the CLI's runner call does). */
+async function loginLink(email: string): Promise<{ url: string; expiresAt: string }> {
+  const r = await runOperation(h.svc.deps, createLoginLink, {
+    surface: 'cli',
+    requestId: 'test-login-link',
+    input: { email },
+    log: h.svc.deps.log as Logger,
+    system: true,
+  });
+  return r.output;
+}
+
+async function refusalOf(p: Promise<unknown>): Promise<{ kind: string; code: string; extra: Record<string, unknown> }> {
+  try {
+    await p;
+  } catch (e) {
+    return e as { kind: string; code: string; extra: Record<string, unknown> };
+  }
+  throw new Error('expected a refusal');
+}
+
+interface Cookie {
+  name: string;
+  value: string;
+  attrs: Record<string, string | true>;
+}
+function cookiesOf(res: Response): Cookie[] {
+  return res.headers.getSetCookie().map((line) => {
+    const [pair, ...rest] = line.split(';');
+    const eq = pair!.indexOf('=');
+    const attrs: Record<string, string | true> = {};
+    for (const a of rest) {
+      const i = a.indexOf('=');
+      if (i < 0) attrs[a.trim().toLowerCase()] = true;
+      else attrs[a.slice(0, i).trim().toLowerCase()] = a.slice(i + 1).trim();
+    }
+    return { name: pair!.slice(0, eq).trim(), value: decodeURIComponent(pair!.slice(eq + 1).trim()), attrs };
+  });
+}
+
+interface Session {
+  cookie: string;
+  csrf: string;
+  session: string;
+}
+
+/** Redeems a link URL the way the page's form does (POST, no Origin); the session from its cookies. */
+async function redeem(url: string, init: { headers?: Record<string, string> } = {}): Promise<Response> {
+  const u = new URL(url);
+  return fetch(`${h.baseUrl}${u.pathname}${u.search}`, { method: 'POST', redirect: 'manual', headers: init.headers });
+}
+
+async function signIn(user: TestUser, headers?: Record<string, string>): Promise<Session> {
+  const { url } = await loginLink(user.email);
+  const res = await redeem(url, { headers });
+  expect(res.status).toBe(303);
+  const cs = cookiesOf(res);
+  const session = cs.find((c) => c.name === 'fluxdesk_session')!.value;
+  const csrf = cs.find((c) => c.name === 'fluxdesk_csrf')!.value;
+  return { session, csrf, cookie: `fluxdesk_session=${session}; fluxdesk_csrf=${csrf}` };
+}
+
+const web =
+  (cookie: string | undefined, csrf: string | undefined): Interceptor =>
+  (next) =>
+  async (req) => {
+    if (cookie !== undefined) req.header.set('cookie', cookie);
+    if (csrf !== undefined) req.header.set('x-csrf-token', csrf);
+    return next(req);
+  };
+const accountAs = (s: { cookie?: string; csrf?: string }, interceptors: Interceptor[] = []) =>
+  createClient(AccountService, transportFor(h, 'connect', [web(s.cookie, s.csrf), ...interceptors]));
+
+async function connectErrorOf(p: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await p;
+  } catch (e) {
+    return ConnectError.from(e);
+  }
+  throw new Error('expected the call to fail');
+}
+const codeOf = (err: ConnectError) => err.findDetails(ErrorInfoSchema)[0]?.code;
+
+async function expectSessionRefused(s: Session, code = 'session_expired') {
+  const err = await connectErrorOf(accountAs(s).listPersonalTokens({}));
+  expect(err.code).toBe(Code.Unauthenticated);
+  expect(codeOf(err)).toBe(code);
+}
+
+async function personalToken(user: TestUser, label: string): Promise<string> {
+  const t = await operator<{ tokenId: string }>(h, 'tokens.create_personal', { email: user.email, label, daily_limit: 200 });
+  return t.tokenId;
+}
+
+describe('login links', () => {
+  it('the CLI command maps to the operator operation', () => {
+    expect(parseCommand(['login-link', '--email', 'a@example.test'])).toEqual({ op: 'web.create_login_link', input: { email: 'a@example.test' } });
+  });
+
+  it('gives {url, expiresAt}: PUBLIC_BASE_URL/auth/link/<token>, valid 10 minutes', async () => {
+    const user = await newUser(h);
+    const out = await loginLink(user.email.toUpperCase());
+    expect(Object.keys(out).sort()).toEqual(['expiresAt', 'url']);
+    expect(out.url).toMatch(new RegExp(`^${h.baseUrl.replace(/[.]/g, '\\.')}/auth/link/fdl_[A-Za-z0-9_-]{43}$`));
+    expect(new Date(out.expiresAt).getTime() - h.clock.now().getTime()).toBeGreaterThan(9 * MINUTE);
+    expect(new Date(out.expiresAt).getTime() - h.clock.now().getTime()).toBeLessThanOrEqual(10 * MINUTE);
+    // Only its hash is stored.
+    const token = out.url.split('/').pop()!;
+    const rows = await sql(`select token_hash from login_links where user_id = ?`, [user.userId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].token_hash).not.toContain(token);
+  });
+
+  it('GET shows a page with a "Sign in" button and signs nobody in; POST redeems once', async () => {
+    const user = await newUser(h);
+    const { url } = await loginLink(user.email);
+    const path = new URL(url).pathname;
+    const page = await fetch(`${h.baseUrl}${path}?next=/inbox/abc`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.getSetCookie()).toEqual([]);
+    const html = await page.text();
+    expect(html).toMatch(/<title>[^<]+<\/title>/);
+    expect(html).toContain('<main>');
+    expect(html).toContain('<h1>');
+    expect(html).toMatch(/<form method="post" action="\/auth\/link\/fdl_[^"?]+\?next=%2Finbox%2Fabc">/);
+    expect(html).toContain('<button type="submit">Sign in</button>');
+    expect(html).not.toMatch(/<script|style=/);
+
+    const first = await redeem(`${url}?next=/inbox/abc`);
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/inbox/abc');
+    const second = await redeem(url);
+    expect(second.status).toBe(400);
+    expect(second.headers.getSetCookie()).toEqual([]);
+    expect(await second.text()).toContain('unknown, has expired or was already used');
+    const sessions = await sql(`select count(*)::int as n from web_sessions where user_id = ?`, [user.userId]);
+    expect(sessions[0].n).toBe(1);
+  });
+
+  it('sets the contract cookies: HttpOnly session, readable CSRF, SameSite=Lax, Path=/, not Secure over http', async () => {
+    const user = await newUser(h);
+    const { url } = await loginLink(user.email);
+    const res = await redeem(url);
+    const cs = cookiesOf(res);
+    const session = cs.find((c) => c.name === 'fluxdesk_session')!;
+    const csrf = cs.find((c) => c.name === 'fluxdesk_csrf')!;
+    expect(session.value).toMatch(/^fds_[A-Za-z0-9_-]{43}$/);
+    expect(session.attrs).toMatchObject({ httponly: true, samesite: 'Lax', path: '/' });
+    expect(session.attrs.secure).toBeUndefined();
+    expect(Number(session.attrs['max-age'])).toBeGreaterThanOrEqual(7 * 24 * 3600 - 1);
+    expect(Number(session.attrs['max-age'])).toBeLessThanOrEqual(7 * 24 * 3600);
+    expect(csrf.value).toMatch(/^fdc_[A-Za-z0-9_-]{43}$/);
+    expect(csrf.attrs).toMatchObject({ samesite: 'Lax', path: '/' });
+    expect(csrf.attrs.httponly).toBeUndefined();
+    // Only hashes in the table.
+    const rows = await sql(`select token_hash, csrf_hash from web_sessions where user_id = ?`, [user.userId]);
+    expect(JSON.stringify(rows)).not.toContain(session.value);
+    expect(JSON.stringify(rows)).not.toContain(csrf.value);
+  });
+
+  it('an expired link signs nobody in (clock past 10 minutes)', async () => {
+    const user = await newUser(h);
+    const { url } = await loginLink(user.email);
+    h.clock.advance(10 * MINUTE + 1000);
+    const res = await redeem(url);
+    expect(res.status).toBe(400);
+    expect(res.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('an unknown token, and a link of a user offboarded since, sign nobody in', async () => {
+    expect((await redeem(`${h.baseUrl}/auth/link/fdl_${'x'.repeat(43)}`)).status).toBe(400);
+    expect((await redeem(`${h.baseUrl}/auth/link/${'%2F'.repeat(3)}`)).status).toBe(400);
+    const user = await newUser(h);
+    const { url } = await loginLink(user.email);
+    await sql(`update users set status = 'offboarded' where id = ?`, [user.userId]);
+    expect((await redeem(url)).status).toBe(400);
+  });
+
+  it('a POST from another site (Origin not PUBLIC_BASE_URL) is refused and leaves the link usable', async () => {
+    const user = await newUser(h);
+    const { url } = await loginLink(user.email);
+    const foreign = await redeem(url, { headers: { origin: 'https://evil.example' } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.getSetCookie()).toEqual([]);
+    const own = await redeem(url, { headers: { origin: new URL(h.baseUrl).origin } });
+    expect(own.status).toBe(303);
+  });
+
+  it('next must be a same-origin path, else /', async () => {
+    for (const [next, to] of [
+      ['/settings/integrations?x=1', '/settings/integrations?x=1'],
+      ['//evil.example/x', '/'],
+      ['https://evil.example/', '/'],
+      ['/\\evil.example', '/'],
+      ['javascript:alert(1)', '/'],
+    ]) {
+      const user = await newUser(h);
+      const { url } = await loginLink(user.email);
+      const res = await redeem(`${url}?next=${encodeURIComponent(next!)}`);
+      expect(res.headers.get('location'), next).toBe(to);
+    }
+  });
+
+  it('refuses unknown emails, inactive users and emails outside ALLOWED_EMAIL_DOMAINS, creating nothing', async () => {
+    const before = (await sql(`select count(*)::int as n from login_links`))[0].n;
+    const ghost = uniqueEmail('ghost');
+    expect(await refusalOf(loginLink(ghost))).toMatchObject({ kind: 'unprocessable', code: 'user_not_found', extra: { email: ghost } });
+    expect(await refusalOf(loginLink('someone@elsewhere.test'))).toMatchObject({
+      kind: 'unprocessable',
+      code: 'domain_not_allowed',
+      extra: { domain: 'elsewhere.test' },
+    });
+    const leaver = await newUser(h);
+    await sql(`update users set status = 'offboarded' where id = ?`, [leaver.userId]);
+    expect(await refusalOf(loginLink(leaver.email))).toMatchObject({ kind: 'conflict', code: 'user_inactive' });
+    expect(await refusalOf(loginLink('not-an-email'))).toMatchObject({ kind: 'validation' });
+    expect((await sql(`select count(*)::int as n from login_links`))[0].n).toBe(before);
+  });
+});
+
+describe('the sign-in page', () => {
+  it('is a small accessible page without SSO when OIDC is not configured', async () => {
+    const res = await fetch(`${h.baseUrl}/auth/login?next=/inbox/x`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const html = await res.text();
+    expect(html).toContain('<h1>Sign in to fluxdesk</h1>');
+    expect(html).toContain('<link rel="stylesheet" href="/auth/auth.css">');
+    expect(html).not.toContain('Sign in with SSO');
+    expect((await fetch(`${h.baseUrl}/auth/auth.css`)).headers.get('content-type')).toContain('text/css');
+    expect((await fetch(`${h.baseUrl}/auth/oidc/start`, { redirect: 'manual' })).status).toBe(404);
+  });
+});
+
+describe('a session as a Connect caller', () => {
+  it('authenticates AccountService calls as the session user; another user sees only their own tokens', async () => {
+    const alice = await newUser(h);
+    const bob = await newUser(h);
+    const aliceToken = await personalToken(alice, 'alice-token');
+    await personalToken(bob, 'bob-token');
+    const a = await signIn(alice);
+    const b = await signIn(bob);
+    const aliceList = await accountAs(a).listPersonalTokens({});
+    expect(aliceList.tokens.map((t) => t.label)).toEqual(['alice-token']);
+    const bobList = await accountAs(b).listPersonalTokens({});
+    expect(bobList.tokens.map((t) => t.label)).toEqual(['bob-token']);
+    // Bob's session cannot act on Alice's token.
+    const err = await connectErrorOf(accountAs(b).disablePersonalToken({ tokenId: aliceToken }));
+    expect([Code.NotFound, Code.PermissionDenied]).toContain(err.code);
+    expect((await accountAs(a).listPersonalTokens({})).tokens[0]!.status).toBe('active');
+    // A writing call works too (issue a token from the session), counted per session.
+    const issued = await accountAs(a).issuePersonalToken({ label: 'from-web' });
+    expect(issued.tokenValue).toMatch(/^svc-in-pers-/);
+    // Audit rows name the session where a token id goes (audit_log.token_id has no foreign key).
+    const sessionId = (await sql(`select id from web_sessions where user_id = ?`, [alice.userId]))[0].id;
+    const audit = await sql(`select token_id, source from audit_log where action = 'web.session.created' and actor_user_id = ?`, [alice.userId]);
+    expect(audit).toEqual([{ token_id: sessionId, source: 'rest' }]);
+  });
+
+  it('refuses a call without the CSRF header, or with a wrong one (csrf_mismatch), and changes nothing', async () => {
+    const user = await newUser(h);
+    const s = await signIn(user);
+    const none = await connectErrorOf(accountAs({ cookie: s.cookie }).issuePersonalToken({ label: 'x' }));
+    expect(none.code).toBe(Code.Unauthenticated);
+    expect(codeOf(none)).toBe('csrf_mismatch');
+    const wrong = await connectErrorOf(accountAs({ cookie: s.cookie, csrf: `fdc_${'A'.repeat(43)}` }).issuePersonalToken({ label: 'x' }));
+    expect(codeOf(wrong)).toBe('csrf_mismatch');
+    // Another session's CSRF token is wrong for this one.
+    const other = await signIn(await newUser(h));
+    expect(codeOf(await connectErrorOf(accountAs({ cookie: s.cookie, csrf: other.csrf }).listPersonalTokens({})))).toBe('csrf_mismatch');
+    expect((await accountAs(s).listPersonalTokens({})).tokens).toEqual([]);
+  });
+
+  it('an unknown session cookie is session_expired; no cookie and no bearer stays missing_or_invalid_authorization', async () => {
+    await expectSessionRefused({ cookie: `fluxdesk_session=fds_${'z'.repeat(43)}`, csrf: 'x', session: '' });
+    const err = await connectErrorOf(accountAs({}).listPersonalTokens({}));
+    expect(err.code).toBe(Code.Unauthenticated);
+    expect(codeOf(err)).toBe('missing_or_invalid_authorization');
+  });
+
+  it('a bearer token wins over a session cookie (bearer callers unchanged)', async () => {
+    const alice = await newUser(h);
+    const bob = await newUser(h);
+    await personalToken(bob, 'bob-only');
+    const a = await signIn(alice);
+    const bobAgent = await operator<{ token: string }>(h, 'agent_tokens.create', { email: bob.email });
+    const list = await accountAs(a, [bearer(bobAgent.token)]).listPersonalTokens({});
+    expect(list.tokens.map((t) => t.label)).toEqual(['bob-only']);
+  });
+
+  it('a session of a user offboarded since is refused', async () => {
+    const user = await newUser(h);
+    const s = await signIn(user);
+    await sql(`update users set status = 'offboarded' where id = ?`, [user.userId]);
+    await expectSessionRefused(s);
+  });
+});
+
+describe('session lifetime', () => {
+  it('rotation: signing in again from a browser with a session ends that session and makes a new one', async () => {
+    const user = await newUser(h);
+    const first = await signIn(user);
+    const second = await signIn(user, { cookie: first.cookie });
+    expect(second.session).not.toBe(first.session);
+    await expectSessionRefused(first);
+    expect((await accountAs(second).listPersonalTokens({})).tokens).toEqual([]);
+    const rows = await sql(`select id, revoked_at from web_sessions where user_id = ? order by created_at`, [user.userId]);
+    expect(rows).toHaveLength(2);
+    expect(rows[0].id).not.toBe(rows[1].id);
+    expect(rows[0].revoked_at).not.toBeNull();
+  });
+
+  it('idle 12 hours ends a session; each call slides it (last_seen_at written at most once a minute)', async () => {
+    const user = await newUser(h);
+    const s = await signIn(user);
+    const seen = async () => new Date((await sql(`select last_seen_at from web_sessions where user_id = ?`, [user.userId]))[0].last_seen_at).getTime();
+    const t0 = await seen();
+    await accountAs(s).listPersonalTokens({});
+    expect(await seen()).toBe(t0);
+    h.clock.advance(11 * HOUR);
+    await accountAs(s).listPersonalTokens({});
+    expect(await seen()).toBeGreaterThan(t0);
+    h.clock.advance(11 * HOUR);
+    await accountAs(s).listPersonalTokens({});
+    h.clock.advance(12 * HOUR + MINUTE);
+    await expectSessionRefused(s);
+  });
+
+  it('7 days after sign-in a session ends even when used all along', async () => {
+    const user = await newUser(h);
+    const s = await signIn(user);
+    for (let i = 0; i < 15; i++) {
+      h.clock.advance(11 * HOUR);
+      await accountAs(s).listPersonalTokens({});
+    }
+    h.clock.advance(7 * 24 * HOUR - 15 * 11 * HOUR + MINUTE);
+    await expectSessionRefused(s);
+  });
+});
+
+describe('sign out', () => {
+  const post = (path: string, s: Session | { cookie: string }, form: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${h.baseUrl}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+
+  it('POST /auth/logout with the csrf field ends this session only and clears the cookies', async () => {
+    const user = await newUser(h);
+    const here = await signIn(user);
+    const there = await signIn(user);
+    const res = await post('/auth/logout', here, { csrf: here.csrf });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/auth/login');
+    const cleared = cookiesOf(res);
+    for (const name of ['fluxdesk_session', 'fluxdesk_csrf']) {
+      const c = cleared.find((x) => x.name === name)!;
+      expect(c.value).toBe('');
+      expect(c.attrs.expires ?? c.attrs['max-age']).toBeDefined();
+    }
+    await expectSessionRefused(here);
+    expect((await accountAs(there).listPersonalTokens({})).tokens).toEqual([]);
+  });
+
+  it('a sign-out without the csrf field, with a wrong one, or from another site is refused and ends nothing', async () => {
+    const user = await newUser(h);
+    const s = await signIn(user);
+    expect((await post('/auth/logout', s, {})).status).toBe(403);
+    expect((await post('/auth/logout-everywhere', s, { csrf: 'wrong' })).status).toBe(403);
+    expect((await post('/auth/logout', s, { csrf: s.csrf }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await accountAs(s).listPersonalTokens({})).tokens).toEqual([]);
+  });
+
+  it('POST /auth/logout-everywhere ends every session of the user, and no one else’s', async () => {
+    const user = await newUser(h);
+    const other = await signIn(await newUser(h));
+    const one = await signIn(user);
+    const two = await signIn(user);
+    const res = await post('/auth/logout-everywhere', one, { csrf: one.csrf });
+    expect(res.status).toBe(303);
+    await expectSessionRefused(one);
+    await expectSessionRefused(two);
+    expect((await accountAs(other).listPersonalTokens({})).tokens).toEqual([]);
+  });
+
+  it('signing out without a session (or twice) just clears the cookies', async () => {
+    const res = await post('/auth/logout', { cookie: '' }, {});
+    expect(res.status).toBe(303);
+    const user = await newUser(h);
+    const s = await signIn(user);
+    expect((await post('/auth/logout', s, { csrf: s.csrf })).status).toBe(303);
+    expect((await post('/auth/logout', s, { csrf: s.csrf })).status).toBe(303);
+  });
+});
