@@ -9,6 +9,8 @@ import { type LiveState, onLiveState, subscribe } from './live.js';
 import { Link, useToast } from './ui.js';
 
 const PAGE = 100;
+/** ListInbox's largest page. */
+const MAX_PAGE = 500;
 const SEVERITY_OPTIONS = ['critical', 'warn', 'info', 'success'];
 
 interface Filters {
@@ -56,12 +58,17 @@ export function InboxPage() {
   const sinceList = useRef<InboxItem[] | null>(null);
   const listSeq = useRef(0);
 
-  const list = async () => {
+  const shown = useRef(0);
+  shown.current = items?.length ?? 0;
+
+  /** (Re)lists from the top, as many rows as are shown now (a re-list after a reconnect keeps what "Load more" fetched). */
+  const list = async (keepExtent = false) => {
     const seq = ++listSeq.current;
     const f = filtersRef.current;
     sinceList.current = [];
+    const limit = keepExtent ? Math.min(MAX_PAGE, Math.max(PAGE, shown.current)) : PAGE;
     try {
-      const res = await inbox.listInbox({ severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit: PAGE });
+      const res = await inbox.listInbox({ severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit });
       if (seq !== listSeq.current) return;
       let fresh = res.items;
       for (const u of sinceList.current ?? []) fresh = upsert(fresh, u, f);
@@ -99,7 +106,7 @@ export function InboxPage() {
     const offState = onLiveState(setLive);
     const off = subscribe((e) => {
       setUnread(e.unreadCount);
-      if (e.kind === 'ready') void list();
+      if (e.kind === 'ready') void list(true);
       else if (e.kind === 'upsert') {
         sinceList.current?.push(e.item);
         setItems((cur) => {
