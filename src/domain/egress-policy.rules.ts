@@ -124,6 +124,29 @@ export function allowHostSet(hosts: readonly string[]): ReadonlySet<string> {
   return new Set(normalizeHostList(hosts));
 }
 
+/**
+ * The operator's allowlist (EGRESS_ALLOW_HOSTS), one for the whole process: it governs publish (an
+ * allowlisted host may be a `webhook_url` over plain http, on loopback: event-validation.rules.ts)
+ * and send (the callback client's default: infra/http-egress/egress-client.ts). Set once by the
+ * composition root (src/deps.ts); empty (strict, SPEC's https / no-localhost rule) until then.
+ */
+let operatorAllowHosts: ReadonlySet<string> = new Set();
+
+export function setEgressAllowHosts(hosts: readonly string[]): void {
+  operatorAllowHosts = allowHostSet(hosts);
+}
+
+export function egressAllowHosts(): ReadonlySet<string> {
+  return operatorAllowHosts;
+}
+
+/** `url` is plain http or https to a host on the operator's allowlist (accepted at publish as a webhook target). */
+export function isAllowlistedTarget(url: string): boolean {
+  if (operatorAllowHosts.size === 0 || !/^https?:\/\//i.test(url)) return false;
+  const d = egressDecision(url, operatorAllowHosts);
+  return d.ok && d.target.allowlisted;
+}
+
 export interface EgressTarget {
   url: URL;
   /** The URL's host, normalised (no brackets): what the allowlist, Host and SNI use. */

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Issue } from '../errors.js';
 import type { Channel, TokenKind } from '../context.js';
 import { urlIssues } from '../urls.rules.js';
-import { urlHostClass } from '../egress-policy.rules.js';
+import { isAllowlistedTarget, urlHostClass } from '../egress-policy.rules.js';
 
 export const SEVERITIES = ['critical', 'warn', 'info', 'success'] as const;
 export const EXTERNAL_STATUSES = ['firing', 'resolved', 'pending', 'approved', 'rejected', 'withdrawn'] as const;
@@ -75,15 +75,39 @@ const httpsUrl = (max: number) =>
       }
     });
 
+const strictWebhookUrl = httpsUrl(2000).refine((u) => !forbiddenWebhookHost(u), {
+  error: 'must not target localhost, 127.* or 0.0.0.0',
+  params: { code: 'forbidden_host' },
+});
+/**
+ * A webhook target: the strict rule (https, not localhost / 127.* / 0.0.0.0), except for a host the
+ * operator lists in EGRESS_ALLOW_HOSTS, which may also be plain http on loopback (a receiver on a
+ * developer's machine). The same allowlist is applied again when the action is clicked.
+ */
+const allowlistedWebhookUrl = z
+  .string()
+  .max(2000)
+  .superRefine((u, ctx) => {
+    for (const issue of urlIssues(u)) {
+      if (issue.code === 'invalid_format') continue;
+      ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
+    }
+  });
+const webhookUrl = z
+  .string()
+  .superRefine((u, ctx) => {
+    const r = (isAllowlistedTarget(u) ? allowlistedWebhookUrl : strictWebhookUrl).safeParse(u);
+    if (!r.success) for (const iss of r.error.issues) ctx.addIssue({ ...iss, input: u } as Parameters<typeof ctx.addIssue>[0]);
+  })
+  .meta({ maxLength: 2000, pattern: HTTPS_URL.source, description: 'https; plain http only to a host the operator lists in EGRESS_ALLOW_HOSTS' });
+
 const email120 = z.email({ error: 'must be a valid email address' }).max(120);
 
 export const ActionButtonSchema = z.strictObject({
   label: z.string().min(1).max(40),
   action_type: z.enum(['url', 'webhook']).default('url'),
   url: httpsUrl(2000).optional(),
-  webhook_url: httpsUrl(2000)
-    .refine((u) => !forbiddenWebhookHost(u), { error: 'must not target localhost, 127.* or 0.0.0.0', params: { code: 'forbidden_host' } })
-    .optional(),
+  webhook_url: webhookUrl.optional(),
 });
 
 export const RecipientHintSchema = z.strictObject({

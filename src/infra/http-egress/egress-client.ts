@@ -14,7 +14,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { allowHostSet, egressTarget, isAllowedAnswer } from '../../domain/egress-policy.rules.js';
+import { allowHostSet, egressAllowHosts, egressTarget, isAllowedAnswer, setEgressAllowHosts } from '../../domain/egress-policy.rules.js';
 import { tracedPost, tracing } from '../tracing/tracing.js';
 
 export const DEFAULT_EGRESS_TIMEOUT_MS = 5_000;
@@ -54,14 +54,15 @@ export interface EgressClient {
   post(url: string, body: Uint8Array, headers: Record<string, string>): Promise<EgressResponse>;
 }
 
-// Module settings: the defaults of every client made without explicit options. The composition
-// root (src/deps.ts) sets the allowlist from EGRESS_ALLOW_HOSTS (default empty: strict); tests may
-// set both here.
-const settings: { allowHosts: ReadonlySet<string>; timeoutMs: number } = { allowHosts: new Set(), timeoutMs: DEFAULT_EGRESS_TIMEOUT_MS };
+// Module settings: the defaults of every client made without explicit options. The allowlist is
+// the operator's one EGRESS_ALLOW_HOSTS list, kept by the domain policy (egress-policy.rules.ts), which
+// also applies it when an event is published; the composition root (src/deps.ts) sets it (default
+// empty: strict). Tests may set both here.
+const settings: { timeoutMs: number } = { timeoutMs: DEFAULT_EGRESS_TIMEOUT_MS };
 
-/** Hosts exempt from the https-only and private-address rules (e.g. `['127.0.0.1']` in tests). */
+/** Hosts exempt from the https-only and private-address rules, at publish and at send (e.g. `['127.0.0.1']` in tests). */
 export function setEgressAllowlist(hosts: readonly string[]): void {
-  settings.allowHosts = allowHostSet(hosts);
+  setEgressAllowHosts(hosts);
 }
 
 /** The callback deadline; tests shorten it instead of waiting 5 s. */
@@ -70,7 +71,7 @@ export function setEgressTimeoutMs(ms: number): void {
 }
 
 export function resetEgressSettings(): void {
-  settings.allowHosts = new Set();
+  setEgressAllowHosts([]);
   settings.timeoutMs = DEFAULT_EGRESS_TIMEOUT_MS;
 }
 
@@ -90,7 +91,7 @@ export function createEgressClient(opts: EgressOptions = {}): EgressClient {
     const deadline = Date.now() + timeoutMs;
 
     // Scheme, allowlist and IP-literal rules: the policy shared with the nudge client.
-    const checked = egressTarget(url, ownAllowHosts ?? settings.allowHosts);
+    const checked = egressTarget(url, ownAllowHosts ?? egressAllowHosts());
     if (!checked) return result(0, 'blocked_target');
     const { url: target, host, allowlisted, literal } = checked;
 

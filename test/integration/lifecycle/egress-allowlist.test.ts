@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createEgressClient, resetEgressSettings } from '../../../src/infra/http-egress/egress-client.js';
-import { startHarness } from '../../helpers/harness.js';
+import { createClient } from '@connectrpc/connect';
+import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
+import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
+import { event, newPersonalToken, operator, publish, startHarness, type Harness } from '../../helpers/harness.js';
 
 let receiver: http.Server;
 let port: number;
@@ -24,6 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   resetEgressSettings();
+  closeSessions();
   receiver.closeAllConnections();
   await new Promise<void>((r) => receiver.close(() => r()));
 });
@@ -59,5 +63,51 @@ describe('EGRESS_ALLOW_HOSTS', () => {
     } finally {
       await h.close();
     }
+  });
+
+  describe('at publish: one allowlist for publish and send (issue 19 item 7)', () => {
+    const webhook = (url: string) => [{ label: 'Approve', action_type: 'webhook', webhook_url: url }];
+    const storedCount = (h: Harness, tokenId: string) =>
+      h.svc.deps.orm.em.getConnection().execute('select count(*)::int as n from deliveries where token_id = ?', [tokenId]).then((r: any[]) => r[0].n as number);
+
+    it('without the variable, a plain-http loopback webhook_url is refused as before and nothing is stored', async () => {
+      const h = await startHarness({ env: { WORKER: 'off' } });
+      try {
+        const t = await newPersonalToken(h);
+        const res = await publish(h, t.token, event(h, { actions: webhook(`http://127.0.0.1:${port}/cb`) }));
+        expect(res.status).toBe(400);
+        const codes = res.body.errors.filter((i: any) => i.field === 'actions[0].webhook_url').map((i: any) => i.code);
+        expect(codes).toEqual(['invalid_format', 'forbidden_host']);
+        expect(await storedCount(h, t.tokenId)).toBe(0);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it('a listed host is accepted over plain http, and its click reaches the local receiver; an unlisted loopback name stays refused', async () => {
+      const h = await startHarness({ env: { WORKER: 'off', EGRESS_ALLOW_HOSTS: '127.0.0.1' } });
+      try {
+        const t = await newPersonalToken(h);
+        const refused = await publish(h, t.token, event(h, { actions: webhook(`http://localhost:${port}/cb`) }));
+        expect(refused.status).toBe(400);
+        expect(refused.body.errors.map((i: any) => i.code)).toContain('forbidden_host');
+        // Listed, but the credential rules of every event URL still apply.
+        const secretInQuery = await publish(h, t.token, event(h, { actions: webhook(`http://127.0.0.1:${port}/cb?token=abc`) }));
+        expect(secretInQuery.status).toBe(400);
+        expect(secretInQuery.body.errors.map((i: any) => i.code)).toEqual(['credential_param']);
+        expect(await storedCount(h, t.tokenId)).toBe(0);
+
+        const ok = await publish(h, t.token, event(h, { actions: webhook(`http://127.0.0.1:${port}/cb`) }));
+        expect(ok.status).toBe(202);
+        const { token } = await operator<{ token: string }>(h, 'agent_tokens.create', { email: t.user.email });
+        const account = createClient(AccountService, transportFor(h, 'connect', [bearer(token)]));
+        const before = hits;
+        const click = await account.clickAction({ deliveryId: ok.body.deliveryId, actionIndex: 0 });
+        expect(click.status).toBe(204);
+        expect(hits).toBe(before + 1);
+      } finally {
+        await h.close();
+      }
+    });
   });
 });
