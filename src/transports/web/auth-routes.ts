@@ -108,7 +108,8 @@ class OidcClient {
       const issuer = new URL(this.settings.issuerUrl);
       // Plain http only for an issuer on this machine (tests, a developer's local provider).
       const local = issuer.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(issuer.hostname);
-      const auth = this.settings.clientSecret === null ? oidc.None() : oidc.ClientSecretPost(this.settings.clientSecret);
+      // client_secret_basic: the token endpoint authentication OpenID Connect assumes when a client registers none.
+      const auth = this.settings.clientSecret === null ? oidc.None() : oidc.ClientSecretBasic(this.settings.clientSecret);
       this.#config = oidc
         .discovery(issuer, this.settings.clientId, this.settings.clientSecret ?? undefined, auth, local ? { execute: [oidc.allowInsecureRequests] } : undefined)
         .catch((err: unknown) => {
