@@ -62,7 +62,12 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
       const c = ctxByDelivery.get(job.deliveryId);
       // A delivery that no longer exists has nothing to announce.
       if (!c) return { id: job.id, status: 'completed' };
-      const content: NudgeContent = { title: c.title, severity: c.severity, url: inboxLink(env.publicBaseUrl, c.notification_id ?? job.deliveryId) };
+      const content: NudgeContent = {
+        title: c.title,
+        severity: c.severity,
+        url: inboxLink(env.publicBaseUrl, c.notification_id ?? job.deliveryId),
+        tag: job.deliveryId,
+      };
       const idem = nudgeId(job.deliveryId, job.channel);
       let a: Attempt;
       try {

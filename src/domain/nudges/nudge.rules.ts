@@ -30,6 +30,12 @@ export interface NudgeContent {
   severity: string;
   /** `${publicBaseUrl}/inbox/<notificationId>` */
   url: string;
+  /**
+   * The delivery's dedup key (its id: one delivery per token and event_id): the browser
+   * notification's `tag`, so a later push for the same delivery replaces the shown one instead of
+   * stacking (web/src/sw.ts). Push only; chat messages do not carry it.
+   */
+  tag: string;
 }
 
 /** Receivers dedupe on this id: a job replayed after a crash carries the same one. */
@@ -54,8 +60,8 @@ export function chatPayload(style: ChatStyle, c: NudgeContent): Record<string, u
 /** Slack mrkdwn control characters (SPEC 2: a summary and an entry point, nothing interpreted). */
 const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The Web Push message body (encrypted for the browser): {title, severity, url}. */
-export const pushPayload = (c: NudgeContent): string => JSON.stringify({ title: c.title, severity: c.severity, url: c.url });
+/** The Web Push message body (encrypted for the browser): {title, severity, url, tag}. */
+export const pushPayload = (c: NudgeContent): string => JSON.stringify({ title: c.title, severity: c.severity, url: c.url, tag: c.tag });
 
 /**
  * A user-supplied receiver URL (chat webhook, push endpoint): at most 2000 chars, no credentials in

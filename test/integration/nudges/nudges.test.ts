@@ -110,7 +110,7 @@ describe('a new delivery nudges once per channel', () => {
     expect(push!.headers['idempotency-key']).toBe(`${deliveryId}:push`);
     const { publicKey } = await p.agent.getVapidPublicKey({});
     expect(push!.headers.authorization).toContain(`k=${publicKey}`);
-    expect(p.browser.decrypt(push!.body)).toEqual({ title: 'Disk full on db-1', severity: 'critical', url: link });
+    expect(p.browser.decrypt(push!.body)).toEqual({ title: 'Disk full on db-1', severity: 'critical', url: link, tag: deliveryId });
 
     // Sent on the first attempt: settled straight from the outbox, no retry job.
     await until('outbox row settled', async () => (await outboxRows(deliveryId)) === 0);
