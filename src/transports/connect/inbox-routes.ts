@@ -4,7 +4,7 @@
 // (ctx.ports.inboxFeed, domain/inbox/inbox-feed.ts), then `ready`, an `upsert` per changed row
 // read afresh (inbox.watch_read, as the caller already authenticated), a `heartbeat` every
 // HEARTBEAT_MS while nothing changes; it ends when the client leaves, the process drains, or the
-// token stops being valid (checked again at every heartbeat).
+// token or web session stops being valid (checked again at every heartbeat).
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -26,9 +26,12 @@ import { requestIdFrom } from '../http/request-id.js';
 import { call, REQUEST_ID } from './call.js';
 import { toConnectError } from './errors.js';
 import { defined } from './mappers.js';
+import { SESSION_PRINCIPAL, sessionPrincipal } from './session-auth.js';
 
 /** A heartbeat after this long without a message (proxies close idle streams at 30-60 s). */
 export const HEARTBEAT_MS = 25_000;
+/** The interval in use: HEARTBEAT_MS; tests running the service in their own process shorten it. */
+export const watchTiming = { heartbeatMs: HEARTBEAT_MS };
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
 const tsOpt = (iso: string | undefined) => (iso === undefined ? undefined : ts(iso));
@@ -110,10 +113,9 @@ async function runForStream<I, O>(
 
 async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<WatchMessage> {
   const authorization = hctx.requestHeader.get('authorization') ?? undefined;
-  // TODO(issue 19, lead): a web session (cookie + x-csrf-token, no Authorization header) authenticates
-  // here through the session principal (transports/web/session-auth.ts sessionPrincipal) and is
-  // checked again at each heartbeat the same way; until wired, the stream takes the Bearer token only.
-  const { principal } = await runForStream(deps, watchInbox, {}, hctx, { authorization });
+  // A web session (cookie + x-csrf-token, no Authorization header) was resolved by the request gate.
+  const session = hctx.values.get(SESSION_PRINCIPAL);
+  const { principal } = await runForStream(deps, watchInbox, {}, hctx, { authorization, principal: session });
   const read = async (ids: { notification_ids?: string[]; delivery_ids?: string[] }) =>
     (await runForStream(deps, watchInboxRead, ids, hctx, { principal })).output;
 
@@ -134,13 +136,13 @@ async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<Watch
     const changes = sub[Symbol.asyncIterator]();
     let next = changes.next();
     while (!stop.signal.aborted) {
-      const idle = timeout(HEARTBEAT_MS, stop.signal);
+      const idle = timeout(watchTiming.heartbeatMs, stop.signal);
       const woke = await Promise.race([next, idle.elapsed]);
       idle.cancel();
       if (stop.signal.aborted) return;
       if (woke === 'timeout') {
-        // Still a valid caller? (a revoked token ends the stream with its 401 code)
-        await runForStream(deps, checkAgentBearer, {}, hctx, { authorization });
+        // Still a valid caller? A revoked token or an ended session ends the stream (unauthenticated).
+        await stillValid(deps, hctx, session !== undefined, authorization);
         yield { change: { case: 'heartbeat', value: {} }, unreadCount: (await read({})).unreadCount };
         continue;
       }
@@ -156,6 +158,21 @@ async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<Watch
     offDrain();
     hctx.signal.removeEventListener('abort', end);
   }
+}
+
+/** The caller's credentials checked afresh: the session (sign-out, expiry) or the bearer token (revocation). */
+async function stillValid(deps: AppDeps, hctx: HandlerContext, bySession: boolean, authorization: string | undefined): Promise<void> {
+  if (!bySession) {
+    await runForStream(deps, checkAgentBearer, {}, hctx, { authorization });
+    return;
+  }
+  let principal: Awaited<ReturnType<typeof sessionPrincipal>>;
+  try {
+    principal = await sessionPrincipal(deps, hctx.requestHeader.get('cookie'), hctx.requestHeader.get('x-csrf-token'), hctx.values.get(REQUEST_ID));
+  } catch (err) {
+    throw err instanceof DomainError ? toConnectError(err) : err;
+  }
+  if (!principal) throw toConnectError(new DomainError('unauthenticated', 'the web session has ended; sign in again', { code: 'session_expired' }));
 }
 
 /** A feed batch as reads of at most WATCH_READ_MAX_IDS ids each. */

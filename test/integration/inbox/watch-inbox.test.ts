@@ -3,10 +3,14 @@
 // committed change (a REST publish, a dedup repeat, a resolve, a supplement, a read mark), never
 // another user's; two service instances sharing PostgreSQL and Redis deliver across instances; the
 // embedded mode (no Redis) delivers in process; a drain ends the stream.
-import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
-import { InboxService, type WatchInboxResponse } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
+import { InboxService, ViewerService, type WatchInboxResponse } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
+import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
+import { watchTiming } from '../../../src/transports/connect/inbox-routes.js';
+import { runOperation } from '../../../src/app/run-operation.js';
+import { createLoginLink } from '../../../src/domain/web/create-login-link.js';
 import { ManualClock } from '../../../src/infra/clock.js';
 import { withToken, type AgentUser } from '../../helpers/agents.js';
 import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
@@ -30,6 +34,40 @@ afterAll(async () => {
 const inbox = (h: Harness, token: string | undefined, protocol: Protocol = 'connect'): Client<typeof InboxService> =>
   createClient(InboxService, transportFor(h, protocol, [bearer(token)]));
 
+/** A web session (the cookies a redeemed one-time sign-in link sets), sent as the web app sends it. */
+interface WebSession {
+  cookie: string;
+  csrf: string;
+}
+
+async function signIn(h: Harness, email: string): Promise<WebSession> {
+  // The operation behind `fluxdesk login-link --email E`, run as the operator.
+  const { output } = await runOperation(h.svc.deps, createLoginLink, {
+    surface: 'cli',
+    requestId: 'test',
+    input: { email },
+    log: h.svc.deps.log,
+    system: true,
+  });
+  const { url } = output as { url: string };
+  const res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { origin: new URL(h.baseUrl).origin } });
+  expect(res.status).toBe(303);
+  const jar = new Map(res.headers.getSetCookie().map((c) => c.split(';')[0]!.split('=') as [string, string]));
+  const session = [...jar].find(([k]) => k.endsWith('fluxdesk_session'));
+  const csrf = [...jar].find(([k]) => k.endsWith('fluxdesk_csrf'));
+  expect(session && csrf).toBeTruthy();
+  return { cookie: `${session![0]}=${session![1]}; ${csrf![0]}=${csrf![1]}`, csrf: decodeURIComponent(csrf![1]) };
+}
+
+const withSession =
+  (s: WebSession, opts: { csrf: boolean } = { csrf: true }): Interceptor =>
+  (next) =>
+  async (req) => {
+    req.header.set('cookie', s.cookie);
+    if (opts.csrf) req.header.set('x-csrf-token', s.csrf);
+    return next(req);
+  };
+
 /** An open WatchInbox stream: next() waits for the next message at most `ms`. */
 interface Watch {
   next(ms?: number): Promise<WatchInboxResponse>;
@@ -43,9 +81,10 @@ afterAll(() => {
   for (const w of watches) w.close();
 });
 
-function watch(h: Harness, token: string | undefined, protocol: Protocol = 'connect'): Watch {
+function watch(h: Harness, token: string | undefined | Interceptor, protocol: Protocol = 'connect'): Watch {
   const ac = new AbortController();
-  const it = inbox(h, token, protocol).watchInbox({}, { signal: ac.signal })[Symbol.asyncIterator]();
+  const client = typeof token === 'function' ? createClient(InboxService, transportFor(h, protocol, [token])) : inbox(h, token, protocol);
+  const it = client.watchInbox({}, { signal: ac.signal })[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<WatchInboxResponse>> | undefined;
   const take = () => (pending ??= it.next());
   const w: Watch = {
@@ -178,6 +217,82 @@ describe('WatchInbox on one instance', () => {
     const noScope = await fails(watch(a, ag.token).next(5000));
     expect(noScope.code).toBe(Code.PermissionDenied);
     expect(noScope.findDetails(ErrorInfoSchema)[0]?.code).toBe('missing_scope');
+  });
+});
+
+describe('heartbeats, and the end of the caller', () => {
+  // Heartbeats every 25 s in service; 300 ms here (the service runs in this process).
+  beforeAll(() => {
+    watchTiming.heartbeatMs = 300;
+  });
+  afterAll(() => {
+    watchTiming.heartbeatMs = 25_000;
+  });
+
+  it('an idle stream gets heartbeats with the unread count', async () => {
+    const { pt, ag } = await person(a);
+    await published(a, pt, event(a));
+    const w = watch(a, ag.token);
+    expect((await w.next(5000)).change.case).toBe('ready');
+    for (let i = 0; i < 2; i++) {
+      const m = await w.next(2000);
+      expect(m.change.case).toBe('heartbeat');
+      expect(m.unreadCount).toBe(1);
+    }
+    w.close();
+  });
+
+  it('a revoked agent token ends the stream with unauthenticated at the next heartbeat', async () => {
+    const { ag } = await person(a);
+    const w = watch(a, ag.token);
+    expect((await w.next(5000)).change.case).toBe('ready');
+    await createClient(AccountService, transportFor(a, 'connect', [bearer(ag.token)])).revokeAgentToken({ tokenId: ag.tokenId });
+    let err: ConnectError | undefined;
+    for (let i = 0; i < 3 && !err; i++) {
+      try {
+        expect((await w.next(2000)).change.case).toBe('heartbeat');
+      } catch (e) {
+        err = ConnectError.from(e);
+      }
+    }
+    expect(err?.code).toBe(Code.Unauthenticated);
+    expect(err?.findDetails(ErrorInfoSchema)[0]?.code).toBe('token_revoked');
+  });
+
+  it('a web session (cookie + x-csrf-token) watches its own inbox; without the CSRF header it is refused; sign-out ends it', async () => {
+    const { pt } = await person(a);
+    const s = await signIn(a, pt.user.email);
+    const viewer = await createClient(ViewerService, transportFor(a, 'connect', [withSession(s)])).getViewer({});
+    expect(viewer.userId).toBe(pt.user.userId);
+
+    const noCsrf = await fails(watch(a, withSession(s, { csrf: false })).next(5000));
+    expect(noCsrf.code).toBe(Code.Unauthenticated);
+    expect(noCsrf.findDetails(ErrorInfoSchema)[0]?.code).toBe('csrf_mismatch');
+
+    const w = watch(a, withSession(s));
+    expect((await w.next(5000)).change.case).toBe('ready');
+    const { deliveryId } = await published(a, pt, event(a));
+    let m = await w.next(1000);
+    while (m.change.case === 'heartbeat') m = await w.next(1000);
+    expect(upsert(m).deliveryId).toBe(deliveryId);
+
+    const out = await fetch(`${a.baseUrl}/auth/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: s.cookie, origin: new URL(a.baseUrl).origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `csrf=${encodeURIComponent(s.csrf)}`,
+    });
+    expect(out.status).toBe(303);
+    let err: ConnectError | undefined;
+    for (let i = 0; i < 3 && !err; i++) {
+      try {
+        expect((await w.next(2000)).change.case).toBe('heartbeat');
+      } catch (e) {
+        err = ConnectError.from(e);
+      }
+    }
+    expect(err?.code).toBe(Code.Unauthenticated);
+    expect(err?.findDetails(ErrorInfoSchema)[0]?.code).toBe('session_expired');
   });
 });
 
