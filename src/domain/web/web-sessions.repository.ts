@@ -150,3 +150,16 @@ export async function consumeOidcLogin(
   const r = rows[0];
   return r ? { codeVerifier: r.code_verifier, nonce: r.nonce, nextPath: r.next_path } : undefined;
 }
+
+/** Rows no request can use any more, older than `before`: ended or expired sessions, used or expired links and OIDC logins. */
+export async function deleteDeadSignInRows(em: EntityManager, before: Date): Promise<number> {
+  const b = before.toISOString();
+  const sessions = await run<{ id: string }>(
+    em,
+    `delete from web_sessions where expires_at < ?::timestamptz or revoked_at < ?::timestamptz or last_seen_at < ?::timestamptz - interval '12 hours' returning id`,
+    [b, b, b],
+  );
+  const links = await run<{ id: string }>(em, `delete from login_links where expires_at < ?::timestamptz returning id`, [b]);
+  const logins = await run<{ id: string }>(em, `delete from oidc_logins where expires_at < ?::timestamptz returning id`, [b]);
+  return sessions.length + links.length + logins.length;
+}

@@ -7,7 +7,9 @@ import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { runOperation } from '../../../src/app/run-operation.js';
 import type { Logger } from '../../../src/domain/context.js';
+import { loadConfig } from '../../../src/config.js';
 import { createLoginLink } from '../../../src/domain/web/create-login-link.js';
+import { pruneSignInTask } from '../../../src/domain/web/prune-sign-in.js';
 import { parseCommand } from '../../../src/transports/cli/commands.js';
 import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
 import { newUser, operator, startHarness, uniqueEmail, type Harness, type TestUser } from '../../helpers/harness.js';
@@ -422,5 +424,88 @@ describe('sign out', () => {
     const s = await signIn(user);
     expect((await post('/auth/logout', s, { csrf: s.csrf })).status).toBe(303);
     expect((await post('/auth/logout', s, { csrf: s.csrf })).status).toBe(303);
+  });
+});
+
+describe('maintenance', () => {
+  it('deletes sign-in rows a day after they stopped being usable, and keeps live sessions', async () => {
+    const user = await newUser(h);
+    const ended = await signIn(user);
+    const live = await signIn(user);
+    await fetch(`${h.baseUrl}/auth/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: ended.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: ended.csrf }).toString(),
+    });
+    await loginLink(user.email);
+    const count = async () => (await sql(`select count(*)::int as n from web_sessions where user_id = ?`, [user.userId]))[0].n;
+    expect(await count()).toBe(2);
+    await pruneSignInTask.run(h.svc.deps, h.clock.now());
+    expect(await count()).toBe(2);
+    h.clock.advance(11 * HOUR);
+    await accountAs(live).listPersonalTokens({});
+    h.clock.advance(11 * HOUR);
+    await accountAs(live).listPersonalTokens({});
+    h.clock.advance(3 * HOUR);
+    await accountAs(live).listPersonalTokens({});
+    await pruneSignInTask.run(h.svc.deps, h.clock.now());
+    expect(await count()).toBe(1);
+    expect((await sql(`select count(*)::int as n from login_links where user_id = ?`, [user.userId]))[0].n).toBe(0);
+    expect((await accountAs(live).listPersonalTokens({})).tokens).toEqual([]);
+  });
+});
+
+describe('configuration', () => {
+  it('OIDC_ISSUER_URL and OIDC_CLIENT_ID turn SSO on together; the secret is optional', () => {
+    expect(loadConfig({}).oidc).toBeNull();
+    expect(loadConfig({ OIDC_ISSUER_URL: 'https://sso.example.com/realms/x', OIDC_CLIENT_ID: 'fluxdesk', OIDC_CLIENT_SECRET: 's3cret' }).oidc).toEqual({
+      issuerUrl: 'https://sso.example.com/realms/x',
+      clientId: 'fluxdesk',
+      clientSecret: 's3cret',
+    });
+    expect(loadConfig({ OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_ID: 'fluxdesk' }).oidc?.clientSecret).toBeNull();
+    expect(() => loadConfig({ OIDC_ISSUER_URL: 'https://sso.example.com' })).toThrow(/OIDC_CLIENT_ID/);
+    expect(() => loadConfig({ OIDC_CLIENT_ID: 'x' })).toThrow(/OIDC_ISSUER_URL/);
+    expect(() => loadConfig({ OIDC_CLIENT_SECRET: 'x' })).toThrow(/OIDC_CLIENT_SECRET/);
+    expect(() => loadConfig({ OIDC_ISSUER_URL: 'ftp://sso.example.com', OIDC_CLIENT_ID: 'x' })).toThrow(/OIDC_ISSUER_URL/);
+  });
+});
+
+describe('under an https PUBLIC_BASE_URL', () => {
+  let hs: Harness;
+  beforeAll(async () => {
+    hs = await startHarness({ env: { PUBLIC_BASE_URL: 'https://fluxdesk.example.com' } });
+  });
+  afterAll(async () => {
+    await hs?.close();
+  });
+
+  it('the session cookie is __Host-fluxdesk_session and every cookie is Secure; the link URL is on PUBLIC_BASE_URL', async () => {
+    const user = await operator<TestUser>(hs, 'users.create', { email: uniqueEmail(), name: 'Https User' });
+    const r = await runOperation(hs.svc.deps, createLoginLink, {
+      surface: 'cli',
+      requestId: 'https-link',
+      input: { email: user.email },
+      log: hs.svc.deps.log as Logger,
+      system: true,
+    });
+    expect(r.output.url).toMatch(/^https:\/\/fluxdesk\.example\.com\/auth\/link\/fdl_/);
+    const path = new URL(r.output.url).pathname;
+    // A POST from another origin (here: the plain-http address) is refused; PUBLIC_BASE_URL's origin is ours.
+    expect((await fetch(`${hs.baseUrl}${path}`, { method: 'POST', redirect: 'manual', headers: { origin: hs.baseUrl } })).status).toBe(403);
+    const res = await fetch(`${hs.baseUrl}${path}`, { method: 'POST', redirect: 'manual', headers: { origin: 'https://fluxdesk.example.com' } });
+    expect(res.status).toBe(303);
+    const cs = cookiesOf(res);
+    const session = cs.find((c) => c.name === '__Host-fluxdesk_session')!;
+    const csrf = cs.find((c) => c.name === 'fluxdesk_csrf')!;
+    expect(session.attrs).toMatchObject({ httponly: true, secure: true, samesite: 'Lax', path: '/' });
+    expect(session.attrs.domain).toBeUndefined();
+    expect(csrf.attrs).toMatchObject({ secure: true, samesite: 'Lax', path: '/' });
+    const account = createClient(AccountService, transportFor(hs, 'connect', [web(`__Host-fluxdesk_session=${session.value}`, csrf.value)]));
+    expect((await account.listPersonalTokens({})).tokens).toEqual([]);
+    // The plain name means nothing here.
+    const plain = createClient(AccountService, transportFor(hs, 'connect', [web(`fluxdesk_session=${session.value}`, csrf.value)]));
+    expect(codeOf(await connectErrorOf(plain.listPersonalTokens({})))).toBe('missing_or_invalid_authorization');
   });
 });
