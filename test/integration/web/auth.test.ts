@@ -509,3 +509,36 @@ describe('under an https PUBLIC_BASE_URL', () => {
     expect(codeOf(await connectErrorOf(plain.listPersonalTokens({})))).toBe('missing_or_invalid_authorization');
   });
 });
+
+describe('embedded mode (PGlite, the same migration)', () => {
+  let he: Harness;
+  beforeAll(async () => {
+    he = await startHarness({ mode: 'embedded' });
+  });
+  afterAll(async () => {
+    await he?.close();
+  });
+
+  it('a login link signs in once and the session authenticates a Connect call', async () => {
+    const user = await operator<TestUser>(he, 'users.create', { email: uniqueEmail(), name: 'Embedded User' });
+    const r = await runOperation(he.svc.deps, createLoginLink, {
+      surface: 'cli',
+      requestId: 'embedded-link',
+      input: { email: user.email },
+      log: he.svc.deps.log as Logger,
+      system: true,
+    });
+    const path = new URL(r.output.url).pathname;
+    const res = await fetch(`${he.baseUrl}${path}`, { method: 'POST', redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect((await fetch(`${he.baseUrl}${path}`, { method: 'POST', redirect: 'manual' })).status).toBe(400);
+    const cs = cookiesOf(res);
+    const session = cs.find((c) => c.name === 'fluxdesk_session')!.value;
+    const csrf = cs.find((c) => c.name === 'fluxdesk_csrf')!.value;
+    const account = createClient(AccountService, transportFor(he, 'connect', [web(`fluxdesk_session=${session}`, csrf)]));
+    expect((await account.listPersonalTokens({})).tokens).toEqual([]);
+    expect(
+      codeOf(await connectErrorOf(createClient(AccountService, transportFor(he, 'connect', [web(`fluxdesk_session=${session}`, 'x')])).listPersonalTokens({}))),
+    ).toBe('csrf_mismatch');
+  });
+});
