@@ -9,6 +9,8 @@ import { addNotification } from '../inbox/notify.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { revokeEveryTokenOfUser } from './own-tokens.repository.js';
+import { listInboundTokensForOversight } from './inbound-tokens.repository.js';
+import { iso, isoOrNull } from '../timestamps.js';
 import { InboundToken } from './tokens.entity.js';
 
 export function requireAdminUser(p: AgentPrincipal): void {
@@ -59,6 +61,59 @@ export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>
       actorUserId: ctx.principal.userId,
     });
     return { revoked: true as const };
+  },
+});
+
+export const ADMIN_LIST_TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;
+export const ADMIN_LIST_TOKENS_LIMIT = { max: 500, default: 200 } as const;
+
+export const AdminListTokensInput = z.strictObject({
+  kind: z.enum(ADMIN_LIST_TOKEN_KINDS).optional(),
+  include_revoked: z.boolean().default(false),
+  limit: z.number().int().min(1).max(ADMIN_LIST_TOKENS_LIMIT.max).default(ADMIN_LIST_TOKENS_LIMIT.default),
+});
+
+/** One inbound token as token oversight shows it: never its value, hash, display prefix or callback secret. */
+export interface AdminTokenView {
+  tokenId: string;
+  kind: (typeof ADMIN_LIST_TOKEN_KINDS)[number];
+  label: string;
+  status: string;
+  ownerUserId: string;
+  ownerEmail: string;
+  dailyLimit: number;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  revokedReason: string | null;
+}
+
+/** Token oversight (issue 19 item 5, SPEC Authentication 6): every user's inbound tokens with owner and last use. */
+export const adminListTokens = defineOperation<z.infer<typeof AdminListTokensInput>, { items: AdminTokenView[] }, AgentPrincipal>({
+  name: 'tokens.admin_list',
+  auth: { kind: 'agent' },
+  rateLimited: true,
+  requiredScopes: ['admin:tokens'],
+  idempotent: false,
+  input: AdminListTokensInput,
+  handler: async (input, ctx) => {
+    requireAdminUser(ctx.principal);
+    const rows = await listInboundTokensForOversight(ctx.em, { kind: input.kind, includeRevoked: input.include_revoked, limit: input.limit });
+    return {
+      items: rows.map((r) => ({
+        tokenId: r.id,
+        kind: r.kind,
+        label: r.label,
+        status: r.status,
+        ownerUserId: r.owner_user_id,
+        ownerEmail: r.owner_email,
+        dailyLimit: r.daily_limit,
+        createdAt: iso(r.created_at),
+        lastUsedAt: isoOrNull(r.last_used_at),
+        revokedAt: isoOrNull(r.revoked_at),
+        revokedReason: r.revoked_reason,
+      })),
+    };
   },
 });
 

@@ -67,3 +67,37 @@ export async function listInboundTokensForAdmin(
     [f.kind ?? null, f.kind ?? null, f.includeRevoked, f.limit],
   )) as InboundTokenListRow[];
 }
+
+export interface InboundTokenOversightRow {
+  id: string;
+  kind: TokenKind;
+  label: string;
+  status: string;
+  owner_user_id: string;
+  owner_email: string;
+  daily_limit: number;
+  created_at: Date | string;
+  last_used_at: Date | string | null;
+  revoked_at: Date | string | null;
+  revoked_reason: string | null;
+}
+
+/**
+ * The admin's token oversight list (AccountService.AdminListTokens): every inbound token, newest
+ * first, optionally of one kind, revoked ones only on request, with owner and last use. Named
+ * columns only: the hash, prior hash, display prefix and callback secret never leave the table.
+ */
+export async function listInboundTokensForOversight(
+  em: EntityManager,
+  f: { kind?: TokenKind; includeRevoked: boolean; limit: number },
+): Promise<InboundTokenOversightRow[]> {
+  return run<InboundTokenOversightRow>(
+    em,
+    `select t.id, t.kind, t.label, t.status, t.owner_user_id, u.email as owner_email, t.daily_limit, t.created_at,
+            t.last_used_at, t.revoked_at, t.revoked_reason
+       from inbound_tokens t join users u on u.id = t.owner_user_id
+      where (?::varchar is null or t.kind = ?) and (?::boolean or t.status <> 'revoked')
+      order by t.created_at desc, t.id limit ?`,
+    [f.kind ?? null, f.kind ?? null, f.includeRevoked, f.limit],
+  );
+}

@@ -40,14 +40,17 @@ import { toConnectError } from './errors.js';
 import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/approvals.js';
 import type { CatalogItemView } from '../../domain/catalog/items.js';
 import {
+  AdminTokenListItemSchema,
   AgentTokenSchema,
   ClickActionResponseSchema,
   PersonalTokenSchema,
+  type AdminTokenListItem,
   type AgentToken,
   type ClickActionResponse,
   type PersonalToken,
 } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import type { OwnTokenView } from '../../domain/tokens/own-token-operations.js';
+import type { AdminTokenView } from '../../domain/tokens/admin-token-operations.js';
 import type { AgentTokenView } from '../../domain/agent/agent-tokens.js';
 import type { CallbackOutcome } from '../../domain/actions/callback-sender.js';
 
@@ -282,6 +285,23 @@ export function personalTokenToProto(t: OwnTokenView): PersonalToken {
     lastUsedAt: tsOrUnset(t.lastUsedAt),
     revokedAt: tsOrUnset(t.revokedAt),
     callbackSecret: t.callbackSecret,
+  });
+}
+
+/** Token oversight row: never a value, hash, display prefix or callback secret (the view has none). */
+export function adminTokenToProto(t: AdminTokenView): AdminTokenListItem {
+  return create(AdminTokenListItemSchema, {
+    tokenId: t.tokenId,
+    kind: t.kind,
+    label: t.label,
+    status: t.status,
+    ownerUserId: t.ownerUserId,
+    ownerEmail: t.ownerEmail,
+    dailyLimit: t.dailyLimit,
+    createdAt: ts(t.createdAt),
+    lastUsedAt: tsOrUnset(t.lastUsedAt),
+    revokedAt: tsOrUnset(t.revokedAt),
+    revokedReason: t.revokedReason ?? undefined,
   });
 }
 

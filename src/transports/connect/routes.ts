@@ -30,12 +30,13 @@ import {
   revokeOwnToken,
   rotateOwnToken,
 } from '../../domain/tokens/own-token-operations.js';
-import { adminRevokeToken, offboardUser } from '../../domain/tokens/admin-token-operations.js';
+import { adminListTokens, adminRevokeToken, offboardUser } from '../../domain/tokens/admin-token-operations.js';
 import { createOwnAgentToken, listOwnAgentTokens, revokeOwnAgentToken } from '../../domain/agent/agent-tokens.js';
 import { startConnectSession } from '../../domain/agent/connect-session.js';
 import { clickActionOperation } from '../../domain/actions/click-action.js';
 import { createEgressClient } from '../../infra/http-egress/egress-client.js';
 import {
+  adminTokenToProto,
   agentTokenToProto,
   approvalToProto,
   bulkRowToProto,
@@ -190,6 +191,10 @@ export function connectRoutes(deps: AppDeps) {
       },
       async adminRevokeToken(req, ctx) {
         return call(deps, adminRevokeToken, defined({ token_id: req.tokenId, reason: req.reason }), ctx);
+      },
+      async adminListTokens(req, ctx) {
+        const out = await call(deps, adminListTokens, defined({ kind: req.kind, include_revoked: req.includeRevoked, limit: req.limit }), ctx);
+        return { tokens: out.items.map(adminTokenToProto) };
       },
       async offboardUser(req, ctx) {
         return call(deps, offboardUser, { email: req.email }, ctx);

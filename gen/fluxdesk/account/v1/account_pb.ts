@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fluxdesk/account/v1/account.proto.
  */
 export const file_fluxdesk_account_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("CiFmbHV4ZGVzay9hY2NvdW50L3YxL2FjY291bnQucHJvdG8SE2ZsdXhkZXNrLmFjY291bnQudjEiVAoZSXNzdWVQZXJzb25hbFRva2VuUmVxdWVzdBINCgVsYWJlbBgBIAEoCRIYCgtkYWlseV9saW1pdBgCIAEoBUgAiAEBQg4KDF9kYWlseV9saW1pdCJZChpJc3N1ZVBlcnNvbmFsVG9rZW5SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRITCgt0b2tlbl92YWx1ZRgCIAEoCRIUCgxlbmRwb2ludF91cmwYAyABKAkiGwoZTGlzdFBlcnNvbmFsVG9rZW5zUmVxdWVzdCJQChpMaXN0UGVyc29uYWxUb2tlbnNSZXNwb25zZRIyCgZ0b2tlbnMYASADKAsyIi5mbHV4ZGVzay5hY2NvdW50LnYxLlBlcnNvbmFsVG9rZW4i5wIKDVBlcnNvbmFsVG9rZW4SEAoIdG9rZW5faWQYASABKAkSDAoEa2luZBgCIAEoCRINCgVsYWJlbBgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFgoOZGlzcGxheV9wcmVmaXgYBSABKAkSEwoLZGFpbHlfbGltaXQYBiABKAUSFQoNaW50ZWdyYXRvcl9pZBgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1CgxsYXN0X3VzZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMwoKcmV2b2tlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIXCg9jYWxsYmFja19zZWNyZXQYCyABKAlCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCIvChtEaXNhYmxlUGVyc29uYWxUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkiQAocRGlzYWJsZVBlcnNvbmFsVG9rZW5SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiLgoaRW5hYmxlUGVyc29uYWxUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkiPwobRW5hYmxlUGVyc29uYWxUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCSIuChpSb3RhdGVQZXJzb25hbFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSKNAQobUm90YXRlUGVyc29uYWxUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEjQKEGV4cGlyZXNfcHJpb3JfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD2NhbGxiYWNrX3NlY3JldBgEIAEoCSIuChpEZWxldGVQZXJzb25hbFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSIuChtEZWxldGVQZXJzb25hbFRva2VuUmVzcG9uc2USDwoHcmV2b2tlZBgBIAEoCCJLChdBZG1pblJldm9rZVRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCRITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIisKGEFkbWluUmV2b2tlVG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgIIiQKE09mZmJvYXJkVXNlclJlcXVlc3QSDQoFZW1haWwYASABKAkiTwoUT2ZmYm9hcmRVc2VyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSFgoOdG9rZW5zX3Jldm9rZWQYAyABKAUiRwoXQ3JlYXRlQWdlbnRUb2tlblJlcXVlc3QSDgoGc2NvcGVzGAEgAygJEhIKBWxhYmVsGAIgASgJSACIAQFCCAoGX2xhYmVsIksKGENyZWF0ZUFnZW50VG9rZW5SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCRIOCgZzY29wZXMYAyADKAkiGAoWTGlzdEFnZW50VG9rZW5zUmVxdWVzdCJKChdMaXN0QWdlbnRUb2tlbnNSZXNwb25zZRIvCgZ0b2tlbnMYASADKAsyHy5mbHV4ZGVzay5hY2NvdW50LnYxLkFnZW50VG9rZW4iogIKCkFnZW50VG9rZW4SEAoIdG9rZW5faWQYASABKAkSDQoFbGFiZWwYAiABKAkSDgoGc2NvcGVzGAMgAygJEhYKDmRpc3BsYXlfcHJlZml4GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKDGxhc3RfdXNlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEg8KB2N1cnJlbnQYCCABKAhCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCIrChdSZXZva2VBZ2VudFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSIrChhSZXZva2VBZ2VudFRva2VuUmVzcG9uc2USDwoHcmV2b2tlZBgBIAEoCCJKChpTdGFydENvbm5lY3RTZXNzaW9uUmVxdWVzdBIOCgZzY29wZXMYASADKAkSEgoFbGFiZWwYAiABKAlIAIgBAUIICgZfbGFiZWwiYQobU3RhcnRDb25uZWN0U2Vzc2lvblJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPwoSQ2xpY2tBY3Rpb25SZXF1ZXN0EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEhQKDGFjdGlvbl9pbmRleBgCIAEoBSJPChNDbGlja0FjdGlvblJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoBRIKCgJvaxgCIAEoCBISCgVlcnJvchgDIAEoCUgAiAEBQggKBl9lcnJvcjLrCwoOQWNjb3VudFNlcnZpY2USdQoSSXNzdWVQZXJzb25hbFRva2VuEi4uZmx1eGRlc2suYWNjb3VudC52MS5Jc3N1ZVBlcnNvbmFsVG9rZW5SZXF1ZXN0Gi8uZmx1eGRlc2suYWNjb3VudC52MS5Jc3N1ZVBlcnNvbmFsVG9rZW5SZXNwb25zZRJ1ChJMaXN0UGVyc29uYWxUb2tlbnMSLi5mbHV4ZGVzay5hY2NvdW50LnYxLkxpc3RQZXJzb25hbFRva2Vuc1JlcXVlc3QaLy5mbHV4ZGVzay5hY2NvdW50LnYxLkxpc3RQZXJzb25hbFRva2Vuc1Jlc3BvbnNlEnsKFERpc2FibGVQZXJzb25hbFRva2VuEjAuZmx1eGRlc2suYWNjb3VudC52MS5EaXNhYmxlUGVyc29uYWxUb2tlblJlcXVlc3QaMS5mbHV4ZGVzay5hY2NvdW50LnYxLkRpc2FibGVQZXJzb25hbFRva2VuUmVzcG9uc2USeAoTRW5hYmxlUGVyc29uYWxUb2tlbhIvLmZsdXhkZXNrLmFjY291bnQudjEuRW5hYmxlUGVyc29uYWxUb2tlblJlcXVlc3QaMC5mbHV4ZGVzay5hY2NvdW50LnYxLkVuYWJsZVBlcnNvbmFsVG9rZW5SZXNwb25zZRJ4ChNSb3RhdGVQZXJzb25hbFRva2VuEi8uZmx1eGRlc2suYWNjb3VudC52MS5Sb3RhdGVQZXJzb25hbFRva2VuUmVxdWVzdBowLmZsdXhkZXNrLmFjY291bnQudjEuUm90YXRlUGVyc29uYWxUb2tlblJlc3BvbnNlEngKE0RlbGV0ZVBlcnNvbmFsVG9rZW4SLy5mbHV4ZGVzay5hY2NvdW50LnYxLkRlbGV0ZVBlcnNvbmFsVG9rZW5SZXF1ZXN0GjAuZmx1eGRlc2suYWNjb3VudC52MS5EZWxldGVQZXJzb25hbFRva2VuUmVzcG9uc2USbwoQQWRtaW5SZXZva2VUb2tlbhIsLmZsdXhkZXNrLmFjY291bnQudjEuQWRtaW5SZXZva2VUb2tlblJlcXVlc3QaLS5mbHV4ZGVzay5hY2NvdW50LnYxLkFkbWluUmV2b2tlVG9rZW5SZXNwb25zZRJjCgxPZmZib2FyZFVzZXISKC5mbHV4ZGVzay5hY2NvdW50LnYxLk9mZmJvYXJkVXNlclJlcXVlc3QaKS5mbHV4ZGVzay5hY2NvdW50LnYxLk9mZmJvYXJkVXNlclJlc3BvbnNlEm8KEENyZWF0ZUFnZW50VG9rZW4SLC5mbHV4ZGVzay5hY2NvdW50LnYxLkNyZWF0ZUFnZW50VG9rZW5SZXF1ZXN0Gi0uZmx1eGRlc2suYWNjb3VudC52MS5DcmVhdGVBZ2VudFRva2VuUmVzcG9uc2USbAoPTGlzdEFnZW50VG9rZW5zEisuZmx1eGRlc2suYWNjb3VudC52MS5MaXN0QWdlbnRUb2tlbnNSZXF1ZXN0GiwuZmx1eGRlc2suYWNjb3VudC52MS5MaXN0QWdlbnRUb2tlbnNSZXNwb25zZRJvChBSZXZva2VBZ2VudFRva2VuEiwuZmx1eGRlc2suYWNjb3VudC52MS5SZXZva2VBZ2VudFRva2VuUmVxdWVzdBotLmZsdXhkZXNrLmFjY291bnQudjEuUmV2b2tlQWdlbnRUb2tlblJlc3BvbnNlEngKE1N0YXJ0Q29ubmVjdFNlc3Npb24SLy5mbHV4ZGVzay5hY2NvdW50LnYxLlN0YXJ0Q29ubmVjdFNlc3Npb25SZXF1ZXN0GjAuZmx1eGRlc2suYWNjb3VudC52MS5TdGFydENvbm5lY3RTZXNzaW9uUmVzcG9uc2USYAoLQ2xpY2tBY3Rpb24SJy5mbHV4ZGVzay5hY2NvdW50LnYxLkNsaWNrQWN0aW9uUmVxdWVzdBooLmZsdXhkZXNrLmFjY291bnQudjEuQ2xpY2tBY3Rpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiFmbHV4ZGVzay9hY2NvdW50L3YxL2FjY291bnQucHJvdG8SE2ZsdXhkZXNrLmFjY291bnQudjEiVAoZSXNzdWVQZXJzb25hbFRva2VuUmVxdWVzdBINCgVsYWJlbBgBIAEoCRIYCgtkYWlseV9saW1pdBgCIAEoBUgAiAEBQg4KDF9kYWlseV9saW1pdCJZChpJc3N1ZVBlcnNvbmFsVG9rZW5SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRITCgt0b2tlbl92YWx1ZRgCIAEoCRIUCgxlbmRwb2ludF91cmwYAyABKAkiGwoZTGlzdFBlcnNvbmFsVG9rZW5zUmVxdWVzdCJQChpMaXN0UGVyc29uYWxUb2tlbnNSZXNwb25zZRIyCgZ0b2tlbnMYASADKAsyIi5mbHV4ZGVzay5hY2NvdW50LnYxLlBlcnNvbmFsVG9rZW4i5wIKDVBlcnNvbmFsVG9rZW4SEAoIdG9rZW5faWQYASABKAkSDAoEa2luZBgCIAEoCRINCgVsYWJlbBgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFgoOZGlzcGxheV9wcmVmaXgYBSABKAkSEwoLZGFpbHlfbGltaXQYBiABKAUSFQoNaW50ZWdyYXRvcl9pZBgHIAEoCRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1CgxsYXN0X3VzZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMwoKcmV2b2tlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIXCg9jYWxsYmFja19zZWNyZXQYCyABKAlCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCIvChtEaXNhYmxlUGVyc29uYWxUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkiQAocRGlzYWJsZVBlcnNvbmFsVG9rZW5SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiLgoaRW5hYmxlUGVyc29uYWxUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkiPwobRW5hYmxlUGVyc29uYWxUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCSIuChpSb3RhdGVQZXJzb25hbFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSKNAQobUm90YXRlUGVyc29uYWxUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEjQKEGV4cGlyZXNfcHJpb3JfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD2NhbGxiYWNrX3NlY3JldBgEIAEoCSIuChpEZWxldGVQZXJzb25hbFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSIuChtEZWxldGVQZXJzb25hbFRva2VuUmVzcG9uc2USDwoHcmV2b2tlZBgBIAEoCCJLChdBZG1pblJldm9rZVRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCRITCgZyZWFzb24YAiABKAlIAIgBAUIJCgdfcmVhc29uIisKGEFkbWluUmV2b2tlVG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgIImsKFkFkbWluTGlzdFRva2Vuc1JlcXVlc3QSEQoEa2luZBgBIAEoCUgAiAEBEhcKD2luY2x1ZGVfcmV2b2tlZBgCIAEoCBISCgVsaW1pdBgDIAEoBUgBiAEBQgcKBV9raW5kQggKBl9saW1pdCJSChdBZG1pbkxpc3RUb2tlbnNSZXNwb25zZRI3CgZ0b2tlbnMYASADKAsyJy5mbHV4ZGVzay5hY2NvdW50LnYxLkFkbWluVG9rZW5MaXN0SXRlbSKAAwoSQWRtaW5Ub2tlbkxpc3RJdGVtEhAKCHRva2VuX2lkGAEgASgJEgwKBGtpbmQYAiABKAkSDQoFbGFiZWwYAyABKAkSDgoGc3RhdHVzGAQgASgJEhUKDW93bmVyX3VzZXJfaWQYBSABKAkSEwoLb3duZXJfZW1haWwYBiABKAkSEwoLZGFpbHlfbGltaXQYByABKAUSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoMbGFzdF91c2VkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEjMKCnJldm9rZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESGwoOcmV2b2tlZF9yZWFzb24YCyABKAlIAogBAUIPCg1fbGFzdF91c2VkX2F0Qg0KC19yZXZva2VkX2F0QhEKD19yZXZva2VkX3JlYXNvbiIkChNPZmZib2FyZFVzZXJSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIk8KFE9mZmJvYXJkVXNlclJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEhYKDnRva2Vuc19yZXZva2VkGAMgASgFIkcKF0NyZWF0ZUFnZW50VG9rZW5SZXF1ZXN0Eg4KBnNjb3BlcxgBIAMoCRISCgVsYWJlbBgCIAEoCUgAiAEBQggKBl9sYWJlbCJLChhDcmVhdGVBZ2VudFRva2VuUmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSDQoFdG9rZW4YAiABKAkSDgoGc2NvcGVzGAMgAygJIhgKFkxpc3RBZ2VudFRva2Vuc1JlcXVlc3QiSgoXTGlzdEFnZW50VG9rZW5zUmVzcG9uc2USLwoGdG9rZW5zGAEgAygLMh8uZmx1eGRlc2suYWNjb3VudC52MS5BZ2VudFRva2VuIqICCgpBZ2VudFRva2VuEhAKCHRva2VuX2lkGAEgASgJEg0KBWxhYmVsGAIgASgJEg4KBnNjb3BlcxgDIAMoCRIWCg5kaXNwbGF5X3ByZWZpeBgEIAEoCRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1CgxsYXN0X3VzZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMwoKcmV2b2tlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIPCgdjdXJyZW50GAggASgIQg8KDV9sYXN0X3VzZWRfYXRCDQoLX3Jldm9rZWRfYXQiKwoXUmV2b2tlQWdlbnRUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkiKwoYUmV2b2tlQWdlbnRUb2tlblJlc3BvbnNlEg8KB3Jldm9rZWQYASABKAgiSgoaU3RhcnRDb25uZWN0U2Vzc2lvblJlcXVlc3QSDgoGc2NvcGVzGAEgAygJEhIKBWxhYmVsGAIgASgJSACIAQFCCAoGX2xhYmVsImEKG1N0YXJ0Q29ubmVjdFNlc3Npb25SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIj8KEkNsaWNrQWN0aW9uUmVxdWVzdBITCgtkZWxpdmVyeV9pZBgBIAEoCRIUCgxhY3Rpb25faW5kZXgYAiABKAUiTwoTQ2xpY2tBY3Rpb25SZXNwb25zZRIOCgZzdGF0dXMYASABKAUSCgoCb2sYAiABKAgSEgoFZXJyb3IYAyABKAlIAIgBAUIICgZfZXJyb3Iy2QwKDkFjY291bnRTZXJ2aWNlEnUKEklzc3VlUGVyc29uYWxUb2tlbhIuLmZsdXhkZXNrLmFjY291bnQudjEuSXNzdWVQZXJzb25hbFRva2VuUmVxdWVzdBovLmZsdXhkZXNrLmFjY291bnQudjEuSXNzdWVQZXJzb25hbFRva2VuUmVzcG9uc2USdQoSTGlzdFBlcnNvbmFsVG9rZW5zEi4uZmx1eGRlc2suYWNjb3VudC52MS5MaXN0UGVyc29uYWxUb2tlbnNSZXF1ZXN0Gi8uZmx1eGRlc2suYWNjb3VudC52MS5MaXN0UGVyc29uYWxUb2tlbnNSZXNwb25zZRJ7ChREaXNhYmxlUGVyc29uYWxUb2tlbhIwLmZsdXhkZXNrLmFjY291bnQudjEuRGlzYWJsZVBlcnNvbmFsVG9rZW5SZXF1ZXN0GjEuZmx1eGRlc2suYWNjb3VudC52MS5EaXNhYmxlUGVyc29uYWxUb2tlblJlc3BvbnNlEngKE0VuYWJsZVBlcnNvbmFsVG9rZW4SLy5mbHV4ZGVzay5hY2NvdW50LnYxLkVuYWJsZVBlcnNvbmFsVG9rZW5SZXF1ZXN0GjAuZmx1eGRlc2suYWNjb3VudC52MS5FbmFibGVQZXJzb25hbFRva2VuUmVzcG9uc2USeAoTUm90YXRlUGVyc29uYWxUb2tlbhIvLmZsdXhkZXNrLmFjY291bnQudjEuUm90YXRlUGVyc29uYWxUb2tlblJlcXVlc3QaMC5mbHV4ZGVzay5hY2NvdW50LnYxLlJvdGF0ZVBlcnNvbmFsVG9rZW5SZXNwb25zZRJ4ChNEZWxldGVQZXJzb25hbFRva2VuEi8uZmx1eGRlc2suYWNjb3VudC52MS5EZWxldGVQZXJzb25hbFRva2VuUmVxdWVzdBowLmZsdXhkZXNrLmFjY291bnQudjEuRGVsZXRlUGVyc29uYWxUb2tlblJlc3BvbnNlEm8KEEFkbWluUmV2b2tlVG9rZW4SLC5mbHV4ZGVzay5hY2NvdW50LnYxLkFkbWluUmV2b2tlVG9rZW5SZXF1ZXN0Gi0uZmx1eGRlc2suYWNjb3VudC52MS5BZG1pblJldm9rZVRva2VuUmVzcG9uc2USbAoPQWRtaW5MaXN0VG9rZW5zEisuZmx1eGRlc2suYWNjb3VudC52MS5BZG1pbkxpc3RUb2tlbnNSZXF1ZXN0GiwuZmx1eGRlc2suYWNjb3VudC52MS5BZG1pbkxpc3RUb2tlbnNSZXNwb25zZRJjCgxPZmZib2FyZFVzZXISKC5mbHV4ZGVzay5hY2NvdW50LnYxLk9mZmJvYXJkVXNlclJlcXVlc3QaKS5mbHV4ZGVzay5hY2NvdW50LnYxLk9mZmJvYXJkVXNlclJlc3BvbnNlEm8KEENyZWF0ZUFnZW50VG9rZW4SLC5mbHV4ZGVzay5hY2NvdW50LnYxLkNyZWF0ZUFnZW50VG9rZW5SZXF1ZXN0Gi0uZmx1eGRlc2suYWNjb3VudC52MS5DcmVhdGVBZ2VudFRva2VuUmVzcG9uc2USbAoPTGlzdEFnZW50VG9rZW5zEisuZmx1eGRlc2suYWNjb3VudC52MS5MaXN0QWdlbnRUb2tlbnNSZXF1ZXN0GiwuZmx1eGRlc2suYWNjb3VudC52MS5MaXN0QWdlbnRUb2tlbnNSZXNwb25zZRJvChBSZXZva2VBZ2VudFRva2VuEiwuZmx1eGRlc2suYWNjb3VudC52MS5SZXZva2VBZ2VudFRva2VuUmVxdWVzdBotLmZsdXhkZXNrLmFjY291bnQudjEuUmV2b2tlQWdlbnRUb2tlblJlc3BvbnNlEngKE1N0YXJ0Q29ubmVjdFNlc3Npb24SLy5mbHV4ZGVzay5hY2NvdW50LnYxLlN0YXJ0Q29ubmVjdFNlc3Npb25SZXF1ZXN0GjAuZmx1eGRlc2suYWNjb3VudC52MS5TdGFydENvbm5lY3RTZXNzaW9uUmVzcG9uc2USYAoLQ2xpY2tBY3Rpb24SJy5mbHV4ZGVzay5hY2NvdW50LnYxLkNsaWNrQWN0aW9uUmVxdWVzdBooLmZsdXhkZXNrLmFjY291bnQudjEuQ2xpY2tBY3Rpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * IssuePersonalTokenRequest describes the personal token to mint.
@@ -475,6 +475,155 @@ export const AdminRevokeTokenResponseSchema: GenMessage<AdminRevokeTokenResponse
   messageDesc(file_fluxdesk_account_v1_account, 14);
 
 /**
+ * AdminListTokensRequest filters the token oversight list.
+ *
+ * @generated from message fluxdesk.account.v1.AdminListTokensRequest
+ */
+export type AdminListTokensRequest = Message<"fluxdesk.account.v1.AdminListTokensRequest"> & {
+  /**
+   * Only tokens of this kind: `personal`, `moderation` or `tools_claim`;
+   * unset lists every kind.
+   *
+   * @generated from field: optional string kind = 1;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Also list revoked tokens (default false).
+   *
+   * @generated from field: bool include_revoked = 2;
+   */
+  includeRevoked: boolean;
+
+  /**
+   * 1-500, default 200.
+   *
+   * @generated from field: optional int32 limit = 3;
+   */
+  limit?: number | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.account.v1.AdminListTokensRequest.
+ * Use `create(AdminListTokensRequestSchema)` to create a new message.
+ */
+export const AdminListTokensRequestSchema: GenMessage<AdminListTokensRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_account_v1_account, 15);
+
+/**
+ * AdminListTokensResponse lists inbound tokens, newest first.
+ *
+ * @generated from message fluxdesk.account.v1.AdminListTokensResponse
+ */
+export type AdminListTokensResponse = Message<"fluxdesk.account.v1.AdminListTokensResponse"> & {
+  /**
+   * The tokens, without values.
+   *
+   * @generated from field: repeated fluxdesk.account.v1.AdminTokenListItem tokens = 1;
+   */
+  tokens: AdminTokenListItem[];
+};
+
+/**
+ * Describes the message fluxdesk.account.v1.AdminListTokensResponse.
+ * Use `create(AdminListTokensResponseSchema)` to create a new message.
+ */
+export const AdminListTokensResponseSchema: GenMessage<AdminListTokensResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_account_v1_account, 16);
+
+/**
+ * AdminTokenListItem is one inbound token as an admin sees it: never its
+ * value, hash, display prefix or callback signing secret.
+ *
+ * @generated from message fluxdesk.account.v1.AdminTokenListItem
+ */
+export type AdminTokenListItem = Message<"fluxdesk.account.v1.AdminTokenListItem"> & {
+  /**
+   * Token id; uuid.
+   *
+   * @generated from field: string token_id = 1;
+   */
+  tokenId: string;
+
+  /**
+   * Token kind; one of `personal`, `moderation`, `tools_claim`.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The owner's label of the token.
+   *
+   * @generated from field: string label = 3;
+   */
+  label: string;
+
+  /**
+   * Lifecycle state; one of `active`, `disabled`, `revoked`, `auto_expired`.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * Id (uuid) of the owner.
+   *
+   * @generated from field: string owner_user_id = 5;
+   */
+  ownerUserId: string;
+
+  /**
+   * Email address of the owner.
+   *
+   * @generated from field: string owner_email = 6;
+   */
+  ownerEmail: string;
+
+  /**
+   * Daily notification limit.
+   *
+   * @generated from field: int32 daily_limit = 7;
+   */
+  dailyLimit: number;
+
+  /**
+   * When the token was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Last use (refreshed at most hourly); unset when never used.
+   *
+   * @generated from field: optional google.protobuf.Timestamp last_used_at = 9;
+   */
+  lastUsedAt?: Timestamp | undefined;
+
+  /**
+   * When the token was revoked; unset unless status is `revoked`.
+   *
+   * @generated from field: optional google.protobuf.Timestamp revoked_at = 10;
+   */
+  revokedAt?: Timestamp | undefined;
+
+  /**
+   * Why it was revoked, when it was.
+   *
+   * @generated from field: optional string revoked_reason = 11;
+   */
+  revokedReason?: string | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.account.v1.AdminTokenListItem.
+ * Use `create(AdminTokenListItemSchema)` to create a new message.
+ */
+export const AdminTokenListItemSchema: GenMessage<AdminTokenListItem> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_account_v1_account, 17);
+
+/**
  * OffboardUserRequest names the user to offboard.
  *
  * @generated from message fluxdesk.account.v1.OffboardUserRequest
@@ -493,7 +642,7 @@ export type OffboardUserRequest = Message<"fluxdesk.account.v1.OffboardUserReque
  * Use `create(OffboardUserRequestSchema)` to create a new message.
  */
 export const OffboardUserRequestSchema: GenMessage<OffboardUserRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 15);
+  messageDesc(file_fluxdesk_account_v1_account, 18);
 
 /**
  * OffboardUserResponse reports the offboarding.
@@ -528,7 +677,7 @@ export type OffboardUserResponse = Message<"fluxdesk.account.v1.OffboardUserResp
  * Use `create(OffboardUserResponseSchema)` to create a new message.
  */
 export const OffboardUserResponseSchema: GenMessage<OffboardUserResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 16);
+  messageDesc(file_fluxdesk_account_v1_account, 19);
 
 /**
  * CreateAgentTokenRequest describes the agent token to mint for the caller.
@@ -558,7 +707,7 @@ export type CreateAgentTokenRequest = Message<"fluxdesk.account.v1.CreateAgentTo
  * Use `create(CreateAgentTokenRequestSchema)` to create a new message.
  */
 export const CreateAgentTokenRequestSchema: GenMessage<CreateAgentTokenRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 17);
+  messageDesc(file_fluxdesk_account_v1_account, 20);
 
 /**
  * CreateAgentTokenResponse returns the new token once.
@@ -594,7 +743,7 @@ export type CreateAgentTokenResponse = Message<"fluxdesk.account.v1.CreateAgentT
  * Use `create(CreateAgentTokenResponseSchema)` to create a new message.
  */
 export const CreateAgentTokenResponseSchema: GenMessage<CreateAgentTokenResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 18);
+  messageDesc(file_fluxdesk_account_v1_account, 21);
 
 /**
  * ListAgentTokensRequest has no fields: the caller's tokens are listed.
@@ -609,7 +758,7 @@ export type ListAgentTokensRequest = Message<"fluxdesk.account.v1.ListAgentToken
  * Use `create(ListAgentTokensRequestSchema)` to create a new message.
  */
 export const ListAgentTokensRequestSchema: GenMessage<ListAgentTokensRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 19);
+  messageDesc(file_fluxdesk_account_v1_account, 22);
 
 /**
  * ListAgentTokensResponse lists the caller's agent tokens.
@@ -630,7 +779,7 @@ export type ListAgentTokensResponse = Message<"fluxdesk.account.v1.ListAgentToke
  * Use `create(ListAgentTokensResponseSchema)` to create a new message.
  */
 export const ListAgentTokensResponseSchema: GenMessage<ListAgentTokensResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 20);
+  messageDesc(file_fluxdesk_account_v1_account, 23);
 
 /**
  * AgentToken is one of the caller's agent tokens, without its value.
@@ -700,7 +849,7 @@ export type AgentToken = Message<"fluxdesk.account.v1.AgentToken"> & {
  * Use `create(AgentTokenSchema)` to create a new message.
  */
 export const AgentTokenSchema: GenMessage<AgentToken> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 21);
+  messageDesc(file_fluxdesk_account_v1_account, 24);
 
 /**
  * RevokeAgentTokenRequest names the agent token to revoke.
@@ -721,7 +870,7 @@ export type RevokeAgentTokenRequest = Message<"fluxdesk.account.v1.RevokeAgentTo
  * Use `create(RevokeAgentTokenRequestSchema)` to create a new message.
  */
 export const RevokeAgentTokenRequestSchema: GenMessage<RevokeAgentTokenRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 22);
+  messageDesc(file_fluxdesk_account_v1_account, 25);
 
 /**
  * RevokeAgentTokenResponse confirms the revocation.
@@ -742,7 +891,7 @@ export type RevokeAgentTokenResponse = Message<"fluxdesk.account.v1.RevokeAgentT
  * Use `create(RevokeAgentTokenResponseSchema)` to create a new message.
  */
 export const RevokeAgentTokenResponseSchema: GenMessage<RevokeAgentTokenResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 23);
+  messageDesc(file_fluxdesk_account_v1_account, 26);
 
 /**
  * StartConnectSessionRequest describes the agent token the session will
@@ -772,7 +921,7 @@ export type StartConnectSessionRequest = Message<"fluxdesk.account.v1.StartConne
  * Use `create(StartConnectSessionRequestSchema)` to create a new message.
  */
 export const StartConnectSessionRequestSchema: GenMessage<StartConnectSessionRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 24);
+  messageDesc(file_fluxdesk_account_v1_account, 27);
 
 /**
  * StartConnectSessionResponse returns the session to hand to the client.
@@ -801,7 +950,7 @@ export type StartConnectSessionResponse = Message<"fluxdesk.account.v1.StartConn
  * Use `create(StartConnectSessionResponseSchema)` to create a new message.
  */
 export const StartConnectSessionResponseSchema: GenMessage<StartConnectSessionResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 25);
+  messageDesc(file_fluxdesk_account_v1_account, 28);
 
 /**
  * ClickActionRequest names the action button that was clicked.
@@ -829,7 +978,7 @@ export type ClickActionRequest = Message<"fluxdesk.account.v1.ClickActionRequest
  * Use `create(ClickActionRequestSchema)` to create a new message.
  */
 export const ClickActionRequestSchema: GenMessage<ClickActionRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 26);
+  messageDesc(file_fluxdesk_account_v1_account, 29);
 
 /**
  * ClickActionResponse is the receiver's answer, shown to the user as a toast.
@@ -869,7 +1018,7 @@ export type ClickActionResponse = Message<"fluxdesk.account.v1.ClickActionRespon
  * Use `create(ClickActionResponseSchema)` to create a new message.
  */
 export const ClickActionResponseSchema: GenMessage<ClickActionResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 27);
+  messageDesc(file_fluxdesk_account_v1_account, 30);
 
 /**
  * AccountService is the Connect/gRPC face of a user's own account. Every call
@@ -981,6 +1130,21 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof AdminRevokeTokenRequestSchema;
     output: typeof AdminRevokeTokenResponseSchema;
+  },
+  /**
+   * AdminListTokens is the admin's token oversight: every user's inbound
+   * tokens (personal, moderation, tools_claim), newest first, with owner,
+   * label, kind, status and last use. Token values, hashes, display prefixes
+   * and callback signing secrets are never returned. Scope `admin:tokens` and
+   * an admin caller. Errors: invalid_argument, unauthenticated,
+   * permission_denied (`missing_scope`, `forbidden_admin_only`).
+   *
+   * @generated from rpc fluxdesk.account.v1.AccountService.AdminListTokens
+   */
+  adminListTokens: {
+    methodKind: "unary";
+    input: typeof AdminListTokensRequestSchema;
+    output: typeof AdminListTokensResponseSchema;
   },
   /**
    * OffboardUser marks a user offboarded and revokes all of their inbound
