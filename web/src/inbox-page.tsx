@@ -6,7 +6,7 @@ import type { InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { errorText, inbox } from './client.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { type LiveState, onLiveState, subscribe } from './live.js';
-import { Link, useToast } from './ui.js';
+import { Field, Link, useToast } from './ui.js';
 
 const PAGE = 100;
 /** ListInbox's largest page. */
@@ -42,6 +42,16 @@ export function upsert(items: InboxItem[], item: InboxItem, f: Filters): InboxIt
   return next;
 }
 
+const listRequest = (f: Filters, limit: number, pageToken?: string) =>
+  inbox.listInbox({ severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit, pageToken });
+
+let prefetched: ReturnType<typeof listRequest> | undefined;
+/** Starts the first page's request at once (in parallel with GetViewer), for the first render of `/`. */
+export function prefetchInbox(): void {
+  prefetched = listRequest({ severity: '', eventType: '' }, PAGE);
+  prefetched.catch(() => {}); // consumed (and its error handled) by the first list
+}
+
 export function InboxPage() {
   const toast = useToast();
   const [filters, setFilters] = useState<Filters>({ severity: '', eventType: '' });
@@ -68,7 +78,9 @@ export function InboxPage() {
     sinceList.current = [];
     const limit = keepExtent ? Math.min(MAX_PAGE, Math.max(PAGE, shown.current)) : PAGE;
     try {
-      const res = await inbox.listInbox({ severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit });
+      const first = prefetched;
+      prefetched = undefined;
+      const res = await (first && !keepExtent && !f.severity && !f.eventType ? first : listRequest(f, limit));
       if (seq !== listSeq.current) return;
       let fresh = res.items;
       for (const u of sinceList.current ?? []) fresh = upsert(fresh, u, f);
@@ -87,7 +99,7 @@ export function InboxPage() {
     if (!next) return;
     const f = filtersRef.current;
     try {
-      const res = await inbox.listInbox({ severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit: PAGE, pageToken: next });
+      const res = await listRequest(f, PAGE, next);
       setItems((cur) => {
         const have = new Set((cur ?? []).map((i) => i.notificationId));
         return [...(cur ?? []), ...res.items.filter((i) => !have.has(i.notificationId))];
@@ -152,28 +164,31 @@ export function InboxPage() {
         </button>
       </div>
       <form class="filters" onSubmit={applyEventType}>
-        <label>
-          Severity
-          <select value={filters.severity} onChange={(e) => setFilters((f) => ({ ...f, severity: (e.target as HTMLSelectElement).value }))}>
-            <option value="">All</option>
-            {SEVERITY_OPTIONS.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Event type
-          <input
-            type="text"
-            value={eventTypeDraft}
-            maxLength={120}
-            placeholder="e.g. ci.build.failed"
-            onInput={(e) => setEventTypeDraft((e.target as HTMLInputElement).value)}
-            onChange={(e) => setFilters((f) => ({ ...f, eventType: (e.target as HTMLInputElement).value.trim() }))}
-          />
-        </label>
+        <Field label="Severity">
+          {(id) => (
+            <select id={id} value={filters.severity} onChange={(e) => setFilters((f) => ({ ...f, severity: (e.target as HTMLSelectElement).value }))}>
+              <option value="">All</option>
+              {SEVERITY_OPTIONS.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Event type">
+          {(id) => (
+            <input
+              id={id}
+              type="text"
+              value={eventTypeDraft}
+              maxLength={120}
+              placeholder="e.g. ci.build.failed"
+              onInput={(e) => setEventTypeDraft((e.target as HTMLInputElement).value)}
+              onChange={(e) => setFilters((f) => ({ ...f, eventType: (e.target as HTMLInputElement).value.trim() }))}
+            />
+          )}
+        </Field>
         <button type="submit">Filter</button>
       </form>
       {error && (

@@ -7,7 +7,7 @@ import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PersonalToken } from '../../gen/fluxdesk/account/v1/account_pb.js';
 import { account, errorText } from './client.js';
-import { dateOf, formatTime, Time, useToast } from './ui.js';
+import { dateOf, Field, formatTime, Time, useToast } from './ui.js';
 
 const LIMITS = [50, 200, 500, 1000];
 
@@ -96,24 +96,23 @@ export function IntegrationsPage() {
 
       <form class="token-form" onSubmit={create}>
         <h2>New personal token</h2>
-        <label>
-          Label
-          <input type="text" required maxLength={80} value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
-        </label>
-        <label>
-          Note
-          <input type="text" maxLength={500} value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
-        </label>
-        <label>
-          Daily limit
-          <select value={String(limit)} onChange={(e) => setLimit(Number((e.target as HTMLSelectElement).value))}>
-            {LIMITS.map((n) => (
-              <option key={n} value={String(n)}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field label="Label">
+          {(id) => <input id={id} type="text" required maxLength={80} value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />}
+        </Field>
+        <Field label="Note">
+          {(id) => <input id={id} type="text" maxLength={500} value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />}
+        </Field>
+        <Field label="Daily limit">
+          {(id) => (
+            <select id={id} value={String(limit)} onChange={(e) => setLimit(Number((e.target as HTMLSelectElement).value))}>
+              {LIMITS.map((n) => (
+                <option key={n} value={String(n)}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <button type="submit" disabled={busy}>
           Create token
         </button>
@@ -230,10 +229,9 @@ function Secret({ label, value }: { label: string; value: string }) {
   };
   return (
     <div class="secret">
-      <label>
-        {label}
-        <input ref={input} type="text" readOnly value={value} onFocus={(e) => (e.target as HTMLInputElement).select()} />
-      </label>
+      <Field label={label}>
+        {(id) => <input id={id} ref={input} type="text" readOnly value={value} onFocus={(e) => (e.target as HTMLInputElement).select()} />}
+      </Field>
       <button type="button" onClick={copy}>
         Copy
       </button>

@@ -5,8 +5,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { GetViewerResponse } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { csrfToken, errorText, isUnauthenticated, viewer } from './client.js';
-import { InboxPage } from './inbox-page.js';
-import { ItemPage } from './item-page.js';
+import { InboxPage, prefetchInbox } from './inbox-page.js';
 import { startLive } from './live.js';
 import { Link, onNavigate, ToastProvider } from './ui.js';
 import './styles.css';
@@ -60,8 +59,8 @@ function Header({ me, path }: { me: GetViewerResponse; path: string }) {
 }
 
 /** A page module loaded on demand (its own chunk). */
-function Lazy({ load }: { load: () => Promise<ComponentType> }) {
-  const [C, setC] = useState<ComponentType | null>(null);
+function Lazy<P extends object>({ load, props }: { load: () => Promise<ComponentType<P>>; props: P }) {
+  const [C, setC] = useState<ComponentType<P> | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
     load().then(
@@ -75,9 +74,11 @@ function Lazy({ load }: { load: () => Promise<ComponentType> }) {
         Could not load this page: {error}
       </p>
     );
-  return C ? <C /> : <p class="loading">Loading…</p>;
+  return C ? <C {...props} /> : <p class="loading">Loading…</p>;
 }
+// Chunks of their own: the inbox route ships neither (the item page holds the markdown renderer).
 const loadIntegrations = () => import('./integrations-page.js').then((m) => m.IntegrationsPage);
+const loadItem = () => import('./item-page.js').then((m) => m.ItemPage);
 
 function Placeholder({ title, text }: { title: string; text: string }) {
   useEffect(() => {
@@ -94,8 +95,8 @@ function Placeholder({ title, text }: { title: string; text: string }) {
 function Page({ path, me }: { path: string; me: GetViewerResponse }) {
   if (path === '/') return <InboxPage />;
   const item = /^\/inbox\/([^/]+)\/?$/.exec(path);
-  if (item) return <ItemPage id={decodeURIComponent(item[1]!)} />;
-  if (path === '/settings/integrations') return <Lazy load={loadIntegrations} />;
+  if (item) return <Lazy load={loadItem} props={{ id: decodeURIComponent(item[1]!) }} />;
+  if (path === '/settings/integrations') return <Lazy load={loadIntegrations} props={{}} />;
   if (path === '/settings/notifications') return <Placeholder title="Notification settings" text="Browser push and chat preferences will be set here." />;
   if (path.startsWith('/admin/')) {
     if (me.role !== 'admin') return <Placeholder title="Admins only" text="This page is for administrators. Your account is not an administrator." />;
@@ -144,6 +145,9 @@ function App() {
 
 // The service worker shows pushed notifications (browser push is set up on the settings pages).
 if ('serviceWorker' in navigator) void navigator.serviceWorker.register('/sw.js').catch(() => {});
+
+// The inbox's first page is asked for together with the viewer (one round trip less before the list shows).
+if (location.pathname === '/') prefetchInbox();
 
 render(
   <ToastProvider>

@@ -3,7 +3,7 @@ import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { AnchorHTMLAttributes, ComponentChildren, TargetedMouseEvent } from 'preact';
 import { createContext } from 'preact';
-import { useCallback, useContext, useState } from 'preact/hooks';
+import { useCallback, useContext, useId, useState } from 'preact/hooks';
 
 // ---- navigation ----
 type NavListener = () => void;
@@ -28,6 +28,21 @@ export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: st
     navigate(href);
   };
   return <a href={href} onClick={click} {...rest} />;
+}
+
+// ---- form fields ----
+/**
+ * A label and its control side by side, tied by for/id (not by nesting: a control nested in its
+ * label would add its own value to its accessible name, e.g. "Daily limit 200").
+ */
+export function Field({ label, class: cls, children }: { label: string; class?: string; children: (id: string) => ComponentChildren }) {
+  const id = useId();
+  return (
+    <div class={cls ? `field ${cls}` : 'field'}>
+      <label for={id}>{label}</label>
+      {children(id)}
+    </div>
+  );
 }
 
 // ---- times ----
