@@ -148,10 +148,14 @@ export async function findOwnInboxItems(
   if (refs.notificationIds.length === 0 && refs.deliveryIds.length === 0) return [];
   return run<InboxItemRow>(
     em,
+    // The ids through their own unique indexes, then the owner filter: the work follows the number
+    // of ids, never the size of the inbox (the generic plan of `user_id = ? and (id = any(..) or
+    // delivery_id = any(..))` walks the user's rows and filters them).
     `${PREPARED} select ${ITEM_COLUMNS} from notifications n ${ITEM_JOINS}
-     where n.user_id = ? and (n.id = any(?::uuid[]) or n.delivery_id = any(?::uuid[]))
+     where n.id in (select id from notifications where id = any(?::uuid[]) union select id from notifications where delivery_id = any(?::uuid[]))
+       and n.user_id = ?
      order by n.created_at desc, n.id desc`,
-    [userId, pgArray(refs.notificationIds), pgArray(refs.deliveryIds)],
+    [pgArray(refs.notificationIds), pgArray(refs.deliveryIds), userId],
   );
 }
 

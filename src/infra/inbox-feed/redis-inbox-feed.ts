@@ -66,7 +66,10 @@ export class RedisInboxFeed implements InboxFeed {
 
   changed(userId: string, changes: InboxChanges): void {
     const channel = channelOf(userId);
-    for (const message of encodeChanges(changes)) this.redis.publish(channel, message).catch(this.publishFailed);
+    const d = changes.deliveryIds;
+    // The publish path's one delivery: one message, built without the general encoder.
+    if (d?.length === 1 && changes.notificationIds === undefined) this.redis.publish(channel, `d${d[0]}`).catch(this.publishFailed);
+    else for (const message of encodeChanges(changes)) this.redis.publish(channel, message).catch(this.publishFailed);
   }
 
   private readonly publishFailed = (err: Error): void => {
