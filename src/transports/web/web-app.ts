@@ -1,6 +1,7 @@
 // The built web app (dist/web, scripts/build.mjs), its service worker and the /errors/<slug> pages.
 //   GET /assets/<file>   hashed build output: Cache-Control public, max-age=31536000, immutable
 //   GET /sw.js           the service worker (scope /): no-cache, so an update is picked up at once
+//   GET /favicon.ico     204 (no icon; browsers ask on every page)
 //   GET <app route>      index.html for the single-page app's routes (WEB_APP_ROUTES): no-cache
 //   GET /errors/<slug>   what a problem `type` means and what to do, from the status table
 // Every HTML answer carries the strict CSP and the security headers (HTML_HEADERS). Without a build
@@ -155,6 +156,9 @@ export async function registerWebApp(app: FastifyInstance, opts: WebPluginOption
     reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff');
     return reply.sendFile('sw.js', webDir, { cacheControl: false });
   });
+
+  // Browsers ask for it on every page (the sign-in pages too): no icon, and no 404 in their consoles.
+  app.get('/favicon.ico', { schema: NOT_IN_API_DOCUMENT }, async (_req, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send());
 
   // The error pages: rendered once, from the same table the problems take their titles from.
   const pages = new Map<string, string>();

@@ -139,6 +139,10 @@ describe('the single-page app', () => {
     expect(text).toContain("addEventListener('push'");
     expect(text).toContain("addEventListener('notificationclick'");
   });
+  it('answers /favicon.ico 204 (no icon, no 404 in the browser console)', async () => {
+    const res = await get('/favicon.ico');
+    expect(res.status).toBe(204);
+  });
 });
 
 describe('/errors/<slug>', () => {
