@@ -211,8 +211,9 @@ export function useBrowser(baseUrl: () => string): E2E {
       n++;
       try {
         await p.screenshot({ path: path.join(dir, file), fullPage: true, timeout: 5_000 });
-      } catch (e) {
-        log.push(`[screenshot ${file}] ${(e as Error).message}`);
+      } catch {
+        // A very long page (hundreds of rows) may not render whole in time: the viewport then.
+        await p.screenshot({ path: path.join(dir, file), timeout: 5_000 }).catch((e: Error) => log.push(`[screenshot ${file}] ${e.message}`));
       }
     }
     if (log.length) writeFileSync(path.join(dir, `${name}.log`), `${log.join('\n')}\n`);
