@@ -53,7 +53,8 @@ const csrf: Interceptor = (next) => async (req) => {
   }
 };
 
-const transport = createConnectTransport({
+/** The one transport of the app (this origin, JSON, the CSRF header): lazily loaded pages make their own clients from it. */
+export const transport = createConnectTransport({
   baseUrl: location.origin,
   useBinaryFormat: false,
   interceptors: [csrf],
