@@ -2,7 +2,7 @@
 // the header, and the pages by path. The integrations page is its own chunk, loaded on first visit.
 import type { ComponentType } from 'preact';
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { GetViewerResponse } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { csrfToken, errorText, isUnauthenticated, viewer } from './client.js';
 import { InboxPage, prefetchInbox } from './inbox-page.js';
@@ -122,8 +122,12 @@ function App() {
       },
     );
   }, []);
+  // After an in-app navigation, keyboard and screen-reader users start at the new page's content.
+  const firstPath = useRef(true);
   useEffect(() => {
     if (path === '/') document.title = 'Inbox · fluxdesk';
+    if (firstPath.current) firstPath.current = false;
+    else document.getElementById('main')?.focus({ preventScroll: true });
   }, [path]);
   if (error)
     return (
