@@ -1,0 +1,100 @@
+// Other pages in a real browser (issue 19 items 5, 6, 8): every problem `type` URI a real error
+// response carries opens a page whose heading is that problem's title (/errors/<slug>), axe clean;
+// the strict Content-Security-Policy is on the HTML and the pages run under it without a
+// violation; a member is refused on the /admin pages, an admin is not.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cspViolations, expectAxeClean, signIn, useBrowser } from '../helpers/browser.js';
+import { event, http, newPersonalToken, newUser, publish, startHarness, type Harness } from '../helpers/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const b = useBrowser(() => h.baseUrl);
+
+describe('problem type pages (browser)', () => {
+  it('the type URI of a real 401, 400 and 404 problem opens a page headed by its title; axe clean; no CSP violation', async () => {
+    const t = await newPersonalToken(h);
+    const problems = [
+      await publish(h, 'svc-in-pers-not-a-token', event(h)),
+      await publish(h, t.token, event(h, { severity: 'loud' })),
+      await http(h, 'GET', `/api/v1/events/${randomUUID()}`, { token: t.token }),
+    ].map((r) => r.body as { type: string; title: string; status: number });
+    expect(problems.map((p) => p.status)).toEqual([401, 400, 404]);
+
+    const page = b.page;
+    for (const p of problems) {
+      expect(p.type.startsWith(`${h.baseUrl}/errors/`), p.type).toBe(true);
+      const res = await page.goto(p.type);
+      expect(res?.status()).toBe(200);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText(p.title);
+    }
+    await expectAxeClean(b, 'error-page');
+
+    // The index lists them, each a link to its page.
+    await page.goto('/errors/');
+    for (const p of problems) await expect(page.getByRole('link', { name: p.title, exact: true })).toHaveAttribute('href', new URL(p.type).pathname);
+    expect(cspViolations(b)).toEqual([]);
+  });
+
+  it('an unknown slug answers 404 with a page that says so', async () => {
+    const res = await b.page.goto('/errors/no-such-problem');
+    expect(res?.status()).toBe(404);
+    await expect(b.page.getByRole('heading', { level: 1 })).toBeVisible();
+    await expect(b.page.locator('body')).toContainText('no-such-problem');
+  });
+});
+
+describe('HTML under a strict Content-Security-Policy (browser)', () => {
+  it('the app page carries the contract CSP and runs under it without a violation', async () => {
+    const user = await newUser(h);
+    await signIn(h, b.page, user);
+    const res = await b.page.goto('/');
+    const csp = res?.headers()['content-security-policy'] ?? '';
+    for (const directive of [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      "object-src 'none'",
+      "base-uri 'none'",
+      "frame-ancestors 'none'",
+      "form-action 'self'",
+    ])
+      expect(csp, csp).toContain(directive);
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    await expect(b.page.getByRole('heading', { level: 1 })).toHaveText('Inbox');
+    await b.page.getByRole('link', { name: 'Integrations' }).click();
+    await expect(b.page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
+    expect(cspViolations(b)).toEqual([]);
+  });
+});
+
+describe('admin pages (browser)', () => {
+  it('a member is refused on /admin pages and has no Admin link; an admin is not refused', async () => {
+    const member = await newUser(h);
+    const page = b.page;
+    await signIn(h, page, member);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Inbox');
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' })).toHaveCount(0);
+    for (const path of ['/admin/moderation', '/admin/tokens']) {
+      await page.goto(path);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Admins only');
+    }
+
+    const admin = await newUser(h, 'admin');
+    const other = await b.newContext();
+    const adminPage = await other.newPage();
+    await signIn(h, adminPage, admin);
+    await adminPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin' }).click();
+    await expect(adminPage.getByRole('heading', { level: 1 })).toBeVisible();
+    await expect(adminPage.getByRole('heading', { level: 1 })).not.toHaveText('Admins only');
+  });
+});
