@@ -85,8 +85,8 @@ function fail(msg) {
 const serverCurrent = () => webOnly || (ifStale && buildIsCurrent(root));
 const webCurrent = () => ifStale && webIsCurrent(root);
 if (serverCurrent() && webCurrent()) process.exit(0);
-if (!existsSync(path.join(root, 'src'))) {
-  say(`no src/ under ${root}: run from the project directory`);
+if (!existsSync(path.join(root, webOnly ? WEB_SRC : 'src'))) {
+  say(`no ${webOnly ? WEB_SRC : 'src'}/ under ${root}: run from the project directory`);
   process.exit(1);
 }
 

@@ -6,7 +6,7 @@
 // page instead of a crash when there is no build.
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -258,4 +258,53 @@ describe('without a build', () => {
     expect(page.statusCode).toBe(200);
     expect(h1(page.body)).toBe('Forbidden');
   });
+});
+
+describe('scripts/build.mjs --web-only (`npm start` and the browser tests build the app this way)', () => {
+  // A scratch project with this repository's web/, gen/, build scripts and node_modules: the real
+  // dist/ is left alone.
+  let dir: string;
+  const build = (...args: string[]) =>
+    spawnSync(process.execPath, ['scripts/build.mjs', '--web-only', ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'fluxdesk-webbuild-'));
+    for (const d of ['web', 'gen', 'scripts']) cpSync(path.join(ROOT, d), path.join(dir, d), { recursive: true });
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'web-build-fixture', private: true, type: 'module' }));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('builds a missing dist/web, reuses a current one, rebuilds after a web/ or gen/ change, keeps the previous build when one fails', () => {
+    let r = build('--if-stale', '--no-check');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('building the web app');
+    expect(r.stderr).toMatch(/inbox route: [\d.]+ KB of JavaScript gzipped/);
+    const index = readFileSync(path.join(dir, 'dist/web/index.html'), 'utf8');
+    expect(existsSync(path.join(dir, 'dist/web/sw.js'))).toBe(true);
+    for (const m of index.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)) expect(existsSync(path.join(dir, 'dist/web', m[1]!)), m[1]).toBe(true);
+
+    r = build('--if-stale', '--no-check');
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+
+    // An edit under web/ (content and mtime), then only a newer mtime under gen/.
+    appendFileSync(path.join(dir, 'web/src/ui.tsx'), '\n// edited\n');
+    r = build('--if-stale', '--no-check');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('dist/web is out of date');
+    const later = new Date(Date.now() + 5000);
+    utimesSync(path.join(dir, 'gen/fluxdesk/inbox/v1/inbox_pb.ts'), later, later);
+    r = build('--if-stale', '--no-check');
+    expect(r.stderr).toContain('dist/web is out of date');
+    expect(build('--if-stale', '--no-check').stderr).toBe('');
+
+    // A broken source: the build fails, the previous dist/web stays whole, no temporary directory is left.
+    const before = readFileSync(path.join(dir, 'dist/web/index.html'), 'utf8');
+    writeFileSync(path.join(dir, 'web/src/live.ts'), 'export const broken = ;\n');
+    r = build('--if-stale', '--no-check');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('vite build failed; dist/web left as it was');
+    expect(readFileSync(path.join(dir, 'dist/web/index.html'), 'utf8')).toBe(before);
+    expect(readdirSync(dir).filter((n) => n.startsWith('dist.'))).toEqual([]);
+  }, 120_000);
 });
