@@ -98,6 +98,8 @@ export class RedisInboxFeed implements InboxFeed {
   /** The user's channel subscribed (once per user while watched; tried again after a failure). */
   private channelSubscribed(userId: string): Promise<void> {
     let p = this.subscribed.get(userId);
+    // Subscribed already, but the connection is down: changes would be lost until it is back.
+    if (p && this.subscriber?.status !== 'ready') return Promise.reject(new Error(`inbox feed subscriber ${this.subscriber?.status ?? 'absent'}`));
     if (p) return p;
     p = this.connection()
       .subscribe(channelOf(userId))
