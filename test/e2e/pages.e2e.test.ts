@@ -77,6 +77,37 @@ describe('HTML under a strict Content-Security-Policy (browser)', () => {
   });
 });
 
+describe('keyboard (browser)', () => {
+  /** Presses Tab until the focused element has the accessible text wanted (at most 40 stops). */
+  async function tabTo(page: import('playwright-core').Page, text: string): Promise<void> {
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+      if (focused === text) return;
+    }
+    throw new Error(`Tab never reached "${text}"`);
+  }
+
+  it('the first Tab stop skips to the content; an item opens and is marked read with the keyboard alone', async () => {
+    const t = await newPersonalToken(h);
+    const title = `Keyboard ${randomUUID().slice(0, 8)}`;
+    expect((await publish(h, t.token, event(h, { title }))).status).toBe(202);
+    const page = b.page;
+    await signIn(h, page, t.user);
+    await expect(page.getByRole('list', { name: 'Inbox', exact: true }).getByRole('link', { name: title })).toBeVisible();
+
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Skip to content');
+    await tabTo(page, title);
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
+    await tabTo(page, 'Mark read');
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('button', { name: 'Mark read', exact: true })).toHaveCount(0);
+    await expect(page.getByText(/^Read\b/)).toBeVisible();
+  });
+});
+
 describe('admin pages (browser)', () => {
   it('a member is refused on /admin pages and has no Admin link; an admin is not refused', async () => {
     const member = await newUser(h);
