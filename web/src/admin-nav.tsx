@@ -1,0 +1,23 @@
+// The admin pages' own navigation (moderation queue, token oversight).
+import { Link } from './ui.js';
+
+const PAGES: [string, string][] = [
+  ['/admin/moderation', 'Moderation'],
+  ['/admin/tokens', 'Tokens'],
+];
+
+export function AdminNav({ current }: { current: string }) {
+  return (
+    <nav class="admin-nav" aria-label="Admin">
+      <ul>
+        {PAGES.map(([href, name]) => (
+          <li key={href}>
+            <Link href={href} aria-current={href === current ? 'page' : undefined}>
+              {name}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
