@@ -58,6 +58,9 @@ function Header({ me, path }: { me: GetViewerResponse; path: string }) {
   );
 }
 
+const RELOADED = 'fluxdesk.reloaded-for-chunk';
+addEventListener('load', () => setTimeout(() => sessionStorage.removeItem(RELOADED), 10_000));
+
 /** A page module loaded on demand (its own chunk). */
 function Lazy<P extends object>({ load, props }: { load: () => Promise<ComponentType<P>>; props: P }) {
   const [C, setC] = useState<ComponentType<P> | null>(null);
@@ -65,7 +68,16 @@ function Lazy<P extends object>({ load, props }: { load: () => Promise<Component
   useEffect(() => {
     load().then(
       (c) => setC(() => c),
-      (e) => setError(errorText(e)),
+      (e) => {
+        // A chunk of an older build is gone (the app was redeployed while this page was open):
+        // load the current build, once per page.
+        if (!sessionStorage.getItem(RELOADED) && /dynamically imported module|Importing a module script failed/i.test(String(e))) {
+          sessionStorage.setItem(RELOADED, '1');
+          location.reload();
+          return;
+        }
+        setError(errorText(e));
+      },
     );
   }, [load]);
   if (error)
