@@ -90,6 +90,9 @@ function Lazy<P extends object>({ load, props }: { load: () => Promise<Component
 }
 // Chunks of their own: the inbox route ships neither (the item page holds the markdown renderer).
 const loadIntegrations = () => import('./integrations-page.js').then((m) => m.IntegrationsPage);
+const loadNotifications = () => import('./notifications-page.js').then((m) => m.NotificationsPage);
+const loadModeration = () => import('./admin-moderation-page.js').then((m) => m.AdminModerationPage);
+const loadTokens = () => import('./admin-tokens-page.js').then((m) => m.AdminTokensPage);
 const loadItem = () => import('./item-page.js').then((m) => m.ItemPage);
 
 function Placeholder({ title, text }: { title: string; text: string }) {
@@ -109,11 +112,11 @@ function Page({ path, me }: { path: string; me: GetViewerResponse }) {
   const item = /^\/inbox\/([^/]+)\/?$/.exec(path);
   if (item) return <Lazy load={loadItem} props={{ id: decodeURIComponent(item[1]!) }} />;
   if (path === '/settings/integrations') return <Lazy load={loadIntegrations} props={{}} />;
-  if (path === '/settings/notifications') return <Placeholder title="Notification settings" text="Browser push and chat preferences will be set here." />;
+  if (path === '/settings/notifications') return <Lazy load={loadNotifications} props={{}} />;
   if (path.startsWith('/admin/')) {
     if (me.role !== 'admin') return <Placeholder title="Admins only" text="This page is for administrators. Your account is not an administrator." />;
-    if (path === '/admin/moderation') return <Placeholder title="Moderation" text="The hold-for-forwarding queue will be shown here." />;
-    if (path === '/admin/tokens') return <Placeholder title="Tokens" text="Token oversight will be shown here." />;
+    if (path === '/admin/moderation') return <Lazy load={loadModeration} props={{}} />;
+    if (path === '/admin/tokens') return <Lazy load={loadTokens} props={{}} />;
   }
   return <Placeholder title="Page not found" text="There is no page at this address." />;
 }
