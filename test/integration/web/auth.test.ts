@@ -5,13 +5,14 @@ import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { runOperation } from '../../../src/app/run-operation.js';
 import type { Logger } from '../../../src/domain/context.js';
 import { loadConfig } from '../../../src/config.js';
 import { createLoginLink } from '../../../src/domain/web/create-login-link.js';
 import { pruneSignInTask } from '../../../src/domain/web/prune-sign-in.js';
 import { parseCommand } from '../../../src/transports/cli/commands.js';
-import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
+import { bearer, closeSessions, protoEvent, transportFor } from '../../helpers/connect.js';
 import { newUser, operator, startHarness, uniqueEmail, type Harness, type TestUser } from '../../helpers/harness.js';
 
 let h: Harness;
@@ -318,6 +319,27 @@ describe('a session as a Connect caller', () => {
     const bobAgent = await operator<{ token: string }>(h, 'agent_tokens.create', { email: bob.email });
     const list = await accountAs(a, [bearer(bobAgent.token)]).listPersonalTokens({});
     expect(list.tokens.map((t) => t.label)).toEqual(['bob-only']);
+  });
+
+  it('rate limits count per session (the agent windows); an inbound-token operation still needs a bearer token', async () => {
+    const user = await newUser(h);
+    const one = await signIn(user);
+    const two = await signIn(user);
+    const remaining = async (s: Session) => {
+      let headers: Headers | undefined;
+      await accountAs(s).listPersonalTokens({}, { onHeader: (hd) => (headers = hd) });
+      return { limit: headers?.get('x-ratelimit-limit'), remaining: Number(headers?.get('x-ratelimit-remaining')) };
+    };
+    const a1 = await remaining(one);
+    const a2 = await remaining(one);
+    const b1 = await remaining(two);
+    expect(a1.limit).toBe('60');
+    expect(a2.remaining).toBe(a1.remaining - 1);
+    expect(b1.remaining).toBe(a1.remaining);
+    const events = createClient(EventService, transportFor(h, 'connect', [web(one.cookie, one.csrf)]));
+    const err = await connectErrorOf(events.publish({ event: protoEvent(h) }));
+    expect(err.code).toBe(Code.Unauthenticated);
+    expect(codeOf(err)).toBe('missing_or_invalid_authorization');
   });
 
   it('a session of a user offboarded since is refused', async () => {
