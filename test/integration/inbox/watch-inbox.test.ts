@@ -181,6 +181,33 @@ describe('WatchInbox on one instance', () => {
     w.close();
   });
 
+  it('MarkAllRead of 600 rows: an upsert for each (feed lines of 200 ids, reads of at most 500), the last with unread 0', async () => {
+    const { ag } = await person(a);
+    await a.svc.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into notifications (id, user_id, type, title, created_at, updated_at)
+         select gen_random_uuid(), ?, 'task', 'n' || g, now() - (g || ' seconds')::interval, now() from generate_series(1, 600) g`,
+        [ag.userId],
+      );
+    const w = watch(a, ag.token);
+    const ready = await w.next(5000);
+    expect(ready.unreadCount).toBe(600);
+    expect((await inbox(a, ag.token).markAllRead({})).markedCount).toBe(600);
+    const seen = new Set<string>();
+    let last: WatchInboxResponse | undefined;
+    while (seen.size < 600) {
+      last = await w.next(3000);
+      const item = upsert(last);
+      expect(item.read).toBe(true);
+      seen.add(item.notificationId);
+    }
+    expect(last?.unreadCount).toBe(0);
+    expect(await w.quiet(300)).toBe(true);
+    w.close();
+  });
+
   it("another user's publish never arrives", async () => {
     const alice = await person(a);
     const bob = await person(a);
