@@ -113,7 +113,7 @@ function HeldItem({ item, onChanged }: { item: HeldEvent; onChanged: () => Promi
   return (
     <li class={`held-item sev-${item.severity}`} aria-labelledby={headingId}>
       <h2 id={headingId}>{item.title}</h2>
-      <p class="meta">
+      <p class="held-meta">
         <span class={`severity sev-${item.severity}`}>{item.severity}</span> · <span>{item.eventType}</span> · from token “{item.tokenLabel}” · received{' '}
         <Time at={item.receivedAt} />
         {item.fireCount > 1 && <> · Fired {item.fireCount} times</>}

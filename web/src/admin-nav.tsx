@@ -1,5 +1,6 @@
 // The admin pages' own navigation (moderation queue, token oversight).
 import { Link } from './ui.js';
+import './admin.css';
 
 const PAGES: [string, string][] = [
   ['/admin/moderation', 'Moderation'],

@@ -12,6 +12,7 @@ import { ChatStyle, type Preferences } from '../../gen/fluxdesk/notifications/v1
 import { errorText } from './client.js';
 import { notificationSettings as api } from './settings-clients.js';
 import { Field, Link, useToast } from './ui.js';
+import './admin.css';
 
 const SEVERITIES = ['critical', 'warn', 'info', 'success'] as const;
 
