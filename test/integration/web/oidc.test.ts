@@ -244,6 +244,28 @@ describe('sign-in with OIDC', () => {
     expect(callback.headers.get('location')).toBe('/');
   });
 
+  it('an unreachable provider is a 503 page (discovery is tried again on the next sign-in)', async () => {
+    const port = await freePort();
+    const dead = await freePort();
+    const down = Fastify();
+    await registerAuthRoutes(down, {
+      deps: h.svc.deps,
+      publicBaseUrl: `http://127.0.0.1:${port}`,
+      errorsBaseUrl: `http://127.0.0.1:${port}/errors`,
+      oidc: { issuerUrl: `http://127.0.0.1:${dead}`, clientId: 'x', clientSecret: null },
+    });
+    await down.listen({ port, host: '127.0.0.1' });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/auth/oidc/start`, { redirect: 'manual' });
+        expect(res.status).toBe(503);
+        expect(await res.text()).toContain('could not be reached');
+      }
+    } finally {
+      await down.close();
+    }
+  });
+
   it('the harness service (no OIDC settings) answers start with a 404 page, not a redirect', async () => {
     const res = await fetch(`${h.baseUrl}/auth/oidc/start`, { redirect: 'manual' });
     expect(res.status).toBe(404);
