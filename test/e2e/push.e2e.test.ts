@@ -138,7 +138,7 @@ async function openSettings(user: TestUser, sub?: Sub): Promise<Page> {
 }
 
 describe('browser push (real service worker, local push endpoint)', () => {
-  it('enable registers the subscription with the VAPID key; a critical publish is pushed, decrypted and shown with tag = delivery id; the same tag replaces; disable removes it', async () => {
+  it('enable registers the subscription with the VAPID key; a critical publish is pushed, decrypted and shown with tag = delivery id; the same tag replaces, another delivery's tag does not; disable removes it', async () => {
     const t = await newPersonalToken(h);
     const path = `/push/${randomUUID()}`;
     const sub = browserSubscription(`${rx.url}${path}`);
@@ -192,6 +192,17 @@ describe('browser push (real service worker, local push endpoint)', () => {
       return n.length === 1 && n[0]!.title === `${title} (again)` && n;
     });
     expect(second).toHaveLength(1);
+
+    // Another delivery has its own tag: it is shown next to the first one, not in its place.
+    const title2 = `Queue stuck ${randomUUID().slice(0, 6)}`;
+    const r2 = await publish(h, t.token, event(h, { severity: 'critical', title: title2 }));
+    expect(r2.status, r2.text).toBe(202);
+    const [, hit2] = await until('the second push request', () => rx.hitsFor(path).length === 2 && rx.hitsFor(path));
+    const payload2 = sub.decrypt(hit2!.body) as { tag: string };
+    expect(payload2).toMatchObject({ title: title2, tag: r2.body.deliveryId });
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(payload2) });
+    await until('the second notification', async () => (await shown(page, payload2.tag)).length === 1);
+    expect(await shown(page, deliveryId)).toHaveLength(1);
 
     await expectAxeClean(b, 'notification settings (push on)');
 

@@ -9,6 +9,8 @@ import { account, errorText } from './client.js';
 import { Field, Time, useToast } from './ui.js';
 
 const KINDS = ['personal', 'moderation', 'tools_claim'] as const;
+/** The RPC's maximum page. */
+const LIMIT = 500;
 
 export function AdminTokensPage() {
   const toast = useToast();
@@ -21,7 +23,7 @@ export function AdminTokensPage() {
 
   const load = async () => {
     try {
-      const res = await account.adminListTokens({ kind: kind || undefined, includeRevoked, limit: 500 });
+      const res = await account.adminListTokens({ kind: kind || undefined, includeRevoked, limit: LIMIT });
       setTokens(res.tokens);
       setError('');
     } catch (e) {
@@ -77,6 +79,7 @@ export function AdminTokensPage() {
       )}
       {tokens === null && !error && <p class="loading">Loading…</p>}
       {tokens && tokens.length === 0 && <p class="empty">No tokens.</p>}
+      {tokens && tokens.length >= LIMIT && <p class="total">Showing the newest {LIMIT} tokens; choose a kind to narrow the list.</p>}
       {tokens && tokens.length > 0 && (
         <table class="tokens">
           <caption class="visually-hidden">Inbound tokens</caption>
