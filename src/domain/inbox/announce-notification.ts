@@ -1,0 +1,14 @@
+// An inbox row that open inboxes (WatchInbox) learn of: addNotification (notify.ts) plus the feed
+// after the caller's commit. For operations that add a notification (a forward of a held event, a
+// task assignment, a suspended token's notice): with plain addNotification the row appears in the
+// web app only at its next list.
+import type { EntityManager } from '@mikro-orm/core';
+import type { OpContext } from '../context.js';
+import type { Notification } from './inbox.entity.js';
+import { addNotification, type NotificationInput } from './notify.js';
+
+export function addAnnouncedNotification(ctx: Pick<OpContext, 'afterCommit' | 'ports'>, em: EntityManager, now: Date, input: NotificationInput): Notification {
+  const n = addNotification(em, now, input);
+  ctx.afterCommit(() => ctx.ports.inboxFeed.changed(n.userId, { notificationIds: [n.id] }));
+  return n;
+}
