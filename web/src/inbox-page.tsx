@@ -3,6 +3,7 @@
 // the unread count, "Mark all read" and filters by severity and event type.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
+import { type Filters, upsert } from './inbox-list.js';
 import { errorText, inbox } from './client.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { type LiveState, onLiveState, subscribe } from './live.js';
@@ -12,35 +13,6 @@ const PAGE = 100;
 /** ListInbox's largest page. */
 const MAX_PAGE = 500;
 const SEVERITY_OPTIONS = ['critical', 'warn', 'info', 'success'];
-
-interface Filters {
-  severity: string;
-  eventType: string;
-}
-
-const created = (i: InboxItem): number => (i.createdAt ? Number(i.createdAt.seconds) * 1000 + Math.floor(i.createdAt.nanos / 1e6) : 0);
-
-function matches(i: InboxItem, f: Filters): boolean {
-  if (f.severity && i.severity !== f.severity) return false;
-  if (f.eventType && i.eventType !== f.eventType) return false;
-  return true;
-}
-
-/** The list with `item` applied: replaced in place when present, else inserted newest first; removed when it no longer matches. */
-export function upsert(items: InboxItem[], item: InboxItem, f: Filters): InboxItem[] {
-  const at = items.findIndex((x) => x.notificationId === item.notificationId);
-  if (!matches(item, f)) return at < 0 ? items : items.filter((_, k) => k !== at);
-  if (at >= 0) {
-    const next = items.slice();
-    next[at] = item;
-    return next;
-  }
-  const t = created(item);
-  const pos = items.findIndex((x) => created(x) < t);
-  const next = items.slice();
-  next.splice(pos < 0 ? next.length : pos, 0, item);
-  return next;
-}
 
 const listRequest = (f: Filters, limit: number, pageToken?: string) =>
   inbox.listInbox({ severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit, pageToken });
