@@ -138,7 +138,7 @@ async function openSettings(user: TestUser, sub?: Sub): Promise<Page> {
 }
 
 describe('browser push (real service worker, local push endpoint)', () => {
-  it('enable registers the subscription with the VAPID key; a critical publish is pushed, decrypted and shown with tag = delivery id; the same tag replaces, another delivery's tag does not; disable removes it', async () => {
+  it('enable registers the subscription with the VAPID key; a critical publish is pushed, decrypted and shown with tag = delivery id; the same tag replaces, another delivery (own tag) does not; disable removes it', async () => {
     const t = await newPersonalToken(h);
     const path = `/push/${randomUUID()}`;
     const sub = browserSubscription(`${rx.url}${path}`);
