@@ -61,7 +61,12 @@ export function createLogger(level: string, fd: 1 | 2 = 1, stream?: pino.Destina
       },
       serializers: {
         // Path only: a careless client may put a token in the query string.
-        req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: req.url?.split('?')[0], requestId: req.id }),
+        // The one-time sign-in link carries its secret in the path (/auth/link/<token>).
+        req: (req: { method?: string; url?: string; id?: string }) => ({
+          method: req.method,
+          url: req.url?.split('?')[0]?.replace(/^\/auth\/link\/[^/]+/, '/auth/link/[redacted]'),
+          requestId: req.id,
+        }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
         err: pino.stdSerializers.err,
       },

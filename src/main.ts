@@ -91,6 +91,7 @@ async function startOn(config: Config, opts: StartOptions): Promise<RunningServi
     errorsBaseUrl: config.errorsBaseUrl,
     publicBaseUrl: config.publicBaseUrl,
     serviceVersion: config.serviceVersion,
+    oidc: config.oidc,
     metricsRoute: config.metricsPort === null,
     instrument: opts.instrumentHttp,
   });

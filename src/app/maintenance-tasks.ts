@@ -4,6 +4,7 @@ import type { AppDeps } from './deps.js';
 import { feedbackAutoDeleteTask } from '../domain/feedback/auto-delete-feedback.js';
 import { tokenInactivityScanTask } from '../domain/tokens/inactivity-scan.js';
 import { mailOutboxTask } from '../infra/mail/mail-outbox.js';
+import { pruneSignInTask } from '../domain/web/prune-sign-in.js';
 
 export interface MaintenanceTask {
   /** Stable job name, e.g. `feedback.auto-delete`. */
@@ -13,4 +14,4 @@ export interface MaintenanceTask {
   run(deps: AppDeps, now: Date): Promise<{ processed: number }>;
 }
 
-export const MAINTENANCE_TASKS: MaintenanceTask[] = [feedbackAutoDeleteTask, tokenInactivityScanTask, mailOutboxTask];
+export const MAINTENANCE_TASKS: MaintenanceTask[] = [feedbackAutoDeleteTask, tokenInactivityScanTask, mailOutboxTask, pruneSignInTask];

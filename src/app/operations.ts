@@ -22,6 +22,7 @@ import { FEEDBACK_OPERATIONS } from '../domain/feedback/feedback-operations.js';
 import { REPOSITORY_OPERATIONS, REPOSITORY_OPERATOR_OPERATIONS } from '../domain/repositories/repository-operations.js';
 import { SEARCH_OPERATIONS, SEARCH_OPERATOR_OPERATIONS } from '../domain/search/search-operations.js';
 import { MODERATION_AGENT_OPERATIONS, MODERATION_OPERATOR_OPERATIONS } from '../domain/moderation/moderation-operations.js';
+import { WEB_OPERATOR_OPERATIONS } from '../domain/web/web-operations.js';
 
 export const OPERATOR_OPERATIONS: Record<string, Operation<any, any, any>> = Object.fromEntries(
   [
@@ -37,6 +38,7 @@ export const OPERATOR_OPERATIONS: Record<string, Operation<any, any, any>> = Obj
     ...MODERATION_OPERATOR_OPERATIONS,
     ...SEARCH_OPERATOR_OPERATIONS,
     ...REPOSITORY_OPERATOR_OPERATIONS,
+    ...WEB_OPERATOR_OPERATIONS,
   ].map((op) => [op.name, op]),
 );
 

@@ -11,6 +11,7 @@ import { LazyChildLogger } from '../../app/lazy-logger.js';
 import { DomainError } from '../../domain/errors.js';
 import { connectServing } from '../connect/serving.js';
 import { webPlugin } from '../web/plugin.js';
+import type { OidcConfig } from '../../config.js';
 import { legacyPlugin } from '../legacy/plugin.js';
 import { mcpPlugin } from '../mcp/plugin.js';
 import { repositoryWebhooksPlugin } from '../legacy/repository-webhooks.js';
@@ -30,6 +31,8 @@ export interface ServerOptions {
   errorsBaseUrl: string;
   publicBaseUrl: string;
   serviceVersion: string;
+  /** OIDC_* for the web sign-in routes (null = none). */
+  oidc?: OidcConfig | null;
   /** GET /metrics on this listener (default); false when METRICS_PORT serves it instead. */
   metricsRoute?: boolean;
   /** Test-only: called with the new instance before any hook or route is added (the test harness's OpenAPI conformance recorder). */
@@ -99,7 +102,7 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
   await app.register(mcpPlugin, { deps: opts.deps, serviceVersion: opts.serviceVersion, errorsBaseUrl: opts.errorsBaseUrl });
   await app.register(repositoryWebhooksPlugin, { deps: opts.deps });
   // The web app: sign-in routes, the single-page app and the error pages (transports/web/).
-  await app.register(webPlugin, { deps: opts.deps, publicBaseUrl: opts.publicBaseUrl, errorsBaseUrl: opts.errorsBaseUrl });
+  await app.register(webPlugin, { deps: opts.deps, publicBaseUrl: opts.publicBaseUrl, errorsBaseUrl: opts.errorsBaseUrl, oidc: opts.oidc ?? null });
   // Connect replaces content-type parsers in its own scope (no-op parsers: Connect reads the body
   // itself, bounded per method, after its request gate): registered without fastify-plugin.
   await app.register(fastifyConnectPlugin, connectServing(opts.deps, { grpcWeb: true, connect: true, grpc: false }, { http1: true }));

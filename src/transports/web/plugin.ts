@@ -3,6 +3,7 @@
 // talks to the same Connect services as every other client (session cookie + x-csrf-token).
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
+import type { OidcConfig } from '../../config.js';
 import { registerAuthRoutes } from './auth-routes.js';
 import { registerWebApp } from './web-app.js';
 
@@ -10,6 +11,8 @@ export interface WebPluginOptions {
   deps: AppDeps;
   publicBaseUrl: string;
   errorsBaseUrl: string;
+  /** OIDC_* (company SSO); null = sign-in by one-time link only. */
+  oidc?: OidcConfig | null;
 }
 
 export async function webPlugin(app: FastifyInstance, opts: WebPluginOptions): Promise<void> {
