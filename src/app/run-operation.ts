@@ -312,6 +312,12 @@ const AGENT_WINDOWS: Windows = [
   { suffix: ':day', limit: 5000, windowMs: 24 * 60 * 60 * 1000, label: 'per day' },
 ];
 /**
+ * A person in the web app (AgentPrincipal.viaSession): a page load makes a few calls at once and a
+ * busy person clicks through many items, so a session has a request budget like an inbound token's
+ * (per session, no daily cap); agent tokens (programs) keep theirs.
+ */
+const SESSION_WINDOWS: Windows = [{ suffix: ':web', limit: 300, windowMs: 60_000, label: 'per minute' }];
+/**
  * Windows per principal kind and Operation.rateLimited: inbound tokens 60/min for publishing and
  * 600/min (own key) for every other call; agent tokens 60/min and 5000/day for every call.
  */
@@ -339,7 +345,7 @@ async function applyRateLimit(
 ): Promise<RateLimitInfo | undefined> {
   if (principal.type === 'system') return undefined;
   const nowMs = deps.clock.now().getTime();
-  const windows = WINDOWS[principal.type][budget === true ? 'publish' : 'requests'];
+  const windows = principal.type === 'agent' && principal.viaSession ? SESSION_WINDOWS : WINDOWS[principal.type][budget === true ? 'publish' : 'requests'];
   let decisions: Awaited<ReturnType<AppDeps['rateLimiter']['hitAll']>>;
   try {
     decisions = await deps.rateLimiter.hitAll(`tok:${principal.tokenId}`, windows, nowMs);

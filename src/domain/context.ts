@@ -62,6 +62,12 @@ export interface AgentPrincipal {
   userName: string;
   userRole: string;
   scopes: string[];
+  /**
+   * Set when the caller is a person signed in to the web app (a session cookie, not an agent
+   * token: transports/connect/session-auth.ts). tokenId is then the session id, and the calls
+   * count against the session budget (app/run-operation.ts SESSION_WINDOWS), not the agent one.
+   */
+  viaSession?: true;
 }
 
 /** Operators on the machine (CLI); trusted. */

@@ -45,6 +45,7 @@ export const resolveWebSession = defineOperation<z.infer<typeof ResolveWebSessio
         userName: s.userName,
         userRole: s.userRole,
         scopes: sessionScopes(s.userRole),
+        viaSession: true,
       },
     };
   },

@@ -321,7 +321,7 @@ describe('a session as a Connect caller', () => {
     expect(list.tokens.map((t) => t.label)).toEqual(['bob-only']);
   });
 
-  it('rate limits count per session (the agent windows); an inbound-token operation still needs a bearer token', async () => {
+  it('rate limits count per session (the session budget, 300 per minute); an inbound-token operation still needs a bearer token', async () => {
     const user = await newUser(h);
     const one = await signIn(user);
     const two = await signIn(user);
@@ -333,7 +333,7 @@ describe('a session as a Connect caller', () => {
     const a1 = await remaining(one);
     const a2 = await remaining(one);
     const b1 = await remaining(two);
-    expect(a1.limit).toBe('60');
+    expect(a1.limit).toBe('300');
     expect(a2.remaining).toBe(a1.remaining - 1);
     expect(b1.remaining).toBe(a1.remaining);
     const events = createClient(EventService, transportFor(h, 'connect', [web(one.cookie, one.csrf)]));
