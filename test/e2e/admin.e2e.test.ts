@@ -25,25 +25,6 @@ afterAll(async () => {
 const b = useBrowser(() => h.baseUrl);
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
-/**
- * Signs in through browser.ts's signIn (login link). Until `web.create_login_link` is in the
- * operator registry (the CLI's path), the same operation runs in-process instead.
- */
-async function signInAs(page: Page, user: Pick<TestUser, 'email'>): Promise<void> {
-  try {
-    await signIn(h, page, user);
-  } catch (e) {
-    if (!/unknown_operation/.test(String(e))) throw e;
-    const { runOperation } = await import('../../src/app/run-operation.js');
-    const { createLoginLink } = await import('../../src/domain/web/create-login-link.js');
-    const inv = { surface: 'cli', requestId: 'e2e', input: { email: user.email }, log: h.svc.deps.log, system: true } as Parameters<typeof runOperation>[2];
-    const { url } = (await runOperation(h.svc.deps, createLoginLink, inv)).output;
-    await page.goto(url);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/auth/'));
-  }
-}
-
 /** An admin with a moderation token (issued through ModerationService with the admin's agent token). */
 async function moderationAdmin(): Promise<{ admin: TestUser; token: string; prefix: string }> {
   const admin = await newUser(h, 'admin');
@@ -75,7 +56,7 @@ describe('admin pages (browser)', () => {
   it('a member gets "Admins only" at /admin/moderation and /admin/tokens, and no admin data', async () => {
     const member = await newUser(h);
     const page = b.page;
-    await signInAs(page, member);
+    await signIn(h, page, member);
     for (const path of ['/admin/moderation', '/admin/tokens']) {
       await page.goto(path);
       await expect(page.getByRole('heading', { level: 1 })).toHaveText('Admins only');
@@ -98,7 +79,7 @@ describe('admin pages (browser)', () => {
     expect(await sql(`select id from notifications where user_id in (?, ?)`, [target.userId, m.admin.userId])).toEqual([]);
 
     const page = b.page;
-    await signInAs(page, m.admin);
+    await signIn(h, page, m.admin);
     await page.goto('/admin/moderation');
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Moderation');
     const item = heldItem(page, rawTitle);
@@ -139,7 +120,7 @@ describe('admin pages (browser)', () => {
     // The target sees the forwarded event in their own inbox (their own browser).
     const ctx = await b.newContext();
     const theirs = await ctx.newPage();
-    await signInAs(theirs, target);
+    await signIn(h, theirs, target);
     if (new URL(theirs.url()).pathname !== '/') await theirs.goto('/');
     const inbox = theirs.getByRole('list', { name: 'Inbox', exact: true });
     await expect(inbox.getByRole('link', { name: edited, exact: true })).toBeVisible();
@@ -155,7 +136,7 @@ describe('admin pages (browser)', () => {
     const admin = await newUser(h, 'admin');
 
     const page = b.page;
-    await signInAs(page, admin);
+    await signIn(h, page, admin);
     await page.goto('/admin/moderation');
     await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Tokens', exact: true }).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Tokens');

@@ -44,25 +44,6 @@ afterAll(async () => {
 const b = useBrowser(() => h.baseUrl);
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
-/**
- * Signs in through browser.ts's signIn (login link). Until `web.create_login_link` is in the
- * operator registry (the CLI's path), the same operation runs in-process instead.
- */
-async function signInAs(page: Page, user: Pick<TestUser, 'email'>): Promise<void> {
-  try {
-    await signIn(h, page, user);
-  } catch (e) {
-    if (!/unknown_operation/.test(String(e))) throw e;
-    const { runOperation } = await import('../../src/app/run-operation.js');
-    const { createLoginLink } = await import('../../src/domain/web/create-login-link.js');
-    const inv = { surface: 'cli', requestId: 'e2e', input: { email: user.email }, log: h.svc.deps.log, system: true } as Parameters<typeof runOperation>[2];
-    const { url } = (await runOperation(h.svc.deps, createLoginLink, inv)).output;
-    await page.goto(url);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/auth/'));
-  }
-}
-
 type Sub = ReturnType<typeof browserSubscription>;
 
 /**
@@ -131,7 +112,7 @@ const shown = (page: Page, tag: string) =>
 async function openSettings(user: TestUser, sub?: Sub): Promise<Page> {
   const page = b.page;
   if (sub) await stubPushManager(page, sub);
-  await signInAs(page, user);
+  await signIn(h, page, user);
   await page.goto('/settings/notifications');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Notification settings');
   return page;
