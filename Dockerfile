@@ -23,6 +23,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY gen ./gen
 COPY src ./src
+# The web app (issue 19): built into dist/web by the same build step.
+COPY web ./web
 # Type-checked build (npm run build); fails the image build on a type error.
 RUN node scripts/build.mjs
 
