@@ -58,6 +58,7 @@ describe('integrations page (browser)', () => {
     await expect(rowOf(page, label)).toContainText('500');
     await expect(rowOf(page, label)).toContainText('active');
     await expect(rowOf(page, label)).toContainText('Never');
+    await expect(rowOf(page, label)).toContainText('Publishes from the nightly pipeline');
 
     expect(await publishWith(value)).toBe(202);
 

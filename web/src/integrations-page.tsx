@@ -54,7 +54,7 @@ export function IntegrationsPage() {
     if (!label.trim()) return;
     setBusy(true);
     try {
-      const res = await account.issuePersonalToken({ label: label.trim(), dailyLimit: limit });
+      const res = await account.issuePersonalToken({ label: label.trim(), note: note.trim() || undefined, dailyLimit: limit });
       // The signing secret is part of the owner's token listing, not of the issue answer.
       const list = await load();
       const t = list.find((x) => x.tokenId === res.tokenId);
@@ -147,6 +147,7 @@ export function IntegrationsPage() {
               <th scope="col">Label</th>
               <th scope="col">Token</th>
               <th scope="col">Status</th>
+              <th scope="col">Note</th>
               <th scope="col">Daily limit</th>
               <th scope="col">Last use</th>
               <th scope="col">Created</th>
@@ -161,6 +162,7 @@ export function IntegrationsPage() {
                   <code>{t.displayPrefix}…</code>
                 </td>
                 <td class={`status status-${t.status}`}>{t.status}</td>
+                <td>{t.note ?? ''}</td>
                 <td>{t.dailyLimit}</td>
                 <td>{t.lastUsedAt ? <Time at={t.lastUsedAt} /> : 'Never'}</td>
                 <td>

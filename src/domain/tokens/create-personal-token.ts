@@ -10,10 +10,13 @@ import { requireUserByEmail } from '../users/users.repository.js';
 import { DomainError } from '../errors.js';
 import { auditTokenCreated, createInboundTokenRow } from './new-inbound-token.js';
 
+/** A token's free-text note (self-service and operator creation alike). */
+export const TokenNote = z.string().max(500);
+
 export const CreatePersonalTokenInput = z.strictObject({
   email: z.email().max(120),
   label: z.string().min(1).max(80),
-  note: z.string().max(500).optional(),
+  note: TokenNote.optional(),
   daily_limit: z
     .number()
     .int()

@@ -7,7 +7,7 @@ import { DomainError } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { iso } from '../timestamps.js';
 import { requireUserByEmail } from '../users/users.repository.js';
-import { mintSelfServiceToken } from './create-personal-token.js';
+import { mintSelfServiceToken, TokenNote } from './create-personal-token.js';
 import { listOwnTokenRows, requireOwnToken } from './own-tokens.repository.js';
 import { rotateTokenValue } from './rotate-token.js';
 
@@ -19,6 +19,7 @@ const endpointUrl = (ctx: OpContext) => `${ctx.config.publicBaseUrl}/api/interna
 
 export const IssueOwnTokenInput = z.strictObject({
   label: z.string().min(1).max(80),
+  note: TokenNote.optional(),
   daily_limit: z.number().int().min(1).max(1000).default(50),
 });
 
@@ -34,7 +35,7 @@ export const issueOwnPersonalToken = defineOperation<
   input: IssueOwnTokenInput,
   handler: async (input, ctx) => {
     const user = await requireUserByEmail(ctx.em, ctx.principal.userEmail);
-    const t = await mintSelfServiceToken(ctx.em, ctx, user, { label: input.label, note: null, dailyLimit: input.daily_limit });
+    const t = await mintSelfServiceToken(ctx.em, ctx, user, { label: input.label, note: input.note ?? null, dailyLimit: input.daily_limit });
     return { token_id: t.tokenId, token_value: t.token, endpoint_url: endpointUrl(ctx) };
   },
 });
@@ -51,6 +52,7 @@ export interface OwnTokenView {
   lastUsedAt: string | null;
   revokedAt: string | null;
   callbackSecret: string;
+  note: string | null;
 }
 
 export const listOwnTokens = defineOperation<Record<string, never>, { items: OwnTokenView[] }, AgentPrincipal>({
@@ -73,6 +75,7 @@ export const listOwnTokens = defineOperation<Record<string, never>, { items: Own
         lastUsedAt: r.last_used_at === null ? null : iso(r.last_used_at),
         revokedAt: r.revoked_at === null ? null : iso(r.revoked_at),
         callbackSecret: r.callback_secret,
+        note: r.note,
       })),
     };
   },

@@ -21,12 +21,13 @@ export interface OwnTokenRow {
   last_used_at: Date | string | null;
   revoked_at: Date | string | null;
   callback_secret: string;
+  note: string | null;
 }
 
 /** A user's own personal and moderation tokens, newest first (never values; the callback secret is the owner's to see). */
 export async function listOwnTokenRows(em: EntityManager, ownerUserId: string): Promise<OwnTokenRow[]> {
   return (await em.getConnection().execute(
-    `select id, kind, label, status, display_prefix, daily_limit, integrator_id, created_at, last_used_at, revoked_at, callback_secret
+    `select id, kind, label, status, display_prefix, daily_limit, integrator_id, created_at, last_used_at, revoked_at, callback_secret, note
          from inbound_tokens where owner_user_id = ? and kind <> 'tools_claim' order by created_at desc`,
     [ownerUserId],
   )) as OwnTokenRow[];

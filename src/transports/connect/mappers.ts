@@ -285,6 +285,7 @@ export function personalTokenToProto(t: OwnTokenView): PersonalToken {
     lastUsedAt: tsOrUnset(t.lastUsedAt),
     revokedAt: tsOrUnset(t.revokedAt),
     callbackSecret: t.callbackSecret,
+    note: t.note ?? undefined,
   });
 }
 

@@ -170,7 +170,7 @@ export function connectRoutes(deps: AppDeps) {
     // The caller's own account, authenticated with their agent token (`sk-svc-`).
     router.service(AccountService, {
       async issuePersonalToken(req, ctx) {
-        const out = await call(deps, issueOwnPersonalToken, defined({ label: req.label, daily_limit: req.dailyLimit }), ctx);
+        const out = await call(deps, issueOwnPersonalToken, defined({ label: req.label, note: req.note, daily_limit: req.dailyLimit }), ctx);
         return { tokenId: out.token_id, tokenValue: out.token_value, endpointUrl: out.endpoint_url };
       },
       async listPersonalTokens(_req, ctx) {

@@ -73,6 +73,21 @@ describe('personal tokens through AccountService', () => {
     expect(t.callbackSecret).toMatch(/^[0-9a-f]{64}$/);
     expect(issued.tokenValue.startsWith(t.displayPrefix)).toBe(true);
     expect(toJsonString(ListPersonalTokensResponseSchema, listed)).not.toContain(issued.tokenValue);
+    expect(t.note).toBeUndefined();
+  });
+
+  it('a note given at creation is listed with the token; a note over 500 chars is refused and nothing is created', async () => {
+    const a = await agent();
+    const c = account(a.token);
+    const { tokenId } = await c.issuePersonalToken({ label: 'noted', note: 'Publishes from the nightly pipeline' });
+    expect((await c.listPersonalTokens({})).tokens.find((t) => t.tokenId === tokenId)?.note).toBe('Publishes from the nightly pipeline');
+    const bad = await c.issuePersonalToken({ label: 'too long', note: 'x'.repeat(501) }).then(
+      () => undefined,
+      (e) => ConnectError.from(e),
+    );
+    expect(bad?.code).toBe(Code.InvalidArgument);
+    expect(bad?.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => v.field)).toEqual(['note']);
+    expect((await c.listPersonalTokens({})).tokens.map((t) => t.label)).toEqual(['noted']);
   });
 
   it('disable -> 401 token_revoked; enable -> works again; both idempotent', async () => {
