@@ -27,7 +27,8 @@ function usePath(): string {
 function Header({ me, path }: { me: GetViewerResponse; path: string }) {
   const nav: [string, string, boolean][] = [
     ['/', 'Inbox', path === '/' || path.startsWith('/inbox/')],
-    ['/settings/integrations', 'Integrations', path.startsWith('/settings/')],
+    ['/settings/integrations', 'Integrations', path === '/settings/integrations'],
+    ['/settings/notifications', 'Notifications', path === '/settings/notifications'],
   ];
   if (me.role === 'admin') nav.push(['/admin/moderation', 'Admin', path.startsWith('/admin/')]);
   return (
