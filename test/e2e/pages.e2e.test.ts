@@ -77,6 +77,72 @@ describe('HTML under a strict Content-Security-Policy (browser)', () => {
   });
 });
 
+describe('item body (browser)', () => {
+  const HOSTILE = [
+    '## What happened',
+    '',
+    'The nightly job failed. <script>window.__pwned = 1</script>',
+    '',
+    '<img src="https://images.example.test/pixel.png" onerror="window.__pwned = 2">',
+    '',
+    '![tracking pixel](https://images.example.test/track.png)',
+    '',
+    '[run this](javascript:window.__pwned=3) and [read the docs](https://docs.example.test/runbook)',
+  ].join('\n');
+
+  it('expanded, collapsed ("Details") and preview (first ~200 characters) bodies; sanitised: no script runs, no remote image loads, no javascript: link', async () => {
+    const t = await newPersonalToken(h);
+    const long = `${'Disk usage on db-1 crossed 90 percent and keeps growing. '.repeat(8)}End.`;
+    const items = {
+      expanded: `Expanded ${randomUUID().slice(0, 8)}`,
+      collapsed: `Collapsed ${randomUUID().slice(0, 8)}`,
+      preview: `Preview ${randomUUID().slice(0, 8)}`,
+    };
+    const bodies = { expanded: HOSTILE, collapsed: HOSTILE, preview: long };
+    for (const [mode, title] of Object.entries(items))
+      expect((await publish(h, t.token, event(h, { title, markdown_body: bodies[mode as keyof typeof bodies], markdown_body_rendering: mode }))).status).toBe(
+        202,
+      );
+
+    const page = b.page;
+    const remote: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(h.baseUrl)) remote.push(r.url());
+    });
+    await signIn(h, page, t.user);
+    const list = page.getByRole('list', { name: 'Inbox', exact: true });
+
+    await list.getByRole('link', { name: items.expanded, exact: true }).click();
+    await expect(page.getByRole('heading', { level: 2, name: 'What happened' })).toBeVisible();
+    await expect(page.locator('body')).toContainText('<script>window.__pwned = 1</script>');
+    await expect(page.getByRole('link', { name: 'read the docs' })).toHaveAttribute('href', 'https://docs.example.test/runbook');
+    await expect(page.getByRole('link', { name: 'read the docs' })).toHaveAttribute('target', '_blank');
+    await expect(page.getByRole('link', { name: 'run this' })).toHaveCount(0);
+    expect(await page.locator('main img, main script, main [onerror]').count()).toBe(0);
+
+    await page.getByRole('link', { name: /Inbox/ }).first().click();
+    await list.getByRole('link', { name: items.collapsed, exact: true }).click();
+    const details = page.locator('details', { has: page.locator('summary', { hasText: /^Details$/ }) });
+    await expect(details).toHaveCount(1);
+    await expect(page.getByRole('heading', { level: 2, name: 'What happened' })).not.toBeVisible();
+    await page.locator('summary', { hasText: /^Details$/ }).click();
+    await expect(page.getByRole('heading', { level: 2, name: 'What happened' })).toBeVisible();
+
+    await page.getByRole('link', { name: /Inbox/ }).first().click();
+    await list.getByRole('link', { name: items.preview, exact: true }).click();
+    const summary = page.locator('details > summary');
+    await expect(summary).toHaveCount(1);
+    const text = ((await summary.textContent()) ?? '').trim();
+    expect(text.startsWith('Disk usage on db-1 crossed 90 percent')).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(201);
+    expect(text.endsWith('…')).toBe(true);
+
+    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(remote).toEqual([]);
+    expect(cspViolations(b)).toEqual([]);
+  });
+});
+
 describe('keyboard (browser)', () => {
   /** Presses Tab until the focused element has the accessible text wanted (at most 40 stops). */
   async function tabTo(page: import('playwright-core').Page, text: string): Promise<void> {
