@@ -1,4 +1,5 @@
 // Composition root: ORM (PostgreSQL | PGlite), Redis or in-process stores, logger, clock.
+import { loggablePath } from './infra/loggable-path.js';
 import pino from 'pino';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Config } from './config.js';
@@ -60,13 +61,8 @@ export function createLogger(level: string, fd: 1 | 2 = 1, stream?: pino.Destina
         censor: '[redacted]',
       },
       serializers: {
-        // Path only: a careless client may put a token in the query string.
-        // The one-time sign-in link carries its secret in the path (/auth/link/<token>).
-        req: (req: { method?: string; url?: string; id?: string }) => ({
-          method: req.method,
-          url: req.url?.split('?')[0]?.replace(/^\/auth\/link\/[^/]+/, '/auth/link/[redacted]'),
-          requestId: req.id,
-        }),
+        // Path only, and no sign-in link secret (infra/loggable-path.ts).
+        req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: loggablePath(req.url), requestId: req.id }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
         err: pino.stdSerializers.err,
       },

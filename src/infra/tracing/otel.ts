@@ -2,6 +2,7 @@
 // Every setting comes from config.ts (TracingConfig): the exporter, sampler and batch settings are
 // passed in explicitly. (The SDK itself still reads a few of its own variables, e.g.
 // OTEL_PROPAGATORS and OTEL_RESOURCE_ATTRIBUTES, with the specification's defaults.)
+import { loggablePath } from '../loggable-path.js';
 import dc from 'node:diagnostics_channel';
 import { context, diag, DiagLogLevel, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
 import { startNodeSdk } from '@opentelemetry/sdk-node';
@@ -214,7 +215,12 @@ export function startOtel(c: TracingConfig, serviceVersion: string, log: Logger)
         instrumentHandler: false,
         ignorePaths: (route) => UNTRACED_PATHS.has(route.url.split('?')[0]!),
         // The route pattern, never the concrete path (bounded names; ids stay out of them).
-        requestHook: (span, request) => span.updateName(request.routeOptions.url ? `${request.method} ${request.routeOptions.url}` : request.method),
+        // url.path as @fastify/otel sets it is the raw URL: replaced by what logs may carry too (no
+        // query string, no sign-in link secret: infra/loggable-path.ts).
+        requestHook: (span, request) => {
+          span.updateName(request.routeOptions.url ? `${request.method} ${request.routeOptions.url}` : request.method);
+          span.setAttribute('url.path', loggablePath(request.url) ?? '/');
+        },
       });
       const otelPlugin = instrumentation.plugin() as unknown as FastifyPluginCallback;
       const plugin: FastifyPluginCallback = (instance, opts, done) => {
