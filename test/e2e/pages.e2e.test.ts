@@ -1,7 +1,8 @@
 // Other pages in a real browser (issue 19 items 6, 8): every problem `type` URI a real error
 // response carries opens a page whose heading is that problem's title (/errors/<slug>), axe clean;
 // the strict Content-Security-Policy is on the HTML and the pages run under it without a
-// violation; keyboard use. (The /admin pages: admin.e2e.test.ts.)
+// violation; item bodies (expanded / collapsed / preview, sanitised); a session ended elsewhere;
+// keyboard use. (The /admin pages: admin.e2e.test.ts.)
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cspViolations, expectAxeClean, signIn, useBrowser } from '../helpers/browser.js';
@@ -140,6 +141,34 @@ describe('item body (browser)', () => {
     expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
     expect(remote).toEqual([]);
     expect(cspViolations(b)).toEqual([]);
+  });
+});
+
+describe('a session ended elsewhere (browser)', () => {
+  it('the next call of an open page sends it to /auth/login?next=<its path>; nothing is changed', async () => {
+    const user = await newUser(h);
+    const page = b.page;
+    await signIn(h, page, user);
+    await page.goto('/settings/integrations');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
+
+    // The same person signs out everywhere from another browser.
+    const other = await b.newContext();
+    const otherPage = await other.newPage();
+    await signIn(h, otherPage, user);
+    const csrf = (await other.cookies()).find((c) => c.name === 'fluxdesk_csrf')!.value;
+    const out = await otherPage.request.post('/auth/logout-everywhere', { form: { csrf }, maxRedirects: 0 });
+    expect(out.status()).toBe(303);
+
+    await page.getByLabel('Label', { exact: true }).fill('Too late');
+    await page.getByRole('button', { name: 'Create token', exact: true }).click();
+    await page.waitForURL((u) => u.pathname === '/auth/login');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/integrations');
+    const tokens = await h.svc.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute('select count(*)::int as n from inbound_tokens where owner_user_id = ?', [user.userId]);
+    expect(tokens[0].n).toBe(0);
   });
 });
 
