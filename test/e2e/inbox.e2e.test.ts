@@ -235,7 +235,7 @@ describe('inbox (browser)', () => {
     await expect(page.getByRole('button', { name: 'Mark all read', exact: true })).toBeDisabled();
   });
 
-  it('filters: the "Severity" select and the "Event type" input narrow the list', async () => {
+  it('filters: the "Severity" select and the "Event type" input narrow the list; live updates keep to the filter', async () => {
     const t = await newPersonalToken(h);
     const crit = uniqueTitle('Database down');
     const info = uniqueTitle('Nightly report ready');
@@ -247,9 +247,17 @@ describe('inbox (browser)', () => {
     await page.getByLabel('Severity').selectOption('critical');
     await expect(inboxList(page).getByRole('listitem')).toHaveCount(1);
     await expect(rowsTitled(page, crit)).toHaveCount(1);
+    // Live updates respect the filter: a new info event stays out, a new critical one comes in.
+    const liveInfo = uniqueTitle('Backup finished');
+    const liveCrit = uniqueTitle('Queue stalled');
+    await published(t, { title: liveInfo, severity: 'info', event_type: 'personal.backup.done' });
+    await published(t, { title: liveCrit, severity: 'critical', event_type: 'personal.queue.stalled' });
+    await expect(rowsTitled(page, liveCrit)).toHaveCount(1);
+    await expect(rowsTitled(page, liveInfo)).toHaveCount(0);
+    await expect(inboxList(page).getByRole('listitem')).toHaveCount(2);
 
     await page.getByLabel('Severity').selectOption({ label: 'All' });
-    await expect(inboxList(page).getByRole('listitem')).toHaveCount(2);
+    await expect(inboxList(page).getByRole('listitem')).toHaveCount(4);
     await page.getByLabel('Event type').fill('personal.report.ready');
     await page.getByLabel('Event type').press('Enter');
     await expect(inboxList(page).getByRole('listitem')).toHaveCount(1);
