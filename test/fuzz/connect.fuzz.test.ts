@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AccountService } from '../../gen/fluxdesk/account/v1/account_pb.js';
 import { CatalogApprovalService, CatalogItemService, IntegratorService } from '../../gen/fluxdesk/catalog/v1/catalog_pb.js';
 import { EventService } from '../../gen/fluxdesk/events/v1/events_pb.js';
+import { InboxService, ViewerService } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { ModerationService } from '../../gen/fluxdesk/moderation/v1/moderation_pb.js';
 import { NotificationSettingsService } from '../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import { ToolsTokenService } from '../../gen/fluxdesk/tokens/v1/tokens_pb.js';
@@ -59,6 +60,8 @@ const SERVICES: Array<{ service: DescService; own: Kind }> = [
   { service: AccountService, own: 'agentAdmin' },
   { service: NotificationSettingsService, own: 'agentAdmin' },
   { service: ModerationService, own: 'agentAdmin' },
+  { service: InboxService, own: 'agentAdmin' },
+  { service: ViewerService, own: 'agentAdmin' },
   { service: ProjectService, own: 'agentAdmin' },
   { service: TaskService, own: 'agentAdmin' },
   { service: DocService, own: 'agentAdmin' },

@@ -164,13 +164,3 @@ export async function unreadCountOf(em: EntityManager, userId: string): Promise<
   const rows = await run<{ unread: number }>(em, `${PREPARED} select coalesce(sum(unread), 0)::int as unread from inbox_counters where user_id = ?`, [userId]);
   return Number(rows[0]?.unread ?? 0);
 }
-
-/** Marks every unread row of the caller read; the ids it changed. */
-export async function markAllOwnRead(em: EntityManager, userId: string, now: Date): Promise<string[]> {
-  const rows = await run<{ id: string }>(
-    em,
-    `update notifications set read_at = ?::timestamptz, updated_at = ?::timestamptz where user_id = ? and read_at is null returning id`,
-    [now.toISOString(), now.toISOString(), userId],
-  );
-  return rows.map((r) => r.id);
-}

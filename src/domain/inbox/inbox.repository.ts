@@ -116,11 +116,12 @@ export async function markOwnNotificationRead(em: EntityManager, userId: string,
   return rows[0]!.updated ? 'updated' : 'already_read';
 }
 
-export async function markAllOwnNotificationsRead(em: EntityManager, userId: string, now: Date): Promise<number> {
+/** Marks every unread row of the user read; the ids it changed. */
+export async function markAllOwnNotificationsRead(em: EntityManager, userId: string, now: Date): Promise<string[]> {
   const rows = await exec<{ id: string }>(
     em,
     `update notifications set read_at = ?::timestamptz, updated_at = ?::timestamptz where user_id = ? and read_at is null returning id`,
     [now.toISOString(), now.toISOString(), userId],
   );
-  return rows.length;
+  return rows.map((r) => r.id);
 }

@@ -1,5 +1,6 @@
-// `mark_all_notifications_read` (SPEC C write tools, scope write:inbox): every unread notification
-// of the caller, in one statement.
+// `mark_all_notifications_read` (SPEC C write tools, scope write:inbox; also InboxService.MarkAllRead):
+// every unread notification of the caller, in one statement. Watchers of the inbox (WatchInbox) are
+// told which rows after the commit.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { recordAudit } from '../audit/audit.js';
@@ -20,7 +21,10 @@ export const markAllNotificationsRead = defineOperation<z.infer<typeof MarkAllNo
   writes: true,
   handler: async (_input, ctx) => {
     const { em } = ctx;
-    const updatedCount = await markAllOwnNotificationsRead(em, ctx.principal.userId, ctx.clock.now());
+    const userId = ctx.principal.userId;
+    const ids = await markAllOwnNotificationsRead(em, userId, ctx.clock.now());
+    const updatedCount = ids.length;
+    if (ids.length > 0) ctx.afterCommit(() => ctx.ports.inboxFeed.changed(userId, { notificationIds: ids }));
     recordAudit(em, ctx, {
       action: INBOX_AUDIT.allNotificationsRead,
       actorUserId: ctx.principal.userId,

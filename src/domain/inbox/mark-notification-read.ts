@@ -1,6 +1,6 @@
-// `mark_notification_read` (SPEC C write tools, scope write:inbox): own notifications only.
-// `updated` is false when it was already read; another user's id answers not found and changes
-// nothing.
+// `mark_notification_read` (SPEC C write tools, scope write:inbox; also InboxService.MarkRead):
+// own notifications only. `updated` is false when it was already read; another user's id answers
+// not found and changes nothing. Watchers of the inbox (WatchInbox) are told after the commit.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { notFound } from '../errors.js';
@@ -25,6 +25,7 @@ export const markNotificationRead = defineOperation<z.infer<typeof MarkNotificat
     const outcome = await markOwnNotificationRead(em, ctx.principal.userId, notificationId, ctx.clock.now());
     if (outcome === 'absent') throw notFound('notification');
     const updated = outcome === 'updated';
+    if (updated) ctx.afterCommit(() => ctx.ports.inboxFeed.changed(ctx.principal.userId, { notificationIds: [notificationId] }));
     recordAudit(em, ctx, {
       action: INBOX_AUDIT.notificationRead,
       actorUserId: ctx.principal.userId,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { DomainError, notFound, validationFailed } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
-import { addNotification } from '../inbox/notify.js';
+import { addAnnouncedNotification } from '../inbox/announce-notification.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { User } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
@@ -51,7 +51,7 @@ export const forwardHeldEvent = defineOperation<z.infer<typeof ForwardHeldEventI
     if (target.status !== 'active') throw new DomainError('forbidden', `${target.email} is not active`, { code: 'user_inactive' });
 
     const now = ctx.clock.now();
-    const n = addNotification(em, now, {
+    const n = addAnnouncedNotification(ctx, em, now, {
       userId: target.id,
       type: 'system',
       title: entry.title,

@@ -18,7 +18,7 @@ import type { InboxItemView } from '../../domain/inbox/inbox-item.view.js';
 import { listInboxItems } from '../../domain/inbox/list-inbox-items.js';
 import { getInboxItem } from '../../domain/inbox/get-inbox-item.js';
 import { markInboxItemRead } from '../../domain/inbox/mark-inbox-item-read.js';
-import { markInboxAllRead } from '../../domain/inbox/mark-inbox-all-read.js';
+import { markAllNotificationsRead } from '../../domain/inbox/mark-all-notifications-read.js';
 import { getViewer } from '../../domain/inbox/get-viewer.js';
 import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
 import { checkAgentBearer } from '../../domain/tokens/bearer-check.js';
@@ -72,7 +72,7 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
       return { item: inboxItemToProto(out.item), unreadCount: out.unreadCount };
     },
     async markAllRead(_req, ctx) {
-      return { markedCount: (await call(deps, markInboxAllRead, {}, ctx)).markedCount };
+      return { markedCount: (await call(deps, markAllNotificationsRead, {}, ctx)).updatedCount };
     },
     watchInbox: (_req, ctx) => watch(deps, ctx),
   });
