@@ -18,6 +18,7 @@ afterAll(async () => {
 });
 
 const b = useBrowser(() => h.baseUrl);
+const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 
 async function openIntegrations(): Promise<Page> {
   const page = b.page;
@@ -61,6 +62,10 @@ describe('integrations page (browser)', () => {
     await expect(rowOf(page, label)).toContainText('Publishes from the nightly pipeline');
 
     expect(await publishWith(value)).toBe(202);
+    // last_used_at is written just after the request (infra/tokens/last-use.ts): reload once it is.
+    await expect
+      .poll(async () => (await sql('select count(*)::int as n from inbound_tokens where label = ? and last_used_at is not null', [label]))[0].n)
+      .toBe(1);
 
     await page.reload();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
