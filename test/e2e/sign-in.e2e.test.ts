@@ -150,7 +150,7 @@ describe('sign-in (browser)', () => {
     expect(before).toBeDefined();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL((u) => u.pathname.startsWith('/auth/login') || u.pathname === '/');
+    await page.waitForURL((u) => u.pathname === '/auth/login');
     await expectSignedOut(b.context);
     // The old cookie value is dead too (a copy of it would not work).
     const replay = await b.newContext();
