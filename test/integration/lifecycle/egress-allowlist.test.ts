@@ -68,7 +68,10 @@ describe('EGRESS_ALLOW_HOSTS', () => {
   describe('at publish: one allowlist for publish and send (issue 19 item 7)', () => {
     const webhook = (url: string) => [{ label: 'Approve', action_type: 'webhook', webhook_url: url }];
     const storedCount = (h: Harness, tokenId: string) =>
-      h.svc.deps.orm.em.getConnection().execute('select count(*)::int as n from deliveries where token_id = ?', [tokenId]).then((r: any[]) => r[0].n as number);
+      h.svc.deps.orm.em
+        .getConnection()
+        .execute('select count(*)::int as n from deliveries where token_id = ?', [tokenId])
+        .then((r: any[]) => r[0].n as number);
 
     it('without the variable, a plain-http loopback webhook_url is refused as before and nothing is stored', async () => {
       const h = await startHarness({ env: { WORKER: 'off' } });

@@ -6,7 +6,12 @@ import { chatPayload, pushPayload, receiverUrlIssue, utcDay } from '../../../src
 import { createNudgeEgressClient } from '../../../src/infra/chat/nudge-egress.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
-const content = { title: 'Build <failed> & more', severity: 'critical', url: 'https://desk.example.com/inbox/abc', tag: '7d2c1a8e-0000-4000-8000-000000000001' };
+const content = {
+  title: 'Build <failed> & more',
+  severity: 'critical',
+  url: 'https://desk.example.com/inbox/abc',
+  tag: '7d2c1a8e-0000-4000-8000-000000000001',
+};
 
 describe('nudge rules', () => {
   it('Slack: text + one mrkdwn section, escaped title, link; Feishu: msg_type text', () => {
