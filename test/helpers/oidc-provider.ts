@@ -38,6 +38,13 @@ export interface OidcProviderOptions {
 export async function startOidcProvider(opts: OidcProviderOptions): Promise<TestOidcProvider> {
   // The package ships no type declarations: loaded as an untyped module.
   const { default: Provider } = (await import('oidc-provider' as string)) as { default: any };
+  // Its development-only notices (in-memory adapter, generated keys, the dev login form) are what a
+  // test provider is made of: kept out of the test output while this provider runs, nothing else.
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && /oidc-provider WARNING: .*development-only/.test(args[0])) return;
+    warn(...args);
+  };
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
   const server = http.createServer((req, res) => handler(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -92,6 +99,7 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
     env: { OIDC_ISSUER_URL: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret },
     accounts,
     async close() {
+      console.warn = warn;
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
