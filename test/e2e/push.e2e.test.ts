@@ -145,6 +145,10 @@ describe('browser push (real service worker, local push endpoint)', () => {
     // The real service worker of the page, seen through DevTools.
     const cdp = await b.context.newCDPSession(page);
     const registrationId = await swRegistration(cdp, origin);
+    // A push is handled by an ACTIVE worker: a registration whose worker is still installing may drop it.
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
 
     // Server side: a critical event -> a real, encrypted, VAPID-signed Web Push to the local endpoint.
     const title = `Disk full ${randomUUID().slice(0, 6)}`;
