@@ -208,6 +208,29 @@ describe('inbox (browser)', () => {
     });
   });
 
+  it('"Escalate to task" on an event, a closed one too, creates a private task draft linking back to the item', async () => {
+    const t = await newPersonalToken(h);
+    const page = await openInbox(t);
+    const title = uniqueTitle('Access request approved');
+    await published(t, { title, external_status: 'approved', summary: 'Approved by the data owner' });
+    await rowsTitled(page, title).waitFor();
+    const id = await notificationIdOf(page, title);
+    await page.goto(`/inbox/${id}`);
+    await page.getByRole('button', { name: 'Escalate to task', exact: true }).click();
+    await expect(page.getByRole('status')).toContainText('Task draft created');
+    const rows = (await h.svc.deps.orm.em
+      .getConnection()
+      .execute('select title, description, is_draft from tasks where creator_user_id = ?', [t.user.userId])) as Array<{
+      title: string;
+      description: string;
+      is_draft: boolean;
+    }>;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ title, is_draft: true });
+    expect(rows[0]!.description).toContain('Approved by the data owner');
+    expect(rows[0]!.description).toContain(`/inbox/${id}`);
+  });
+
   it('mark read on the item, mark all read on the list; both persist across a reload', async () => {
     const t = await newPersonalToken(h);
     const titles = [uniqueTitle('Alpha'), uniqueTitle('Bravo'), uniqueTitle('Charlie')];

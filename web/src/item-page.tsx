@@ -1,10 +1,13 @@
 // The item at `/inbox/<notificationId>` (the deep link nudges point at): everything the list shows
 // plus labels, the sanitised markdown body as the event asks (collapsed / expanded / preview), the
-// supplements ("Updates", oldest first), the action buttons and "Mark read". Live: an upsert of this
-// item from the app's stream replaces it.
+// supplements ("Updates", oldest first), the action buttons, "Mark read" and, for an event, "Escalate
+// to task" (TaskService.CreateTask as a private draft: SPEC keeps this available on every event, a
+// closed one too). Live: an upsert of this item from the app's stream replaces it.
+import { createClient } from '@connectrpc/connect';
 import { useEffect, useState } from 'preact/hooks';
 import type { InboxAction, InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
-import { account, Code, ConnectError, errorText, inbox } from './client.js';
+import { TaskService } from '../../gen/fluxdesk/work/v1/tasks_pb.js';
+import { account, Code, ConnectError, errorText, inbox, transport } from './client.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { subscribe } from './live.js';
 import { previewOf, renderMarkdown } from './markdown.js';
@@ -64,6 +67,15 @@ export function ItemPage({ id }: { id: string }) {
   return <ItemView item={item} onChange={setItem} />;
 }
 
+const tasks = createClient(TaskService, transport);
+
+/** The draft task's text: the event's summary, a link back to this item and the source system's link. */
+function escalationDescription(item: InboxItem): string {
+  const parts = [item.summary, `From the inbox: ${location.origin}/inbox/${item.notificationId}`];
+  if (item.externalUrl) parts.push(`Source: ${item.externalUrl}`);
+  return parts.filter(Boolean).join('\n\n');
+}
+
 function ItemView({ item, onChange }: { item: InboxItem; onChange: (i: InboxItem) => void }) {
   const toast = useToast();
   const labels = Object.entries(item.labels);
@@ -74,6 +86,15 @@ function ItemView({ item, onChange }: { item: InboxItem; onChange: (i: InboxItem
       if (res.item) onChange(res.item);
     } catch (e) {
       toast(`Mark read failed: ${errorText(e)}`);
+    }
+  };
+
+  const escalate = async () => {
+    try {
+      await tasks.createTask({ title: item.title.slice(0, 200), description: escalationDescription(item), asDraft: true });
+      toast('Task draft created');
+    } catch (e) {
+      toast(`Escalate failed: ${errorText(e)}`);
     }
   };
 
@@ -132,6 +153,11 @@ function ItemView({ item, onChange }: { item: InboxItem; onChange: (i: InboxItem
         ) : (
           <button type="button" onClick={markRead}>
             Mark read
+          </button>
+        )}
+        {item.deliveryId && (
+          <button type="button" onClick={escalate}>
+            Escalate to task
           </button>
         )}
       </div>
