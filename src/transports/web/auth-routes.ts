@@ -22,7 +22,7 @@ import { signOut } from '../../domain/web/sign-out.js';
 import type { StartedSession } from '../../domain/web/start-session.js';
 import { cookieNames, OIDC_LOGIN_TTL_MS, safeNextPath } from '../../domain/web/web-session.rules.js';
 import type { WebPluginOptions } from './plugin.js';
-import { escapeHtml, HTML_HEADERS, NOT_IN_API_DOCUMENT } from './web-app.js';
+import { escapeHtml, HTML_HEADERS, htmlPage, NOT_IN_API_DOCUMENT } from './web-app.js';
 
 /** OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET (src/config.ts OidcConfig). */
 export interface OidcSettings {
@@ -47,23 +47,7 @@ p.note{color:#4a5263;font-size:.9rem}
 code{background:#eef0f4;padding:0 .25rem;border-radius:.2rem}
 `;
 
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · fluxdesk</title>
-<link rel="stylesheet" href="/auth/auth.css">
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
-}
+const page = (title: string, body: string): string => htmlPage(title, body, '/auth/auth.css');
 
 function sendPage(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
   // The strict CSP and security headers of every HTML page (web-app.ts); sign-in pages are never cached.

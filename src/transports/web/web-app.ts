@@ -80,14 +80,18 @@ export function escapeHtml(s: string): string {
 /** `code` spans for backticked words; everything else escaped. */
 const prose = (s: string): string => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
-/** A small self-contained HTML page (no script, no style: the CSP allows neither inline). */
-export function htmlPage(title: string, body: string): string {
+/**
+ * A small self-contained HTML page (no script, no inline style: the CSP allows neither inline);
+ * `stylesheet`: a same-origin stylesheet to link (the sign-in pages' /auth/auth.css).
+ */
+export function htmlPage(title: string, body: string, stylesheet?: string): string {
+  const link = stylesheet ? `\n<link rel="stylesheet" href="${escapeHtml(stylesheet)}">` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · fluxdesk</title>
+<title>${escapeHtml(title)} · fluxdesk</title>${link}
 </head>
 <body>
 <main>
