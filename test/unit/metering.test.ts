@@ -1,12 +1,15 @@
 // Every authenticated call counts against a budget (issue 16 item 12): an operation that takes a
 // token is never `rateLimited: false`, except the authentication steps of a call that counts
 // itself: agent.session (the MCP surface counts each JSON-RPC request) and the Connect/gRPC
-// bearer pre-checks (the operation they guard counts). Read from the operation files, so a new
-// operation is covered too.
+// bearer pre-checks (the operation they guard counts), and the reads a WatchInbox stream makes for
+// each change (inbox.watch_read: the stream was counted once, by inbox.watch, when it opened; a
+// busy inbox must not use up its owner's budget through its own stream). Read from the operation
+// files, so a new operation is covered too.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentRequest, agentSession } from '../../src/domain/agent/agent-session.js';
+import { watchInbox, watchInboxRead } from '../../src/domain/inbox/watch-inbox.js';
 import { getDelivery } from '../../src/domain/events/get-delivery.js';
 import { listEventTypes } from '../../src/domain/events/list-event-types.js';
 import { resolveDelivery } from '../../src/domain/events/resolve-delivery.js';
@@ -14,7 +17,7 @@ import { supplementDelivery } from '../../src/domain/events/supplement-delivery.
 import { publishEvent } from '../../src/domain/events/publish-event.js';
 import { pingToolsToken } from '../../src/domain/tokens/claim-token.js';
 
-const AUTH_STEPS = new Set([agentSession.name, 'tokens.check_inbound_bearer', 'tokens.check_agent_bearer']);
+const AUTH_STEPS = new Set([agentSession.name, 'tokens.check_inbound_bearer', 'tokens.check_agent_bearer', watchInboxRead.name]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -45,5 +48,8 @@ describe('metering of operations', () => {
     expect(publishEvent.rateLimited).toBe(true);
     expect(agentRequest.rateLimited).toBe(true);
     expect(agentSession.rateLimited).toBe(false);
+    // A stream is one counted call: counted when it opens, not per change it reads.
+    expect(watchInbox.rateLimited).toBe(true);
+    expect(watchInboxRead.rateLimited).toBe(false);
   });
 });
