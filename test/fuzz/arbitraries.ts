@@ -431,12 +431,17 @@ function fieldValue(f: DescField, g: ProtoGen, depth: number): fc.Arbitrary<unkn
       return one('enum', undefined, f.enum);
     case 'message':
       return one('message', undefined, undefined, f.message);
+    // Past the nesting depth a message element is undefined (above): an empty list or map then, never a
+    // filter that could only reject (fc's filter would retry forever, synchronously: the fuzz file
+    // then hung in a loop no test timeout could interrupt).
     case 'list':
+      if (f.listKind === 'message' && depth > 3) return fc.constant([]);
       return fc.array(
         one(f.listKind, f.scalar, f.enum, f.message).filter((x) => x !== undefined),
         { maxLength: 3 },
       );
     case 'map': {
+      if (f.mapKind === 'message' && depth > 3) return fc.constant({});
       const keyArb =
         f.mapKey === ScalarType.STRING
           ? fc.oneof(plainString(1, 12), fc.constantFrom(...PROTO_KEYS))
