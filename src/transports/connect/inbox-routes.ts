@@ -10,8 +10,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { InboxService, ViewerService, type InboxItemSchema, type WatchInboxResponseSchema } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import type { AppDeps } from '../../app/deps.js';
-import { runOperation } from '../../app/run-operation.js';
-import type { AgentPrincipal, Logger, Operation } from '../../domain/context.js';
+import type { AgentPrincipal, Operation } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
 import type { InboxChangeBatch } from '../../domain/inbox/inbox-feed.js';
 import type { InboxItemView } from '../../domain/inbox/inbox-item.view.js';
@@ -22,11 +21,10 @@ import { markAllNotificationsRead } from '../../domain/inbox/mark-all-notificati
 import { getViewer } from '../../domain/inbox/get-viewer.js';
 import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
 import { checkAgentBearer } from '../../domain/tokens/bearer-check.js';
-import { requestIdFrom } from '../http/request-id.js';
-import { call, REQUEST_ID } from './call.js';
+import { call, REQUEST_ID, runConnect } from './call.js';
 import { toConnectError } from './errors.js';
 import { defined } from './mappers.js';
-import { SESSION_PRINCIPAL, sessionPrincipal } from './session-auth.js';
+import { SESSION_PRINCIPAL, sessionOfCall } from './session-auth.js';
 
 /** A heartbeat after this long without a message (proxies close idle streams at 30-60 s). */
 export const HEARTBEAT_MS = 25_000;
@@ -86,7 +84,7 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
 
 type WatchMessage = MessageInitShape<typeof WatchInboxResponseSchema>;
 
-/** One run of an operation for this stream, its DomainErrors as ConnectErrors (call.ts, without the response headers a stream has sent already). */
+/** One run of an operation for this stream, as `auth` says (runConnect: no response headers, a stream has sent them). */
 async function runForStream<I, O>(
   deps: AppDeps,
   op: Operation<I, O, any>,
@@ -94,21 +92,8 @@ async function runForStream<I, O>(
   hctx: HandlerContext,
   auth: { authorization?: string; principal?: AgentPrincipal },
 ): Promise<{ output: O; principal: AgentPrincipal }> {
-  const requestId = hctx.values.get(REQUEST_ID) ?? requestIdFrom(hctx.requestHeader.get('x-request-id') ?? undefined);
-  try {
-    const r = await runOperation(deps, op, {
-      surface: 'connect',
-      channel: 'v1',
-      requestId,
-      authorization: auth.authorization,
-      authenticated: auth.principal,
-      input,
-      log: deps.log.child({ requestId, procedure: hctx.method.name }) as Logger,
-    });
-    return { output: r.output, principal: r.principal as AgentPrincipal };
-  } catch (err) {
-    throw err instanceof DomainError ? toConnectError(err) : err;
-  }
+  const r = await runConnect(deps, op, input, hctx, { auth: { authorization: auth.authorization, authenticated: auth.principal } });
+  return { output: r.output, principal: r.principal as AgentPrincipal };
 }
 
 async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<WatchMessage> {
@@ -166,12 +151,7 @@ async function stillValid(deps: AppDeps, hctx: HandlerContext, bySession: boolea
     await runForStream(deps, checkAgentBearer, {}, hctx, { authorization });
     return;
   }
-  let principal: Awaited<ReturnType<typeof sessionPrincipal>>;
-  try {
-    principal = await sessionPrincipal(deps, hctx.requestHeader.get('cookie'), hctx.requestHeader.get('x-csrf-token'), hctx.values.get(REQUEST_ID));
-  } catch (err) {
-    throw err instanceof DomainError ? toConnectError(err) : err;
-  }
+  const principal = await sessionOfCall(deps, hctx, hctx.values.get(REQUEST_ID));
   if (!principal) throw toConnectError(new DomainError('unauthenticated', 'the web session has ended; sign in again', { code: 'session_expired' }));
 }
 

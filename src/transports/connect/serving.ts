@@ -26,7 +26,7 @@ import { checkAgentBearer, checkInboundBearer } from '../../domain/tokens/bearer
 import { parseAuthorization } from '../../domain/tokens/token-format.rules.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { REQUEST_ID } from './call.js';
-import { SESSION_PRINCIPAL, sessionPrincipal } from './session-auth.js';
+import { SESSION_PRINCIPAL, sessionOfCall } from './session-auth.js';
 import { toConnectError } from './errors.js';
 import { connectRoutes } from './routes.js';
 import { metricsInterceptor } from './metrics-interceptor.js';
@@ -159,12 +159,7 @@ function requestGate(deps: AppDeps, http1: boolean) {
  * when there is no session cookie (the bearer rules apply, unchanged).
  */
 async function gateSession(deps: AppDeps, ctx: HandlerContext, requestId: string): Promise<boolean> {
-  let principal: Awaited<ReturnType<typeof sessionPrincipal>>;
-  try {
-    principal = await sessionPrincipal(deps, ctx.requestHeader.get('cookie'), ctx.requestHeader.get('x-csrf-token'), requestId);
-  } catch (err) {
-    throw err instanceof DomainError ? toConnectError(err) : err;
-  }
+  const principal = await sessionOfCall(deps, ctx, requestId);
   if (!principal) return false;
   ctx.values.set(SESSION_PRINCIPAL, principal);
   return true;

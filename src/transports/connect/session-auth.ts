@@ -1,10 +1,12 @@
 // The web app's Connect calls (issue 19): no Authorization header, the session cookie and the
 // `x-csrf-token` header instead. One function for every Connect handler (unary ones through
 // call.ts, streaming ones such as WatchInbox): cookie -> the session's user as an agent principal.
-import { createContextKey } from '@connectrpc/connect';
+import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation } from '../../app/run-operation.js';
 import type { AgentPrincipal, Logger } from '../../domain/context.js';
+import { DomainError } from '../../domain/errors.js';
+import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { cookieNames } from '../../domain/web/web-session.rules.js';
 import { resolveWebSession } from '../../domain/web/resolve-web-session.js';
@@ -54,4 +56,13 @@ export async function sessionPrincipal(
     log: deps.log.child({ requestId: rid }) as Logger,
   });
   return r.output.principal;
+}
+
+/** sessionPrincipal from a Connect call's own headers; a refusal as the ConnectError the caller gets. */
+export async function sessionOfCall(deps: AppDeps, hctx: HandlerContext, requestId?: string): Promise<AgentPrincipal | undefined> {
+  try {
+    return await sessionPrincipal(deps, hctx.requestHeader.get('cookie'), hctx.requestHeader.get('x-csrf-token'), requestId);
+  } catch (err) {
+    throw err instanceof DomainError ? toConnectError(err) : err;
+  }
 }
