@@ -10,6 +10,7 @@ import { iso } from '../timestamps.js';
 import { AgentToken } from '../tokens/tokens.entity.js';
 import { CreateAgentTokenInput, insertAgentToken, type AgentTokenCreated } from '../tokens/create-agent-token.js';
 import { scopeGrants } from '../tokens/scopes.rules.js';
+import { announceAccessChanged } from '../inbox/announce-notification.js';
 
 export const AGENT_AUDIT = {
   tokenCreated: 'agent.token.created',
@@ -135,6 +136,8 @@ export const revokeOwnAgentToken = defineOperation<z.infer<typeof RevokeOwnAgent
         targetId: t.id,
         summary: { by: 'self', via_token_id: ctx.principal.tokenId },
       });
+      // A live inbox watched with this token ends now, not at its next heartbeat.
+      announceAccessChanged(ctx, t.userId);
     }
     return { revoked: true as const };
   },

@@ -1,5 +1,5 @@
-// An inbox row that open inboxes (WatchInbox) learn of: addNotification (notify.ts) plus the feed
-// after the caller's commit. For operations that add a notification (a forward of a held event, a
+// What open inboxes (WatchInbox) learn of after the caller's commit. An inbox row:
+// addNotification (notify.ts) plus the feed. For operations that add a notification (a forward of a held event, a
 // task assignment, a suspended token's notice): with plain addNotification the row appears in the
 // web app only at its next list.
 import type { EntityManager } from '@mikro-orm/core';
@@ -11,4 +11,12 @@ export function addAnnouncedNotification(ctx: Pick<OpContext, 'afterCommit' | 'p
   const n = addNotification(em, now, input);
   ctx.afterCommit(() => ctx.ports.inboxFeed.changed(n.userId, { notificationIds: [n.id] }));
   return n;
+}
+
+/**
+ * The user's credentials changed (a session ended, an agent token revoked, the user offboarded):
+ * after the commit, the user's open streams check theirs again and end if they are no longer valid.
+ */
+export function announceAccessChanged(ctx: Pick<OpContext, 'afterCommit' | 'ports'>, userId: string): void {
+  ctx.afterCommit(() => ctx.ports.inboxFeed.changed(userId, { access: true }));
 }

@@ -12,12 +12,20 @@
 export interface InboxChanges {
   notificationIds?: readonly string[];
   deliveryIds?: readonly string[];
+  /**
+   * The user's credentials changed: a web session ended (sign-out, sign-out everywhere), an agent
+   * token was revoked, the user was offboarded. Open streams check theirs again at once and end
+   * when they are no longer valid, instead of at their next heartbeat.
+   */
+  access?: true;
 }
 
 /** What one wake-up of a subscription hands over: every id changed since the previous one, each once. */
 export interface InboxChangeBatch {
   notificationIds: string[];
   deliveryIds: string[];
+  /** Some change since the previous wake-up said `access` (see InboxChanges). */
+  access: boolean;
 }
 
 export interface InboxSubscription extends AsyncIterable<InboxChangeBatch> {

@@ -12,6 +12,7 @@ import { revokeEveryTokenOfUser } from './own-tokens.repository.js';
 import { listInboundTokensForOversight } from './inbound-tokens.repository.js';
 import { iso, isoOrNull } from '../timestamps.js';
 import { InboundToken } from './tokens.entity.js';
+import { announceAccessChanged } from '../inbox/announce-notification.js';
 
 export function requireAdminUser(p: AgentPrincipal): void {
   if (!ADMIN_ROLES.includes(p.userRole)) throw new DomainError('forbidden', 'admin only', { code: 'forbidden_admin_only' });
@@ -150,6 +151,8 @@ export const offboardUser = defineOperation<z.infer<typeof OffboardInput>, { use
     user.status = 'offboarded';
     user.updatedAt = ctx.clock.now();
     const tokensRevoked = await revokeAllTokensOf(ctx.em, ctx, user.id, ctx.principal.userId, 'owner offboarded');
+    // The user's live inboxes (web sessions, agent tokens) end now, not at their next heartbeat.
+    announceAccessChanged(ctx, user.id);
     return { userId: user.id, status: 'offboarded' as const, tokensRevoked };
   },
 });

@@ -7,6 +7,7 @@ import { csrfMismatch } from './resolve-web-session.js';
 import { matchesHash, secretHash } from './web-session.rules.js';
 import { findSession, revokeSessionByHash, revokeUserSessions } from './web-sessions.repository.js';
 import { WEB_AUDIT } from './start-session.js';
+import { announceAccessChanged } from '../inbox/announce-notification.js';
 
 export const SignOutInput = z.strictObject({
   session_token: z.string().min(1).max(200),
@@ -40,6 +41,8 @@ export const signOut = defineOperation<z.infer<typeof SignOutInput>, SignedOut>(
       targetId: s.id,
       summary: { sessions_ended: ended },
     });
+    // The user's open live inboxes check their session again now (a signed-out one ends).
+    if (ended > 0) announceAccessChanged(ctx, s.userId);
     return { sessions_ended: ended };
   },
 });

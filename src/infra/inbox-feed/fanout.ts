@@ -13,6 +13,7 @@ export class QueuedSubscription implements InboxSubscription {
   readonly ready: Promise<void>;
   private notificationIds = new Set<string>();
   private deliveryIds = new Set<string>();
+  private access = false;
   private wake: (() => void) | undefined;
   private closed = false;
   dropped = 0;
@@ -31,6 +32,7 @@ export class QueuedSubscription implements InboxSubscription {
     if (this.closed) return;
     for (const id of changes.notificationIds ?? []) this.add(this.notificationIds, id);
     for (const id of changes.deliveryIds ?? []) this.add(this.deliveryIds, id);
+    if (changes.access) this.access = true;
     this.wake?.();
   }
 
@@ -48,16 +50,17 @@ export class QueuedSubscription implements InboxSubscription {
 
   async *[Symbol.asyncIterator](): AsyncIterator<InboxChangeBatch> {
     while (!this.closed) {
-      if (this.notificationIds.size === 0 && this.deliveryIds.size === 0) {
+      if (this.notificationIds.size === 0 && this.deliveryIds.size === 0 && !this.access) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
         });
         this.wake = undefined;
         continue;
       }
-      const batch: InboxChangeBatch = { notificationIds: [...this.notificationIds], deliveryIds: [...this.deliveryIds] };
+      const batch: InboxChangeBatch = { notificationIds: [...this.notificationIds], deliveryIds: [...this.deliveryIds], access: this.access };
       this.notificationIds = new Set();
       this.deliveryIds = new Set();
+      this.access = false;
       yield batch;
     }
   }

@@ -1,19 +1,23 @@
 // The inbox feed across processes (REDIS_URL): Redis pub/sub on ONE channel, the user id in the
 // message; each process fans out in process by user id (fanout.ts).
-//  - Publishing: changes are gathered for one turn of the event loop and sent as ONE PUBLISH of
-//    all of them (a line per user and kind), on the shared command connection, never awaited. One
-//    PUBLISH per change cost the publish path 11-14 us of CPU per event (ioredis command set-up,
-//    even auto-pipelined); batched per turn, 1.8-2.5 us at 50 events per turn (same machine, same
-//    loaded hour, 3 rounds of 100k each); the one turn of delay is not measurable next to the
-//    1 s the stream promises. A failure (Redis away: the connection has no
-//    offline queue) is counted and dropped: the writes it reports on have committed and are
-//    answered as usual.
+//  - Publishing: changes are gathered and sent as ONE PUBLISH of all of them (a line per user and
+//    kind), on the shared command connection, never awaited. One PUBLISH per change cost the
+//    publish path 11-14 us of CPU per event (ioredis command set-up, even auto-pipelined); batched
+//    per turn, 1.8-2.5 us at 50 events per turn. What a PUBLISH really costs is its write: the
+//    loopback write wakes Redis, and the service waits in the syscall while it runs (a CPU profile
+//    of the publish bench put the feed's writeUtf8String at 5.2 % of the service's busy time with
+//    one PUBLISH per turn, i.e. per group commit). So PUBLISHes are also spaced: at most one per
+//    FLUSH_INTERVAL_MS. After a quiet spell a change goes out at the end of its turn, as before;
+//    under load the changes of the next interval wait for it (up to 50 ms, next to the 1 s the
+//    stream promises). A failure (Redis away: the connection has no offline queue) is counted and
+//    dropped: the writes it reports on have committed and are answered as usual.
 //  - Subscribing: ONE subscriber connection per process, made on the first watcher, subscribed to
 //    the channel while this process has watchers. Every process with watchers receives every
 //    batch (a few bytes per stored event) and keeps the lines of users it watches. ioredis
 //    re-subscribes after a reconnect by itself; changes published while the connection was down
 //    are lost (see domain/inbox/inbox-feed.ts).
-// Line: `<userId> <kind><ids>`: kind `n` (notification ids) or `d` (delivery ids), ids comma-separated.
+// Line: `<userId> <kind><ids>`: kind `n` (notification ids) or `d` (delivery ids), ids comma-separated;
+// or `<userId> a`: the user's credentials changed (InboxChanges.access).
 import { Cluster } from 'ioredis';
 import type { InboxChanges, InboxFeed, InboxSubscription } from '../../domain/inbox/inbox-feed.js';
 import type { RedisClient } from '../redis-client.js';
@@ -24,6 +28,8 @@ export const INBOX_FEED_CHANNEL = 'fluxdesk:inbox-feed';
 const IDS_PER_LINE = 200;
 /** Lines per PUBLISH (a busy turn is split: no message of megabytes). */
 const LINES_PER_MESSAGE = 500;
+/** At most one PUBLISH per this many ms (see the header). */
+export const FLUSH_INTERVAL_MS = 50;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The lines of one user's changes. */
@@ -35,6 +41,7 @@ export function encodeChanges(userId: string, changes: InboxChanges): string[] {
   };
   add('n', changes.notificationIds);
   add('d', changes.deliveryIds);
+  if (changes.access) out.push(`${userId} a`);
   return out;
 }
 
@@ -42,7 +49,9 @@ export function encodeChanges(userId: string, changes: InboxChanges): string[] {
 export function decodeLine(line: string): { userId: string; changes: InboxChanges } | undefined {
   const userId = line.slice(0, 36);
   const kind = line[37];
-  if (line[36] !== ' ' || (kind !== 'n' && kind !== 'd') || !UUID.test(userId)) return undefined;
+  if (line[36] !== ' ' || !UUID.test(userId)) return undefined;
+  if (kind === 'a') return line.length === 38 ? { userId, changes: { access: true } } : undefined;
+  if (kind !== 'n' && kind !== 'd') return undefined;
   const ids = line
     .slice(38)
     .split(',')
@@ -54,6 +63,8 @@ export function decodeLine(line: string): { userId: string; changes: InboxChange
 export interface RedisInboxFeedOptions {
   /** A publish or a subscribe that failed (Redis away); called at most once per second. */
   onError?: (err: Error, what: 'publish' | 'subscribe') => void;
+  /** Least time between two PUBLISHes (default FLUSH_INTERVAL_MS). */
+  flushIntervalMs?: number;
 }
 
 export class RedisInboxFeed implements InboxFeed {
@@ -61,35 +72,52 @@ export class RedisInboxFeed implements InboxFeed {
   private subscriber: RedisClient | undefined;
   /** The channel's SUBSCRIBE while this process has watchers, resolved once Redis confirmed it. */
   private subscribed: Promise<void> | undefined;
+  /** Redis confirmed `subscribed` (until then, further watchers wait for the same SUBSCRIBE). */
+  private confirmed = false;
   /** Lines of this turn, sent by the next flush. */
   private outbox: string[] = [];
   private flushScheduled = false;
+  /** A flush waiting for the interval to pass (cleared by close()). */
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** When the last PUBLISH went out (performance.now(); none yet: the first change goes out at once). */
+  private lastFlushAt = Number.NEGATIVE_INFINITY;
+  private readonly flushIntervalMs: number;
   private lastErrorAt = 0;
+  /** PUBLISHes sent (each one write to Redis). */
+  publishes = 0;
   /** Messages whose PUBLISH failed (their changes were dropped). */
   publishFailures = 0;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly opts: RedisInboxFeedOptions = {},
-  ) {}
+  ) {
+    this.flushIntervalMs = opts.flushIntervalMs ?? FLUSH_INTERVAL_MS;
+  }
 
   changed(userId: string, changes: InboxChanges): void {
     const d = changes.deliveryIds;
     // The publish path's one delivery: one line, built without the general encoder.
     if (d?.length === 1 && changes.notificationIds === undefined) this.outbox.push(`${userId} d${d[0]}`);
     else for (const line of encodeChanges(userId, changes)) this.outbox.push(line);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.flush);
-    }
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // The rest of this turn's changes join it; within the interval of the last PUBLISH, so do the
+    // changes until the interval has passed.
+    const wait = this.lastFlushAt + this.flushIntervalMs - performance.now();
+    if (wait <= 0) setImmediate(this.flush);
+    else this.flushTimer = setTimeout(this.flush, wait);
   }
 
   private readonly flush = (): void => {
     this.flushScheduled = false;
+    this.flushTimer = undefined;
+    this.lastFlushAt = performance.now();
     const lines = this.outbox;
     this.outbox = [];
     for (let i = 0; i < lines.length; i += LINES_PER_MESSAGE) {
       const message = lines.length <= LINES_PER_MESSAGE ? lines.join('\n') : lines.slice(i, i + LINES_PER_MESSAGE).join('\n');
+      this.publishes++;
       this.redis.publish(INBOX_FEED_CHANNEL, message).catch(this.publishFailed);
     }
   };
@@ -113,6 +141,7 @@ export class RedisInboxFeed implements InboxFeed {
       () => {
         if (this.fanout.users > 0) return;
         this.subscribed = undefined;
+        this.confirmed = false;
         this.subscriber?.unsubscribe(INBOX_FEED_CHANNEL).catch(() => {});
       },
     );
@@ -121,13 +150,19 @@ export class RedisInboxFeed implements InboxFeed {
   /** The channel subscribed (once while this process has watchers; tried again after a failure). */
   private channelSubscribed(): Promise<void> {
     const p = this.subscribed;
-    // Subscribed already, but the connection is down: changes would be lost until it is back.
-    if (p && this.subscriber?.status !== 'ready') return Promise.reject(new Error(`inbox feed subscriber ${this.subscriber?.status ?? 'absent'}`));
+    // Subscribed already, but the connection is down: changes would be lost until it is back. (A
+    // SUBSCRIBE still on its way is waited for: watchers that open together all get it.)
+    if (p && this.confirmed && this.subscriber?.status !== 'ready') {
+      return Promise.reject(new Error(`inbox feed subscriber ${this.subscriber?.status ?? 'absent'}`));
+    }
     if (p) return p;
     const attempt = this.connection()
       .subscribe(INBOX_FEED_CHANNEL)
-      .then(() => undefined);
+      .then(() => {
+        if (this.subscribed === attempt) this.confirmed = true;
+      });
     this.subscribed = attempt;
+    this.confirmed = false;
     attempt.catch((err: Error) => {
       if (this.subscribed === attempt) this.subscribed = undefined;
       this.report(err, 'subscribe');
@@ -163,6 +198,11 @@ export class RedisInboxFeed implements InboxFeed {
 
   /** Watchers end; the subscriber connection closes (the command connection is the caller's). */
   close(): void {
+    // Changes still waiting for the interval go out now (the command connection is still open).
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flush();
+    }
     this.fanout.closeAll();
     this.subscriber?.disconnect();
     this.subscriber = undefined;

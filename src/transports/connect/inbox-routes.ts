@@ -4,7 +4,10 @@
 // (ctx.ports.inboxFeed, domain/inbox/inbox-feed.ts), then `ready`, an `upsert` per changed row
 // read afresh (inbox.watch_read, as the caller already authenticated), a `heartbeat` every
 // HEARTBEAT_MS while nothing changes; it ends when the client leaves, the process drains, or the
-// token or web session stops being valid (checked again at every heartbeat).
+// token or web session stops being valid. The credentials are checked again at every heartbeat, at
+// once when the feed says they changed (a sign-out, a revoked token, an offboarding), and before
+// rows are sent when the last check is older than RECHECK_MS: no row reaches a caller whose access
+// ended longer ago than that, even if the feed's signal was lost.
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -28,8 +31,10 @@ import { SESSION_PRINCIPAL, sessionOfCall } from './session-auth.js';
 
 /** A heartbeat after this long without a message (proxies close idle streams at 30-60 s). */
 export const HEARTBEAT_MS = 25_000;
-/** The interval in use: HEARTBEAT_MS; tests running the service in their own process shorten it. */
-export const watchTiming = { heartbeatMs: HEARTBEAT_MS };
+/** Rows are sent only on credentials checked at most this long ago. */
+export const RECHECK_MS = 1_000;
+/** The intervals in use: HEARTBEAT_MS and RECHECK_MS; tests running the service in their own process shorten them. */
+export const watchTiming = { heartbeatMs: HEARTBEAT_MS, recheckMs: RECHECK_MS };
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
 const tsOpt = (iso: string | undefined) => (iso === undefined ? undefined : ts(iso));
@@ -120,6 +125,11 @@ async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<Watch
 
     const changes = sub[Symbol.asyncIterator]();
     let next = changes.next();
+    let checkedAt = performance.now();
+    const recheck = async () => {
+      await stillValid(deps, hctx, session !== undefined, authorization);
+      checkedAt = performance.now();
+    };
     while (!stop.signal.aborted) {
       const idle = timeout(watchTiming.heartbeatMs, stop.signal);
       const woke = await Promise.race([next, idle.elapsed]);
@@ -127,12 +137,13 @@ async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<Watch
       if (stop.signal.aborted) return;
       if (woke === 'timeout') {
         // Still a valid caller? A revoked token or an ended session ends the stream (unauthenticated).
-        await stillValid(deps, hctx, session !== undefined, authorization);
+        await recheck();
         yield { change: { case: 'heartbeat', value: {} }, unreadCount: (await read({})).unreadCount };
         continue;
       }
       if (woke.done) return;
       next = changes.next();
+      if (woke.value.access || performance.now() - checkedAt >= watchTiming.recheckMs) await recheck();
       for (const ids of chunks(woke.value)) {
         const out = await read(ids);
         for (const item of out.items) yield { change: { case: 'upsert', value: inboxItemToProto(item) }, unreadCount: out.unreadCount };

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { InboxService, ViewerService, type WatchInboxResponse } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
-import { watchTiming } from '../../../src/transports/connect/inbox-routes.js';
+import { RECHECK_MS, watchTiming } from '../../../src/transports/connect/inbox-routes.js';
 import { runOperation } from '../../../src/app/run-operation.js';
 import { createLoginLink } from '../../../src/domain/web/create-login-link.js';
 import { ManualClock } from '../../../src/infra/clock.js';
 import { withToken, type AgentUser } from '../../helpers/agents.js';
 import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
-import { createDatabase, event, http, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
+import { createDatabase, event, http, newPersonalToken, newUser, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 
 let db: Awaited<ReturnType<typeof createDatabase>>;
 let a: Harness;
@@ -320,6 +320,82 @@ describe('heartbeats, and the end of the caller', () => {
     }
     expect(err?.code).toBe(Code.Unauthenticated);
     expect(err?.findDetails(ErrorInfoSchema)[0]?.code).toBe('session_expired');
+  });
+});
+
+describe('the end of the caller, at once (heartbeats 25 s apart, as in service)', () => {
+  /** The stream's next message fails with unauthenticated and `code` within `ms` (no heartbeat comes first). */
+  async function endsWith(w: Watch, code: string, ms = 2000): Promise<void> {
+    const err = await fails(w.next(ms));
+    expect(err.code).toBe(Code.Unauthenticated);
+    expect(err.findDetails(ErrorInfoSchema)[0]?.code).toBe(code);
+  }
+
+  it("sign-out on instance A ends that session's stream on instance B at once; the same user's other session keeps its stream", async () => {
+    const { pt } = await person(a);
+    const leaving = await signIn(a, pt.user.email);
+    const staying = await signIn(a, pt.user.email);
+    const gone = watch(b, withSession(leaving));
+    const kept = watch(b, withSession(staying));
+    expect((await gone.next(5000)).change.case).toBe('ready');
+    expect((await kept.next(5000)).change.case).toBe('ready');
+
+    const out = await fetch(`${a.baseUrl}/auth/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: leaving.cookie, origin: new URL(a.baseUrl).origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `csrf=${encodeURIComponent(leaving.csrf)}`,
+    });
+    expect(out.status).toBe(303);
+    await endsWith(gone, 'session_expired');
+
+    const { deliveryId } = await published(a, pt, event(a, { title: 'After the sign-out' }));
+    expect(upsert(await kept.next(2000))).toMatchObject({ deliveryId, title: 'After the sign-out' });
+    kept.close();
+  });
+
+  it('a revoked agent token ends its stream at once, before any row; another token of the user keeps its stream', async () => {
+    const { pt, ag } = await person(a);
+    const other = await withToken(a, pt.user);
+    const gone = watch(a, ag.token);
+    const kept = watch(b, other.token);
+    expect((await gone.next(5000)).change.case).toBe('ready');
+    expect((await kept.next(5000)).change.case).toBe('ready');
+    await createClient(AccountService, transportFor(b, 'connect', [bearer(ag.token)])).revokeAgentToken({ tokenId: ag.tokenId });
+    await endsWith(gone, 'token_revoked');
+    const { deliveryId } = await published(a, pt, event(a));
+    expect(upsert(await kept.next(2000)).deliveryId).toBe(deliveryId);
+    kept.close();
+  });
+
+  it("offboarding ends the user's streams, by session and by token, at once", async () => {
+    const { pt, ag } = await person(a);
+    const s = await signIn(a, pt.user.email);
+    const byToken = watch(a, ag.token);
+    const bySession = watch(b, withSession(s));
+    expect((await byToken.next(5000)).change.case).toBe('ready');
+    expect((await bySession.next(5000)).change.case).toBe('ready');
+    const admin = await withToken(a, await newUser(a, 'admin'));
+    await createClient(AccountService, transportFor(a, 'connect', [bearer(admin.token)])).offboardUser({ email: pt.user.email });
+    await endsWith(byToken, 'token_revoked');
+    await endsWith(bySession, 'session_expired');
+  });
+
+  it('a session ended without a word to the feed gets no further row: the next change ends the stream instead', async () => {
+    // Re-checked before rows when the last check is older than recheckMs: 0 here, i.e. before every batch.
+    watchTiming.recheckMs = 0;
+    try {
+      const { pt } = await person(a);
+      const s = await signIn(a, pt.user.email);
+      const w = watch(b, withSession(s));
+      expect((await w.next(5000)).change.case).toBe('ready');
+      // As if the feed lost the sign-out's message (Redis pub/sub delivers at most once).
+      await a.svc.deps.orm.em.getConnection().execute(`update web_sessions set revoked_at = now() where user_id = ?`, [pt.user.userId]);
+      await published(a, pt, event(a, { title: 'Not for a signed-out browser' }));
+      await endsWith(w, 'session_expired');
+    } finally {
+      watchTiming.recheckMs = RECHECK_MS;
+    }
   });
 });
 

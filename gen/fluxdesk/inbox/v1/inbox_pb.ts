@@ -775,8 +775,11 @@ export const InboxService: GenService<{
    * message once the subscription is in place, then an `upsert` for every
    * notification created or changed (a new event, a dedup repeat, a
    * resolve, a supplement, a read mark) within a second of the commit, and
-   * a `heartbeat` every 25 s while nothing changes. The stream ends when the
-   * session or token stops being valid or the server drains.
+   * a `heartbeat` every 25 s while nothing changes. The stream ends with
+   * `unauthenticated` when the session or token stops being valid: at once
+   * after a sign-out, a revoked token or an offboarding; otherwise at the
+   * next check (before rows, when the last check is over a second old, and
+   * at every heartbeat). It also ends when the server drains.
    *
    * @generated from rpc fluxdesk.inbox.v1.InboxService.WatchInbox
    */
