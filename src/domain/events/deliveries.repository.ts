@@ -7,7 +7,8 @@ import type { DeliveryRow } from './events.repository.js';
 
 /**
  * Stamps a delivery resolved; a repeat keeps the first stamp and note (coalesce / case), and the
- * external status becomes `resolved` either way. Returns the row as the Delivery view reads it.
+ * external status becomes `resolved` either way (its time is stamped when that changes it). Returns
+ * the row as the Delivery view reads it.
  */
 export async function markDeliveryResolved(
   em: EntityManager,
@@ -20,12 +21,13 @@ export async function markDeliveryResolved(
     `update deliveries set
            resolved_at = coalesce(resolved_at, ?::timestamptz),
            resolution_note = case when resolved_at is null then ? else resolution_note end,
+           external_status_at = case when external_status is distinct from 'resolved' then ?::timestamptz else external_status_at end,
            external_status = 'resolved'
          where id = ?
          returning id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title,
            summary, markdown_body, external_url, external_status, locale, recipient_hint, occurred_at, created_at,
            resolved_at, resolution_note, fire_count`,
-    [now, resolutionNote, deliveryId],
+    [now, resolutionNote, now, deliveryId],
   );
   return rows[0];
 }

@@ -26,6 +26,8 @@ export const DeliverySchema = defineEntity({
     markdownBodyRendering: p.string().length(10).nullable(),
     externalUrl: p.string().length(2000).nullable(),
     externalStatus: p.string().length(10).nullable(),
+    /** When externalStatus took its present value (null before Migration20261128000000ExternalStatusAt). */
+    externalStatusAt: p.datetime().nullable(),
     actor: p.json<{ email: string; name?: string }>().nullable(),
     labels: p.json<Record<string, string>>().nullable(),
     actions: p.json<unknown[]>().nullable(),

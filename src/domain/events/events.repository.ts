@@ -137,6 +137,12 @@ const PRINCIPAL_CURRENT = `(v.token_ver is null or (
       and (select u.xmin from users u where u.id = v.recipient_user_id) = v.user_ver
       and (select i.xmin from integrators i where i.id = v.integrator_id) = v.integrator_ver))`;
 
+// A repeat's status time: the arrival's time when it brings a status the delivery did not have; a
+// repeat without a status, or with the same one, keeps the time the status was first set.
+const STATUS_AT_ON_REPEAT = (status: string, row: string, at: string) =>
+  `external_status_at = case when ${status} is not null and ${status} is distinct from ${row}.external_status then ${at}
+    else ${row}.external_status_at end`;
+
 // A repeat's new text for the inbox row (`nu`), written only when it differs: a same-text repeat
 // leaves the row (and its updated_at) alone and fires no inbox-counter trigger work.
 const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `nu as (
@@ -203,15 +209,17 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
   values ${Array.from({ length: rows }, () => VALUE_ROW).join(',\n')}
 ), d as (
   insert into deliveries (id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone,
-    title, summary, markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions,
-    recipient_hint, recipient, locale, occurred_at, created_at, last_event_at, fire_count)
+    title, summary, markdown_body, markdown_body_rendering, external_url, external_status, external_status_at, actor, labels,
+    actions, recipient_hint, recipient, locale, occurred_at, created_at, last_event_at, fire_count)
   select gen_random_uuid(), v.token_id, v.integrator_id, v.recipient_user_id, v.project_id, v.event_id, v.event_type, v.severity,
-    v.tone, v.title, v.summary, v.markdown_body, v.markdown_body_rendering, v.external_url, v.external_status, v.actor, v.labels,
+    v.tone, v.title, v.summary, v.markdown_body, v.markdown_body_rendering, v.external_url, v.external_status,
+    case when v.external_status is null then null else v.at end, v.actor, v.labels,
     v.actions, v.recipient_hint, v.recipient, v.locale, v.occurred_at, v.at, v.at, 1 from v
   where v.token_id is not null and ${PRINCIPAL_CURRENT}
   on conflict (token_id, event_id) do update set
     fire_count = deliveries.fire_count + 1,
     external_status = coalesce(excluded.external_status, deliveries.external_status),
+    ${STATUS_AT_ON_REPEAT('excluded.external_status', 'deliveries', 'excluded.last_event_at')},
     last_event_at = excluded.last_event_at
   returning ${DELIVERY_COLUMNS}, markdown_body, last_event_at as at, (xmax = 0) as inserted
 ), tc as (
@@ -367,6 +375,7 @@ with v (token_id, integrator_id, recipient_user_id, event_id, title, summary, ma
   update deliveries x set
     fire_count = x.fire_count + 1,
     external_status = coalesce(v.external_status, x.external_status),
+    ${STATUS_AT_ON_REPEAT('v.external_status', 'x', 'v.at')},
     last_event_at = v.at
   from v
   where x.token_id = v.token_id and x.event_id = v.event_id and ${PRINCIPAL_CURRENT}

@@ -45,13 +45,15 @@ export interface InboxItemRow {
 
 // updated_at: the latest of the row's own changes (a read mark, a repeat's new text) and its
 // delivery's (a repeat's arrival, a resolve, a supplement); greatest() skips NULLs.
-// external_status_at: no column keeps the time the status was set; a resolve stamps resolved_at
-// (and sets `resolved`), any other status came with an arrival, whose time is last_event_at.
+// external_status_at: when the status took its present value (set by the publish statements and
+// resolve). Rows written before that column fall back to what was shown until then: resolved_at
+// for `resolved` (a resolve stamps it), else the last arrival.
 const ITEM_COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.read_at, n.created_at,
   greatest(n.updated_at, d.last_event_at, d.resolved_at, s.last_at) as updated_at,
   n.target_url, n.delivery_id, n.actor_user_id, u.email as actor_email, u.name as actor_name,
   d.event_type, d.severity, d.tone, d.markdown_body_rendering, d.external_url, d.external_status,
   case when d.external_status is null then null
+       when d.external_status_at is not null then d.external_status_at
        when d.external_status = 'resolved' and d.resolved_at is not null then d.resolved_at
        else d.last_event_at end as external_status_at,
   d.resolved_at, d.resolution_note, d.fire_count, d.actor as event_actor, d.labels, d.actions, d.occurred_at,

@@ -147,6 +147,68 @@ describe('ListInbox and GetInboxItem: every event field', () => {
     expect(timestampMs(item!.updatedAt)).toBeGreaterThan(timestampMs(item!.createdAt));
   });
 
+  it('the external status time is when the status took its value: kept by repeats that bring no new status, through either publish statement', async () => {
+    // A second instance on the same database knows none of this pair's writes, so its repeats go
+    // through the full publish statement (ON CONFLICT); the first instance's go through the repeat
+    // statement (the group commit remembers the pair).
+    const other = await startHarness({ databaseUrl: h.databaseUrl, clock: h.clock });
+    try {
+      const { pt, ag } = await person();
+      const { deliveryId, ev } = await published(pt, { external_status: 'firing' });
+      const statusAt = async () => {
+        const [item] = (await inbox(ag.token).listInbox({})).items;
+        expect(item!.deliveryId).toBe(deliveryId);
+        return { status: item!.externalStatus, at: timestampMs(item!.externalStatusAt), created: timestampMs(item!.createdAt) };
+      };
+      // The clock runs (an offset on real time): a time set by a call lies within the call.
+      const during = async (call: () => Promise<void>) => {
+        h.clock.advance(60_000);
+        const from = h.clock.now().getTime();
+        await call();
+        return { from, to: h.clock.now().getTime() };
+      };
+      const repeat = (via: Harness, over: Record<string, unknown>) =>
+        during(async () => {
+          const r = await publish(via, pt.token, { ...ev, ...over });
+          expect(r.status, r.text).toBe(200);
+        });
+      const setWithin = (at: number, w: { from: number; to: number }) => at >= w.from && at <= w.to;
+      const first = await statusAt();
+      expect(first).toMatchObject({ status: 'firing', at: first.created });
+
+      await repeat(h, { external_status: 'firing' });
+      expect(await statusAt()).toMatchObject({ status: 'firing', at: first.created });
+      const pending = await statusAt().then(async () => {
+        const w = await repeat(other, { external_status: 'pending' });
+        const s = await statusAt();
+        expect(s.status).toBe('pending');
+        expect(setWithin(s.at, w), `${s.at} within ${JSON.stringify(w)}`).toBe(true);
+        return s;
+      });
+      await repeat(h, { external_status: undefined });
+      expect(await statusAt()).toEqual(pending);
+      await repeat(other, { external_status: 'pending' });
+      expect(await statusAt()).toEqual(pending);
+      const approvedWindow = await repeat(h, { external_status: 'approved' });
+      const approved = await statusAt();
+      expect(approved.status).toBe('approved');
+      expect(setWithin(approved.at, approvedWindow)).toBe(true);
+
+      const resolveWindow = await during(async () => {
+        const r = await http(h, 'POST', `/api/v1/events/${deliveryId}/resolve`, { token: pt.token, body: {} });
+        expect(r.status, r.text).toBe(200);
+      });
+      const resolved = await statusAt();
+      expect(resolved.status).toBe('resolved');
+      expect(setWithin(resolved.at, resolveWindow)).toBe(true);
+      await repeat(other, { external_status: 'resolved' });
+      await repeat(h, { external_status: undefined });
+      expect(await statusAt()).toEqual(resolved);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('works over gRPC and gRPC-Web too', async () => {
     const { pt, ag } = await person();
     await published(pt);

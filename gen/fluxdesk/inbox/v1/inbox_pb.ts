@@ -487,7 +487,9 @@ export type InboxItem = Message<"fluxdesk.inbox.v1.InboxItem"> & {
   externalStatus?: string | undefined;
 
   /**
-   * When the external status was last set (the latest arrival carrying it).
+   * When the external status took its present value: the arrival that
+   * brought it, or the resolve that set `resolved`; a repeat with the same
+   * status, or none, keeps it.
    *
    * @generated from field: optional google.protobuf.Timestamp external_status_at = 19;
    */

@@ -15,6 +15,7 @@ import { Migration20261122130000NudgeLease } from './Migration20261122130000Nudg
 import { Migration20261124000000AuditIndexes } from './Migration20261124000000AuditIndexes.js';
 import { Migration20261124100000TrigramFastupdate } from './Migration20261124100000TrigramFastupdate.js';
 import { Migration20261125000000WebSessions } from './Migration20261125000000WebSessions.js';
+import { Migration20261128000000ExternalStatusAt } from './Migration20261128000000ExternalStatusAt.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124000000AuditIndexes', class: Migration20261124000000AuditIndexes },
   { name: 'Migration20261124100000TrigramFastupdate', class: Migration20261124100000TrigramFastupdate },
   { name: 'Migration20261125000000WebSessions', class: Migration20261125000000WebSessions },
+  { name: 'Migration20261128000000ExternalStatusAt', class: Migration20261128000000ExternalStatusAt },
 ];
