@@ -17,7 +17,8 @@ export interface Logger {
   child(bindings: object): Logger;
 }
 
-export type Surface = 'rest' | 'legacy' | 'connect' | 'mcp' | 'cli';
+/** Where a call came in: the HTTP API (REST v1, the older endpoints, Connect, MCP), the operator CLI, or the web app's own sign-in pages. */
+export type Surface = 'rest' | 'legacy' | 'connect' | 'mcp' | 'cli' | 'web';
 
 /** Which inbound rules apply: `/api/v1` enforces the namespace; the older endpoint is lenient. */
 export type Channel = 'v1' | 'legacy';

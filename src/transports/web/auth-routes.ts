@@ -137,8 +137,8 @@ async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions): Promis
   const run = async <I, O>(op: Operation<I, O, any>, input: unknown, req: FastifyRequest, system = false): Promise<O> =>
     (
       await runOperation(deps, op, {
-        // No `web` surface yet: these pages are HTTP routes like REST's (metrics, audit `source`).
-        surface: 'rest',
+        // The sign-in pages (audit `source`, metrics `surface`): not the REST API.
+        surface: 'web',
         channel: 'v1',
         requestId: req.id,
         input,

@@ -287,7 +287,7 @@ describe('a session as a Connect caller', () => {
     // Audit rows name the session where a token id goes (audit_log.token_id has no foreign key).
     const sessionId = (await sql(`select id from web_sessions where user_id = ?`, [alice.userId]))[0].id;
     const audit = await sql(`select token_id, source from audit_log where action = 'web.session.created' and actor_user_id = ?`, [alice.userId]);
-    expect(audit).toEqual([{ token_id: sessionId, source: 'rest' }]);
+    expect(audit).toEqual([{ token_id: sessionId, source: 'web' }]);
   });
 
   it('refuses a call without the CSRF header, or with a wrong one (csrf_mismatch), and changes nothing', async () => {
