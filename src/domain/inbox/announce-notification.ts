@@ -1,7 +1,8 @@
-// What open inboxes (WatchInbox) learn of after the caller's commit. An inbox row:
-// addNotification (notify.ts) plus the feed. For operations that add a notification (a forward of a held event, a
-// task assignment, a suspended token's notice): with plain addNotification the row appears in the
-// web app only at its next list.
+// What open inboxes (WatchInbox) learn of after the caller's commit (the inbox feed):
+//  - a new inbox row: addNotification (notify.ts) plus the feed, for operations that add a
+//    notification (a forward of a held event, a task assignment, a suspended token's notice); with
+//    plain addNotification the row appears in the web app only at its next list;
+//  - a change of the user's credentials (announceAccessChanged), which ends streams no longer valid.
 import type { EntityManager } from '@mikro-orm/core';
 import type { OpContext } from '../context.js';
 import type { Notification } from './inbox.entity.js';
