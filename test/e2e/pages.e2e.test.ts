@@ -145,14 +145,14 @@ describe('item body (browser)', () => {
 });
 
 describe('a session ended elsewhere (browser)', () => {
-  it('the next call of an open page sends it to /auth/login?next=<its path>; nothing is changed', async () => {
+  it('sign-out everywhere from another browser sends an open page to /auth/login?next=<its path> at once (its live inbox stream ends)', async () => {
     const user = await newUser(h);
     const page = b.page;
     await signIn(h, page, user);
     await page.goto('/settings/integrations');
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
 
-    // The same person signs out everywhere from another browser.
+    // The same person signs out everywhere from another browser; this page does nothing.
     const other = await b.newContext();
     const otherPage = await other.newPage();
     await signIn(h, otherPage, user);
@@ -160,14 +160,26 @@ describe('a session ended elsewhere (browser)', () => {
     const out = await otherPage.request.post('/auth/logout-everywhere', { form: { csrf }, maxRedirects: 0 });
     expect(out.status()).toBe(303);
 
+    await page.waitForURL((u) => u.pathname === '/auth/login', { timeout: 5000 });
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/integrations');
+  });
+
+  it('a session that ended without a word to open pages: the next call sends the page to /auth/login?next=<its path>; nothing is changed', async () => {
+    const user = await newUser(h);
+    const page = b.page;
+    await signIn(h, page, user);
+    await page.goto('/settings/integrations');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
+
+    // Ended in the database alone (as an expiry would be): no stream is told.
+    const db = h.svc.deps.orm.em.fork().getConnection();
+    await db.execute('update web_sessions set revoked_at = now() where user_id = ?', [user.userId]);
+
     await page.getByLabel('Label', { exact: true }).fill('Too late');
     await page.getByRole('button', { name: 'Create token', exact: true }).click();
     await page.waitForURL((u) => u.pathname === '/auth/login');
     expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/integrations');
-    const tokens = await h.svc.deps.orm.em
-      .fork()
-      .getConnection()
-      .execute('select count(*)::int as n from inbound_tokens where owner_user_id = ?', [user.userId]);
+    const tokens = await db.execute('select count(*)::int as n from inbound_tokens where owner_user_id = ?', [user.userId]);
     expect(tokens[0].n).toBe(0);
   });
 });
