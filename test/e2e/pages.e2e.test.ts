@@ -145,12 +145,24 @@ describe('item body (browser)', () => {
 });
 
 describe('a session ended elsewhere (browser)', () => {
-  it('sign-out everywhere from another browser sends an open page to /auth/login?next=<its path> at once (its live inbox stream ends)', async () => {
+  /** A new user signed in, on /settings/integrations. */
+  async function integrationsPageOfNewUser() {
     const user = await newUser(h);
     const page = b.page;
     await signIn(h, page, user);
     await page.goto('/settings/integrations');
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
+    return { user, page };
+  }
+
+  /** The page went to sign-in, set to come back to the integrations page. */
+  async function sentToSignIn(page: import('playwright-core').Page, timeout?: number): Promise<void> {
+    await page.waitForURL((u) => u.pathname === '/auth/login', { timeout });
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/integrations');
+  }
+
+  it('sign-out everywhere from another browser sends an open page to /auth/login?next=<its path> at once (its live inbox stream ends)', async () => {
+    const { user, page } = await integrationsPageOfNewUser();
 
     // The same person signs out everywhere from another browser; this page does nothing.
     const other = await b.newContext();
@@ -160,16 +172,11 @@ describe('a session ended elsewhere (browser)', () => {
     const out = await otherPage.request.post('/auth/logout-everywhere', { form: { csrf }, maxRedirects: 0 });
     expect(out.status()).toBe(303);
 
-    await page.waitForURL((u) => u.pathname === '/auth/login', { timeout: 5000 });
-    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/integrations');
+    await sentToSignIn(page, 5000);
   });
 
   it('a session that ended without a word to open pages: the next call sends the page to /auth/login?next=<its path>; nothing is changed', async () => {
-    const user = await newUser(h);
-    const page = b.page;
-    await signIn(h, page, user);
-    await page.goto('/settings/integrations');
-    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
+    const { user, page } = await integrationsPageOfNewUser();
 
     // Ended in the database alone (as an expiry would be): no stream is told.
     const db = h.svc.deps.orm.em.fork().getConnection();
@@ -177,8 +184,7 @@ describe('a session ended elsewhere (browser)', () => {
 
     await page.getByLabel('Label', { exact: true }).fill('Too late');
     await page.getByRole('button', { name: 'Create token', exact: true }).click();
-    await page.waitForURL((u) => u.pathname === '/auth/login');
-    expect(new URL(page.url()).searchParams.get('next')).toBe('/settings/integrations');
+    await sentToSignIn(page);
     const tokens = await db.execute('select count(*)::int as n from inbound_tokens where owner_user_id = ?', [user.userId]);
     expect(tokens[0].n).toBe(0);
   });
