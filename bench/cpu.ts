@@ -4,9 +4,10 @@
 // rest of the box (other jobs).
 import { readdirSync, readFileSync } from 'node:fs';
 
-const TICK_MS = 10; // USER_HZ = 100 on Linux
+export const TICK_MS = 10; // USER_HZ = 100 on Linux
 
-function procTicks(pid: number | string): number {
+/** CPU ticks (user + system, 10 ms each) a process has used so far; 0 once it is gone. */
+export function procTicks(pid: number | string): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -23,8 +23,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** The V8 flags package.json's start script gives Node, so the bench measures the shipped settings. */
-export function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+export function startFlags(root = ROOT): string[] {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   // The node command the script execs (after its build check: `node scripts/build.mjs ... && exec node ...`).
   return start
     .split('&&')

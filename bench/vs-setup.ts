@@ -1,0 +1,33 @@
+// bench:vs's set-up of ONE tree (this one or the one compared): a fresh database migrated by that
+// tree's own code, one user with VS_NOTIFICATIONS inbox rows and VS_TOKENS agent tokens
+// (read:inbox) made through that tree's operator operations. Run as a child process (each tree's
+// ORM metadata stays in a process of its own); writes {url, tokens} as JSON to VS_OUT.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(process.env.VS_ROOT ?? '.');
+const count = Number(process.env.VS_TOKENS ?? 1000);
+const notifications = Number(process.env.VS_NOTIFICATIONS ?? 0);
+const from = (rel: string) => import(path.join(root, rel));
+
+const { loadConfig } = await from('src/config.ts');
+const { createDeps } = await from('src/deps.ts');
+const { runOperator } = await from('src/transports/cli/operator-socket.ts');
+const { createDatabase } = await from('test/helpers/harness.ts');
+
+const db = await createDatabase();
+const deps = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }, 'bench'), { role: 'cli' });
+const email = `vs-bench-${Date.now()}@example.test`;
+const user = (await runOperator(deps, 'users.create', { email, name: 'bench:vs' })).output as { userId: string };
+const mint = async () => ((await runOperator(deps, 'agent_tokens.create', { email, scopes: ['read:inbox'] })).output as { token: string }).token;
+const tokens: string[] = [];
+for (let i = 0; i < count; i += 16) tokens.push(...(await Promise.all(Array.from({ length: Math.min(16, count - i) }, mint))));
+if (notifications > 0)
+  await deps.orm.em.getConnection().execute(
+    `insert into notifications (id, user_id, type, title, created_at, updated_at)
+     select gen_random_uuid(), ?, 'system', 'Notification ' || g, now() - (g || ' seconds')::interval, now() from generate_series(1, ?) g`,
+    [user.userId, notifications],
+  );
+await deps.close();
+writeFileSync(process.env.VS_OUT!, JSON.stringify({ url: db.url, tokens }));
+process.exit(0);

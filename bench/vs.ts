@@ -1,0 +1,238 @@
+// bench:vs: this tree against another commit (or another checkout), both services under the same
+// load AT THE SAME TIME. On a small shared machine the host's speed drifts by ±20 % from one
+// minute to the next, so two runs one after the other compare the drift as much as the code; two
+// services that share every second share the drift, and their CPU time per call compares within
+// about ±4 % (this tree against itself gave medians of 0.995-1.040 in four runs). It reports CPU per call, not
+// rates: the two services share the machine, so neither rate is the one `npm run bench:mcp` gives.
+//
+//   npm run bench:vs -- <git-rev | directory> [--scenario whoami|inbox] [--rounds 6]
+//                       [--requests 20000] [--connections 25]
+//
+// A git rev is checked out into a temporary worktree that borrows this tree's node_modules (a rev
+// with other dependency versions needs a checkout of its own with `npm ci`: pass its directory).
+// Both trees are built (`scripts/build.mjs --if-stale --no-check`) and run as `npm start` runs them
+// (dist/, the start script's V8 flags), each on a fresh database set up by its own code
+// (bench/vs-setup.ts), one user and enough agent tokens that no call meets the 60/min window.
+// Scenarios are MCP tools/call: `whoami` (token lookup, rate limit, runner, JSON-RPC) and `inbox`
+// (list_inbox limit 50 over 10,000 rows).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { PG_ADMIN_URL, REDIS_URL } from '../test/helpers/harness.js';
+import { procTicks, TICK_MS } from './cpu.js';
+import { freePort, ROOT, runBench, startFlags } from './service.js';
+
+const CALLS_PER_TOKEN = 55;
+const WARMUP_ROUNDS = 2;
+const SCENARIOS = {
+  whoami: { tool: 'whoami', args: {}, notifications: 0 },
+  inbox: { tool: 'list_inbox', args: { limit: 50 }, notifications: 10_000 },
+} as const;
+
+interface Side {
+  label: string;
+  root: string;
+  proc?: ChildProcess;
+  baseUrl?: string;
+  dbUrl?: string;
+  tokens: string[];
+  next: number;
+  usPerCall: number[];
+  callsPerS: number[];
+}
+
+function fail(message: string): never {
+  console.error(`[bench:vs] ${message}`);
+  process.exit(2);
+}
+
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): void {
+  const r = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) fail(`${cmd} ${args.join(' ')} failed in ${cwd} (exit ${r.status})`);
+}
+
+/** The other tree: a directory as given, or a temporary worktree of a git rev (removed at the end). */
+function otherTree(spec: string): { root: string; label: string; remove?: () => void } {
+  if (existsSync(spec) && statSync(spec).isDirectory()) return { root: path.resolve(spec), label: spec };
+  const rev = spawnSync('git', ['rev-parse', '--short', spec], { cwd: ROOT, encoding: 'utf8' });
+  if (rev.status !== 0) fail(`${spec} is neither a directory nor a git rev`);
+  const dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'fluxdesk-vs-')), 'tree');
+  run('git', ['worktree', 'add', '--detach', dir, spec], ROOT);
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  return {
+    root: dir,
+    label: rev.stdout.trim(),
+    remove: () => {
+      spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT });
+      rmSync(path.dirname(dir), { recursive: true, force: true });
+    },
+  };
+}
+
+async function start(side: Side, tokens: number, notifications: number): Promise<void> {
+  if (!existsSync(path.join(side.root, 'scripts/build.mjs'))) fail(`${side.label} has no scripts/build.mjs (bench:vs runs dist/ as npm start does)`);
+  run(process.execPath, ['scripts/build.mjs', '--if-stale', '--no-check'], side.root);
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'fluxdesk-vs-setup-')), 'setup.json');
+  run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/vs-setup.ts')], side.root, {
+    VS_ROOT: side.root,
+    VS_TOKENS: String(tokens),
+    VS_NOTIFICATIONS: String(notifications),
+    VS_OUT: out,
+  });
+  const setup = JSON.parse(readFileSync(out, 'utf8')) as { url: string; tokens: string[] };
+  rmSync(path.dirname(out), { recursive: true, force: true });
+  side.dbUrl = setup.url;
+  side.tokens = setup.tokens;
+  const port = await freePort();
+  side.proc = spawn(process.execPath, [...startFlags(side.root), 'dist/src/main.js'], {
+    cwd: side.root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      GRPC_PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      DATABASE_URL: setup.url,
+      REDIS_URL,
+      LOG_LEVEL: 'warn',
+      WORKER: 'off',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  side.baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (side.proc.exitCode !== null) fail(`the service of ${side.label} exited during start (code ${side.proc.exitCode})`);
+    if (Date.now() > deadline) fail(`the service of ${side.label} was not healthy after 60 s`);
+    const status = await fetch(`${side.baseUrl}/api/v1/health`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** `requests` calls at `connections` in flight; the service's CPU µs per call and the call rate. */
+async function burst(side: Side, body: string, requests: number, connections: number): Promise<{ us: number; perS: number }> {
+  const ticks = procTicks(side.proc!.pid!);
+  const t0 = performance.now();
+  let errors = 0;
+  let sample = '';
+  const r = await autocannon({
+    url: `${side.baseUrl}/mcp`,
+    connections,
+    amount: requests,
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${side.tokens[Math.floor(side.next++ / CALLS_PER_TOKEN)]}`,
+          },
+          body,
+        }),
+        onResponse: (_status, text) => {
+          if (text.includes('"error":{') || text.includes('"isError":true')) {
+            errors++;
+            sample = text.slice(0, 200);
+          }
+        },
+      },
+    ],
+  });
+  if (errors > 0 || r.non2xx > 0 || r.errors > 0 || r.timeouts > 0)
+    fail(`${side.label}: ${errors} error members, ${r.non2xx} non-2xx, ${r.errors + r.timeouts} failed requests (${sample})`);
+  const us = ((procTicks(side.proc!.pid!) - ticks) * TICK_MS * 1000) / r.requests.total;
+  return { us, perS: (r.requests.total * 1000) / (performance.now() - t0) };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      scenario: { type: 'string', default: 'whoami' },
+      rounds: { type: 'string', default: '6' },
+      requests: { type: 'string', default: '20000' },
+      connections: { type: 'string', default: '25' },
+    },
+  });
+  if (positionals.length !== 1)
+    fail('usage: npm run bench:vs -- <git-rev | directory> [--scenario whoami|inbox] [--rounds N] [--requests N] [--connections N]');
+  const scenario = SCENARIOS[values.scenario as keyof typeof SCENARIOS];
+  if (!scenario) fail(`unknown scenario ${values.scenario} (${Object.keys(SCENARIOS).join(', ')})`);
+  const rounds = Number(values.rounds);
+  const requests = Number(values.requests);
+  const connections = Number(values.connections);
+  const tokens = Math.ceil(((rounds + WARMUP_ROUNDS) * requests) / CALLS_PER_TOKEN) + connections + 1;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: scenario.tool, arguments: scenario.args } });
+
+  const other = otherTree(positionals[0]!);
+  const sides: Side[] = [
+    { label: other.label, root: other.root, tokens: [], next: 0, usPerCall: [], callsPerS: [] },
+    { label: 'this tree', root: ROOT, tokens: [], next: 0, usPerCall: [], callsPerS: [] },
+  ];
+  try {
+    for (const side of sides) await start(side, tokens, scenario.notifications);
+    console.error(
+      `[bench:vs] ${values.scenario}: ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} of ${requests} calls per service, ${connections} connections each, at once`,
+    );
+    const rows: Record<string, string>[] = [];
+    for (let round = -WARMUP_ROUNDS; round < rounds; round++) {
+      // Which load starts first alternates by round (it is microseconds, but any edge it gives cancels out).
+      const first = round % 2 === 0 ? 0 : 1;
+      const started: Promise<{ us: number; perS: number }>[] = [];
+      started[first] = burst(sides[first]!, body, requests, connections);
+      started[1 - first] = burst(sides[1 - first]!, body, requests, connections);
+      const [a, b] = await Promise.all(started);
+      if (round < 0) continue;
+      sides[0]!.usPerCall.push(a!.us);
+      sides[1]!.usPerCall.push(b!.us);
+      sides[0]!.callsPerS.push(a!.perS);
+      sides[1]!.callsPerS.push(b!.perS);
+      rows.push({
+        round: String(round + 1),
+        [`${other.label} µs/call`]: a!.us.toFixed(1),
+        'this µs/call': b!.us.toFixed(1),
+        'this / other': (b!.us / a!.us).toFixed(3),
+      });
+    }
+    console.table(rows);
+    const ratios = sides[1]!.usPerCall.map((b, i) => b / sides[0]!.usPerCall[i]!);
+    console.log(
+      `service CPU per ${values.scenario} call, this tree / ${other.label}: median ${median(ratios).toFixed(3)} ` +
+        `(rounds ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}); ` +
+        `µs/call median ${median(sides[1]!.usPerCall).toFixed(1)} vs ${median(sides[0]!.usPerCall).toFixed(1)}; ` +
+        `calls/s each (sharing the machine) ${Math.round(median(sides[1]!.callsPerS))} vs ${Math.round(median(sides[0]!.callsPerS))}`,
+    );
+    return 0;
+  } finally {
+    for (const side of sides) {
+      if (side.proc && side.proc.exitCode === null) {
+        side.proc.kill('SIGTERM');
+        await new Promise((r) => side.proc!.once('exit', r));
+      }
+      if (side.dbUrl) {
+        const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+        await admin.connect();
+        await admin.query(`drop database if exists ${side.dbUrl.replace(/^.*\//, '')} with (force)`);
+        await admin.end();
+      }
+    }
+    other.remove?.();
+  }
+}
+
+runBench(main);
