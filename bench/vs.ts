@@ -45,9 +45,9 @@ interface Side {
   callsPerS: number[];
 }
 
+/** Thrown, so main's finally stops the services, drops the databases and removes the worktree. */
 function fail(message: string): never {
-  console.error(`[bench:vs] ${message}`);
-  process.exit(2);
+  throw new Error(`[bench:vs] ${message}`);
 }
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): void {
@@ -221,8 +221,11 @@ async function main(): Promise<number> {
   } finally {
     for (const side of sides) {
       if (side.proc && side.proc.exitCode === null) {
+        const exited = new Promise((r) => side.proc!.once('exit', r));
         side.proc.kill('SIGTERM');
-        await new Promise((r) => side.proc!.once('exit', r));
+        const timer = setTimeout(() => side.proc!.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
       }
       if (side.dbUrl) {
         const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
