@@ -216,10 +216,10 @@ describe('chat destination and preferences (browser)', () => {
     await expect(page.getByText('No chat destination is set.')).toBeVisible();
     // Defaults: critical and warn nudge.
     await expect(page.getByRole('checkbox', { name: 'critical', exact: true })).toBeVisible();
-    expect(await page.getByRole('checkbox', { name: 'critical', exact: true }).isChecked()).toBe(true);
-    expect(await page.getByRole('checkbox', { name: 'warn', exact: true }).isChecked()).toBe(true);
-    expect(await page.getByRole('checkbox', { name: 'info', exact: true }).isChecked()).toBe(false);
-    expect(await page.getByRole('checkbox', { name: 'success', exact: true }).isChecked()).toBe(false);
+    await expect(page.getByRole('checkbox', { name: 'critical', exact: true })).toBeChecked();
+    await expect(page.getByRole('checkbox', { name: 'warn', exact: true })).toBeChecked();
+    await expect(page.getByRole('checkbox', { name: 'info', exact: true })).not.toBeChecked();
+    await expect(page.getByRole('checkbox', { name: 'success', exact: true })).not.toBeChecked();
     await expectAxeClean(b, 'notification settings');
 
     // A plain-http URL outside the allowlist is refused by the server; nothing is stored.
@@ -243,8 +243,8 @@ describe('chat destination and preferences (browser)', () => {
     await expect(page.getByRole('status')).toContainText('Preferences saved');
     await page.reload();
     await expect(page.getByText('Feishu/Lark style')).toBeVisible();
-    expect(await page.getByRole('checkbox', { name: 'warn', exact: true }).isChecked()).toBe(false);
-    expect(await page.getByRole('checkbox', { name: 'info', exact: true }).isChecked()).toBe(true);
+    await expect(page.getByRole('checkbox', { name: 'warn', exact: true })).not.toBeChecked();
+    await expect(page.getByRole('checkbox', { name: 'info', exact: true })).toBeChecked();
     expect((await sql(`select push_severities from nudge_preferences where user_id = ?`, [user.userId]))[0].push_severities.sort()).toEqual([
       'critical',
       'info',

@@ -27,6 +27,8 @@ declare module 'vitest' {
     toBeVisible(): Promise<void>;
     /** Locator: disabled. */
     toBeDisabled(): Promise<void>;
+    /** Locator (a checkbox or radio): checked (`.not`: unchecked). */
+    toBeChecked(): Promise<void>;
     /** Locator: matches exactly n elements. */
     toHaveCount(n: number): Promise<void>;
     /** Locator (one element): its text, whitespace collapsed, equals the string or matches the RegExp. */
@@ -84,6 +86,14 @@ expect.extend({
     async (l) => {
       const v = await l.isDisabled(QUICK);
       return { pass: v, actual: v ? 'disabled' : 'enabled' };
+    },
+  ),
+  toBeChecked: locatorMatcher(
+    'to be checked',
+    () => '',
+    async (l) => {
+      const v = await l.isChecked(QUICK);
+      return { pass: v, actual: v ? 'checked' : 'unchecked' };
     },
   ),
   toHaveCount: locatorMatcher(

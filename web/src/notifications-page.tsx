@@ -215,7 +215,14 @@ export function NotificationsPage() {
       <section class="settings-block" aria-labelledby="chat-heading">
         <h2 id="chat-heading">Chat destination</h2>
         <p class="chat-state">
-          {dest ? (
+          {/* Until the settings are loaded nothing is known: no "not set" that a set destination would replace. */}
+          {prefs === null ? (
+            error ? (
+              ''
+            ) : (
+              'Loading…'
+            )
+          ) : dest ? (
             <>
               Nudges go to <code>{dest.urlHint}</code> ({dest.style === ChatStyle.FEISHU ? 'Feishu/Lark' : 'Slack'} style).
             </>
