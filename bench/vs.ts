@@ -5,7 +5,7 @@
 // about ±4 % (this tree against itself gave medians of 0.995-1.040 in four runs). It reports CPU per call, not
 // rates: the two services share the machine, so neither rate is the one `npm run bench:mcp` gives.
 //
-//   npm run bench:vs -- <git-rev | directory> [--scenario whoami|inbox] [--rounds 6]
+//   npm run bench:vs -- <git-rev | directory> [--scenario whoami|inbox|publish] [--rounds 6]
 //                       [--requests 20000] [--connections 25]
 //
 // A git rev is checked out into a temporary worktree that borrows this tree's node_modules (a rev
@@ -13,8 +13,9 @@
 // Both trees are built (`scripts/build.mjs --if-stale --no-check`) and run as `npm start` runs them
 // (dist/, the start script's V8 flags), each on a fresh database set up by its own code
 // (bench/vs-setup.ts), one user and enough agent tokens that no call meets the 60/min window.
-// Scenarios are MCP tools/call: `whoami` (token lookup, rate limit, runner, JSON-RPC) and `inbox`
-// (list_inbox limit 50 over 10,000 rows).
+// Scenarios: MCP tools/call `whoami` (token lookup, rate limit, runner, JSON-RPC) and `inbox`
+// (list_inbox limit 50 over 10,000 rows), and `publish` (POST /api/v1/events with a fresh event_id,
+// personal tokens round robin, as bench.ts's "new events").
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
@@ -28,10 +29,54 @@ import { freePort, ROOT, runBench, startFlags } from './service.js';
 
 const CALLS_PER_TOKEN = 55;
 const WARMUP_ROUNDS = 2;
-const SCENARIOS = {
-  whoami: { tool: 'whoami', args: {}, notifications: 0 },
-  inbox: { tool: 'list_inbox', args: { limit: 50 }, notifications: 10_000 },
-} as const;
+
+interface Scenario {
+  path: string;
+  /** What bench/vs-setup.ts makes: agent tokens of one user, or one personal token per user. */
+  tokens: 'agent' | 'personal';
+  notifications: number;
+  /** The body of the side's k-th request (from 0). */
+  body(k: number): string;
+  /** Which of the side's `n` tokens the k-th request uses (each at most CALLS_PER_TOKEN times). */
+  token(k: number, n: number): number;
+  /** A 2xx that still failed (an MCP error member). */
+  refused?(text: string): boolean;
+}
+
+const mcpCall = (name: string, args: Record<string, unknown>, notifications = 0): Scenario => {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+  return {
+    path: '/mcp',
+    tokens: 'agent',
+    notifications,
+    body: () => body,
+    // As bench:mcp: each token serves its calls in a row, then the next.
+    token: (k) => Math.floor(k / CALLS_PER_TOKEN),
+    refused: (text) => text.includes('"error":{') || text.includes('"isError":true'),
+  };
+};
+
+const SCENARIOS: Record<string, Scenario> = {
+  whoami: mcpCall('whoami', {}),
+  inbox: mcpCall('list_inbox', { limit: 50 }, 10_000),
+  // As bench.ts's "new events": a fresh event_id every request, tokens taken round robin.
+  publish: {
+    path: '/api/v1/events',
+    tokens: 'personal',
+    notifications: 0,
+    body: (k) =>
+      JSON.stringify({
+        spec_version: '2',
+        event_id: `vs-${k}`,
+        event_type: 'personal.build.failed',
+        severity: 'warn',
+        title: 'Build failed on main',
+        summary: 'bench event',
+        occurred_at: new Date().toISOString(),
+      }),
+    token: (k, n) => k % n,
+  },
+};
 
 interface Side {
   label: string;
@@ -73,14 +118,15 @@ function otherTree(spec: string): { root: string; label: string; remove?: () => 
   };
 }
 
-async function start(side: Side, tokens: number, notifications: number): Promise<void> {
+async function start(side: Side, tokens: number, scenario: Scenario): Promise<void> {
   if (!existsSync(path.join(side.root, 'scripts/build.mjs'))) fail(`${side.label} has no scripts/build.mjs (bench:vs runs dist/ as npm start does)`);
   run(process.execPath, ['scripts/build.mjs', '--if-stale', '--no-check'], side.root);
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'fluxdesk-vs-setup-')), 'setup.json');
   run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/vs-setup.ts')], side.root, {
     VS_ROOT: side.root,
     VS_TOKENS: String(tokens),
-    VS_NOTIFICATIONS: String(notifications),
+    VS_KIND: scenario.tokens,
+    VS_NOTIFICATIONS: String(scenario.notifications),
     VS_OUT: out,
   });
   const setup = JSON.parse(readFileSync(out, 'utf8')) as { url: string; tokens: string[] };
@@ -117,39 +163,41 @@ async function start(side: Side, tokens: number, notifications: number): Promise
 }
 
 /** `requests` calls at `connections` in flight; the service's CPU µs per call and the call rate. */
-async function burst(side: Side, body: string, requests: number, connections: number): Promise<{ us: number; perS: number }> {
+async function burst(side: Side, sc: Scenario, requests: number, connections: number): Promise<{ us: number; perS: number }> {
   const ticks = procTicks(side.proc!.pid!);
   const t0 = performance.now();
-  let errors = 0;
+  let refused = 0;
   let sample = '';
   const r = await autocannon({
-    url: `${side.baseUrl}/mcp`,
+    url: `${side.baseUrl}${sc.path}`,
     connections,
     amount: requests,
     timeout: 10,
     requests: [
       {
         method: 'POST',
-        setupRequest: (req) => ({
-          ...req,
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            authorization: `Bearer ${side.tokens[Math.floor(side.next++ / CALLS_PER_TOKEN)]}`,
-          },
-          body,
-        }),
-        onResponse: (_status, text) => {
-          if (text.includes('"error":{') || text.includes('"isError":true')) {
-            errors++;
-            sample = text.slice(0, 200);
+        setupRequest: (req) => {
+          const k = side.next++;
+          return {
+            ...req,
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              authorization: `Bearer ${side.tokens[sc.token(k, side.tokens.length)]}`,
+            },
+            body: sc.body(k),
+          };
+        },
+        onResponse: (status, text) => {
+          if (status < 200 || status > 299 || sc.refused?.(text)) {
+            refused++;
+            sample = `${status} ${text.slice(0, 200)}`;
           }
         },
       },
     ],
   });
-  if (errors > 0 || r.non2xx > 0 || r.errors > 0 || r.timeouts > 0)
-    fail(`${side.label}: ${errors} error members, ${r.non2xx} non-2xx, ${r.errors + r.timeouts} failed requests (${sample})`);
+  if (refused > 0 || r.errors > 0 || r.timeouts > 0) fail(`${side.label}: ${refused} refused calls, ${r.errors + r.timeouts} failed requests (${sample})`);
   const us = ((procTicks(side.proc!.pid!) - ticks) * TICK_MS * 1000) / r.requests.total;
   return { us, perS: (r.requests.total * 1000) / (performance.now() - t0) };
 }
@@ -170,14 +218,13 @@ async function main(): Promise<number> {
     },
   });
   if (positionals.length !== 1)
-    fail('usage: npm run bench:vs -- <git-rev | directory> [--scenario whoami|inbox] [--rounds N] [--requests N] [--connections N]');
-  const scenario = SCENARIOS[values.scenario as keyof typeof SCENARIOS];
+    fail('usage: npm run bench:vs -- <git-rev | directory> [--scenario whoami|inbox|publish] [--rounds N] [--requests N] [--connections N]');
+  const scenario = Object.hasOwn(SCENARIOS, values.scenario!) ? SCENARIOS[values.scenario!] : undefined;
   if (!scenario) fail(`unknown scenario ${values.scenario} (${Object.keys(SCENARIOS).join(', ')})`);
   const rounds = Number(values.rounds);
   const requests = Number(values.requests);
   const connections = Number(values.connections);
   const tokens = Math.ceil(((rounds + WARMUP_ROUNDS) * requests) / CALLS_PER_TOKEN) + connections + 1;
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: scenario.tool, arguments: scenario.args } });
 
   const other = otherTree(positionals[0]!);
   const sides: Side[] = [
@@ -185,7 +232,7 @@ async function main(): Promise<number> {
     { label: 'this tree', root: ROOT, tokens: [], next: 0, usPerCall: [], callsPerS: [] },
   ];
   try {
-    for (const side of sides) await start(side, tokens, scenario.notifications);
+    for (const side of sides) await start(side, tokens, scenario);
     console.error(
       `[bench:vs] ${values.scenario}: ${WARMUP_ROUNDS} warm-up rounds, then ${rounds} of ${requests} calls per service, ${connections} connections each, at once`,
     );
@@ -194,8 +241,8 @@ async function main(): Promise<number> {
       // Which load starts first alternates by round (it is microseconds, but any edge it gives cancels out).
       const first = round % 2 === 0 ? 0 : 1;
       const started: Promise<{ us: number; perS: number }>[] = [];
-      started[first] = burst(sides[first]!, body, requests, connections);
-      started[1 - first] = burst(sides[1 - first]!, body, requests, connections);
+      started[first] = burst(sides[first]!, scenario, requests, connections);
+      started[1 - first] = burst(sides[1 - first]!, scenario, requests, connections);
       const [a, b] = await Promise.all(started);
       if (round < 0) continue;
       sides[0]!.usPerCall.push(a!.us);
