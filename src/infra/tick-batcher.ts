@@ -9,8 +9,8 @@
 // process.nextTick after the current promise jobs, would close the batch after the first
 // request's callback), and DataLoader's cache is off: a key asked twice in a batch is asked once
 // because the batch's keys are de-duplicated here. Its cache did the same job for ~8 % more of the
-// service's CPU per call in the MCP whoami bench (a Map entry per key, object keys included, and
-// for a repeated key a second promise resolved through the first), measured against this form.
+// service's CPU per MCP whoami call (`npm run bench:vs`, measured against this form); the cost showed
+// in the service as a whole (mostly more GC), not in DataLoader's own functions.
 import DataLoader from 'dataloader';
 
 export class TickBatcher<K, V> {
