@@ -44,11 +44,20 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+export interface BenchServerOptions {
+  /** The tree to run (bench:vs runs another commit's); default this one. */
+  root?: string;
+  /** Run its built dist/src/main.js, as `npm start` does, instead of src/main.ts through tsx. */
+  dist?: boolean;
+}
+
 /** Starts the service on `databaseUrl` with `env` on top of the defaults; resolves once /api/v1/health answers 200. */
-export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startBenchServer(databaseUrl: string, env: Record<string, string> = {}, opts: BenchServerOptions = {}): Promise<BenchServer> {
+  const root = opts.root ?? ROOT;
   const port = await freePort();
-  const proc = spawn(process.execPath, [...startFlags(), ...profileFlags(), '--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
+  const entry = opts.dist ? ['dist/src/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  const proc = spawn(process.execPath, [...startFlags(root), ...profileFlags(), ...entry], {
+    cwd: root,
     env: {
       ...process.env,
       PORT: String(port),

@@ -16,16 +16,16 @@
 // Scenarios: MCP tools/call `whoami` (token lookup, rate limit, runner, JSON-RPC) and `inbox`
 // (list_inbox limit 50 over 10,000 rows), and `publish` (POST /api/v1/events with a fresh event_id,
 // personal tokens round robin, as bench.ts's "new events").
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { PG_ADMIN_URL, REDIS_URL } from '../test/helpers/harness.js';
+import { PG_ADMIN_URL } from '../test/helpers/harness.js';
 import { procTicks, TICK_MS } from './cpu.js';
-import { freePort, ROOT, runBench, startFlags } from './service.js';
+import { ROOT, runBench, startBenchServer, type BenchServer } from './service.js';
 
 const CALLS_PER_TOKEN = 55;
 const WARMUP_ROUNDS = 2;
@@ -81,8 +81,7 @@ const SCENARIOS: Record<string, Scenario> = {
 interface Side {
   label: string;
   root: string;
-  proc?: ChildProcess;
-  baseUrl?: string;
+  server?: BenchServer;
   dbUrl?: string;
   tokens: string[];
   next: number;
@@ -133,43 +132,17 @@ async function start(side: Side, tokens: number, scenario: Scenario): Promise<vo
   rmSync(path.dirname(out), { recursive: true, force: true });
   side.dbUrl = setup.url;
   side.tokens = setup.tokens;
-  const port = await freePort();
-  side.proc = spawn(process.execPath, [...startFlags(side.root), 'dist/src/main.js'], {
-    cwd: side.root,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      GRPC_PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-      DATABASE_URL: setup.url,
-      REDIS_URL,
-      LOG_LEVEL: 'warn',
-      WORKER: 'off',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  side.baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (side.proc.exitCode !== null) fail(`the service of ${side.label} exited during start (code ${side.proc.exitCode})`);
-    if (Date.now() > deadline) fail(`the service of ${side.label} was not healthy after 60 s`);
-    const status = await fetch(`${side.baseUrl}/api/v1/health`).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status === 200) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  side.server = await startBenchServer(setup.url, { WORKER: 'off' }, { root: side.root, dist: true });
 }
 
 /** `requests` calls at `connections` in flight; the service's CPU µs per call and the call rate. */
 async function burst(side: Side, sc: Scenario, requests: number, connections: number): Promise<{ us: number; perS: number }> {
-  const ticks = procTicks(side.proc!.pid!);
+  const ticks = procTicks(side.server!.proc.pid!);
   const t0 = performance.now();
   let refused = 0;
   let sample = '';
   const r = await autocannon({
-    url: `${side.baseUrl}${sc.path}`,
+    url: `${side.server!.baseUrl}${sc.path}`,
     connections,
     amount: requests,
     timeout: 10,
@@ -198,7 +171,7 @@ async function burst(side: Side, sc: Scenario, requests: number, connections: nu
     ],
   });
   if (refused > 0 || r.errors > 0 || r.timeouts > 0) fail(`${side.label}: ${refused} refused calls, ${r.errors + r.timeouts} failed requests (${sample})`);
-  const us = ((procTicks(side.proc!.pid!) - ticks) * TICK_MS * 1000) / r.requests.total;
+  const us = ((procTicks(side.server!.proc.pid!) - ticks) * TICK_MS * 1000) / r.requests.total;
   return { us, perS: (r.requests.total * 1000) / (performance.now() - t0) };
 }
 
@@ -267,13 +240,7 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     for (const side of sides) {
-      if (side.proc && side.proc.exitCode === null) {
-        const exited = new Promise((r) => side.proc!.once('exit', r));
-        side.proc.kill('SIGTERM');
-        const timer = setTimeout(() => side.proc!.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await side.server?.stop();
       if (side.dbUrl) {
         const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
         await admin.connect();
