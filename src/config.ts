@@ -65,6 +65,13 @@ const EnvSchema = z.object({
   OIDC_ISSUER_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   OIDC_CLIENT_ID: z.string().trim().min(1).max(500).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).max(2000).optional(),
+  // A provider that never sends `email_verified` (docs/web-sign-in.md lists which): its email is
+  // trusted for the first sign-in's match by email. An explicit `false` is refused whatever this says.
+  OIDC_TRUST_EMAIL: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  // Proxies in front of this process that append to X-Forwarded-For (0: the client is the socket's peer).
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  // Push service hosts besides the browsers' own (domain/nudges/push-endpoint.rules.ts), `*.` for subdomains.
+  PUSH_ENDPOINT_ALLOW_HOSTS: z.string().optional(),
   // OpenTelemetry traces (README "Tracing"): the standard OTEL_* variables, read here only.
   OTEL_SDK_DISABLED: z.enum(['true', 'false', 'TRUE', 'FALSE']).optional(),
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
@@ -147,6 +154,8 @@ export type Config = Readonly<{
     /** Hosts reachable over plain http and on private/loopback addresses (local test receivers). Empty by default. */
     egressAllowHosts: readonly string[];
     vapidSubject: string;
+    /** Extra push service hosts (PUSH_ENDPOINT_ALLOW_HOSTS) a push subscription's endpoint may name; `*.` entries match subdomains. */
+    pushEndpointAllowHosts: readonly string[];
   }>;
   mail: Readonly<{
     /** SMTP relay (may hold credentials: never logged); null = mails are recorded as skipped. */
@@ -162,6 +171,8 @@ export type Config = Readonly<{
   tracing: TracingConfig | null;
   /** Web sign-in through OpenID Connect (OIDC_*); null = not configured (login links only). */
   oidc: OidcConfig | null;
+  /** Proxies in front that append to X-Forwarded-For; the client address is the one this many hops back (0 = the socket's peer). */
+  trustProxyHops: number;
 }>;
 
 export type OidcConfig = Readonly<{
@@ -169,6 +180,8 @@ export type OidcConfig = Readonly<{
   clientId: string;
   /** Never logged; null = a public client (PKCE only, token endpoint auth `none`). */
   clientSecret: string | null;
+  /** OIDC_TRUST_EMAIL: a missing `email_verified` claim counts as verified (providers that never send it). */
+  trustEmail: boolean;
 }>;
 
 /** A comma list of hostnames or IP literals (`[::1]` or `::1`), lower-cased, without a trailing dot. */
@@ -218,11 +231,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       egressAllowHosts: parseHostList(e.NUDGE_EGRESS_ALLOW_HOSTS),
       // Push services contact the operator here; an https public URL serves, else a mailto placeholder.
       vapidSubject: e.VAPID_SUBJECT ?? (publicBaseUrl.startsWith('https://') ? publicBaseUrl : 'mailto:fluxdesk-push@invalid'),
+      pushEndpointAllowHosts: Object.freeze(
+        (e.PUSH_ENDPOINT_ALLOW_HOSTS ?? '')
+          .split(',')
+          .map((h) => h.trim().toLowerCase().replace(/\.$/, ''))
+          .filter(Boolean),
+      ),
     }),
     mail: Object.freeze({ smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM ?? 'fluxdesk <no-reply@fluxdesk.invalid>' }),
     egressAllowHosts: parseHostList(e.EGRESS_ALLOW_HOSTS),
     tracing: tracingConfig(e),
     oidc: oidcConfig(e),
+    trustProxyHops: e.TRUST_PROXY_HOPS,
   });
 }
 
@@ -236,7 +256,12 @@ function oidcConfig(e: z.infer<typeof EnvSchema>): OidcConfig | null {
     throw new Error(
       `invalid configuration:\n  ${e.OIDC_ISSUER_URL === undefined ? 'OIDC_ISSUER_URL' : 'OIDC_CLIENT_ID'}: required when the other OIDC_* variables are set`,
     );
-  return Object.freeze({ issuerUrl: e.OIDC_ISSUER_URL, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET ?? null });
+  return Object.freeze({
+    issuerUrl: e.OIDC_ISSUER_URL,
+    clientId: e.OIDC_CLIENT_ID,
+    clientSecret: e.OIDC_CLIENT_SECRET ?? null,
+    trustEmail: e.OIDC_TRUST_EMAIL === 'true',
+  });
 }
 
 /**

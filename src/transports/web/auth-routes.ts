@@ -21,15 +21,12 @@ import { redeemLoginLink } from '../../domain/web/redeem-login-link.js';
 import { signOut } from '../../domain/web/sign-out.js';
 import type { StartedSession } from '../../domain/web/start-session.js';
 import { cookieNames, OIDC_LOGIN_TTL_MS, safeNextPath } from '../../domain/web/web-session.rules.js';
+import type { OidcConfig } from '../../config.js';
 import type { WebPluginOptions } from './plugin.js';
 import { escapeHtml, HTML_HEADERS, htmlPage, NOT_IN_API_DOCUMENT } from './web-app.js';
 
-/** OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET (src/config.ts OidcConfig). */
-export interface OidcSettings {
-  issuerUrl: string;
-  clientId: string;
-  clientSecret: string | null;
-}
+/** OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_TRUST_EMAIL. */
+export type OidcSettings = OidcConfig;
 
 export interface AuthRoutesOptions extends WebPluginOptions {
   /** Company SSO; absent or null = sign-in by one-time link only. */

@@ -32,7 +32,7 @@ beforeAll(async () => {
     deps: h.svc.deps,
     publicBaseUrl: base,
     errorsBaseUrl: `${base}/errors`,
-    oidc: { issuerUrl: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret },
+    oidc: { issuerUrl: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, trustEmail: false },
   });
   await front.listen({ port, host: '127.0.0.1' });
 });
@@ -252,7 +252,7 @@ describe('sign-in with OIDC', () => {
       deps: h.svc.deps,
       publicBaseUrl: `http://127.0.0.1:${port}`,
       errorsBaseUrl: `http://127.0.0.1:${port}/errors`,
-      oidc: { issuerUrl: `http://127.0.0.1:${dead}`, clientId: 'x', clientSecret: null },
+      oidc: { issuerUrl: `http://127.0.0.1:${dead}`, clientId: 'x', clientSecret: null, trustEmail: false },
     });
     await down.listen({ port, host: '127.0.0.1' });
     try {
