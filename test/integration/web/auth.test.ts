@@ -485,8 +485,11 @@ describe('configuration', () => {
       issuerUrl: 'https://sso.example.com/realms/x',
       clientId: 'fluxdesk',
       clientSecret: 's3cret',
+      trustEmail: false,
     });
     expect(loadConfig({ OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_ID: 'fluxdesk' }).oidc?.clientSecret).toBeNull();
+    expect(loadConfig({ OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_ID: 'fluxdesk', OIDC_TRUST_EMAIL: 'true' }).oidc?.trustEmail).toBe(true);
+    expect(() => loadConfig({ OIDC_ISSUER_URL: 'https://sso.example.com', OIDC_CLIENT_ID: 'fluxdesk', OIDC_TRUST_EMAIL: 'yes' })).toThrow(/OIDC_TRUST_EMAIL/);
     expect(() => loadConfig({ OIDC_ISSUER_URL: 'https://sso.example.com' })).toThrow(/OIDC_CLIENT_ID/);
     expect(() => loadConfig({ OIDC_CLIENT_ID: 'x' })).toThrow(/OIDC_ISSUER_URL/);
     expect(() => loadConfig({ OIDC_CLIENT_SECRET: 'x' })).toThrow(/OIDC_CLIENT_SECRET/);
