@@ -21,6 +21,13 @@ const EnvSchema = z.object({
       ctx.addIssue({ code: 'custom', message: (err as Error).message });
     }
   }),
+  // Put before every Redis key and the inbox feed's channel: installations sharing one Redis stay apart.
+  REDIS_KEY_PREFIX: z
+    .string()
+    .max(100)
+    // No braces: a key's Redis Cluster hash tag must stay the one the stores put in it.
+    .regex(/^[\x21-\x7a|~]*$/, { error: 'must be visible ASCII characters other than { and }' })
+    .default(''),
   DATA_DIR: z.string().min(1).default('./.fluxdesk'),
   PUBLIC_BASE_URL: optionalUrl,
   ERRORS_BASE_URL: optionalUrl,
@@ -124,6 +131,8 @@ export type Config = Readonly<{
   databaseUrl: string | undefined;
   /** REDIS_URL as given (may hold a password: never logged); parseRedisUrl says whether it names a cluster. */
   redisUrl: string | undefined;
+  /** REDIS_KEY_PREFIX ('' = none): before every key and the inbox feed channel. */
+  redisKeyPrefix: string;
   dataDir: string;
   publicBaseUrl: string;
   errorsBaseUrl: string;
@@ -204,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     dataDir: e.DATA_DIR,
     publicBaseUrl,
     errorsBaseUrl: (e.ERRORS_BASE_URL ?? `${publicBaseUrl}/errors`).replace(/\/+$/, ''),

@@ -102,7 +102,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
   if (config.redisUrl) {
     // Fails fast while Redis is away: the runner decides (rate limit fails open, Idempotency-Key
     // requests fail closed with 503). One server or a cluster: infra/redis-client.ts.
-    redis = createRedisClient(parseRedisUrl(config.redisUrl));
+    redis = createRedisClient(parseRedisUrl(config.redisUrl), config.redisKeyPrefix);
     const onError = (err: Error) => {
       metrics.redisError();
       logger.warn({ err: { message: err.message } }, 'redis error');
@@ -129,10 +129,14 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
       tokens: new DatabaseTokenDirectory(orm.em.getConnection()),
       // Live inbox changes (WatchInbox): Redis pub/sub across processes, in process when embedded.
       inboxFeed: redis
-        ? new RedisInboxFeed(redis, { onError: (err, what) => logger.warn({ err: { message: err.message }, what }, 'inbox feed: redis unavailable') })
+        ? new RedisInboxFeed(redis, {
+            keyPrefix: config.redisKeyPrefix,
+            onError: (err, what) => logger.warn({ err: { message: err.message }, what }, 'inbox feed: redis unavailable'),
+          })
         : new MemoryInboxFeed(),
     },
     nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
+    pushEndpointAllowHosts: config.nudges.pushEndpointAllowHosts,
     load: new OperationLoad(),
     metrics,
     readiness: new Readiness([
@@ -207,6 +211,7 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
   const env = {
     chat: createChatSender(egress, userAgent),
     push: createWebPushSender(egress, { vapid, subject: n.vapidSubject, ttlSeconds: n.pushTtlSeconds }),
+    pushEndpointAllowHosts: n.pushEndpointAllowHosts,
     publicBaseUrl: config.publicBaseUrl,
     clock: deps.clock,
     log: deps.log.child({ component: 'nudges' }),

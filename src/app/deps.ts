@@ -20,6 +20,8 @@ export interface AppDeps {
   ports: Ports;
   /** Hosts a user-supplied nudge URL may name over plain http (local test receivers); empty in production. */
   nudgeEgressAllowHosts?: readonly string[];
+  /** Push service hosts a subscription's endpoint may name besides the browsers' own (PUSH_ENDPOINT_ALLOW_HOSTS). */
+  pushEndpointAllowHosts?: readonly string[];
   /** SMTP sender of the mail outbox; null/absent = no SMTP_URL (mails are recorded as skipped). */
   mailer?: Mailer | null;
   /** Operations in flight (counted by runOperation; background work yields to them). */

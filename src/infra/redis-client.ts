@@ -29,10 +29,12 @@ const CONNECTION: RedisOptions = { maxRetriesPerRequest: 1, connectTimeout: 2000
  * publish bench put executeAutoPipeline and Pipeline.exec at 3.4 % of the service). On a cluster the scripts whose number of keys varies are left out too: ioredis would route
  * their pipeline by the first argument (the key count), not by the first key.
  */
-export function createRedisClient(target: RedisTarget): RedisClient {
+export function createRedisClient(target: RedisTarget, keyPrefix = ''): RedisClient {
   if (target.kind === 'single') {
     return new Redis(target.url, {
       ...CONNECTION,
+      // REDIS_KEY_PREFIX, before every key (hash tags included: a key's slot is unchanged by it).
+      keyPrefix,
       enableOfflineQueue: false,
       lazyConnect: true,
       enableAutoPipelining: true,
@@ -42,6 +44,7 @@ export function createRedisClient(target: RedisTarget): RedisClient {
   return new Cluster(
     target.nodes.map((n) => ({ host: n.host, port: n.port })),
     {
+      keyPrefix,
       lazyConnect: true,
       enableOfflineQueue: false,
       enableAutoPipelining: true,

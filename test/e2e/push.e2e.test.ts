@@ -33,7 +33,9 @@ let h: Harness;
 let rx: Receiver;
 beforeAll(async () => {
   rx = await startReceiver();
-  h = await startHarness({ env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_SEND_TIMEOUT_MS: '5000' } });
+  h = await startHarness({
+    env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_SEND_TIMEOUT_MS: '5000' },
+  });
 });
 afterAll(async () => {
   closeSessions();

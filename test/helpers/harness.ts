@@ -71,6 +71,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       env.DATABASE_URL = db.url;
     }
     if (opts.redisUrl !== null) env.REDIS_URL = opts.redisUrl ?? REDIS_URL;
+    // One Redis namespace per database, as for installations sharing a Redis: services on one
+    // database (several nodes) share their windows, and a file's per-address sign-in windows are
+    // its own (every test client is 127.0.0.1).
+    env.REDIS_KEY_PREFIX ??= `${env.DATABASE_URL.slice(env.DATABASE_URL.lastIndexOf('/') + 1)}:`;
   } else {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'fluxdesk-test-'));
     env.DATA_DIR = dataDir;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
-import type { StoredAction } from './action-callback.rules.js';
+import type { SenderState, StoredAction } from './action-callback.rules.js';
 
 export interface ClickTarget {
   deliveryId: string;
@@ -9,6 +9,8 @@ export interface ClickTarget {
   /** The token that delivered the event: its callback secret signs the callback. */
   tokenId: string;
   callbackSecret: string;
+  /** Whether that token could still send: a callback speaks for it. */
+  sender: SenderState;
   clickerEmail: string;
   clickerName: string;
 }
@@ -21,13 +23,23 @@ export async function findOwnClickTarget(em: EntityManager, userId: string, deli
     actions: StoredAction[] | string | null;
     token_id: string;
     callback_secret: string;
+    token_status: string;
+    token_kind: string;
+    token_last_used_at: Date | string | null;
+    token_created_at: Date | string;
+    owner_status: string;
+    integrator_archived_at: Date | string | null;
     email: string;
     name: string;
   }>(
     em,
-    `select d.id, d.event_type, d.actions, d.token_id, t.callback_secret, u.email, u.name
+    `select d.id, d.event_type, d.actions, d.token_id, t.callback_secret,
+            t.status as token_status, t.kind as token_kind, t.last_used_at as token_last_used_at, t.created_at as token_created_at,
+            o.status as owner_status, i.archived_at as integrator_archived_at, u.email, u.name
        from deliveries d
        join inbound_tokens t on t.id = d.token_id
+       join users o on o.id = t.owner_user_id
+       join integrators i on i.id = t.integrator_id
        join users u on u.id = d.recipient_user_id
       where d.id = ? and d.recipient_user_id = ?`,
     [deliveryId, userId],
@@ -40,6 +52,14 @@ export async function findOwnClickTarget(em: EntityManager, userId: string, deli
     actions: typeof r.actions === 'string' ? (JSON.parse(r.actions) as StoredAction[]) : (r.actions ?? []),
     tokenId: r.token_id,
     callbackSecret: r.callback_secret,
+    sender: {
+      tokenStatus: r.token_status,
+      tokenKind: r.token_kind,
+      tokenLastUsedAt: r.token_last_used_at,
+      tokenCreatedAt: r.token_created_at,
+      ownerStatus: r.owner_status,
+      integratorArchivedAt: r.integrator_archived_at,
+    },
     clickerEmail: r.email,
     clickerName: r.name,
   };

@@ -1,17 +1,28 @@
 // ClickAction: the user clicks a `webhook` action button of one of their own deliveries; the
 // service POSTs the signed callback body to the action's webhook_url and reports the receiver's
 // status for the toast (SPEC "Action callback (outgoing)", "Action callback body", ActionButton,
-// Authentication 9, Limits: callback timeout 5 s). Not a writing operation: no transaction is held
-// while the receiver answers; the audit row, which records the answer, is one statement afterwards.
+// Authentication 9, Limits: callback timeout 5 s). A sender that may no longer send (revoked,
+// disabled or expired token, inactive owner, archived integrator) is not called back: refused
+// before any request, and audited. Not a writing operation: no transaction is held while the
+// receiver answers; each audit row is one statement, written at once.
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal, type Operation } from '../context.js';
 import { DomainError, notFound, validationFailed } from '../errors.js';
 import { insertAudit } from '../audit/audit.js';
-import { actionTypeOf, callbackBodyBytes, callbackHeaders, type ActionCallbackBody } from './action-callback.rules.js';
+import {
+  actionTypeOf,
+  callbackBodyBytes,
+  callbackHeaders,
+  SENDER_INACTIVE_MESSAGE,
+  senderInactiveReason,
+  type ActionCallbackBody,
+} from './action-callback.rules.js';
 import { findOwnClickTarget } from './actions.repository.js';
 import type { CallbackOutcome, CallbackSender } from './callback-sender.js';
 
 export const AUDIT_ACTION_CLICKED = 'inbound.action.clicked';
+/** A click refused before any request (the sender is no longer active); the summary names the reason. */
+export const AUDIT_ACTION_REFUSED = 'inbound.action.refused';
 
 export const ClickActionInput = z.strictObject({
   delivery_id: z.uuid({ error: 'must be a UUID' }),
@@ -46,6 +57,18 @@ export function clickActionOperation(sender: CallbackSender): Operation<ClickAct
       }
       if (actionTypeOf(action) !== 'webhook' || !action.webhook_url) {
         throw new DomainError('unprocessable', 'this action opens a URL; only webhook actions can be clicked here', { code: 'not_webhook_action' });
+      }
+      const inactive = senderInactiveReason(target.sender, ctx.clock.now());
+      if (inactive) {
+        await insertAudit(ctx.em, ctx, {
+          action: AUDIT_ACTION_REFUSED,
+          actorUserId: ctx.principal.userId,
+          tokenId: target.tokenId,
+          targetType: 'delivery',
+          targetId: target.deliveryId,
+          summary: { action_index: input.action_index, action_label: action.label, target_host: hostOf(action.webhook_url), reason: inactive },
+        });
+        throw new DomainError('unprocessable', SENDER_INACTIVE_MESSAGE, { code: 'sender_inactive' });
       }
       const body: ActionCallbackBody = {
         delivery_id: target.deliveryId,

@@ -5,6 +5,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock, Logger } from '../context.js';
 import { chatPayload, inboxLink, nudgeId, pushPayload, type ChatStyle, type NudgeChannel, type NudgeContent } from './nudge.rules.js';
+import { isPushServiceEndpoint } from './push-subscription.rules.js';
 import { dropPushSubscription, listPushSubscriptions, loadDispatchContext, recordNudgeFailure, type PushSubscriptionRow } from './nudges.repository.js';
 
 export interface NudgeJob {
@@ -39,6 +40,8 @@ export interface PushSender {
 export interface DispatchEnv {
   chat: ChatSender;
   push: PushSender;
+  /** PUSH_ENDPOINT_ALLOW_HOSTS: push service hosts besides the browsers' own (push-subscription.rules.ts). */
+  pushEndpointAllowHosts: readonly string[];
   publicBaseUrl: string;
   clock: Clock;
   log: Logger;
@@ -108,6 +111,14 @@ async function sendPush(
   idem: string,
   deliveryId: string,
 ): Promise<Attempt> {
+  // A subscription stored before the push service rule, or whose host the operator no longer
+  // allows, is dropped unsent: the service only ever POSTs to push services.
+  const allowed: PushSubscriptionRow[] = [];
+  for (const s of subs) {
+    if (isPushServiceEndpoint(s.endpoint, env.pushEndpointAllowHosts)) allowed.push(s);
+    else await dropPushSubscription(em, s.id);
+  }
+  subs = allowed;
   if (subs.length === 0) return { ok: true };
   const payload = pushPayload(content);
   const opts = { idempotencyId: idem, topic: deliveryId.replaceAll('-', ''), urgency: URGENCY[content.severity] ?? ('low' as const) };

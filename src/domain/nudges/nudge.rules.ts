@@ -68,6 +68,7 @@ export const pushPayload = (c: NudgeContent): string => JSON.stringify({ title: 
  * the userinfo part, and a target the one egress policy allows (https only; plain http and private
  * or loopback addresses only for `allowHttpHosts`, an explicit deployment option for local test
  * receivers, empty by default). A host name's addresses are checked again at send time, after DNS.
+ * A push endpoint must also be on a browser push service (push-subscription.rules.ts).
  */
 export function receiverUrlIssue(raw: string, allowHttpHosts: readonly string[]): string | null {
   if (raw.length > 2000) return 'at most 2000 characters';

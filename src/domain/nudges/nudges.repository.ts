@@ -65,21 +65,40 @@ export interface PushSubscriptionRow {
   auth: string;
 }
 
-/** Registering the same endpoint again refreshes its keys (a browser re-subscribing). */
-export async function upsertPushSubscription(
+/**
+ * Stores one subscription of the user. The same endpoint again refreshes its keys (a browser
+ * re-subscribing) and removes nothing; a new endpoint first removes the user's oldest subscriptions
+ * (by registration time) beyond the newest `max - 1`, so the user keeps at most `max`. Serialised per
+ * user (a transaction-scoped advisory lock): two browsers registering at once cannot both see room.
+ */
+export async function savePushSubscription(
   em: EntityManager,
   userId: string,
   s: { endpoint: string; p256dh: string; auth: string },
   now: Date,
-): Promise<string> {
+  max: number,
+): Promise<{ id: string; replacedIds: string[] }> {
+  await run(em, `select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`push-subscriptions:${userId}`]);
+  const [existing] = await run<{ id: string }>(em, `update push_subscriptions set p256dh = ?, auth = ? where user_id = ? and endpoint = ? returning id`, [
+    s.p256dh,
+    s.auth,
+    userId,
+    s.endpoint,
+  ]);
+  if (existing) return { id: existing.id, replacedIds: [] };
+  const replaced = await run<{ id: string }>(
+    em,
+    `delete from push_subscriptions where id in (
+       select id from push_subscriptions where user_id = ? order by created_at desc, id desc offset ?)
+     returning id`,
+    [userId, Math.max(0, max - 1)],
+  );
   const [r] = await run<{ id: string }>(
     em,
-    `insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (gen_random_uuid(), ?, ?, ?, ?, ?)
-     on conflict (user_id, endpoint) do update set p256dh = excluded.p256dh, auth = excluded.auth
-     returning id`,
+    `insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (gen_random_uuid(), ?, ?, ?, ?, ?) returning id`,
     [userId, s.endpoint, s.p256dh, s.auth, now.toISOString()],
   );
-  return r!.id;
+  return { id: r!.id, replacedIds: replaced.map((x) => x.id) };
 }
 
 export async function deletePushSubscription(em: EntityManager, userId: string, by: { id?: string; endpoint?: string }): Promise<number> {

@@ -1,11 +1,12 @@
 // A user's browser push subscriptions (Web Push, RFC 8030/8291/8292), registered with their own
 // agent token: the browser's PushSubscription JSON ({endpoint, keys: {p256dh, auth}}) after it
-// subscribed with the service's VAPID public key (GetVapidPublicKey).
+// subscribed with the service's VAPID public key (GetVapidPublicKey). The endpoint must be on a
+// browser push service and a user keeps at most 20 (push-subscription.rules.ts).
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { DomainError } from '../errors.js';
-import { receiverUrlIssue } from './nudge.rules.js';
-import { countPushSubscriptions, deletePushSubscription, getServiceKey, upsertPushSubscription } from './nudges.repository.js';
+import { MAX_PUSH_SUBSCRIPTIONS_PER_USER, pushEndpointIssue } from './push-subscription.rules.js';
+import { countPushSubscriptions, deletePushSubscription, getServiceKey, savePushSubscription } from './nudges.repository.js';
 
 const base64url = (max: number) =>
   z
@@ -20,9 +21,20 @@ export const RegisterPushSubscriptionInput = z.strictObject({
   auth: base64url(100),
 });
 
-/** `allowHttpHosts`: deployment option for local test receivers (empty in production). */
-export const registerPushSubscriptionOperation = (allowHttpHosts: readonly string[]) =>
-  defineOperation<z.infer<typeof RegisterPushSubscriptionInput>, { subscriptionId: string; subscriptionCount: number }, AgentPrincipal>({
+export interface RegisterPushSubscriptionOutput {
+  subscriptionId: string;
+  subscriptionCount: number;
+  /** The oldest subscriptions removed to keep MAX_PUSH_SUBSCRIPTIONS_PER_USER; empty for a re-registered endpoint. */
+  replacedSubscriptionIds: string[];
+}
+
+/**
+ * `allowHttpHosts` (NUDGE_EGRESS_ALLOW_HOSTS): hosts reachable over plain http and on private
+ * addresses, for local test receivers; `extraPushHosts` (PUSH_ENDPOINT_ALLOW_HOSTS): push service
+ * hosts besides the known ones. Both empty in a usual production deployment.
+ */
+export const registerPushSubscriptionOperation = (opts: { allowHttpHosts: readonly string[]; extraPushHosts: readonly string[] }) =>
+  defineOperation<z.infer<typeof RegisterPushSubscriptionInput>, RegisterPushSubscriptionOutput, AgentPrincipal>({
     name: 'nudges.register_push_subscription',
     auth: { kind: 'agent' },
     rateLimited: true,
@@ -31,14 +43,15 @@ export const registerPushSubscriptionOperation = (allowHttpHosts: readonly strin
     input: RegisterPushSubscriptionInput,
     contextRules: (raw) => {
       const endpoint = (raw as { endpoint?: unknown } | null)?.endpoint;
-      const issue = typeof endpoint === 'string' ? receiverUrlIssue(endpoint, allowHttpHosts) : null;
-      return issue ? [{ field: 'endpoint', code: 'invalid_url', message: issue }] : [];
+      const issue = typeof endpoint === 'string' ? pushEndpointIssue(endpoint, opts) : null;
+      return issue ? [issue] : [];
     },
     writes: true,
     handler: async (input, ctx) => {
       const { em } = ctx;
-      const subscriptionId = await upsertPushSubscription(em, ctx.principal.userId, input, ctx.clock.now());
-      return { subscriptionId, subscriptionCount: await countPushSubscriptions(em, ctx.principal.userId) };
+      const userId = ctx.principal.userId;
+      const saved = await savePushSubscription(em, userId, input, ctx.clock.now(), MAX_PUSH_SUBSCRIPTIONS_PER_USER);
+      return { subscriptionId: saved.id, subscriptionCount: await countPushSubscriptions(em, userId), replacedSubscriptionIds: saved.replacedIds };
     },
   });
 

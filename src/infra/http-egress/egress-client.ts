@@ -8,7 +8,11 @@
 //  - the socket connects to that checked address (pinned through the `lookup` hook), so a second,
 //    rebinding DNS answer is never used; Host and TLS SNI/certificate checks keep the original name;
 //  - redirects are not followed (a 3xx is reported as the status);
-//  - one deadline covers DNS, connect, TLS and the response headers.
+//  - one deadline covers DNS, connect, TLS and the response headers;
+//  - the answer is read for its status only: the status is reported when the headers arrive, then
+//    the body is read and discarded until MAX_DRAINED_RESPONSE_BYTES have arrived (the last socket
+//    read may cross it) and the socket is closed, still within the deadline: an endless or huge
+//    body costs no more than that.
 // A failure is a value ({status: 0, error}), never an exception: the caller shows it as a toast.
 import dns from 'node:dns';
 import http from 'node:http';
@@ -18,6 +22,9 @@ import { allowHostSet, egressAllowHosts, egressTarget, isAllowedAnswer, setEgres
 import { tracedPost, tracing } from '../tracing/tracing.js';
 
 export const DEFAULT_EGRESS_TIMEOUT_MS = 5_000;
+
+/** Body bytes read (and discarded) after the status, enough for a short error page; then the socket is closed. */
+export const MAX_DRAINED_RESPONSE_BYTES = 64 * 1024;
 
 export type EgressError = 'timeout' | 'blocked_target' | 'network_error';
 
@@ -172,7 +179,7 @@ function send(
       // A fresh connection per callback: no pooled socket to another address is ever reused.
       agent: false,
     });
-    // Until the whole response is read: a receiver that answers headers then stalls is cut too.
+    // Until the body is read or cut: a receiver that answers headers then stalls is cut too.
     const timer = setTimeout(
       () => {
         settle(result(0, 'timeout'));
@@ -182,9 +189,15 @@ function send(
     );
     req.on('response', (res) => {
       settle(result(res.statusCode ?? 0));
-      res.on('end', () => clearTimeout(timer));
-      res.on('error', () => clearTimeout(timer));
-      res.resume();
+      let drained = 0;
+      res.on('data', (chunk: Buffer) => {
+        drained += chunk.byteLength;
+        if (drained >= MAX_DRAINED_RESPONSE_BYTES) req.destroy();
+      });
+      // Ended, cut at the cap or at the deadline: the socket is gone either way.
+      res.on('close', () => clearTimeout(timer));
+      // Our own cut shows as an `aborted` error: nothing to report, the status is already out.
+      res.on('error', () => {});
     });
     req.on('error', () => {
       clearTimeout(timer);

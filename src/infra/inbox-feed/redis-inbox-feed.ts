@@ -65,6 +65,8 @@ export interface RedisInboxFeedOptions {
   onError?: (err: Error, what: 'publish' | 'subscribe') => void;
   /** Least time between two PUBLISHes (default FLUSH_INTERVAL_MS). */
   flushIntervalMs?: number;
+  /** REDIS_KEY_PREFIX: installations sharing one Redis each get a channel of their own. */
+  keyPrefix?: string;
 }
 
 export class RedisInboxFeed implements InboxFeed {
@@ -93,7 +95,10 @@ export class RedisInboxFeed implements InboxFeed {
     private readonly opts: RedisInboxFeedOptions = {},
   ) {
     this.flushIntervalMs = opts.flushIntervalMs ?? FLUSH_INTERVAL_MS;
+    this.channel = `${opts.keyPrefix ?? ''}${INBOX_FEED_CHANNEL}`;
   }
+  /** INBOX_FEED_CHANNEL behind REDIS_KEY_PREFIX (channels are not keys: the client's prefix does not reach them). */
+  private readonly channel: string;
 
   changed(userId: string, changes: InboxChanges): void {
     const d = changes.deliveryIds;
@@ -118,7 +123,7 @@ export class RedisInboxFeed implements InboxFeed {
     for (let i = 0; i < lines.length; i += LINES_PER_MESSAGE) {
       const message = lines.length <= LINES_PER_MESSAGE ? lines.join('\n') : lines.slice(i, i + LINES_PER_MESSAGE).join('\n');
       this.publishes++;
-      this.redis.publish(INBOX_FEED_CHANNEL, message).catch(this.publishFailed);
+      this.redis.publish(this.channel, message).catch(this.publishFailed);
     }
   };
 
@@ -142,7 +147,7 @@ export class RedisInboxFeed implements InboxFeed {
         if (this.fanout.users > 0) return;
         this.subscribed = undefined;
         this.confirmed = false;
-        this.subscriber?.unsubscribe(INBOX_FEED_CHANNEL).catch(() => {});
+        this.subscriber?.unsubscribe(this.channel).catch(() => {});
       },
     );
   }
@@ -157,7 +162,7 @@ export class RedisInboxFeed implements InboxFeed {
     }
     if (p) return p;
     const attempt = this.connection()
-      .subscribe(INBOX_FEED_CHANNEL)
+      .subscribe(this.channel)
       .then(() => {
         if (this.subscribed === attempt) this.confirmed = true;
       });
@@ -184,7 +189,7 @@ export class RedisInboxFeed implements InboxFeed {
         : r.duplicate({ enableOfflineQueue: true, lazyConnect: false });
     sub.on('error', (err: Error) => this.report(err, 'subscribe'));
     sub.on('message', (channel: string, message: string) => {
-      if (channel !== INBOX_FEED_CHANNEL) return;
+      if (channel !== this.channel) return;
       for (const line of message.split('\n')) {
         // Most lines are for users this process does not watch: decided before anything is parsed.
         if (!this.fanout.has(line.slice(0, 36))) continue;

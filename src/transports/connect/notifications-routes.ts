@@ -26,7 +26,7 @@ const prefsToProto = (p: PreferencesView): MessageInitShape<typeof PreferencesSc
 /** Registers NotificationSettingsService on a Connect router (both listeners). */
 export function registerNotificationRoutes(router: ConnectRouter, deps: AppDeps): void {
   const allowHttpHosts = deps.nudgeEgressAllowHosts ?? [];
-  const registerPush = registerPushSubscriptionOperation(allowHttpHosts);
+  const registerPush = registerPushSubscriptionOperation({ allowHttpHosts, extraPushHosts: deps.pushEndpointAllowHosts ?? [] });
   const setChat = setChatDestinationOperation(allowHttpHosts);
   router.service(NotificationSettingsService, {
     async getVapidPublicKey(_req, ctx) {

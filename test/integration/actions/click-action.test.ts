@@ -4,7 +4,8 @@
 // Receivers are local plain-http servers on 127.0.0.1. Validation only accepts https webhook URLs
 // that are not loopback, so each test publishes a valid https action and then points the stored
 // action at its local receiver with SQL; the egress allowlist exempts 127.0.0.1 from the
-// https-only and private-address rules, and the callback deadline is cut to 300 ms.
+// https-only and private-address rules, and the callback deadline is cut to 300 ms (the tests of
+// long answers put the real 5 s back, to tell the body cap from the deadline).
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +15,51 @@ import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
 import { event, newPersonalToken, operator, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
-import { resetEgressSettings, setEgressAllowlist, setEgressTimeoutMs } from '../../../src/infra/http-egress/egress-client.js';
+import { DEFAULT_EGRESS_TIMEOUT_MS, resetEgressSettings, setEgressAllowlist, setEgressTimeoutMs } from '../../../src/infra/http-egress/egress-client.js';
 
 const TIMEOUT_MS = 300;
+/** Announced by /huge: far more than any client should read for a status. */
+const HUGE_BODY_BYTES = 100 * 1024 * 1024;
+
+/** A long answer's stream, seen from the receiver: what it wrote, and when and how the response closed. */
+interface Stream {
+  written: number;
+  closedAt?: number;
+  /** The receiver wrote the whole body (false: the client closed the connection first). */
+  finished?: boolean;
+}
+const streams = new Map<string, Stream>();
+
+/** 200 at once, then the body (endless, or `total` bytes) as fast as the client reads it. */
+function streamBody(path: string, res: http.ServerResponse, total: number): void {
+  const st: Stream = { written: 0 };
+  streams.set(path, st);
+  res.on('close', () => {
+    st.closedAt = Date.now();
+    st.finished = res.writableFinished;
+  });
+  res.writeHead(200, { 'content-type': 'application/octet-stream', ...(Number.isFinite(total) ? { 'content-length': String(total) } : {}) });
+  const chunk = Buffer.alloc(16 * 1024, 0x61);
+  const pump = () => {
+    while (!res.destroyed) {
+      const n = Math.min(chunk.length, total - st.written);
+      st.written += n;
+      if (st.written >= total) return void res.end(chunk.subarray(0, n));
+      if (!res.write(chunk.subarray(0, n))) return void res.once('drain', pump);
+    }
+  };
+  pump();
+}
+
+async function closedStream(path: string, waitMs = 10_000): Promise<Required<Stream>> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const st = streams.get(path);
+    if (st?.closedAt !== undefined) return st as Required<Stream>;
+    if (Date.now() > until) throw new Error(`the answer to ${path} never closed`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 interface Received {
   url: string;
@@ -40,6 +83,8 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push({ url: req.url!, headers: req.headers, raw: Buffer.concat(chunks) });
       if (req.url!.startsWith('/hang')) return;
+      if (req.url!.startsWith('/endless')) return streamBody(req.url!, res, Number.POSITIVE_INFINITY);
+      if (req.url!.startsWith('/huge')) return streamBody(req.url!, res, HUGE_BODY_BYTES);
       if (req.url!.startsWith('/teapot')) return void res.writeHead(418).end();
       if (req.url!.startsWith('/redirect')) return void res.writeHead(307, { location: 'http://10.0.0.1/internal' }).end();
       res.writeHead(204).end();
@@ -189,6 +234,33 @@ describe('ClickAction', () => {
     expect(audit[0].summary).toMatchObject({ status: 0, ok: false, error: 'timeout' });
   });
 
+  it.each([
+    ['an endless body', '/endless'],
+    ['a huge body', '/huge'],
+  ])('%s: the status is reported at once; the client hangs up without reading it all, long before the deadline', async (_name, prefix) => {
+    // The real deadline: the old way (read the body to its end or to the deadline) would close only at 5 s.
+    setEgressTimeoutMs(DEFAULT_EGRESS_TIMEOUT_MS);
+    try {
+      const r = await recipient();
+      const path = `${prefix}/${randomUUID()}`;
+      const { deliveryId } = await deliveryWithActions(r, path);
+      const started = Date.now();
+      const out = await r.account.clickAction({ deliveryId, actionIndex: 0 });
+      expect(out).toMatchObject({ status: 200, ok: true });
+      expect(out.error).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(DEFAULT_EGRESS_TIMEOUT_MS);
+
+      const stream = await closedStream(path);
+      // The client hung up: the receiver never got to write its whole body.
+      expect(stream.finished).toBe(false);
+      expect(stream.closedAt - started).toBeLessThan(DEFAULT_EGRESS_TIMEOUT_MS);
+      const audit = await sql(`select summary from audit_log where action = 'inbound.action.clicked' and target_id = ?`, [deliveryId]);
+      expect(audit[0].summary).toMatchObject({ status: 200, ok: true, error: null });
+    } finally {
+      setEgressTimeoutMs(TIMEOUT_MS);
+    }
+  });
+
   it('a redirect (here to a private address) is reported, not followed', async () => {
     const r = await recipient();
     const path = `/redirect/${randomUUID()}`;
@@ -274,5 +346,84 @@ describe('ClickAction', () => {
     const { deliveryId } = await deliveryWithActions(r, path);
     expect(await r.account.clickAction({ deliveryId, actionIndex: 0 })).toMatchObject({ status: 204, ok: true });
     expect(takeReceived(path)).toHaveLength(1);
+  });
+});
+
+describe('ClickAction of a sender no longer active', () => {
+  type Change = (r: Recipient) => Promise<unknown>;
+  const revoke: Change = (r) => r.account.deletePersonalToken({ tokenId: r.inbound.tokenId });
+  const disable: Change = (r) => r.account.disablePersonalToken({ tokenId: r.inbound.tokenId });
+  // What the daily inactivity scan writes after 12 months without use.
+  const expire: Change = (r) => sql(`update inbound_tokens set status = 'auto_expired' where id = ?`, [r.inbound.tokenId]);
+  const archiveIntegrator: Change = async (r) => {
+    const slug = `gone-${randomUUID().slice(0, 8)}`;
+    const [row] = await sql(
+      `insert into integrators (id, slug, name, allowed_event_prefix, created_at, archived_at) values (gen_random_uuid(), ?, 'Gone', ?, now(), now()) returning id`,
+      [slug, `${slug}.`],
+    );
+    await sql(`update inbound_tokens set integrator_id = ? where id = ?`, [row.id, r.inbound.tokenId]);
+  };
+
+  /** Clicks action 0 and expects the sender_inactive refusal. */
+  async function expectRefused(r: Recipient, deliveryId: string): Promise<void> {
+    const err = await connectErrorOf(r.account.clickAction({ deliveryId, actionIndex: 0 }));
+    expect(err.code).toBe(Code.FailedPrecondition);
+    expect(err.findDetails(ErrorInfoSchema)[0]?.code).toBe('sender_inactive');
+    // What the web app shows in its toast.
+    expect(err.rawMessage).toBe("The sender's integration is no longer active.");
+  }
+
+  it.each([
+    ['revoked', revoke, 'token_revoked'],
+    ['disabled by its owner', disable, 'token_disabled'],
+    ['expired', expire, 'token_expired'],
+    ['of an archived integrator', archiveIntegrator, 'integrator_archived'],
+  ] as const)('a token %s: refused before any request, and audited; the same click fired while it was active', async (_name, change, reason) => {
+    const r = await recipient();
+    const path = `/ok/${randomUUID()}`;
+    const { deliveryId } = await deliveryWithActions(r, path);
+    // Control: while the sender is active the click calls back.
+    expect(await r.account.clickAction({ deliveryId, actionIndex: 0 })).toMatchObject({ status: 204, ok: true });
+    expect(takeReceived(path)).toHaveLength(1);
+
+    await change(r);
+    const connectionsBefore = receiverConnections;
+    await expectRefused(r, deliveryId);
+    expect(takeReceived(path)).toHaveLength(1);
+    expect(receiverConnections).toBe(connectionsBefore);
+
+    const audit = await sql(
+      `select actor_user_id, token_id, target_type, source, summary from audit_log where action = 'inbound.action.refused' and target_id = ?`,
+      [deliveryId],
+    );
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({
+      actor_user_id: r.inbound.user.userId,
+      token_id: r.inbound.tokenId,
+      target_type: 'delivery',
+      source: 'connect',
+      summary: { action_index: 0, action_label: 'Approve', target_host: `127.0.0.1:${receiverPort}`, reason },
+    });
+    // Only the click that went out is recorded as clicked.
+    expect(await sql(`select 1 from audit_log where action = 'inbound.action.clicked' and target_id = ?`, [deliveryId])).toHaveLength(1);
+  });
+
+  it('a token enabled again calls back again', async () => {
+    const r = await recipient();
+    const path = `/ok/${randomUUID()}`;
+    const { deliveryId } = await deliveryWithActions(r, path);
+    await disable(r);
+    await expectRefused(r, deliveryId);
+    await r.account.enablePersonalToken({ tokenId: r.inbound.tokenId });
+    expect(await r.account.clickAction({ deliveryId, actionIndex: 0 })).toMatchObject({ status: 204, ok: true });
+    expect(takeReceived(path)).toHaveLength(1);
+  });
+
+  it('a url action of a revoked sender is still not_webhook_action (nothing to call back)', async () => {
+    const r = await recipient();
+    const { deliveryId } = await deliveryWithActions(r);
+    await revoke(r);
+    const err = await connectErrorOf(r.account.clickAction({ deliveryId, actionIndex: 1 }));
+    expect(err.findDetails(ErrorInfoSchema)[0]?.code).toBe('not_webhook_action');
   });
 });

@@ -19,8 +19,9 @@ beforeAll(async () => {
   db = await createDatabase();
   const clock = new ManualClock();
   // A names one seed node (it discovers the others), B all three.
-  a = await startHarness({ databaseUrl: db.url, clock, redisUrl: cluster.url(1) });
-  b = await startHarness({ databaseUrl: db.url, clock, redisUrl: cluster.url() });
+  // No key prefix: the test reads the stores' keys as they are named (a private cluster, nothing shared).
+  a = await startHarness({ databaseUrl: db.url, clock, redisUrl: cluster.url(1), env: { REDIS_KEY_PREFIX: '' } });
+  b = await startHarness({ databaseUrl: db.url, clock, redisUrl: cluster.url(), env: { REDIS_KEY_PREFIX: '' } });
 }, 60_000);
 afterAll(async () => {
   await b?.close();

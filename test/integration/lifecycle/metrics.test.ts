@@ -317,7 +317,7 @@ async function chatUser(hh: Harness, url: string): Promise<string> {
 describe('nudges', () => {
   it('counts sends by result and dead nudges', async () => {
     const rx = await startReceiver();
-    const hn = await startHarness({ env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' } });
+    const hn = await startHarness({ env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' } });
     try {
       rx.behave('/gone', { status: 400 });
       const ok = await chatUser(hn, `${rx.url}/chat/ok`);

@@ -13,7 +13,13 @@ beforeAll(async () => {
   rx = await startReceiver();
   h = await startHarness({
     mode: 'embedded',
-    env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_RETRY_LIMIT: '1', NUDGE_RETRY_DELAY_S: '1' },
+    env: {
+      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+      PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
+      NUDGE_RELAY_INTERVAL_MS: '50',
+      NUDGE_RETRY_LIMIT: '1',
+      NUDGE_RETRY_DELAY_S: '1',
+    },
   });
 });
 afterAll(async () => {

@@ -1,6 +1,7 @@
 // Nudges (SPEC "Side effects of a new delivery", "Delivery external status", Limits): push and chat
 // for new deliveries through the outbox and the pg-boss worker, against real PostgreSQL, Redis and
-// local HTTP receivers on 127.0.0.1 (allowed through NUDGE_EGRESS_ALLOW_HOSTS, empty by default).
+// local HTTP receivers on 127.0.0.1 (allowed through NUDGE_EGRESS_ALLOW_HOSTS, and as a push service
+// through PUSH_ENDPOINT_ALLOW_HOSTS; both empty by default).
 // No test sleeps for a time rule: the day rolls over through the harness clock, and the worker's
 // progress is polled with a deadline.
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
@@ -20,6 +21,7 @@ beforeAll(async () => {
   h = await startHarness({
     env: {
       NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+      PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
       NUDGE_RETRY_LIMIT: '2',
       NUDGE_RETRY_DELAY_S: '1',
       NUDGE_RELAY_INTERVAL_MS: '50',
@@ -352,6 +354,19 @@ describe('failures and slow receivers', () => {
     expect((await p.agent.listFailedNudges({})).items).toEqual([]);
   });
 
+  it('a subscription stored before the push service rule is dropped unsent; the user’s allowed one still gets the push', async () => {
+    const p = await person({ chat: false });
+    await sql(
+      `insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (gen_random_uuid(), ?, 'https://push.attacker.example/x', ?, ?, now())`,
+      [p.user.userId, p.browser.p256dh, p.browser.auth],
+    );
+    await publish(h, p.inbound, event(h, { severity: 'critical' }));
+    await until('the allowed endpoint was pushed', async () => rx.hitsFor(p.pushPath).length === 1);
+    await until('the other subscription dropped', async () => (await sql(`select endpoint from push_subscriptions where user_id = ?`, [p.user.userId])).length === 1);
+    expect(await sql(`select endpoint from push_subscriptions where user_id = ?`, [p.user.userId])).toEqual([{ endpoint: p.browser.endpoint }]);
+    expect((await p.agent.listFailedNudges({})).items).toEqual([]);
+  });
+
   it('a receiver hanging 2 s does not slow event acceptance', async () => {
     const p = await person({ push: false });
     rx.behave(p.chatPath, { delayMs: 2000 });
@@ -407,6 +422,107 @@ describe('NotificationSettingsService', () => {
     expect(removed).toMatchObject({ removed: true, subscriptionCount: 0 });
     const r = await publish(h, p.inbound, event(h, { severity: 'critical' }));
     expect(r.body.pushed).toBe(false);
+  });
+
+  it('push endpoints: a host that is not a browser push service is push_service_not_allowed, and nothing is stored', async () => {
+    const p = await person({ chat: false, push: false });
+    const keys = browserSubscription('unused');
+    for (const endpoint of [
+      'https://evil.example.com/x',
+      'https://fcm.googleapis.com.evil.com/fcm/send/abc',
+      'https://evilfcm.googleapis.com/fcm/send/abc',
+      'https://notify.windows.com.evil.com/w/?token=abc',
+      'https://xnotify.windows.com/w/?token=abc',
+      'https://notify.windows.com/w/?token=abc',
+    ]) {
+      const err = await p.agent.registerPushSubscription({ endpoint, p256dh: keys.p256dh, auth: keys.auth }).then(
+        () => null,
+        (e) => ConnectError.from(e),
+      );
+      expect(err?.code, endpoint).toBe(Code.InvalidArgument);
+      const [v] = err!.findDetails(ValidationErrorDetailSchema)[0]!.violations;
+      expect([v?.field, v?.code], endpoint).toEqual(['endpoint', 'push_service_not_allowed']);
+      for (const named of [
+        'fcm.googleapis.com',
+        'updates.push.services.mozilla.com',
+        '*.notify.windows.com',
+        'web.push.apple.com',
+        'PUSH_ENDPOINT_ALLOW_HOSTS',
+      ]) {
+        expect(v?.message).toContain(named);
+      }
+    }
+    // The URL rules still come first: plain http to a push service is not https.
+    const plain = await p.agent.registerPushSubscription({ endpoint: 'http://fcm.googleapis.com/fcm/send/abc', p256dh: keys.p256dh, auth: keys.auth }).then(
+      () => null,
+      (e) => ConnectError.from(e),
+    );
+    expect(plain?.findDetails(ValidationErrorDetailSchema)[0]?.violations.map((v) => [v.field, v.code])).toEqual([['endpoint', 'invalid_url']]);
+    expect(await sql(`select id from push_subscriptions where user_id = ?`, [p.user.userId])).toEqual([]);
+  });
+
+  it('push endpoints: the known browser push services are accepted and stored (nothing is sent at registration)', async () => {
+    const p = await person({ chat: false, push: false });
+    const keys = browserSubscription('unused');
+    const endpoints = [
+      'https://fcm.googleapis.com/fcm/send/abc:APA91b',
+      'https://updates.push.services.mozilla.com/wpush/v2/gAAAAABk',
+      'https://wns2-par02p.notify.windows.com/w/?token=BQYAAAD',
+      'https://web.push.apple.com/QGuQyavXutnMH',
+      // Case and a trailing dot do not make another host.
+      'https://FCM.GoogleAPIs.com./fcm/send/upper',
+    ];
+    const hitsBefore = rx.hits.length;
+    for (const [i, endpoint] of endpoints.entries()) {
+      const out = await p.agent.registerPushSubscription({ endpoint, p256dh: keys.p256dh, auth: keys.auth });
+      expect(out).toMatchObject({ subscriptionCount: i + 1, replacedSubscriptionIds: [] });
+    }
+    const rows = await sql(`select endpoint from push_subscriptions where user_id = ? order by created_at`, [p.user.userId]);
+    expect(rows.map((r) => r.endpoint).sort()).toEqual([...endpoints].sort());
+    expect(rx.hits.length).toBe(hitsBefore);
+  });
+
+  it('at most 20 push subscriptions: the 21st replaces the oldest; re-registering one replaces none', async () => {
+    const p = await person({ chat: false, push: false });
+    const keys = browserSubscription('unused');
+    const endpoint = (i: number) => `https://fcm.googleapis.com/fcm/send/sub-${i}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const out = await p.agent.registerPushSubscription({ endpoint: endpoint(i), p256dh: keys.p256dh, auth: keys.auth });
+      expect(out).toMatchObject({ subscriptionCount: i + 1, replacedSubscriptionIds: [] });
+      ids.push(out.subscriptionId);
+    }
+    // Registration times are milliseconds apart: make the first one unmistakably the oldest.
+    await sql(`update push_subscriptions set created_at = created_at - interval '1 hour' where id = ?`, [ids[0]]);
+
+    const refreshed = await p.agent.registerPushSubscription({ endpoint: endpoint(5), p256dh: keys.p256dh, auth: keys.auth });
+    expect(refreshed).toMatchObject({ subscriptionId: ids[5], subscriptionCount: 20, replacedSubscriptionIds: [] });
+
+    const newest = await p.agent.registerPushSubscription({ endpoint: endpoint(20), p256dh: keys.p256dh, auth: keys.auth });
+    expect(newest).toMatchObject({ subscriptionCount: 20, replacedSubscriptionIds: [ids[0]] });
+    const rows = await sql(`select id, endpoint from push_subscriptions where user_id = ?`, [p.user.userId]);
+    expect(rows).toHaveLength(20);
+    expect(rows.map((r) => r.endpoint)).not.toContain(endpoint(0));
+    expect(rows).toContainEqual({ id: newest.subscriptionId, endpoint: endpoint(20) });
+  });
+
+  it('a user holding more than 20 subscriptions from before the limit is brought back to 20 by the next new one', async () => {
+    const p = await person({ chat: false, push: false });
+    const keys = browserSubscription('unused');
+    for (let i = 0; i < 23; i++) {
+      await sql(
+        `insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (gen_random_uuid(), ?, ?, ?, ?, now() - make_interval(hours => ?))`,
+        [p.user.userId, `https://fcm.googleapis.com/fcm/send/old-${i}`, keys.p256dh, keys.auth, 100 - i],
+      );
+    }
+    const out = await p.agent.registerPushSubscription({ endpoint: 'https://fcm.googleapis.com/fcm/send/new', p256dh: keys.p256dh, auth: keys.auth });
+    expect(out.subscriptionCount).toBe(20);
+    expect(out.replacedSubscriptionIds).toHaveLength(4);
+    const left = (await sql(`select endpoint from push_subscriptions where user_id = ?`, [p.user.userId])).map((r) => r.endpoint);
+    expect(left).toHaveLength(20);
+    // The four oldest went (old-0 .. old-3, registered 100 .. 97 hours ago).
+    for (let i = 0; i < 4; i++) expect(left).not.toContain(`https://fcm.googleapis.com/fcm/send/old-${i}`);
+    expect(left).toContain('https://fcm.googleapis.com/fcm/send/new');
   });
 
   it('scopes: reads need read:inbox, writes write:inbox; an inbound token is refused', async () => {

@@ -1242,8 +1242,11 @@ export const AccountService: GenService<{
    * `write:inbox`. Errors: invalid_argument (bad id, action_index out of
    * range), unauthenticated, permission_denied, not_found (unknown delivery
    * or another user's), failed_precondition (`not_webhook_action`: the
-   * action opens a URL instead). A failing receiver is not an error: see
-   * ClickActionResponse.
+   * action opens a URL instead; `sender_inactive`: the token that sent the
+   * event is revoked, disabled or expired, its owner is not active or its
+   * integrator is archived, so nothing is sent; audited as
+   * `inbound.action.refused`). A failing receiver is not an error: see
+   * ClickActionResponse (its answer is read for the status only).
    *
    * @generated from rpc fluxdesk.account.v1.AccountService.ClickAction
    */
