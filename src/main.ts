@@ -92,6 +92,7 @@ async function startOn(config: Config, opts: StartOptions): Promise<RunningServi
     publicBaseUrl: config.publicBaseUrl,
     serviceVersion: config.serviceVersion,
     oidc: config.oidc,
+    trustProxyHops: config.trustProxyHops,
     metricsRoute: config.metricsPort === null,
     instrument: opts.instrumentHttp,
   });

@@ -174,6 +174,38 @@ describe('sign-in (browser)', () => {
     await expectSignedOut(second);
   });
 
+  it('"Sign out everywhere" on the settings page ends this session and the user\'s other ones, not another user\'s; axe clean', async () => {
+    const user = await newUser(h);
+    const page = b.page;
+    await signIn(h, page, user);
+    const second = await b.newContext();
+    const page2 = await second.newPage();
+    await signIn(h, page2, user);
+    await expectSignedIn(page2, user.email);
+    const someoneElse = await newUser(h);
+    const third = await b.newContext();
+    await signIn(h, await third.newPage(), someoneElse);
+
+    await page.goto('/settings/notifications');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Notification settings');
+    const button = page.getByRole('button', { name: 'Sign out everywhere', exact: true });
+    await expect(button).toBeVisible();
+    // The one-line explanation is the button's accessible description.
+    const note = page.locator(`#${await button.getAttribute('aria-describedby')}`);
+    await expect(note).toHaveText('Ends your sessions on every browser and device.');
+    await expectAxeClean(b, 'notification-settings');
+
+    await button.click();
+    await page.waitForURL((u) => u.pathname === '/auth/login');
+    await expectSignedOut(b.context);
+    // The other browser's next call finds its session ended.
+    await expectSignedOut(second);
+    // Control: another user's session is untouched.
+    const stillIn = await third.newPage();
+    await stillIn.goto('/');
+    await expectSignedIn(stillIn, someoneElse.email);
+  });
+
   it('a sign-out POST without the CSRF field changes nothing', async () => {
     const user = await newUser(h);
     await signIn(h, b.page, user);

@@ -15,7 +15,8 @@ import type { AddressInfo } from 'node:net';
 export interface OidcAccount {
   email: string;
   name?: string;
-  email_verified?: boolean;
+  /** Default true; null: the claim is not sent at all (providers that never send it). */
+  email_verified?: boolean | null;
 }
 
 export interface TestOidcProvider {
@@ -73,7 +74,8 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
       return {
         accountId: sub,
         async claims() {
-          return { sub, email: a.email, email_verified: a.email_verified ?? true, name: a.name ?? a.email.split('@')[0] };
+          const verified = a.email_verified === undefined ? true : a.email_verified;
+          return { sub, email: a.email, ...(verified === null ? {} : { email_verified: verified }), name: a.name ?? a.email.split('@')[0] };
         },
       };
     },

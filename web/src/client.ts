@@ -1,15 +1,17 @@
 // The app's Connect clients: the same generated services every other client uses, over
 // @connectrpc/connect-web to this origin. Authentication is the session cookie (sent by the browser)
-// plus the CSRF token the session was issued with, read from the `fluxdesk_csrf` cookie and sent as
-// `x-csrf-token` on every call. JSON format (useBinaryFormat: false): the payloads are small, and
-// requests, stream messages and error details stay readable in the browser's network panel and in
-// the end-to-end tests; the binary codec would save a few bytes per call, nothing the inbox needs.
+// plus the CSRF token the session was issued with, read from the `__Host-fluxdesk_csrf` cookie (an
+// https deployment) or `fluxdesk_csrf` (plain http) and sent as `x-csrf-token` on every call. JSON
+// format (useBinaryFormat: false): the payloads are small, and requests, stream messages and error
+// details stay readable in the browser's network panel and in the end-to-end tests; the binary
+// codec would save a few bytes per call, nothing the inbox needs.
 import { type Client, Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-web';
 import { AccountService } from '../../gen/fluxdesk/account/v1/account_pb.js';
 import { InboxService, ViewerService } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 
-export const CSRF_COOKIE = 'fluxdesk_csrf';
+/** The CSRF cookie's names (docs/web-sign-in.md), in the order read: the https name first. */
+export const CSRF_COOKIES = ['__Host-fluxdesk_csrf', 'fluxdesk_csrf'] as const;
 
 /** The value of a cookie of this document, or '' when absent. */
 export function readCookie(name: string): string {
@@ -27,7 +29,7 @@ export function readCookie(name: string): string {
   return '';
 }
 
-export const csrfToken = (): string => readCookie(CSRF_COOKIE);
+export const csrfToken = (): string => readCookie(CSRF_COOKIES[0]) || readCookie(CSRF_COOKIES[1]);
 
 /** Where the sign-in page sends the browser back to: the current path and query. */
 export const loginUrl = (): string => `/auth/login?next=${encodeURIComponent(location.pathname + location.search)}`;

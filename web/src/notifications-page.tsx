@@ -6,10 +6,12 @@
 // - Chat destination: an incoming-webhook URL (Slack or Feishu/Lark style); the stored URL is never
 //   shown back in full (url_hint).
 // - Severity preferences: which severities nudge at all (push, and chat when enabled).
+// - Sign out everywhere: a plain form POST to /auth/logout-everywhere with the session's CSRF token
+//   (as the header's "Sign out"), which ends every session of the user and lands on the sign-in page.
 // Loaded as its own chunk: the inbox route does not ship it.
 import { useEffect, useState } from 'preact/hooks';
 import { ChatStyle, type Preferences } from '../../gen/fluxdesk/notifications/v1/notifications_pb.js';
-import { errorText } from './client.js';
+import { csrfToken, errorText } from './client.js';
 import { notificationSettings as api } from './settings-clients.js';
 import { Field, Link, useToast } from './ui.js';
 import './admin.css';
@@ -281,6 +283,17 @@ export function NotificationsPage() {
           </div>
           <button type="submit" disabled={busy || !prefs}>
             Save preferences
+          </button>
+        </form>
+      </section>
+
+      <section class="settings-block" aria-labelledby="sessions-heading">
+        <h2 id="sessions-heading">Sessions</h2>
+        <p id="sign-out-everywhere-note">Ends your sessions on every browser and device.</p>
+        <form method="post" action="/auth/logout-everywhere">
+          <input type="hidden" name="csrf" value={csrfToken()} />
+          <button type="submit" class="danger" aria-describedby="sign-out-everywhere-note">
+            Sign out everywhere
           </button>
         </form>
       </section>

@@ -8,6 +8,7 @@ import { insertSession, revokeSessionByHash } from './web-sessions.repository.js
 
 export const WEB_AUDIT = {
   signedIn: 'web.session.created',
+  signInRefused: 'web.sign_in.refused',
   signedOut: 'web.session.ended',
   signedOutEverywhere: 'web.session.ended_all',
   loginLinkCreated: 'web.login_link.created',

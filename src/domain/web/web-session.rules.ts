@@ -57,15 +57,16 @@ export interface CookieNames {
 
 /**
  * The agreed contract: `fluxdesk_session` (HttpOnly) and `fluxdesk_csrf` (readable by the app);
- * under an https PUBLIC_BASE_URL the session cookie is `__Host-fluxdesk_session` and every cookie
- * is Secure (the `__Host-` prefix makes the browser refuse it without Secure, with a Domain, or
- * with a Path other than `/`).
+ * under an https PUBLIC_BASE_URL they are `__Host-fluxdesk_session` and `__Host-fluxdesk_csrf` and
+ * every cookie is Secure (the `__Host-` prefix makes the browser refuse it without Secure, with a
+ * Domain, or with a Path other than `/`, so a sibling subdomain cannot plant or shadow either).
+ * The app reads the `__Host-` CSRF name first, then the plain one.
  */
 export function cookieNames(publicBaseUrl: string): CookieNames {
   const secure = publicBaseUrl.toLowerCase().startsWith('https://');
   return {
     session: secure ? '__Host-fluxdesk_session' : 'fluxdesk_session',
-    csrf: 'fluxdesk_csrf',
+    csrf: secure ? '__Host-fluxdesk_csrf' : 'fluxdesk_csrf',
     oidc: secure ? '__Host-fluxdesk_oidc' : 'fluxdesk_oidc',
     secure,
   };

@@ -122,16 +122,36 @@ export async function consumeLoginLink(em: EntityManager, tokenHash: string, now
   return rows[0] ? { id: rows[0].id, userId: rows[0].user_id } : undefined;
 }
 
+/**
+ * Keeps the server-side half of an OIDC sign-in, unless `pendingMax` are already pending (neither
+ * used nor expired): false then, and nothing is written. One statement, so the count and the
+ * insert see the same rows.
+ */
 export async function insertOidcLogin(
   em: EntityManager,
   l: { stateHash: string; codeVerifier: string; nonce: string; nextPath: string; now: Date; expiresAt: Date },
-): Promise<void> {
-  await run(
+  pendingMax: number,
+): Promise<boolean> {
+  const rows = await run<{ id: string }>(
     em,
     `insert into oidc_logins (id, state_hash, code_verifier, nonce, next_path, created_at, expires_at, used_at)
-     values (?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, null)`,
-    [randomUUID(), l.stateHash, l.codeVerifier, l.nonce, l.nextPath, l.now.toISOString(), l.expiresAt.toISOString()],
+     select ?::uuid, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, null
+      where (select count(*) from (select 1 from oidc_logins where used_at is null and expires_at > ?::timestamptz limit ?) pending) < ?
+     returning id`,
+    [
+      randomUUID(),
+      l.stateHash,
+      l.codeVerifier,
+      l.nonce,
+      l.nextPath,
+      l.now.toISOString(),
+      l.expiresAt.toISOString(),
+      l.now.toISOString(),
+      pendingMax,
+      pendingMax,
+    ],
   );
+  return rows.length > 0;
 }
 
 /** Single use, like consumeLoginLink. */

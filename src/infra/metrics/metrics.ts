@@ -8,6 +8,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Clock, Logger, Surface } from '../../domain/context.js';
 import type { ErrorKind } from '../../domain/errors.js';
+import { ADDRESS_BUDGETS, type AddressBudget } from '../../domain/web/sign-in-limits.rules.js';
 import { CounterFamily, HistogramFamily, type CounterChild, type HistogramChild } from './families.js';
 import { EVENT_OPERATIONS, EventIntake } from './event-intake.js';
 import { registerDbGauges } from './db-probes.js';
@@ -35,7 +36,7 @@ export interface ToolMeter {
 }
 
 export type IdempotencyResult = 'started' | 'replay' | 'mismatch' | 'in_flight';
-export type RateBudget = 'inbound_publish' | 'inbound_requests' | 'agent';
+export type RateBudget = 'inbound_publish' | 'inbound_requests' | 'agent' | AddressBudget['name'];
 export type StoreName = 'rate_limit' | 'idempotency';
 export type NudgeResult = 'completed' | 'failed' | 'dead';
 
@@ -112,10 +113,11 @@ export class PromMetrics implements Metrics {
     'surface',
     'code',
   ]);
-  private readonly rateDenied = this.counter('fluxdesk_rate_limit_denials_total', 'Calls refused with 429 by a per-token rate-limit window.', [
-    'budget',
-    'window',
-  ]);
+  private readonly rateDenied = this.counter(
+    'fluxdesk_rate_limit_denials_total',
+    'Calls refused with 429 by a rate-limit window (per token, or per client address on the sign-in routes).',
+    ['budget', 'window'],
+  );
   private readonly idem = this.counter(
     'fluxdesk_idempotency_requests_total',
     'Requests with an Idempotency-Key by result: started (first of its key), replay (stored answer), mismatch and in_flight (409 conflicts).',
@@ -154,6 +156,7 @@ export class PromMetrics implements Metrics {
       ['inbound_requests', 'minute'],
       ['agent', 'minute'],
       ['agent', 'day'],
+      ...ADDRESS_BUDGETS.map((b) => [b.name, 'minute']),
     ])
       this.rateDenied.child(b!, w!);
     if (o.orm) registerDbGauges(this.registry, { orm: o.orm, clock: o.clock, log: o.log });

@@ -25,6 +25,11 @@ import { instrumentRoutes, registerMetricsRoute, unmatchedRequests } from './met
 
 export const BODY_LIMIT = 256 * 1024;
 
+/** HSTS lifetime: a year, so a browser that came once keeps to https between occasional visits. */
+export const HSTS_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
+// No includeSubDomains: the other hosts of the company domain are not ours to pin to https.
+const HSTS = `max-age=${HSTS_MAX_AGE_SECONDS}`;
+
 export interface ServerOptions {
   deps: AppDeps;
   logger: pino.Logger;
@@ -35,12 +40,17 @@ export interface ServerOptions {
   oidc?: OidcConfig | null;
   /** GET /metrics on this listener (default); false when METRICS_PORT serves it instead. */
   metricsRoute?: boolean;
+  /** TRUST_PROXY_HOPS: proxies in front that append to X-Forwarded-For (req.ip is the address this many hops back); 0 = none. */
+  trustProxyHops?: number;
   /** Test-only: called with the new instance before any hook or route is added (the test harness's OpenAPI conformance recorder). */
   instrument?: (app: FastifyInstance) => void;
 }
 
 export async function createServer(opts: ServerOptions): Promise<FastifyInstance> {
   const unmatched = unmatchedRequests(opts.deps.metrics);
+  // Only when PUBLIC_BASE_URL is https: TLS ends at the proxy in front, this listener is plain http
+  // either way, and a deployment reached by http has no https to pin browsers to.
+  const hsts = new URL(opts.publicBaseUrl).protocol === 'https:';
   const app = Fastify({
     loggerInstance: opts.logger as unknown as FastifyBaseLogger,
     // Each request's logger is made when it first writes a line (most never do).
@@ -48,12 +58,17 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     return503OnClosing: true,
+    // A hop count, never `true`: X-Forwarded-For entries a client wrote itself are not believed.
+    // (proxy-addr asks about the socket's peer as hop 0, then X-Forwarded-For from the right.)
+    trustProxy: opts.trustProxyHops ? (_address: string, hop: number) => hop < (opts.trustProxyHops ?? 0) : false,
     routerOptions: { ignoreTrailingSlash: true },
     // A path that does not decode (`/api/v1/catalog/items/%ED%A0%80`: invalid UTF-8) is refused before
     // any route runs; answered in the surface's envelope like every other 400.
     frameworkErrors: (err, req, reply) => {
       unmatched(req.method, reply.elapsedTime, 400);
       reply.header('x-request-id', req.id);
+      // Answered before any hook runs: the onRequest hook below never sees these.
+      if (hsts) reply.header('strict-transport-security', HSTS);
       const de = new DomainError('validation', 'the request path is not valid percent-encoded UTF-8', {
         code: 'invalid_path',
         issues: [{ field: '(path)', code: 'invalid_path', message: 'the request path is not valid percent-encoded UTF-8' }],
@@ -71,8 +86,11 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
   instrumentRoutes(app, opts.deps.metrics);
   if (opts.metricsRoute !== false) registerMetricsRoute(app, opts.deps.metrics);
   // Never log query strings (a careless client may put a token there) or headers.
+  // Headers set here are on every answer of this listener: routes, 404s, errors and Connect calls
+  // (the Connect plugin copies the reply's headers onto its raw response).
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    if (hsts) reply.header('strict-transport-security', HSTS);
     if (tokenInQuery(req.url)) {
       throw new DomainError('validation', 'tokens are accepted only in the Authorization header, never in the query string', {
         code: 'token_in_query',
@@ -109,7 +127,10 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
   return app;
 }
 
-/** gRPC (and Connect / gRPC-Web) over cleartext HTTP/2 on GRPC_PORT. */
+/**
+ * gRPC (and Connect / gRPC-Web) over cleartext HTTP/2 on GRPC_PORT. No Strict-Transport-Security
+ * here: its callers are services, and browsers ignore HSTS received over cleartext (RFC 6797 8.1).
+ */
 export function createGrpcServer(deps: AppDeps): http2.Http2Server {
   const handle = connectNodeAdapter(connectServing(deps, { grpc: true, grpcWeb: true, connect: true }, { http1: false }));
   return http2.createServer((req, res) => {

@@ -53,15 +53,49 @@ const OPENAPI: RouteDocBase = {
   success: [{ status: 200, description: 'The OpenAPI 3.1 document', media: { 'application/json': { type: 'object' } } }],
 };
 
+// The viewer is served on the API's own origin, next to the web app and its session cookies: its
+// page gets a policy of its own (the app's CSP is web-app.ts's, another transport's), the app's
+// other page headers, and nothing from elsewhere. Swagger UI runs under it without a violation
+// (test/e2e/docs.e2e.test.ts): its styles are the stylesheet plus CSSOM writes (not inline
+// style elements), its icons data: URIs, its calls ("Try it out") this origin.
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ');
+
+const DOCS_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': DOCS_CONTENT_SECURITY_POLICY,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+});
+
+const NOSNIFF_DOC = 'nosniff: the asset is only ever what its Content-Type says';
+const DOCS_HEADER_DOCS: Record<string, string> = {
+  'Content-Security-Policy': `The page's policy: ${DOCS_CONTENT_SECURITY_POLICY}`,
+  'X-Frame-Options': 'DENY: never shown in a frame',
+  'X-Content-Type-Options': NOSNIFF_DOC,
+  'Referrer-Policy': 'same-origin',
+};
+
 const DOCS: RouteDocBase = {
   method: 'GET',
   path: '/api/v1/docs',
   tag: 'docs',
   operationId: 'docs',
   summary: 'Interactive viewer of this document',
-  description: 'Swagger UI (HTML) reading /api/v1/openapi.json; its assets are served under /api/v1/docs/assets/.',
+  description:
+    'Swagger UI (HTML) reading /api/v1/openapi.json; its assets are served under /api/v1/docs/assets/. ' +
+    'Under a Content-Security-Policy of its own (same-origin scripts, styles and calls only) and never framed.',
   security: 'none',
-  success: [{ status: 200, description: 'HTML page', media: { 'text/html': { type: 'string' } } }],
+  success: [{ status: 200, description: 'HTML page', media: { 'text/html': { type: 'string' } }, headers: DOCS_HEADER_DOCS }],
 };
 
 const DOCS_ASSET: RouteDocBase = {
@@ -73,7 +107,14 @@ const DOCS_ASSET: RouteDocBase = {
   description: 'swagger-ui.css, swagger-ui-bundle.js and init.js; any other name is 404.',
   security: 'none',
   params: { file: { type: 'string', enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js'] } },
-  success: [{ status: 200, description: 'The asset (cached for a day)', media: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' } } }],
+  success: [
+    {
+      status: 200,
+      description: 'The asset (cached for a day)',
+      media: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' } },
+      headers: { 'X-Content-Type-Options': NOSNIFF_DOC },
+    },
+  ],
   errors: { not_found: ['not_found'] },
 };
 
@@ -233,17 +274,17 @@ export function serviceRoutes(o: ServiceRouteOptions): HandlerRoute[] {
       },
     },
     { ...OPENAPI, handler: async (_req, reply) => reply.type('application/json; charset=utf-8').send(o.openapiText()) },
-    { ...DOCS, handler: async (_req, reply) => reply.type('text/html; charset=utf-8').send(DOCS_HTML) },
+    { ...DOCS, handler: async (_req, reply) => reply.headers(DOCS_PAGE_HEADERS).type('text/html; charset=utf-8').send(DOCS_HTML) },
     {
       ...DOCS_ASSET,
       handler: async (req, reply) => {
         const file = (req.params as { file: string }).file;
-        if (file === 'init.js') return reply.type('text/javascript; charset=utf-8').send(DOCS_INIT);
+        if (file === 'init.js') return reply.header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(DOCS_INIT);
         const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
         if (!type) return reply.callNotFound();
         return reply
           .type(type)
-          .header('cache-control', 'public, max-age=86400')
+          .headers({ 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' })
           .send(readFileSync(path.join(swaggerDir, file)));
       },
     },

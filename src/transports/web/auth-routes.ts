@@ -8,16 +8,19 @@
 //   POST /auth/logout-everywhere  every session of the user (form field csrf)
 //   GET  /auth/auth.css           the pages' stylesheet
 // Every decision is an operation in src/domain/web/ called through the runner; this file maps
-// HTTP (cookies, forms, redirects, the identity provider's protocol) to them and back.
+// HTTP (cookies, forms, redirects, the identity provider's protocol) to them and back. The routes
+// anyone can call without a session count per client address (sign-in-limits.rules.ts).
 import { timingSafeEqual } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as oidc from 'openid-client';
+import { limitClientAddress } from '../../app/address-limit.js';
 import { runOperation } from '../../app/run-operation.js';
 import type { Logger, Operation } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
 import { beginOidcLogin, signInOidc, takeOidcLogin } from '../../domain/web/sign-in-oidc.js';
 import { redeemLoginLink } from '../../domain/web/redeem-login-link.js';
+import { LOGIN_LINK_BUDGET, OIDC_CALLBACK_BUDGET, OIDC_START_BUDGET, type AddressBudget } from '../../domain/web/sign-in-limits.rules.js';
 import { signOut } from '../../domain/web/sign-out.js';
 import type { StartedSession } from '../../domain/web/start-session.js';
 import { cookieNames, OIDC_LOGIN_TTL_MS, safeNextPath } from '../../domain/web/web-session.rules.js';
@@ -165,6 +168,22 @@ async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions): Promis
     return typeof ua === 'string' ? ua.slice(0, 300) : null;
   };
 
+  /** A route's per-address window, checked before it does anything else; over it, a 429 page with Retry-After. */
+  const perAddress = (budget: AddressBudget) => async (req: FastifyRequest, reply: FastifyReply) => {
+    try {
+      await limitClientAddress(deps, budget, req.ip, req.log as unknown as Logger);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.kind !== 'rate_limited') throw err;
+      const wait = err.rateLimit?.retryAfterSeconds ?? 60;
+      return sendRefusal(
+        reply.header('retry-after', String(wait)),
+        429,
+        'Too many sign-in attempts',
+        `Too many sign-in requests came from your network address. Wait ${wait} seconds, then try again.`,
+      );
+    }
+  };
+
   app.get('/auth/auth.css', { schema: NOT_IN_API_DOCUMENT }, async (_req, reply) =>
     reply.headers({ 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' }).type('text/css; charset=utf-8').send(AUTH_CSS),
   );
@@ -184,7 +203,7 @@ ${ssoLink}
     );
   });
 
-  app.get('/auth/oidc/start', { schema: NOT_IN_API_DOCUMENT }, async (req, reply) => {
+  app.get('/auth/oidc/start', { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress(OIDC_START_BUDGET) }, async (req, reply) => {
     if (!sso) return sendRefusal(reply, 404, 'Single sign-on is not configured', 'This server has no OpenID Connect provider configured.');
     let config: oidc.Configuration;
     try {
@@ -193,7 +212,18 @@ ${ssoLink}
       req.log.warn({ err: { message: (err as Error).message } }, 'OIDC discovery failed');
       return sendRefusal(reply, 503, 'Single sign-on is unavailable', 'The identity provider could not be reached. Try again in a moment.');
     }
-    const begun = await run(beginOidcLogin, { next: field(req.query, 'next') ?? null }, req);
+    let begun: Awaited<ReturnType<typeof beginOidcLogin.handler>>;
+    try {
+      begun = await run(beginOidcLogin, { next: field(req.query, 'next') ?? null }, req);
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.code !== 'sign_in_busy') throw err;
+      return sendRefusal(
+        reply.header('retry-after', String(err.retryAfterSeconds ?? 60)),
+        503,
+        'Single sign-on is busy',
+        'Too many sign-ins are in progress right now. Try again in a minute.',
+      );
+    }
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: 'openid email profile',
@@ -208,7 +238,7 @@ ${ssoLink}
     return reply.headers({ 'cache-control': 'no-store' }).redirect(url.href, 302);
   });
 
-  app.get('/auth/oidc/callback', { schema: NOT_IN_API_DOCUMENT }, async (req, reply) => {
+  app.get('/auth/oidc/callback', { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress(OIDC_CALLBACK_BUDGET) }, async (req, reply) => {
     if (!sso) return sendRefusal(reply, 404, 'Single sign-on is not configured', 'This server has no OpenID Connect provider configured.');
     const state = field(req.query, 'state');
     const cookieState = req.cookies[names.oidc];
@@ -252,9 +282,11 @@ ${ssoLink}
       const session = await run(
         signInOidc,
         {
+          issuer: String(claims.iss ?? ''),
+          subject: String(claims.sub ?? ''),
           email: typeof claims.email === 'string' ? claims.email : null,
           email_verified: verified === false || verified === 'false' ? false : verified === true || verified === 'true' ? true : null,
-          subject: String(claims.sub ?? ''),
+          trust_unverified_email: sso.settings.trustEmail,
           user_agent: userAgent(req),
           previous_session_token: req.cookies[names.session] ?? null,
         },
@@ -286,23 +318,27 @@ ${ssoLink}
     );
   });
 
-  app.post<{ Params: { token: string } }>('/auth/link/:token', { schema: NOT_IN_API_DOCUMENT }, async (req, reply) => {
-    const next = safeNextPath(field(req.query, 'next') ?? field(req.body, 'next'));
-    if (foreignOrigin(req)) return sendRefusal(reply, 403, 'Sign-in refused', 'This sign-in request came from another site.', next);
-    try {
-      const session = await run(
-        redeemLoginLink,
-        { token: req.params.token.slice(0, 200), user_agent: userAgent(req), previous_session_token: req.cookies[names.session] ?? null },
-        req,
-      );
-      setSessionCookies(reply, session);
-      return seeOther(reply, next);
-    } catch (err) {
-      if (err instanceof DomainError && err.kind === 'validation')
-        return sendRefusal(reply, 400, 'Sign-in link not valid', 'This sign-in link is unknown, has expired or was already used. Ask for a new one.', next);
-      throw err;
-    }
-  });
+  app.post<{ Params: { token: string } }>(
+    '/auth/link/:token',
+    { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress(LOGIN_LINK_BUDGET) },
+    async (req, reply) => {
+      const next = safeNextPath(field(req.query, 'next') ?? field(req.body, 'next'));
+      if (foreignOrigin(req)) return sendRefusal(reply, 403, 'Sign-in refused', 'This sign-in request came from another site.', next);
+      try {
+        const session = await run(
+          redeemLoginLink,
+          { token: req.params.token.slice(0, 200), user_agent: userAgent(req), previous_session_token: req.cookies[names.session] ?? null },
+          req,
+        );
+        setSessionCookies(reply, session);
+        return seeOther(reply, next);
+      } catch (err) {
+        if (err instanceof DomainError && err.kind === 'validation')
+          return sendRefusal(reply, 400, 'Sign-in link not valid', 'This sign-in link is unknown, has expired or was already used. Ask for a new one.', next);
+        throw err;
+      }
+    },
+  );
 
   const logout = (everywhere: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     if (foreignOrigin(req)) return sendRefusal(reply, 403, 'Sign-out refused', 'This sign-out request came from another site.');
@@ -333,7 +369,9 @@ function refusalText(err: DomainError): string {
     case 'user_inactive':
       return 'Your fluxdesk account is not active.';
     case 'email_not_verified':
-      return 'Your identity provider has not verified your email address.';
+      return 'Your identity provider has not confirmed that your email address is verified, so it cannot be matched to a fluxdesk account. Verify it at your identity provider, or ask an administrator.';
+    case 'identity_conflict':
+      return 'This fluxdesk account is already linked to another identity at your identity provider. Ask an administrator.';
     case 'email_missing':
       return 'Your identity provider did not tell us your email address.';
     default:

@@ -17,7 +17,9 @@ import { newUser, operator, startHarness, uniqueEmail, type Harness, type TestUs
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ env: { ALLOWED_EMAIL_DOMAINS: 'example.test' } });
+  // One proxy in front, so each redemption below can come from a client address of its own: the
+  // per-address window (20 a minute, sign-in-limits.test.ts) is not what these tests are about.
+  h = await startHarness({ env: { ALLOWED_EMAIL_DOMAINS: 'example.test', TRUST_PROXY_HOPS: '1' } });
 });
 afterAll(async () => {
   closeSessions();
@@ -75,10 +77,12 @@ interface Session {
   session: string;
 }
 
-/** Redeems a link URL the way the page's form does (POST, no Origin); the session from its cookies. */
+let clients = 0;
+/** Redeems a link URL the way the page's form does (POST, no Origin), as a browser of its own; the session from its cookies. */
 async function redeem(url: string, init: { headers?: Record<string, string> } = {}): Promise<Response> {
   const u = new URL(url);
-  return fetch(`${h.baseUrl}${u.pathname}${u.search}`, { method: 'POST', redirect: 'manual', headers: init.headers });
+  const client = `10.${(++clients >> 8) & 255}.${clients & 255}.1`;
+  return fetch(`${h.baseUrl}${u.pathname}${u.search}`, { method: 'POST', redirect: 'manual', headers: { 'x-forwarded-for': client, ...init.headers } });
 }
 
 async function signIn(user: TestUser, headers?: Record<string, string>): Promise<Session> {
@@ -523,7 +527,7 @@ describe('under an https PUBLIC_BASE_URL', () => {
     expect(res.status).toBe(303);
     const cs = cookiesOf(res);
     const session = cs.find((c) => c.name === '__Host-fluxdesk_session')!;
-    const csrf = cs.find((c) => c.name === 'fluxdesk_csrf')!;
+    const csrf = cs.find((c) => c.name === '__Host-fluxdesk_csrf')!;
     expect(session.attrs).toMatchObject({ httponly: true, secure: true, samesite: 'Lax', path: '/' });
     expect(session.attrs.domain).toBeUndefined();
     expect(csrf.attrs).toMatchObject({ secure: true, samesite: 'Lax', path: '/' });

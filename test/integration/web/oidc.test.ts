@@ -21,12 +21,17 @@ let h: Harness;
 let idp: TestOidcProvider;
 let front: FastifyInstance;
 let base: string;
+/** A second front with OIDC_TRUST_EMAIL=true, on the same provider and database. */
+let trusting: FastifyInstance;
+let trustingBase: string;
 
 beforeAll(async () => {
   h = await startHarness({ env: { ALLOWED_EMAIL_DOMAINS: 'example.test' } });
   const port = await freePort();
+  const trustingPort = await freePort();
   base = `http://127.0.0.1:${port}`;
-  idp = await startOidcProvider({ redirectUris: [`${base}/auth/oidc/callback`] });
+  trustingBase = `http://127.0.0.1:${trustingPort}`;
+  idp = await startOidcProvider({ redirectUris: [`${base}/auth/oidc/callback`, `${trustingBase}/auth/oidc/callback`] });
   front = Fastify();
   await registerAuthRoutes(front, {
     deps: h.svc.deps,
@@ -35,10 +40,19 @@ beforeAll(async () => {
     oidc: { issuerUrl: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, trustEmail: false },
   });
   await front.listen({ port, host: '127.0.0.1' });
+  trusting = Fastify();
+  await registerAuthRoutes(trusting, {
+    deps: h.svc.deps,
+    publicBaseUrl: trustingBase,
+    errorsBaseUrl: `${trustingBase}/errors`,
+    oidc: { issuerUrl: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, trustEmail: true },
+  });
+  await trusting.listen({ port: trustingPort, host: '127.0.0.1' });
 });
 afterAll(async () => {
   closeSessions();
   await front?.close();
+  await trusting?.close();
   await idp?.close();
   await h?.close();
 });
@@ -67,8 +81,9 @@ class Jar {
  * From our /auth/oidc/start through the provider's forms (login: any password; consent when it
  * asks) back to our callback, as a browser would: manual redirects, one cookie jar.
  */
-async function signInThroughProvider(login: string, opts: { next?: string; jar?: Jar; stopAtCallback?: boolean } = {}) {
+async function signInThroughProvider(login: string, opts: { next?: string; jar?: Jar; stopAtCallback?: boolean; via?: string } = {}) {
   const jar = opts.jar ?? new Jar();
+  const base = opts.via ?? baseOfFront();
   let url = new URL(`/auth/oidc/start${opts.next === undefined ? '' : `?next=${encodeURIComponent(opts.next)}`}`, base);
   let init: { method: string; body?: string } = { method: 'GET' };
   for (let step = 0; step < 20; step++) {
@@ -97,6 +112,8 @@ async function signInThroughProvider(login: string, opts: { next?: string; jar?:
   }
   throw new Error('too many steps');
 }
+
+const baseOfFront = () => base;
 
 const web =
   (cookie: string, csrf: string): Interceptor =>
@@ -199,7 +216,7 @@ describe('sign-in with OIDC', () => {
   it('an email the provider marks unverified is refused, and so is an inactive user', async () => {
     const user = await newUser(h);
     idp.accounts.set('unverified', { email: user.email, email_verified: false });
-    await expectRefusalPage((await signInThroughProvider('unverified')).callback, 403, 'has not verified your email address');
+    await expectRefusalPage((await signInThroughProvider('unverified')).callback, 403, 'has not confirmed that your email address is verified');
     const leaver = await newUser(h);
     await sql(`update users set status = 'offboarded' where id = ?`, [leaver.userId]);
     idp.accounts.set('leaver', { email: leaver.email });
@@ -274,5 +291,97 @@ describe('sign-in with OIDC', () => {
       .catch((e) => ConnectError.from(e));
     expect((err as ConnectError).code).toBe(Code.Unauthenticated);
     expect((err as ConnectError).findDetails(ErrorInfoSchema)[0]?.code).toBe('session_expired');
+  });
+});
+
+describe('identity at the provider (issuer and sub)', () => {
+  const identities = (userId: string) => sql(`select issuer, subject, email_at_binding from oidc_identities where user_id = ?`, [userId]);
+  const sessionsOf = (userId: string) => sql(`select id from web_sessions where user_id = ?`, [userId]);
+  const refusals = (subject: string) =>
+    sql(`select actor_user_id, summary from audit_log where action = 'web.sign_in.refused' and summary->>'subject' = ?`, [subject]);
+
+  it('the first sign-in binds the account to the provider’s issuer and sub', async () => {
+    const user = await newUser(h);
+    idp.accounts.set('binder', { email: user.email });
+    expect((await signInThroughProvider('binder')).callback.status).toBe(303);
+    expect(await identities(user.userId)).toEqual([{ issuer: idp.issuer, subject: 'binder', email_at_binding: user.email }]);
+    // Signing in again keeps the one binding.
+    expect((await signInThroughProvider('binder')).callback.status).toBe(303);
+    expect(await identities(user.userId)).toHaveLength(1);
+  });
+
+  it('an email changed at the provider still signs in the bound user, and cannot reach the account of that email', async () => {
+    const mallory = await newUser(h);
+    const victim = await newUser(h);
+    idp.accounts.set('mallory', { email: mallory.email });
+    expect((await signInThroughProvider('mallory')).callback.status).toBe(303);
+    // Mallory sets the victim's address at the provider (verified or not): still Mallory.
+    idp.accounts.set('mallory', { email: victim.email, email_verified: true });
+    const { callback, jar } = await signInThroughProvider('mallory');
+    expect(callback.status).toBe(303);
+    const rows = await sql(`select user_id from web_sessions where token_hash = encode(sha256(?::bytea), 'hex')`, [jar.values.get('fluxdesk_session')]);
+    expect(rows).toEqual([{ user_id: mallory.userId }]);
+    expect(await sessionsOf(victim.userId)).toEqual([]);
+    expect(await identities(victim.userId)).toEqual([]);
+  });
+
+  it('another identity claiming a bound account’s email (verified) is refused and audited', async () => {
+    const victim = await newUser(h);
+    idp.accounts.set('victim', { email: victim.email });
+    expect((await signInThroughProvider('victim')).callback.status).toBe(303);
+    const sessionsBefore = (await sessionsOf(victim.userId)).length;
+    idp.accounts.set('impostor', { email: victim.email, email_verified: true });
+    const { callback, jar } = await signInThroughProvider('impostor');
+    await expectRefusalPage(callback, 403, 'already linked to another identity');
+    expect(jar.values.has('fluxdesk_session')).toBe(false);
+    expect(await sessionsOf(victim.userId)).toHaveLength(sessionsBefore);
+    expect(await identities(victim.userId)).toEqual([{ issuer: idp.issuer, subject: 'victim', email_at_binding: victim.email }]);
+    expect(await refusals('impostor')).toEqual([
+      {
+        actor_user_id: victim.userId,
+        summary: { reason: 'identity_conflict', issuer: idp.issuer, subject: 'impostor', email: victim.email, email_verified: true },
+      },
+    ]);
+  });
+
+  it('an unverified email never binds: refused and audited, and the account stays free for its owner', async () => {
+    const user = await newUser(h);
+    idp.accounts.set('squatter', { email: user.email, email_verified: false });
+    await expectRefusalPage((await signInThroughProvider('squatter')).callback, 403, 'verified');
+    expect(await identities(user.userId)).toEqual([]);
+    expect(await refusals('squatter')).toEqual([
+      { actor_user_id: null, summary: { reason: 'email_not_verified', issuer: idp.issuer, subject: 'squatter', email: user.email, email_verified: false } },
+    ]);
+    // The real owner, verified, signs in and binds.
+    idp.accounts.set('owner', { email: user.email });
+    expect((await signInThroughProvider('owner')).callback.status).toBe(303);
+    expect(await identities(user.userId)).toEqual([{ issuer: idp.issuer, subject: 'owner', email_at_binding: user.email }]);
+  });
+
+  it('a missing email_verified claim is refused, unless OIDC_TRUST_EMAIL is set; an explicit false is refused either way', async () => {
+    const user = await newUser(h);
+    idp.accounts.set('silent', { email: user.email, email_verified: null });
+    await expectRefusalPage((await signInThroughProvider('silent')).callback, 403, 'verified');
+    expect(await refusals('silent')).toEqual([
+      { actor_user_id: null, summary: { reason: 'email_not_verified', issuer: idp.issuer, subject: 'silent', email: user.email, email_verified: null } },
+    ]);
+    const other = await newUser(h);
+    idp.accounts.set('denied', { email: other.email, email_verified: false });
+    const denied = await signInThroughProvider('denied', { via: trustingBase });
+    expect(denied.callback.status).toBe(403);
+    expect(await identities(other.userId)).toEqual([]);
+    // The trusting front: the silent provider's email is taken as verified.
+    const trusted = await signInThroughProvider('silent', { via: trustingBase });
+    expect(trusted.callback.status).toBe(303);
+    expect(await identities(user.userId)).toEqual([{ issuer: idp.issuer, subject: 'silent', email_at_binding: user.email }]);
+  });
+
+  it('a bound user offboarded since is refused (audited), whatever the email', async () => {
+    const leaver = await newUser(h);
+    idp.accounts.set('bound-leaver', { email: leaver.email });
+    expect((await signInThroughProvider('bound-leaver')).callback.status).toBe(303);
+    await sql(`update users set status = 'offboarded' where id = ?`, [leaver.userId]);
+    await expectRefusalPage((await signInThroughProvider('bound-leaver')).callback, 403, 'is not active');
+    expect((await refusals('bound-leaver')).map((r) => r.summary.reason)).toEqual(['user_inactive']);
   });
 });

@@ -16,6 +16,7 @@ import { Migration20261124000000AuditIndexes } from './Migration20261124000000Au
 import { Migration20261124100000TrigramFastupdate } from './Migration20261124100000TrigramFastupdate.js';
 import { Migration20261125000000WebSessions } from './Migration20261125000000WebSessions.js';
 import { Migration20261128000000ExternalStatusAt } from './Migration20261128000000ExternalStatusAt.js';
+import { Migration20261128100000OidcIdentities } from './Migration20261128100000OidcIdentities.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124100000TrigramFastupdate', class: Migration20261124100000TrigramFastupdate },
   { name: 'Migration20261125000000WebSessions', class: Migration20261125000000WebSessions },
   { name: 'Migration20261128000000ExternalStatusAt', class: Migration20261128000000ExternalStatusAt },
+  { name: 'Migration20261128100000OidcIdentities', class: Migration20261128100000OidcIdentities },
 ];
