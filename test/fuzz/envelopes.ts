@@ -2,6 +2,7 @@
 // (SPEC Errors: problem+json on REST v1, `{error, ...}` on the legacy endpoints, `{code, message}`
 // for Connect, a grpc-status trailer for gRPC, JSON-RPC objects on /mcp). Each checker returns
 // the reasons the answer breaks the contract (empty: fine).
+import http from 'node:http';
 import http2 from 'node:http2';
 
 export interface Answer {
@@ -34,6 +35,52 @@ export async function send(
     body = undefined;
   }
   return { status: res.status, headers: res.headers, text, body };
+}
+
+/**
+ * One HTTP/1.1 request with full control of what goes on the wire: the path as given (no
+ * normalisation, bad escapes kept), repeated headers (an array value), Content-Length or chunked
+ * framing, no body at all (undefined). A connection the server closed mid-upload after an early
+ * answer (413, 431) is status 0.
+ */
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  urlPath: string,
+  headers: Record<string, string | string[]>,
+  body: Buffer | undefined,
+  chunked = false,
+): Promise<Answer> {
+  const url = new URL(baseUrl);
+  const framing: Record<string, string> = body === undefined ? {} : chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) };
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method, path: urlPath, headers: { ...headers, ...framing }, timeout: TIMEOUT_MS }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          parsed = undefined;
+        }
+        const hs = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) for (const x of Array.isArray(v) ? v : v === undefined ? [] : [v]) hs.append(k, x);
+        resolve({ status: res.statusCode ?? 0, headers: hs, text, body: parsed });
+      });
+    });
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'EPIPE' || e.code === 'ECONNRESET'
+        ? resolve({ status: 0, headers: new Headers(), text: `connection closed: ${e.code}`, body: undefined })
+        : reject(e),
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer in ${TIMEOUT_MS / 1000} s`)));
+    if (body !== undefined && chunked) {
+      for (let i = 0; i < body.length; i += 4096) req.write(body.subarray(i, i + 4096));
+      req.end();
+    } else req.end(body);
+  });
 }
 
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -3,7 +3,6 @@
 // nesting 5,000+ deep, wrong media types, cut JSON, garbage gRPC frames. No 5xx or internal
 // code; the surface's envelope; nothing stored; the inbound POSTs and Publish RPCs accept no
 // chunked or oversized body; healthy after.
-import http from 'node:http';
 import http2 from 'node:http2';
 import fc from 'fast-check';
 import { afterAll, beforeAll, it } from 'vitest';
@@ -18,6 +17,7 @@ import {
   mcpAllRefused,
   mcpReasons,
   onFreshSessionIfCalmed,
+  rawRequest,
   restReasons,
   type Answer,
 } from './envelopes.js';
@@ -54,48 +54,8 @@ afterAll(async () => {
 });
 
 /** One HTTP/1.1 request with full control of framing: Content-Length, or chunked in pieces. */
-function raw(method: string, path: string, headers: Record<string, string>, body: Buffer, chunked: boolean): Promise<Answer> {
-  const url = new URL(h.baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        method,
-        path,
-        headers: chunked ? { ...headers, 'transfer-encoding': 'chunked' } : { ...headers, 'content-length': String(body.length) },
-        timeout: 20_000,
-      },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (d: Buffer) => parts.push(d));
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString('utf8');
-          let parsed: unknown;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            parsed = undefined;
-          }
-          const hs = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) hs.set(k, Array.isArray(v) ? v.join(', ') : v);
-          resolve({ status: res.statusCode ?? 0, headers: hs, text, body: parsed });
-        });
-      },
-    );
-    // The server may answer (413, 411) and close before the whole body is written.
-    req.on('error', (e: NodeJS.ErrnoException) =>
-      e.code === 'EPIPE' || e.code === 'ECONNRESET'
-        ? resolve({ status: 0, headers: new Headers(), text: `connection closed: ${e.code}`, body: undefined })
-        : reject(e),
-    );
-    req.on('timeout', () => req.destroy(new Error('no answer in 20 s')));
-    if (chunked) {
-      for (let i = 0; i < body.length; i += 4096) req.write(body.subarray(i, i + 4096));
-      req.end();
-    } else req.end(body);
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string>, body: Buffer, chunked: boolean): Promise<Answer> =>
+  rawRequest(h.baseUrl, method, path, headers, body, chunked);
 
 type Surface = 'rest-v1' | 'legacy' | 'mcp' | 'connect-json' | 'connect-proto' | 'grpc';
 interface Target {
