@@ -55,7 +55,8 @@ export function record(stats: Stats, surface: string, target: string, status: st
   if (reasons.length === 0) return;
   const v: Violation = { surface, target, status, reasons, input: short(input(), 4000) };
   if (COLLECT) {
-    if (stats.violations.length < 500) stats.violations.push(v);
+    // At most 500 kept per surface, so one noisy surface does not hide another's.
+    if (stats.violations.filter((x) => x.surface === surface).length < 500) stats.violations.push(v);
     return;
   }
   throw new Error(`${surface} ${target} -> ${status}: ${reasons.join('; ')}\ninput: ${v.input}`);

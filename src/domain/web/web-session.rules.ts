@@ -72,16 +72,35 @@ export function cookieNames(publicBaseUrl: string): CookieNames {
   };
 }
 
+/** The longest `next` kept (percent-encoded); a longer one becomes `/`. */
+export const NEXT_PATH_MAX = 2000;
+
 /**
  * Where to go after sign-in: a same-origin path only (one leading `/`, not `//` or `/\`, which
- * browsers read as another host; no control characters), else `/`.
+ * browsers read as another host; no control characters), else `/`. Characters outside printable
+ * ASCII are percent-encoded, so the path is always a valid Location header (an unpaired surrogate,
+ * which has no encoding, gives `/`).
  */
 export function safeNextPath(next: unknown): string {
-  if (typeof next !== 'string' || next.length === 0 || next.length > 2000) return '/';
+  if (typeof next !== 'string' || next.length === 0 || next.length > NEXT_PATH_MAX) return '/';
   if (!next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return '/';
   if (/[\u0000-\u001f\u007f]/.test(next)) return '/';
-  return next;
+  let encoded: string;
+  try {
+    encoded = next.replace(/[^\x21-\x7e]+/g, (run) => encodeURIComponent(run));
+  } catch {
+    return '/';
+  }
+  return encoded.length > NEXT_PATH_MAX ? '/' : encoded;
 }
+
+const SESSION_TOKEN_SHAPE = /^fds_[A-Za-z0-9_-]{43}$/;
+const CSRF_TOKEN_SHAPE = /^fdc_[A-Za-z0-9_-]{43}$/;
+
+/** A session cookie's value when it can be one of ours; anything else is no session (never an error). */
+export const sessionTokenOrNull = (v: unknown): string | null => (typeof v === 'string' && SESSION_TOKEN_SHAPE.test(v) ? v : null);
+/** A CSRF token (form field) when it can be one of ours; anything else is no token. */
+export const csrfTokenOrNull = (v: unknown): string | null => (typeof v === 'string' && CSRF_TOKEN_SHAPE.test(v) ? v : null);
 
 /**
  * A session may do whatever the user's own agent token may: every scope (`*`), the same as an

@@ -11,6 +11,7 @@ import { LazyChildLogger } from '../../app/lazy-logger.js';
 import { DomainError } from '../../domain/errors.js';
 import { connectServing } from '../connect/serving.js';
 import { webPlugin } from '../web/plugin.js';
+import { isWebPagePath, refusalPage, sendHtml } from '../web/web-app.js';
 import type { OidcConfig } from '../../config.js';
 import { legacyPlugin } from '../legacy/plugin.js';
 import { mcpPlugin } from '../mcp/plugin.js';
@@ -24,6 +25,8 @@ import { tracing } from '../../infra/tracing/tracing.js';
 import { instrumentRoutes, registerMetricsRoute, unmatchedRequests } from './metrics.js';
 
 export const BODY_LIMIT = 256 * 1024;
+/** A path parameter longer than this is refused before any route runs (find-my-way's default, named). */
+const MAX_PATH_PARAM_LENGTH = 100;
 
 /** HSTS lifetime: a year, so a browser that came once keeps to https between occasional visits. */
 export const HSTS_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
@@ -61,7 +64,7 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
     // A hop count, never `true`: X-Forwarded-For entries a client wrote itself are not believed.
     // (proxy-addr asks about the socket's peer as hop 0, then X-Forwarded-For from the right.)
     trustProxy: opts.trustProxyHops ? (_address: string, hop: number) => hop < (opts.trustProxyHops ?? 0) : false,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
     // A path that does not decode (`/api/v1/catalog/items/%ED%A0%80`: invalid UTF-8) is refused before
     // any route runs; answered in the surface's envelope like every other 400.
     frameworkErrors: (err, req, reply) => {
@@ -69,11 +72,16 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
       reply.header('x-request-id', req.id);
       // Answered before any hook runs: the onRequest hook below never sees these.
       if (hsts) reply.header('strict-transport-security', HSTS);
-      const de = new DomainError('validation', 'the request path is not valid percent-encoded UTF-8', {
+      const message =
+        (err as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a segment of the request path is longer than ${MAX_PATH_PARAM_LENGTH} characters`
+          : 'the request path is not valid percent-encoded UTF-8';
+      const de = new DomainError('validation', message, {
         code: 'invalid_path',
-        issues: [{ field: '(path)', code: 'invalid_path', message: 'the request path is not valid percent-encoded UTF-8' }],
+        issues: [{ field: '(path)', code: 'invalid_path', message }],
         cause: err,
       });
+      if (isWebPagePath(req.url)) return sendHtml(reply, 400, refusalPage('Bad request', `The address is not valid: ${message}.`));
       if (req.url.startsWith('/api/internal-os/')) return sendLegacyError(reply, de);
       return sendProblem(reply, req, de, opts.errorsBaseUrl);
     },

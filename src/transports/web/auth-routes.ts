@@ -23,7 +23,8 @@ import { redeemLoginLink } from '../../domain/web/redeem-login-link.js';
 import { LOGIN_LINK_BUDGET, OIDC_CALLBACK_BUDGET, OIDC_START_BUDGET, type AddressBudget } from '../../domain/web/sign-in-limits.rules.js';
 import { signOut } from '../../domain/web/sign-out.js';
 import type { StartedSession } from '../../domain/web/start-session.js';
-import { cookieNames, OIDC_LOGIN_TTL_MS, safeNextPath } from '../../domain/web/web-session.rules.js';
+import { cookieNames, csrfTokenOrNull, OIDC_LOGIN_TTL_MS, safeNextPath, sessionTokenOrNull } from '../../domain/web/web-session.rules.js';
+import { HTTP_STATUS } from '../http/status.js';
 import type { OidcConfig } from '../../config.js';
 import type { WebPluginOptions } from './plugin.js';
 import { escapeHtml, HTML_HEADERS, htmlPage, NOT_IN_API_DOCUMENT } from './web-app.js';
@@ -123,15 +124,14 @@ async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions): Promis
     for (const [k, v] of new URLSearchParams(body as string)) if (!(k in out)) out[k] = v;
     done(null, out);
   });
+  // What no route answered itself: a refusal of the root hooks (a token in the query string) with
+  // its status and words, a framework error (body too large, bad content type) with its status.
   app.setErrorHandler((err, _req, reply) => {
-    const status = typeof (err as { statusCode?: number }).statusCode === 'number' ? (err as { statusCode: number }).statusCode : 500;
+    const given = typeof (err as { statusCode?: number }).statusCode === 'number' ? (err as { statusCode: number }).statusCode : 500;
+    const status = err instanceof DomainError ? HTTP_STATUS[err.kind].status : given >= 400 && given < 600 ? given : 500;
     if (status >= 500) reply.log.error({ err }, 'sign-in route failed');
-    return sendRefusal(
-      reply,
-      status >= 400 && status < 600 ? status : 500,
-      status >= 500 ? 'Something went wrong' : 'Bad request',
-      'The request could not be handled. Try signing in again.',
-    );
+    const message = err instanceof DomainError && status < 500 ? err.message : 'The request could not be handled. Try signing in again.';
+    return sendRefusal(reply, status, status >= 500 ? 'Something went wrong' : 'Bad request', message);
   });
 
   const run = async <I, O>(op: Operation<I, O, any>, input: unknown, req: FastifyRequest, system = false): Promise<O> =>
@@ -214,7 +214,7 @@ ${ssoLink}
     }
     let begun: Awaited<ReturnType<typeof beginOidcLogin.handler>>;
     try {
-      begun = await run(beginOidcLogin, { next: field(req.query, 'next') ?? null }, req);
+      begun = await run(beginOidcLogin, { next: safeNextPath(field(req.query, 'next')) }, req);
     } catch (err) {
       if (!(err instanceof DomainError) || err.code !== 'sign_in_busy') throw err;
       return sendRefusal(
@@ -275,6 +275,9 @@ ${ssoLink}
       }
     } catch (err) {
       req.log.warn({ err: { name: (err as Error).name, message: (err as Error).message } }, 'OIDC code exchange failed');
+      // The provider refused the code the browser brought (made up, used or expired): the request's fault.
+      if (err instanceof oidc.ResponseBodyError && err.error === 'invalid_grant')
+        return sendRefusal(reply, 400, 'Sign-in failed', 'The identity provider did not accept this sign-in (it may have expired). Start again.', taken.next);
       return sendRefusal(reply, 502, 'Sign-in failed', 'The answer of the identity provider could not be verified. Start again.', taken.next);
     }
     const verified = claims.email_verified;
@@ -288,7 +291,7 @@ ${ssoLink}
           email_verified: verified === false || verified === 'false' ? false : verified === true || verified === 'true' ? true : null,
           trust_unverified_email: sso.settings.trustEmail,
           user_agent: userAgent(req),
-          previous_session_token: req.cookies[names.session] ?? null,
+          previous_session_token: sessionTokenOrNull(req.cookies[names.session]),
         },
         req,
         true,
@@ -327,7 +330,7 @@ ${ssoLink}
       try {
         const session = await run(
           redeemLoginLink,
-          { token: req.params.token.slice(0, 200), user_agent: userAgent(req), previous_session_token: req.cookies[names.session] ?? null },
+          { token: req.params.token.slice(0, 200), user_agent: userAgent(req), previous_session_token: sessionTokenOrNull(req.cookies[names.session]) },
           req,
         );
         setSessionCookies(reply, session);
@@ -342,10 +345,11 @@ ${ssoLink}
 
   const logout = (everywhere: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     if (foreignOrigin(req)) return sendRefusal(reply, 403, 'Sign-out refused', 'This sign-out request came from another site.');
-    const token = req.cookies[names.session];
+    // A cookie that cannot be a session is no session: its cookies are cleared, nothing else.
+    const token = sessionTokenOrNull(req.cookies[names.session]);
     if (token) {
       try {
-        await run(signOut, { session_token: token.slice(0, 200), csrf_token: field(req.body, 'csrf')?.slice(0, 200) ?? null, everywhere }, req);
+        await run(signOut, { session_token: token, csrf_token: csrfTokenOrNull(field(req.body, 'csrf')), everywhere }, req);
       } catch (err) {
         if (err instanceof DomainError && err.kind === 'unauthenticated')
           return sendRefusal(reply, 403, 'Sign-out refused', 'The form was missing its security token. Reload the page and sign out again.');

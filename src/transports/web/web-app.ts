@@ -14,7 +14,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { problemPages } from '../http/status.js';
+import { DomainError } from '../../domain/errors.js';
+import { HTTP_STATUS, problemPages } from '../http/status.js';
 import type { WebPluginOptions } from './plugin.js';
 
 declare module 'fastify' {
@@ -106,9 +107,30 @@ export function sendHtml(reply: FastifyReply, status: number, html: string): Fas
   return reply.code(status).headers(HTML_HEADERS).type('text/html; charset=utf-8').send(html);
 }
 
+/** The sign-in and error pages, whose refusals are pages too (not problem documents). */
+export const isWebPagePath = (url: string): boolean => url.startsWith('/auth/') || /^\/errors(?:[/?]|$)/.test(url);
+
+/** A refusal as a page: what happened, and the way back to sign-in. */
+export function refusalPage(title: string, message: string): string {
+  return htmlPage(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(message)}</p>
+<p><a href="/auth/login?next=%2F">Back to sign-in</a></p>`,
+  );
+}
+
 export async function registerWebApp(app: FastifyInstance, opts: WebPluginOptions & { webDir?: string }): Promise<void> {
   const webDir = opts.webDir ?? defaultWebDir();
   const assetsDir = path.join(webDir, 'assets');
+  // A refusal of the root hooks (a token in the query string) on these routes: a page with its status.
+  app.setErrorHandler((err, _req, reply) => {
+    if (!(err instanceof DomainError) || HTTP_STATUS[err.kind].status >= 500) {
+      reply.log.error({ err }, 'web route failed');
+      return sendHtml(reply, 500, refusalPage('Something went wrong', 'The request could not be handled. Reload the page.'));
+    }
+    return sendHtml(reply, HTTP_STATUS[err.kind].status, refusalPage('Bad request', err.message));
+  });
   // reply.sendFile only (no routes of its own): the routes below choose paths and headers.
   await app.register(fastifyStatic, { serve: false });
 

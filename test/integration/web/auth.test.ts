@@ -482,6 +482,68 @@ describe('maintenance', () => {
   });
 });
 
+describe('hostile input on the sign-in routes (each a case the fuzz suite found)', () => {
+  const page = async (res: Response, status: number, text: string) => {
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    expect(html).toContain('<h1>');
+    expect(html).toContain(text);
+    expect(html).toContain('href="/auth/login?next=');
+  };
+
+  it('a token in the query string is a 400 page on /auth and /errors (not a 500, not a problem document)', async () => {
+    await page(await fetch(`${h.baseUrl}/auth/login?access_token=x`), 400, 'never in the query string');
+    await page(await fetch(`${h.baseUrl}/errors?token=x`), 400, 'never in the query string');
+    // Control: without it, the pages answer.
+    expect((await fetch(`${h.baseUrl}/auth/login`)).status).toBe(200);
+  });
+
+  it('an undecodable or over-long path segment is a 400 page', async () => {
+    await page(await fetch(`${h.baseUrl}/auth/link/%ED%A0%80`), 400, 'percent-encoded UTF-8');
+    await page(await fetch(`${h.baseUrl}/auth/link/${'x'.repeat(101)}`), 400, 'longer than 100 characters');
+    expect((await fetch(`${h.baseUrl}/auth/link/${'x'.repeat(100)}`)).status).toBe(200);
+  });
+
+  it('next with characters outside ASCII is kept percent-encoded (a valid Location), and the sign-in completes', async () => {
+    const user = await newUser(h);
+    const { url } = await loginLink(user.email);
+    const res = await redeem(`${url}?next=${encodeURIComponent('/inbox/€ü')}`);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/inbox/%E2%82%AC%C3%BC');
+  });
+
+  it('a junk session cookie does not block a sign-in (it is no session), and sign-out with it just clears the cookies', async () => {
+    const user = await newUser(h);
+    const { url } = await loginLink(user.email);
+    for (const junk of ['x'.repeat(300), 'fds_%00', 'fds_%01abc']) {
+      const out = await fetch(`${h.baseUrl}/auth/logout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: `fluxdesk_session=${junk}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'csrf=1',
+      });
+      expect(out.status).toBe(303);
+    }
+    const res = await redeem(url, { headers: { cookie: `fluxdesk_session=${'y'.repeat(300)}` } });
+    expect(res.status).toBe(303);
+    expect(await sql(`select id from web_sessions where user_id = ?`, [user.userId])).toHaveLength(1);
+  });
+
+  it('a sign-out whose csrf field has control characters is refused (403) and ends nothing', async () => {
+    const user = await newUser(h);
+    const s = await signIn(user);
+    const res = await fetch(`${h.baseUrl}/auth/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: s.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'csrf=%00',
+    });
+    await page(res, 403, 'security token');
+    expect(await sql(`select revoked_at from web_sessions where user_id = ?`, [user.userId])).toEqual([{ revoked_at: null }]);
+  });
+});
+
 describe('configuration', () => {
   it('OIDC_ISSUER_URL and OIDC_CLIENT_ID turn SSO on together; the secret is optional', () => {
     expect(loadConfig({}).oidc).toBeNull();

@@ -254,6 +254,26 @@ describe('sign-in with OIDC', () => {
     await expectRefusalPage(res, 400, 'did not sign you in');
   });
 
+  it('a next with control characters, or too long, starts the sign-in with next / (not a 500)', async () => {
+    for (const next of ['%00', `/${'a'.repeat(5000)}`]) {
+      const res = await fetch(`${base}/auth/oidc/start?next=${next}`, { redirect: 'manual' });
+      expect(res.status).toBe(302);
+      const state = new URL(res.headers.get('location')!).searchParams.get('state')!;
+      const [row] = await sql(`select next_path from oidc_logins where state_hash = encode(sha256(?::bytea), 'hex')`, [state]);
+      expect(row.next_path).toBe('/');
+    }
+  });
+
+  it('a code the provider does not accept is a 400 page (the request’s fault), not a 502', async () => {
+    const started = await fetch(`${base}/auth/oidc/start`, { redirect: 'manual' });
+    const state = new URL(started.headers.get('location')!).searchParams.get('state')!;
+    const res = await fetch(`${base}/auth/oidc/callback?code=made-up&state=${state}&iss=${encodeURIComponent(idp.issuer)}`, {
+      redirect: 'manual',
+      headers: { cookie: `fluxdesk_oidc=${state}` },
+    });
+    await expectRefusalPage(res, 400, 'did not accept this sign-in');
+  });
+
   it('next that is not a same-origin path becomes /', async () => {
     const user = await newUser(h);
     idp.accounts.set('nexter', { email: user.email });
