@@ -212,7 +212,8 @@ async function main(): Promise<number> {
       REDIS_URL,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       // The receiver is local: allow plain http to loopback for it (never a production setting).
-      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
+      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+      PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
     };
     // The service runs with the V8 flags `npm start` gives it (package.json "start"), so RSS and speed are the shipped ones.
     const nodeArgs = [...startFlags(), ...profileFlags()];

@@ -217,7 +217,8 @@ async function main(): Promise<number> {
           LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'warn',
           DB_POOL_MAX,
           // The receiver is local: plain http to loopback for it (never a production setting).
-          NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
+          NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+          PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
           EGRESS_ALLOW_HOSTS: '127.0.0.1',
         },
       });

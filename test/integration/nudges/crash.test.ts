@@ -50,7 +50,8 @@ async function startChild(databaseUrl: string, env: Record<string, string>): Pro
       DATABASE_URL: databaseUrl,
       REDIS_URL,
       LOG_LEVEL: 'info',
-      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
+      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+      PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -166,7 +167,10 @@ describe('kill -9 between commit and dispatch', () => {
     await kill9(a);
     expect(rx.hits.filter((x) => x.path.includes(tag))).toHaveLength(0);
 
-    const b = await startHarness({ databaseUrl: db.url, env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' } });
+    const b = await startHarness({
+      databaseUrl: db.url,
+      env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' },
+    });
     cleanups.push(() => b.close());
     await until('all nudges sent', async () => hitsByKey(`/chat/${tag}`).size === 20 && hitsByKey(`/push/${tag}`).size === 20 && (await drained(b)), 30_000);
     for (const d of deliveries) {
@@ -207,7 +211,13 @@ describe('kill -9 between commit and dispatch', () => {
     rx.behave(`/push/${tag}`, {});
     const b = await startHarness({
       databaseUrl: db.url,
-      env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_JOB_EXPIRE_S: '3', NUDGE_RETRY_DELAY_S: '1' },
+      env: {
+        NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+        PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
+        NUDGE_RELAY_INTERVAL_MS: '50',
+        NUDGE_JOB_EXPIRE_S: '3',
+        NUDGE_RETRY_DELAY_S: '1',
+      },
     });
     cleanups.push(() => b.close());
     // The nudge A had claimed is sent again once its lease (NUDGE_JOB_EXPIRE_S) has ended.

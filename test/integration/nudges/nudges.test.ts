@@ -362,7 +362,10 @@ describe('failures and slow receivers', () => {
     );
     await publish(h, p.inbound, event(h, { severity: 'critical' }));
     await until('the allowed endpoint was pushed', async () => rx.hitsFor(p.pushPath).length === 1);
-    await until('the other subscription dropped', async () => (await sql(`select endpoint from push_subscriptions where user_id = ?`, [p.user.userId])).length === 1);
+    await until(
+      'the other subscription dropped',
+      async () => (await sql(`select endpoint from push_subscriptions where user_id = ?`, [p.user.userId])).length === 1,
+    );
     expect(await sql(`select endpoint from push_subscriptions where user_id = ?`, [p.user.userId])).toEqual([{ endpoint: p.browser.endpoint }]);
     expect((await p.agent.listFailedNudges({})).items).toEqual([]);
   });

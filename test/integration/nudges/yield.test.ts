@@ -13,7 +13,13 @@ let rx: Receiver;
 beforeAll(async () => {
   rx = await startReceiver();
   h = await startHarness({
-    env: { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_YIELD_INFLIGHT: '1', NUDGE_MAX_DEFER_S: '30' },
+    env: {
+      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
+      PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
+      NUDGE_RELAY_INTERVAL_MS: '50',
+      NUDGE_YIELD_INFLIGHT: '1',
+      NUDGE_MAX_DEFER_S: '30',
+    },
   });
 });
 afterAll(async () => {
