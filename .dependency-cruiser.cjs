@@ -1,4 +1,4 @@
-/** Import rules of ARCHITECTURE.md, enforced in CI (`npm run lint:imports`). */
+/** Import rules of docs/architecture.md ("Layer rules CI enforces"), enforced in CI (`npm run lint:imports`). */
 module.exports = {
   forbidden: [
     {
