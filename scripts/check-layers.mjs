@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run lint:layers`: two rules of ARCHITECTURE.md ("Speed machinery lives behind ports") that
-// an import rule cannot see, checked on the syntax tree of every file under src/domain/ (the
-// TypeScript compiler API parses each file on its own; no type-check, about a second):
+// `npm run lint:layers`: rules of ARCHITECTURE.md that an import rule cannot see, checked on the
+// syntax tree of every file under src/domain/ (scheduling, sql: "Speed machinery lives behind
+// ports") and src/domain/ + src/infra/ (module-state: anti-pattern "Hidden globals"). The TypeScript
+// compiler API parses each file on its own; no type-check, about a second:
 //
 //   scheduling  no timers or event-loop scheduling in the domain: calls of (or references to)
 //               setTimeout, setInterval, setImmediate, queueMicrotask, process.nextTick, and any
@@ -11,15 +12,24 @@
 //               repositories use) or under src/infra/: no `.execute(`, `.getConnection(`,
 //               `.getKnex(` call and no string or template literal that is an SQL statement
 //               anywhere else in src/domain/.
+//   module-state no state a module keeps for the process: a module-level `let` or `var`; a
+//               `new Map/Set/WeakMap/WeakSet(...)` made at load time, unless it is the whole
+//               initializer of a const typed ReadonlyMap / ReadonlySet (the compiler then refuses
+//               every change through it); an assignment, `++`/`--` or `delete` on a property of a
+//               module-level binding (a settings object, a class's static field, an import), or a
+//               call of a mutating array / Map / Set method on a module-level variable. Settings,
+//               clients and caches are values built in src/deps.ts and passed in (ports, options,
+//               the operation context). MODULE_STATE_ALLOWED names the justified exceptions.
 //
 // Prints `file:line:column rule: what` for each finding and exits 1 when there is any.
 // Usage: node scripts/check-layers.mjs [root]   (root defaults to the repository)
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
 const root = path.resolve(process.argv[2] ?? path.join(path.dirname(new URL(import.meta.url).pathname), '..'));
 const DOMAIN = path.join(root, 'src', 'domain');
+const INFRA = path.join(root, 'src', 'infra');
 
 const SCHEDULERS = new Set(['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask']);
 const GLOBALS = new Set(['globalThis', 'global', 'window']);
@@ -65,15 +75,159 @@ function isValueReference(node) {
   return true;
 }
 
+// --- module-state ---------------------------------------------------------------------------
+
+/**
+ * Module-level state that stays, by file and binding name, each with the reason it is not a value
+ * built in src/deps.ts. Keep it short.
+ */
+const MODULE_STATE_ALLOWED = [
+  // { file: 'src/infra/example.ts', name: 'counter', reason: 'one line: why it must be process-wide' },
+];
+const COLLECTIONS = new Set(['Map', 'Set', 'WeakMap', 'WeakSet']);
+const READONLY_COLLECTIONS = new Set(['ReadonlyMap', 'ReadonlySet']);
+const MUTATING_METHODS = new Set(['push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin', 'set', 'add', 'delete', 'clear']);
+
+/** The names a binding name declares (`a`, `{ a, b: [c] }`). */
+function bindingNames(name) {
+  if (ts.isIdentifier(name)) return [name.text];
+  return name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : bindingNames(e.name)));
+}
+
+/** What `st` declares under `name`: 'variable', 'other' (function, class, enum, import) or undefined. */
+function statementDeclares(st, name) {
+  if (ts.isVariableStatement(st)) return st.declarationList.declarations.some((d) => bindingNames(d.name).includes(name)) ? 'variable' : undefined;
+  if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isEnumDeclaration(st)) && st.name?.text === name) return 'other';
+  const clause = ts.isImportDeclaration(st) ? st.importClause : undefined;
+  if (!clause) return undefined;
+  const b = clause.namedBindings;
+  const names = [
+    clause.name?.text,
+    b && ts.isNamespaceImport(b) ? b.name.text : undefined,
+    ...(b && ts.isNamedImports(b) ? b.elements.map((e) => e.name.text) : []),
+  ];
+  return names.includes(name) ? 'other' : undefined;
+}
+
+/** What scope `node` declares under `name` (see statementDeclares), parameters and loop variables included. */
+function scopeDeclares(node, name) {
+  if (ts.isFunctionLike(node)) {
+    if (node.parameters.some((p) => bindingNames(p.name).includes(name))) return 'other';
+    if (ts.isFunctionExpression(node) && node.name?.text === name) return 'other';
+  }
+  const statements =
+    ts.isSourceFile(node) || ts.isBlock(node) || ts.isModuleBlock(node) || ts.isCaseClause(node) || ts.isDefaultClause(node) ? node.statements : [];
+  for (const st of statements) {
+    const kind = statementDeclares(st, name);
+    if (kind) return kind;
+  }
+  const loopList = (ts.isForStatement(node) || ts.isForOfStatement(node) || ts.isForInStatement(node)) && node.initializer;
+  if (loopList && ts.isVariableDeclarationList(loopList) && loopList.declarations.some((d) => bindingNames(d.name).includes(name))) return 'other';
+  if (ts.isCatchClause(node) && node.variableDeclaration && bindingNames(node.variableDeclaration.name).includes(name)) return 'other';
+  return undefined;
+}
+
+/** How the module declares the binding `id` refers to ('variable' | 'other'), or undefined for a local or a global. */
+function moduleBinding(id) {
+  for (let n = id.parent; n; n = n.parent) {
+    const kind = scopeDeclares(n, id.text);
+    if (kind) return ts.isSourceFile(n) ? kind : undefined;
+  }
+  return undefined;
+}
+
+/** The identifier a property chain (`a.b[c].d`) starts from, when the chain has at least one property step. */
+function chainRoot(expr) {
+  let e = expr;
+  let steps = 0;
+  for (;;) {
+    if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) steps++;
+    else if (
+      !(ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e))
+    )
+      break;
+    e = e.expression;
+  }
+  return steps > 0 && ts.isIdentifier(e) ? e : undefined;
+}
+
+/** Code that runs when the module loads: not inside a function, nor a per-instance class field. */
+function runsAtLoad(node) {
+  for (let n = node.parent; n; n = n.parent) {
+    if (ts.isFunctionLike(n)) return false;
+    if (ts.isPropertyDeclaration(n) && !n.modifiers?.some((m) => m.kind === ts.SyntaxKind.StaticKeyword)) return false;
+  }
+  return true;
+}
+
+const isAssignment = (kind) => kind >= ts.SyntaxKind.FirstAssignment && kind <= ts.SyntaxKind.LastAssignment;
+const short = (node, sf) => node.getText(sf).replace(/\s+/g, ' ').slice(0, 60);
+
+/** The module-state findings of one file (see the header), before MODULE_STATE_ALLOWED. */
+function moduleStateFindings(sf, node, report) {
+  // let / var at module level
+  if (ts.isVariableStatement(node) && (ts.isSourceFile(node.parent) || ts.isModuleBlock(node.parent))) {
+    const flags = node.declarationList.flags;
+    if (!(flags & ts.NodeFlags.Const)) {
+      const keyword = flags & ts.NodeFlags.Let ? 'let' : 'var';
+      for (const d of node.declarationList.declarations) for (const name of bindingNames(d.name)) report(d.name, name, `module-level ${keyword} ${name}`);
+    }
+  }
+  // collections made at load time
+  if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && COLLECTIONS.has(node.expression.text) && runsAtLoad(node)) {
+    const d = node.parent;
+    const readonlyConst =
+      ts.isVariableDeclaration(d) &&
+      d.initializer === node &&
+      d.parent.flags & ts.NodeFlags.Const &&
+      d.type !== undefined &&
+      ts.isTypeReferenceNode(d.type) &&
+      READONLY_COLLECTIONS.has(d.type.typeName.getText(sf));
+    if (!readonlyConst) {
+      let owner = node.parent;
+      while (owner && !ts.isVariableDeclaration(owner) && !ts.isPropertyDeclaration(owner)) owner = owner.parent;
+      const name = owner && ts.isIdentifier(owner.name) ? owner.name.text : '(unnamed)';
+      const ctor = node.expression.text;
+      const fix = ctor.startsWith('Weak') ? 'a value built in src/deps.ts' : `a const typed Readonly${ctor}, or a value built in src/deps.ts`;
+      report(node, name, `new ${ctor}(...) kept by the module (${name}): ${fix}`);
+    }
+  }
+  // writes through a module-level binding
+  let target;
+  if (ts.isBinaryExpression(node) && isAssignment(node.operatorToken.kind)) target = node.left;
+  else if (
+    (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+    [ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.MinusMinusToken].includes(node.operator)
+  )
+    target = node.operand;
+  else if (ts.isDeleteExpression(node)) target = node.expression;
+  const root = target && chainRoot(target);
+  if (root && moduleBinding(root)) report(target, root.text, `${short(target, sf)} changes module-level ${root.text}`);
+  // mutating calls on a module-level variable
+  if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATING_METHODS.has(node.expression.name.text)) {
+    const recv = node.expression.expression;
+    const id = ts.isIdentifier(recv) ? recv : chainRoot(recv);
+    if (id && moduleBinding(id) === 'variable') report(node, id.text, `${short(node.expression, sf)}(...) changes module-level ${id.text}`);
+  }
+}
+
 export function checkFile(file, text, rel) {
   const findings = [];
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const inDomain = rel.startsWith('src/domain/');
+  const stateChecked = inDomain || rel.startsWith('src/infra/');
   const sqlAllowed = rel.endsWith('.repository.ts') || SQL_ALLOWED.has(rel);
   const report = (node, rule, what) => {
     const { line, character } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
     findings.push({ file: rel, line: line + 1, column: character + 1, rule, what });
   };
+  const allowed = new Set(MODULE_STATE_ALLOWED.filter((a) => a.file === rel).map((a) => a.name));
+  const reportState = (node, name, what) => {
+    if (!allowed.has(name)) report(node, 'module-state', what);
+  };
   const visit = (node) => {
+    if (stateChecked) moduleStateFindings(sf, node, reportState);
+    if (!inDomain) return ts.forEachChild(node, visit);
     // scheduling
     if (ts.isIdentifier(node) && SCHEDULERS.has(node.text) && isValueReference(node)) report(node, 'scheduling', node.text);
     if (ts.isPropertyAccessExpression(node)) {
@@ -100,20 +254,23 @@ export function checkFile(file, text, rel) {
 
 function main() {
   const findings = [];
-  for (const file of tsFiles(DOMAIN)) {
-    const rel = path.relative(root, file).split(path.sep).join('/');
-    findings.push(...checkFile(file, readFileSync(file, 'utf8'), rel));
+  for (const dir of [DOMAIN, INFRA]) {
+    if (!existsSync(dir)) continue;
+    for (const file of tsFiles(dir)) {
+      const rel = path.relative(root, file).split(path.sep).join('/');
+      findings.push(...checkFile(file, readFileSync(file, 'utf8'), rel));
+    }
   }
   findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
   for (const f of findings) console.log(`${f.file}:${f.line}:${f.column} ${f.rule}: ${f.what}`);
   if (findings.length > 0) {
     const files = new Set(findings.map((f) => f.file)).size;
     console.error(
-      `\n${findings.length} finding(s) in ${files} file(s) under src/domain/ (scheduling belongs in infra/ behind a port; SQL in *.repository.ts or infra/)`,
+      `\n${findings.length} finding(s) in ${files} file(s) under src/domain/ and src/infra/ (scheduling belongs in infra/ behind a port; SQL in *.repository.ts or infra/; state in a value built in src/deps.ts)`,
     );
     process.exit(1);
   }
-  console.log('check-layers: no scheduling and no SQL outside repositories in src/domain/');
+  console.log('check-layers: no scheduling and no SQL outside repositories in src/domain/, no module-level state in src/domain/ and src/infra/');
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('check-layers.mjs')) main();

@@ -23,9 +23,11 @@ import { loadOrCreateVapidKeys } from './infra/push/vapid-keys.js';
 import { dispatchNudges } from './domain/nudges/dispatch-nudges.js';
 import { createSmtpMailer } from './infra/mail/mailer.js';
 import { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
-import { setEgressAllowlist } from './infra/http-egress/egress-client.js';
+import { createEgressClient } from './infra/http-egress/egress-client.js';
+import { allowHostSet } from './domain/egress-policy.rules.js';
+import type { CallbackSender } from './domain/actions/callback-sender.js';
 import { MAINTENANCE_TASKS } from './app/maintenance-tasks.js';
-import { startTracing, stopTracing, traceLogFields, traceLogMerge, tracing } from './infra/tracing/tracing.js';
+import { loggerWithTracer, startTracing, traceLogFields, traceLogMerge } from './infra/tracing/tracing.js';
 import { createMetrics } from './infra/metrics/metrics.js';
 import { DatabaseEventStore } from './infra/events/event-store.js';
 import { DatabaseTokenDirectory } from './infra/tokens/token-directory.js';
@@ -79,20 +81,32 @@ export interface CreateDepsOptions {
   logger?: pino.Logger;
   /** The CLI opens the embedded database only when no server holds it. */
   role?: 'server' | 'cli';
+  /** Tests: the action callbacks' sender (e.g. an egress client with a short deadline); default the SSRF-guarded egress client. */
+  callbackSender?: CallbackSender;
+  /** Tests: WatchInbox heartbeat and re-check intervals (AppDeps.watchTiming). */
+  watchTiming?: AppDeps['watchTiming'];
 }
 
 export async function createDeps(config: Config, opts: CreateDepsOptions = {}): Promise<Deps> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
+  const base = opts.logger ?? createLogger(config.logLevel);
   // Before anything that makes spans; loads no OpenTelemetry code unless an OTEL_* variable asks.
-  const traced = await startTracing(config.tracing, config.serviceVersion, logger as unknown as Logger);
+  const tracer = await startTracing(config.tracing, config.serviceVersion, base as unknown as Logger);
+  // With tracing on, the service logs through a child of `base` that names the active trace.
+  const logger = tracer === null ? base : loggerWithTracer(base, tracer);
   const lock = config.databaseUrl ? null : acquireDataDirLock(config.dataDir, opts.role ?? 'server');
   let orm: MikroORM;
   try {
-    orm = await openOrm({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.dbPoolMax, connMaxLifetimeS: config.dbConnMaxLifetimeS });
+    orm = await openOrm({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolMax: config.dbPoolMax,
+      connMaxLifetimeS: config.dbConnMaxLifetimeS,
+      tracer,
+    });
     await migrate(orm, config.databaseUrl);
   } catch (err) {
     lock?.release();
-    if (traced) await stopTracing();
+    await tracer?.shutdown();
     throw err;
   }
   const clock = opts.clock ?? systemClock;
@@ -120,7 +134,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     rateLimiter: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(),
     idempotency: redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore(),
     clock,
-    config: { publicBaseUrl: config.publicBaseUrl, allowedEmailDomains: config.allowedEmailDomains },
+    tracer,
+    config: { publicBaseUrl: config.publicBaseUrl, allowedEmailDomains: config.allowedEmailDomains, egressAllowHosts: allowHostSet(config.egressAllowHosts) },
     log: logger as unknown as Logger,
     // One of each per service (tests run several services in one process): the group commit, the
     // batched token lookups, the principal cache and the last-use refresh live in them.
@@ -135,6 +150,10 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
           })
         : new MemoryInboxFeed(),
     },
+    // Webhook action callbacks: https and public addresses only, but for the hosts of EGRESS_ALLOW_HOSTS
+    // (the same list publish accepts webhook targets by, DomainConfig.egressAllowHosts); a 5 s deadline.
+    callbackSender: opts.callbackSender ?? createEgressClient({ allowHosts: config.egressAllowHosts, tracer }),
+    watchTiming: opts.watchTiming,
     nudgeEgressAllowHosts: config.nudges.egressAllowHosts,
     pushEndpointAllowHosts: config.nudges.pushEndpointAllowHosts,
     load: new OperationLoad(),
@@ -160,12 +179,9 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
       await orm.close(true);
       lock?.release();
       // Last: spans of the stop itself are exported too.
-      if (traced) await stopTracing();
+      await tracer?.shutdown();
     },
   };
-  // Webhook action callbacks: hosts exempt from the https-only / public-address rules (EGRESS_ALLOW_HOSTS,
-  // empty = strict). The callback client reads this module setting at send time.
-  setEgressAllowlist(config.egressAllowHosts);
   return deps;
 }
 
@@ -206,7 +222,12 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
   // User-supplied URLs leave only under the egress rules (https, public addresses after DNS, one
   // deadline; plain http / loopback only for hosts named in NUDGE_EGRESS_ALLOW_HOSTS), over pooled
   // keep-alive connections (see infra/chat/nudge-egress.ts).
-  const egress = createNudgeEgressClient({ timeoutMs: n.sendTimeoutMs, allowHosts: n.egressAllowHosts, maxSocketsPerHost: Math.max(8, n.concurrency * 8) });
+  const egress = createNudgeEgressClient({
+    timeoutMs: n.sendTimeoutMs,
+    allowHosts: n.egressAllowHosts,
+    maxSocketsPerHost: Math.max(8, n.concurrency * 8),
+    tracer: deps.tracer,
+  });
   const userAgent = `fluxdesk-Nudge/${config.serviceVersion}`;
   const env = {
     chat: createChatSender(egress, userAgent),
@@ -229,7 +250,7 @@ export async function startNudgeWorker(deps: Deps, config: Config): Promise<Nudg
     log: env.log,
     handle: async (jobs) => {
       // With tracing on, one trace per dispatched batch: its statements and sends are its children.
-      const tracer = tracing.tracer;
+      const tracer = deps.tracer;
       const outcomes = await (tracer === null
         ? dispatchNudges(deps.orm.em.fork(), env, jobs)
         : tracer.inSpan('nudges.dispatch', 'internal', { 'fluxdesk.nudges': jobs.length }, () => dispatchNudges(deps.orm.em.fork(), env, jobs)));

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config.js';
-import { createDeps, startMaintenance, startNudgeWorker, type Deps } from './deps.js';
+import { createDeps, startMaintenance, startNudgeWorker, type CreateDepsOptions, type Deps } from './deps.js';
 import type { NudgeQueue } from './infra/queue/nudge-queue.js';
 import type { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
 import { createGrpcServer, createServer } from './transports/http/server.js';
@@ -54,6 +54,9 @@ export interface StartOptions {
   logger?: pino.Logger;
   /** Test-only: sees the HTTP/1.1 Fastify instance before any hook or route is added (ServerOptions.instrument). */
   instrumentHttp?: (app: FastifyInstance) => void;
+  /** Test-only: CreateDepsOptions.callbackSender and .watchTiming. */
+  callbackSender?: CreateDepsOptions['callbackSender'];
+  watchTiming?: CreateDepsOptions['watchTiming'];
 }
 
 export async function startService(config: Config, opts: StartOptions = {}): Promise<RunningService> {
@@ -74,7 +77,13 @@ export async function startService(config: Config, opts: StartOptions = {}): Pro
 }
 
 async function startOn(config: Config, opts: StartOptions): Promise<RunningService> {
-  const deps = await createDeps(config, { clock: opts.clock, logger: opts.logger, role: 'server' });
+  const deps = await createDeps(config, {
+    clock: opts.clock,
+    logger: opts.logger,
+    role: 'server',
+    callbackSender: opts.callbackSender,
+    watchTiming: opts.watchTiming,
+  });
   let nudges: NudgeQueue | null = null;
   let maintenance: MaintenanceQueue | null;
   try {

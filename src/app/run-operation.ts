@@ -25,7 +25,7 @@ import { textIssues, zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
 import { LazyChildLogger } from './lazy-logger.js';
 import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
-import { tracing, type FailureInfo, type Tracer } from '../infra/tracing/tracing.js';
+import type { FailureInfo, Tracer } from '../infra/tracing/tracing.js';
 import { isConnectionFailure, isTransientConflict, sqlState } from '../infra/db/sql-state.js';
 
 export const INBOUND_RATE_LIMIT = 60;
@@ -76,7 +76,7 @@ export async function runOperation<I, O, P extends Principal>(deps: AppDeps, op:
   const meter = deps.metrics.operation(op.name, inv.surface);
   const started = performance.now();
   try {
-    const tracer = tracing.tracer;
+    const tracer = deps.tracer;
     const result = tracer === null ? await run(deps, op, inv, undefined) : await tracedRun(tracer, deps, op, inv);
     meter.succeeded(performance.now() - started, result.output, result.replayed);
     return result;

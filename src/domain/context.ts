@@ -81,6 +81,11 @@ export type Principal = InboundTokenPrincipal | AgentPrincipal | SystemPrincipal
 export interface DomainConfig {
   publicBaseUrl: string;
   allowedEmailDomains: readonly string[] | null;
+  /**
+   * EGRESS_ALLOW_HOSTS, normalised (allowHostSet): webhook targets that may be plain http or
+   * loopback when an event is published; the callback client is built with the same list.
+   */
+  egressAllowHosts: ReadonlySet<string>;
 }
 
 export interface OpContext<P extends Principal = Principal> {

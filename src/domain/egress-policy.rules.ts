@@ -125,25 +125,13 @@ export function allowHostSet(hosts: readonly string[]): ReadonlySet<string> {
 }
 
 /**
- * The operator's allowlist (EGRESS_ALLOW_HOSTS), one for the whole process: it governs publish (an
- * allowlisted host may be a `webhook_url` over plain http, on loopback: event-validation.rules.ts)
- * and send (the callback client's default: infra/http-egress/egress-client.ts). Set once by the
- * composition root (src/deps.ts); empty (strict, SPEC's https / no-localhost rule) until then.
+ * `url` is plain http or https to a host on `allowHosts`, the operator's EGRESS_ALLOW_HOSTS: accepted
+ * at publish as a webhook target (event-validation.rules.ts, from DomainConfig.egressAllowHosts);
+ * the callback client is built with the same list (src/deps.ts). Empty: the strict rule.
  */
-let operatorAllowHosts: ReadonlySet<string> = new Set();
-
-export function setEgressAllowHosts(hosts: readonly string[]): void {
-  operatorAllowHosts = allowHostSet(hosts);
-}
-
-export function egressAllowHosts(): ReadonlySet<string> {
-  return operatorAllowHosts;
-}
-
-/** `url` is plain http or https to a host on the operator's allowlist (accepted at publish as a webhook target). */
-export function isAllowlistedTarget(url: string): boolean {
-  if (operatorAllowHosts.size === 0 || !/^https?:\/\//i.test(url)) return false;
-  const d = egressDecision(url, operatorAllowHosts);
+export function isAllowlistedTarget(url: string, allowHosts: ReadonlySet<string>): boolean {
+  if (allowHosts.size === 0 || !/^https?:\/\//i.test(url)) return false;
+  const d = egressDecision(url, allowHosts);
   return d.ok && d.target.allowlisted;
 }
 

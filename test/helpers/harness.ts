@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { startService, type RunningService } from '../../src/main.js';
+import { startService, type RunningService, type StartOptions } from '../../src/main.js';
 import { ManualClock } from '../../src/infra/clock.js';
 import { runOperator } from '../../src/transports/cli/operator-socket.js';
 import { conformanceMode, ServerRecorder } from './conformance-recorder.js';
@@ -56,6 +56,10 @@ export interface HarnessOptions {
    * document (and say why).
    */
   conformance?: boolean;
+  /** The action callbacks' sender (e.g. `createEgressClient({ allowHosts, timeoutMs })`); default the service's own. */
+  callbackSender?: StartOptions['callbackSender'];
+  /** WatchInbox heartbeat and re-check intervals; default the service's own (25 s, 1 s). */
+  watchTiming?: StartOptions['watchTiming'];
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -81,7 +85,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   }
   const config = loadConfig(env, '0.25.935');
   const recorder = opts.conformance !== false && conformanceMode() !== 'off' ? new ServerRecorder() : undefined;
-  const svc = await startService(config, { clock, logger: opts.logger, instrumentHttp: recorder?.install });
+  const svc = await startService(config, {
+    clock,
+    logger: opts.logger,
+    instrumentHttp: recorder?.install,
+    callbackSender: opts.callbackSender,
+    watchTiming: opts.watchTiming,
+  });
   await recorder?.attach(svc.app);
   const baseUrl = svc.baseUrl;
   return {

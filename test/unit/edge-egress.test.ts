@@ -5,7 +5,7 @@
 // everything it refuses is refused at send time too.
 import { describe, expect, it } from 'vitest';
 import { allowHostSet, egressDecision, egressTarget, urlHostClass } from '../../src/domain/egress-policy.rules.js';
-import { ActionButtonSchema } from '../../src/domain/events/event-validation.rules.js';
+import { addWebhookTargetIssues } from '../../src/domain/events/event-validation.rules.js';
 import { receiverUrlIssue } from '../../src/domain/nudges/nudge.rules.js';
 import { parseHostList } from '../../src/domain/urls.rules.js';
 
@@ -81,8 +81,9 @@ describe('one allowlist parser', () => {
 
 describe('webhook_url when the event is accepted (SPEC ActionButton)', () => {
   const refusedAtPublish = (webhook_url: string): boolean => {
-    const r = ActionButtonSchema.safeParse({ label: 'Ack', action_type: 'webhook', webhook_url });
-    return !r.success && r.error.issues.some((i) => (i as { params?: { code?: string } }).params?.code === 'forbidden_host');
+    // The webhook target rule with no EGRESS_ALLOW_HOSTS (the strict one).
+    const issues = addWebhookTargetIssues([], [{ label: 'Ack', action_type: 'webhook', webhook_url }], allowHostSet([]));
+    return issues.some((i) => i.code === 'forbidden_host');
   };
 
   it('refused: localhost names and loopback / unspecified literals in every form', () => {

@@ -12,6 +12,7 @@ import {
   normalizeLegacyEvent,
 } from '../../src/domain/events/event-validation.rules.js';
 import { fieldPath, zodToIssues } from '../../src/domain/validation.js';
+import { allowHostSet } from '../../src/domain/egress-policy.rules.js';
 
 const NOW = new Date('2026-06-09T10:00:00.000Z');
 const HOUR = 60 * 60 * 1000;
@@ -30,6 +31,8 @@ interface Ctx {
   channel?: Channel;
   tokenKind?: TokenKind;
   allowedEventPrefix?: string;
+  /** EGRESS_ALLOW_HOSTS; default none. */
+  egressAllowHosts?: string[];
 }
 
 /** What the runner does: schema issues (with the event key policy) merged with the context rules. */
@@ -43,6 +46,7 @@ function validate(over: Record<string, unknown> = {}, ctx: Ctx = {}, raw?: unkno
       tokenKind: ctx.tokenKind ?? 'personal',
       allowedEventPrefix: ctx.allowedEventPrefix ?? 'personal.',
       now: NOW,
+      egressAllowHosts: allowHostSet(ctx.egressAllowHosts ?? []),
     }),
   );
   return issues;
@@ -314,6 +318,18 @@ describe('actions', () => {
 
   it('a public webhook target is accepted, and the host rule applies to webhook_url only', () => {
     expectValid({ actions: [{ label: 'Ack', action_type: 'webhook', webhook_url: 'https://hooks.example.com/cb' }] });
+  });
+
+  it('a host on EGRESS_ALLOW_HOSTS may be plain http on loopback; other hosts and the credential rules stay as they are', () => {
+    const allow = { egressAllowHosts: ['127.0.0.1'] };
+    const webhook = (webhook_url: string) => ({ actions: [{ label: 'Ack', action_type: 'webhook', webhook_url }] });
+    expectValid(webhook('http://127.0.0.1:9000/cb'), allow);
+    expect(pairs(validate(webhook('http://127.0.0.1:9000/cb')))).toEqual(['actions[0].webhook_url:invalid_format', 'actions[0].webhook_url:forbidden_host']);
+    expect(pairs(validate(webhook('http://localhost:9000/cb'), allow))).toEqual([
+      'actions[0].webhook_url:invalid_format',
+      'actions[0].webhook_url:forbidden_host',
+    ]);
+    expectOnly(webhook('http://127.0.0.1:9000/cb?token=abc'), 'actions[0].webhook_url', 'credential_param', allow);
   });
 
   it('action_type is an enum; flat keys inside an action are unknown', () => {

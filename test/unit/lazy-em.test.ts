@@ -38,7 +38,7 @@ const lazy = (root: EntityManager): OpContext =>
       },
     },
     { now: () => new Date(0) },
-    { publicBaseUrl: 'http://x', allowedEmailDomains: null },
+    { publicBaseUrl: 'http://x', allowedEmailDomains: null, egressAllowHosts: new Set() },
     {} as Ports,
     root,
   );

@@ -27,7 +27,10 @@ describe('tracingInterceptor', () => {
   it('logs a non-Connect error once, with the procedure and request id, and rethrows it unchanged', async () => {
     const { log, lines } = capture();
     const boom = new TypeError('mapper bug');
-    const call = tracingInterceptor(log)(async () => {
+    const call = tracingInterceptor(
+      log,
+      null,
+    )(async () => {
       throw boom;
     });
     await expect(call(request())).rejects.toBe(boom);
@@ -39,7 +42,10 @@ describe('tracingInterceptor', () => {
   it('does not log a ConnectError (the runner logged it when it was unexpected)', async () => {
     const { log, lines } = capture();
     const refused = new ConnectError('bad', Code.InvalidArgument);
-    const call = tracingInterceptor(log)(async () => {
+    const call = tracingInterceptor(
+      log,
+      null,
+    )(async () => {
       throw refused;
     });
     await expect(call(request())).rejects.toBe(refused);
@@ -49,7 +55,7 @@ describe('tracingInterceptor', () => {
   it('passes the answer through', async () => {
     const { log } = capture();
     const answer = { message: 'ok' };
-    const call = tracingInterceptor(log)(async () => answer as never);
+    const call = tracingInterceptor(log, null)(async () => answer as never);
     await expect(call(request())).resolves.toBe(answer);
   });
 });

@@ -1,5 +1,6 @@
-// The port through which a click reaches the receiver. The domain knows no sockets: the Connect
-// surface hands in the SSRF-guarded egress client (src/infra/http-egress).
+// The port through which a click reaches the receiver. The domain knows no sockets: the composition
+// root (src/deps.ts) builds the SSRF-guarded egress client (src/infra/http-egress), the Connect
+// surface hands it to the operation.
 
 export type CallbackError = 'timeout' | 'blocked_target' | 'network_error';
 

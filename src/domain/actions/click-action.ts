@@ -31,7 +31,7 @@ export const ClickActionInput = z.strictObject({
 });
 export type ClickActionInput = z.infer<typeof ClickActionInput>;
 
-/** Built with the sender the surface provides (the SSRF-guarded egress client in production). */
+/** Built with the sender of AppDeps (the SSRF-guarded egress client in production). */
 export function clickActionOperation(sender: CallbackSender): Operation<ClickActionInput, CallbackOutcome, AgentPrincipal> {
   return defineOperation<ClickActionInput, CallbackOutcome, AgentPrincipal>({
     name: 'actions.click',

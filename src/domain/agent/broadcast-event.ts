@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { defineOperation, type AgentPrincipal } from '../context.js';
 import { DomainError, type Issue } from '../errors.js';
-import { InboundEventSchema } from '../events/event-validation.rules.js';
+import { addWebhookTargetIssues, InboundEventSchema } from '../events/event-validation.rules.js';
 import { publishBulk, type BulkRow } from '../events/publish-bulk.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { normalizeEmail } from '../users/users.rules.js';
@@ -111,6 +111,8 @@ export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEven
   requiredScopes: ['admin:broadcast'],
   idempotent: false,
   input: BroadcastEventInput,
+  // The webhook target rule the schema leaves to the operator's EGRESS_ALLOW_HOSTS (as for an event).
+  contextRules: (raw, ctx) => addWebhookTargetIssues([], (raw as { actions?: unknown } | null)?.actions, ctx.config.egressAllowHosts),
   // Not a writing operation: the bulk publish is the publish path (its store groups its own
   // commits), run through ctx.call outside any transaction; the audit row follows it, one statement.
   handler: async (input, ctx) => {

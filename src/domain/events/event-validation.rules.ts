@@ -1,6 +1,7 @@
 // InboundEvent validation (SPEC "InboundEvent", "ActionButton", "RecipientHint", "Inbound event
 // validation rules"). The schema catches shape and limits; `eventContextIssues` adds the rules
-// that need the caller, the channel or the clock. Both run on every request and are merged,
+// that need the caller, the channel, the clock or the operator's config (EGRESS_ALLOW_HOSTS for
+// webhook targets). Both run on every request and are merged,
 // so all issues are reported at once.
 import { z } from 'zod';
 import type { Issue } from '../errors.js';
@@ -75,31 +76,43 @@ const httpsUrl = (max: number) =>
       }
     });
 
-const strictWebhookUrl = httpsUrl(2000).refine((u) => !forbiddenWebhookHost(u), {
-  error: 'must not target localhost, 127.* or 0.0.0.0',
-  params: { code: 'forbidden_host' },
-});
 /**
- * A webhook target: the strict rule (https, not localhost / 127.* / 0.0.0.0), except for a host the
- * operator lists in EGRESS_ALLOW_HOSTS, which may also be plain http on loopback (a receiver on a
- * developer's machine). The same allowlist is applied again when the action is clicked.
+ * A webhook target in the schema: a string of at most 2000 characters. Its URL rules depend on the
+ * operator's EGRESS_ALLOW_HOSTS, a value of the call's context: addWebhookTargetIssues, run by
+ * eventContextIssues (so one rule, in one place, reports every issue of the field in its order).
  */
-const allowlistedWebhookUrl = z
-  .string()
-  .max(2000)
-  .superRefine((u, ctx) => {
-    for (const issue of urlIssues(u)) {
-      if (issue.code === 'invalid_format') continue;
-      ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
-    }
-  });
 const webhookUrl = z
   .string()
-  .superRefine((u, ctx) => {
-    const r = (isAllowlistedTarget(u) ? allowlistedWebhookUrl : strictWebhookUrl).safeParse(u);
-    if (!r.success) for (const iss of r.error.issues) ctx.addIssue({ ...iss, input: u } as Parameters<typeof ctx.addIssue>[0]);
-  })
+  .max(2000)
   .meta({ maxLength: 2000, pattern: HTTPS_URL.source, description: 'https; plain http only to a host the operator lists in EGRESS_ALLOW_HOSTS' });
+
+/**
+ * The URL rules of each action's `webhook_url` (raw input, checked defensively), added to `out`:
+ * those of every event URL (httpsUrl: https, a URL, no credentials, same codes and messages) and
+ * not localhost / 127.* / 0.0.0.0 — except for a host on `allowHosts` (EGRESS_ALLOW_HOSTS), which may
+ * also be plain http on loopback (a receiver on a developer's machine); its credential rules stay.
+ * The same allowlist is applied again when the action is clicked.
+ */
+export function addWebhookTargetIssues(out: Issue[], actions: unknown, allowHosts: ReadonlySet<string>, prefix = 'actions'): Issue[] {
+  if (!Array.isArray(actions)) return out;
+  for (let i = 0; i < actions.length; i++) {
+    const a: unknown = actions[i];
+    if (!isObj(a) || typeof a.webhook_url !== 'string') continue;
+    const url = a.webhook_url;
+    const strict = !isAllowlistedTarget(url, allowHosts);
+    const https = HTTPS_URL.test(url);
+    if (strict && !https) out.push({ field: `${prefix}[${i}].webhook_url`, code: 'invalid_format', message: 'must start with https://' });
+    for (const issue of urlIssues(url)) {
+      // Unparsable matters once the scheme is right (strict): not https is reported above; an allowlisted URL parsed.
+      if (issue.code === 'invalid_format' && !(strict && https)) continue;
+      out.push({ field: `${prefix}[${i}].webhook_url`, code: issue.code, message: issue.message });
+    }
+    if (strict && forbiddenWebhookHost(url)) {
+      out.push({ field: `${prefix}[${i}].webhook_url`, code: 'forbidden_host', message: 'must not target localhost, 127.* or 0.0.0.0' });
+    }
+  }
+  return out;
+}
 
 const email120 = z.email({ error: 'must be a valid email address' }).max(120);
 
@@ -172,12 +185,17 @@ export interface EventRuleContext {
   tokenKind: TokenKind;
   allowedEventPrefix: string;
   now: Date;
+  /** The operator's EGRESS_ALLOW_HOSTS (DomainConfig.egressAllowHosts): webhook targets exempt from https / not-loopback. */
+  egressAllowHosts: ReadonlySet<string>;
 }
 
-/** Rules that need the caller, the channel or the clock (checked on the raw input, defensively). */
+/** Rules that need the caller, the channel, the clock or the operator's config (checked on the raw input, defensively). */
 export function eventContextIssues(raw: unknown, c: EventRuleContext): Issue[] {
   if (!isObj(raw)) return [];
   const issues: Issue[] = [];
+
+  // Webhook targets first: the rest of one field's own rules, before the rules across fields below.
+  addWebhookTargetIssues(issues, raw.actions, c.egressAllowHosts);
 
   // Rule 3: occurred_at within (now - 24 h, now + 5 min).
   if (typeof raw.occurred_at === 'string' && InboundEventSchema.shape.occurred_at.safeParse(raw.occurred_at).success) {

@@ -74,7 +74,13 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
     const ev = (raw as { event?: unknown } | null)?.event;
     // Recipients are explicit per row: the template carries neither recipient nor recipient_hint.
     return prefixIssues(
-      eventContextIssues(ev, { channel: 'v1', tokenKind: 'personal', allowedEventPrefix: ctx.principal.allowedEventPrefix, now: ctx.clock.now() }),
+      eventContextIssues(ev, {
+        channel: 'v1',
+        tokenKind: 'personal',
+        allowedEventPrefix: ctx.principal.allowedEventPrefix,
+        now: ctx.clock.now(),
+        egressAllowHosts: ctx.config.egressAllowHosts,
+      }),
       'event',
     );
   },
@@ -184,7 +190,7 @@ export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[
 const toNewDelivery = (ev: InboundEvent, tools: InboundTokenPrincipal, userId: string, tokenId: string, projectId: string | null): NewDelivery =>
   newDelivery(ev, { tokenId, integratorId: tools.integratorId, recipientUserId: userId, projectId });
 
-const BULK_CLAIM_ERRORS = new Set(['no_approved_request', 'user_not_found', 'user_inactive', 'domain_not_allowed']);
+const BULK_CLAIM_ERRORS: ReadonlySet<string> = new Set(['no_approved_request', 'user_not_found', 'user_inactive', 'domain_not_allowed']);
 
 type AutoClaimed = { tokenId: string; minted: boolean } | { error: string };
 

@@ -48,6 +48,7 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
       tokenKind: ctx.principal.kind,
       allowedEventPrefix: ctx.principal.allowedEventPrefix,
       now: ctx.clock.now(),
+      egressAllowHosts: ctx.config.egressAllowHosts,
     }),
   onRejected: (issues, raw, ctx) =>
     recordRejection(

@@ -115,14 +115,18 @@ select c.total_count, c.unread_count, i.* from c left join lateral (
 order by i.created_at desc, i.id desc`;
 }
 
-const PAGE_SQL = new Map<string, string>();
+/** Every combination's statement, made once as the module loads: 16 fixed texts, keyed as listInboxView asks. */
+const PAGE_SQL: ReadonlyMap<string, string> = new Map(
+  [false, true].flatMap((u) =>
+    [false, true].flatMap((s) => [false, true].flatMap((t) => [false, true].map((a) => [`${u}:${s}:${t}:${a}`, pageSql(u, s, t, a)] as const))),
+  ),
+);
 
 export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number): Promise<InboxViewPage> {
   const bySeverity = f.severities.length > 0;
   const byType = f.eventType !== undefined;
   const key = `${f.unreadOnly}:${bySeverity}:${byType}:${f.after !== undefined}`;
-  let sql = PAGE_SQL.get(key);
-  if (!sql) PAGE_SQL.set(key, (sql = pageSql(f.unreadOnly, bySeverity, byType, f.after !== undefined)));
+  const sql = PAGE_SQL.get(key)!;
   const filterParams: unknown[] = [];
   if (bySeverity) filterParams.push(pgArray(f.severities));
   if (byType) filterParams.push(f.eventType);

@@ -75,8 +75,7 @@ select c.total_count, c.unread_count, i.* from c left join lateral (
 ) i on true
 order by i.created_at desc, i.id desc`;
 }
-const PAGE_SQL = new Map<string, string>();
-for (const t of [false, true]) for (const u of [false, true]) PAGE_SQL.set(`${t}:${u}`, inboxPageSql(t, u));
+const PAGE_SQL: ReadonlyMap<string, string> = new Map([false, true].flatMap((t) => [false, true].map((u) => [`${t}:${u}`, inboxPageSql(t, u)] as const)));
 
 /** Newest first; ties broken by id so pages are stable. */
 export async function listInboxWithCounts(em: EntityManager, f: InboxFilter, limit: number): Promise<InboxPage> {

@@ -18,7 +18,7 @@ export async function requireVisibleProject(em: EntityManager, principal: AgentP
   return project;
 }
 
-const BINDER_PROJECT_ROLES = new Set(['owner', 'lead', 'tech_lead']);
+const BINDER_PROJECT_ROLES: ReadonlySet<string> = new Set(['owner', 'lead', 'tech_lead']);
 
 export async function requireBinder(em: EntityManager, principal: AgentPrincipal, project: ProjectForViewer): Promise<void> {
   if (principal.userRole === 'super_admin') return;

@@ -20,7 +20,7 @@ export interface UsabilityInput {
 }
 
 /** Personal and moderation tokens expire after 12 months without use (tools-tokens do not). */
-const EXPIRING_KINDS = new Set(['personal', 'moderation']);
+const EXPIRING_KINDS: ReadonlySet<string> = new Set(['personal', 'moderation']);
 
 /** True once a token of an expiring kind has gone unused (or, never used, unissued) for 12 months. */
 export function isInactiveExpired(t: Pick<UsabilityInput, 'kind' | 'last_used_at' | 'created_at'>, now: Date): boolean {

@@ -15,7 +15,7 @@ import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import { allowHostSet, egressTarget, isAllowedAnswer } from '../../domain/egress-policy.rules.js';
 import { result, type EgressClient, type EgressResponse } from '../http-egress/egress-client.js';
-import { tracedPost, tracing } from '../tracing/tracing.js';
+import { tracedPost, type Tracer } from '../tracing/tracing.js';
 
 export interface NudgeEgressOptions {
   timeoutMs: number;
@@ -23,6 +23,8 @@ export interface NudgeEgressOptions {
   allowHosts: readonly string[];
   /** Open connections per host (both protocols). */
   maxSocketsPerHost?: number;
+  /** deps.tracer: a client span per send while tracing is on. */
+  tracer?: Tracer | null;
 }
 
 class BlockedTarget extends Error {
@@ -56,6 +58,7 @@ const isBlocked = (err: unknown): boolean => {
 
 export function createNudgeEgressClient(opts: NudgeEgressOptions): ClosableEgressClient {
   const allowHosts = allowHostSet(opts.allowHosts);
+  const tracer = opts.tracer ?? null;
   // undici (Node's own fetch engine) instead of node:http: less CPU per POST (a client and a local
   // receiver in one process: about 170 µs per POST with node:http, 125-140 µs with undici).
   // One pool per trust level, so a socket opened under the allowlisted lookup never serves a
@@ -105,7 +108,6 @@ export function createNudgeEgressClient(opts: NudgeEgressOptions): ClosableEgres
       await Promise.all([agents.open.destroy(), agents.allowlisted.destroy()]);
     },
     post(url, body, headers) {
-      const tracer = tracing.tracer;
       // A client span per send; no traceparent to chat and push services (third parties).
       return tracer === null ? post(url, body, headers) : tracedPost(tracer, url, headers, false, (h) => post(url, body, h));
     },

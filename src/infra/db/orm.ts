@@ -9,7 +9,8 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { ENTITIES } from '../../domain/entities.js';
-import { PreparedStatementDriver } from './prepared-statements.js';
+import { preparedStatementDriver } from './prepared-statements.js';
+import type { Tracer } from '../tracing/tracing.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export interface OrmOptions {
@@ -24,6 +25,8 @@ export interface OrmOptions {
    * autovacuum never runs.
    */
   connMaxLifetimeS: number;
+  /** deps.tracer: a client span per PostgreSQL statement inside a trace (none on PGlite). */
+  tracer?: Tracer | null;
 }
 
 const common = {
@@ -39,7 +42,7 @@ export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
   if (opts.databaseUrl) {
     return PgORM.init({
       ...common,
-      driver: PreparedStatementDriver,
+      driver: preparedStatementDriver(opts.tracer ?? null),
       clientUrl: opts.databaseUrl,
       pool: { min: 0, max: opts.poolMax },
       // pg-pool's own option: an expired connection is closed when idle, or when it is next released.

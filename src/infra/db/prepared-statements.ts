@@ -21,7 +21,7 @@ import {
   PostgreSqlPlatform,
 } from '@mikro-orm/postgresql';
 import { PREPARED } from '../../domain/sql-hints.js';
-import { tracing } from '../tracing/tracing.js';
+import type { Tracer } from '../tracing/tracing.js';
 
 interface Statement {
   name: string;
@@ -74,19 +74,6 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
     ) as Promise<T>;
   }
 
-  /**
-   * Every statement of the ORM passes here (prepared or not, in a transaction or not): with tracing
-   * on, each one inside a trace gets a client span. The SQL text has placeholders only, never values.
-   */
-  protected override executeQuery<T>(query: string, cb: () => Promise<T>, context?: LogContext): Promise<T> {
-    const tracer = tracing.tracer;
-    if (tracer === null) return super.executeQuery(query, cb, context);
-    const operation = sqlOperation(query);
-    return tracer.inChildSpan(operation, 'client', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': query }, () =>
-      super.executeQuery(query, cb, context),
-    );
-  }
-
   private statement(sql: string, paramCount: number): Statement | undefined {
     let stmt = this.statements.get(sql);
     if (!stmt) {
@@ -97,6 +84,22 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
     }
     return stmt.placeholders === paramCount ? stmt : undefined;
   }
+}
+
+/**
+ * PreparedStatementConnection with a client span per statement inside a trace (tracing on): every
+ * statement of the ORM passes executeQuery, prepared or not, in a transaction or not. The SQL text
+ * has placeholders only, never values.
+ */
+function tracedConnection(tracer: Tracer): typeof PreparedStatementConnection {
+  return class TracedStatementConnection extends PreparedStatementConnection {
+    protected override executeQuery<T>(query: string, cb: () => Promise<T>, context?: LogContext): Promise<T> {
+      const operation = sqlOperation(query);
+      return tracer.inChildSpan(operation, 'client', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': query }, () =>
+        super.executeQuery(query, cb, context),
+      );
+    }
+  };
 }
 
 /** The statement's first keyword (SELECT, INSERT...), after leading comments: the span name. */
@@ -110,8 +113,8 @@ function sqlOperation(sql: string): string {
  * the platform, dependencies, EntityManager and ORM class are PostgreSqlDriver's.
  */
 export class PreparedStatementDriver extends AbstractSqlDriver<PreparedStatementConnection, PostgreSqlPlatform> {
-  constructor(config: Configuration) {
-    super(config, new PostgreSqlPlatform(), PreparedStatementConnection, ['kysely', 'pg']);
+  constructor(config: Configuration, connection: typeof PreparedStatementConnection = PreparedStatementConnection) {
+    super(config, new PostgreSqlPlatform(), connection, ['kysely', 'pg']);
   }
 
   override createEntityManager(useContext?: boolean): this[typeof EntityManagerType] {
@@ -122,4 +125,15 @@ export class PreparedStatementDriver extends AbstractSqlDriver<PreparedStatement
   override getORMClass(): Constructor<PostgreSqlMikroORM> {
     return PostgreSqlMikroORM;
   }
+}
+
+/** The driver class for MikroORM's `driver` option: with `tracer` (deps.tracer), its statements are traced. */
+export function preparedStatementDriver(tracer: Tracer | null): typeof PreparedStatementDriver {
+  if (tracer === null) return PreparedStatementDriver;
+  const connection = tracedConnection(tracer);
+  return class TracedStatementDriver extends PreparedStatementDriver {
+    constructor(config: Configuration) {
+      super(config, connection);
+    }
+  };
 }

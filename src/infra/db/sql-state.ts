@@ -31,9 +31,9 @@ export function isStatementError(err: unknown): boolean {
 }
 
 /** SQLSTATEs of a lost or refused database connection (admin shutdown, crash, cannot connect). */
-const CONNECTION_STATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+const CONNECTION_STATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 /** Node's socket error codes of the same. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
 /** The database could not be reached or dropped the connection (by SQLSTATE or socket error code). */
 export function isConnectionFailure(err: unknown): boolean {

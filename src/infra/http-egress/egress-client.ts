@@ -18,8 +18,8 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { allowHostSet, egressAllowHosts, egressTarget, isAllowedAnswer, setEgressAllowHosts } from '../../domain/egress-policy.rules.js';
-import { tracedPost, tracing } from '../tracing/tracing.js';
+import { allowHostSet, egressTarget, isAllowedAnswer } from '../../domain/egress-policy.rules.js';
+import { tracedPost, type Tracer } from '../tracing/tracing.js';
 
 export const DEFAULT_EGRESS_TIMEOUT_MS = 5_000;
 
@@ -44,42 +44,23 @@ export interface ResolvedAddress {
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export interface EgressOptions {
-  /** Deadline for the whole exchange up to the response headers. Default: the module setting (5 s). */
+  /** Deadline for the whole exchange up to the response headers. Default: DEFAULT_EGRESS_TIMEOUT_MS (5 s). */
   timeoutMs?: number;
   /**
    * Hostnames or IP literals (as written in the URL) that may be reached over plain http and may
    * resolve to private or loopback addresses (never metadata, multicast or unspecified ones).
-   * Default: the module setting (empty).
+   * Default: none (strict). The action callbacks' client gets EGRESS_ALLOW_HOSTS (src/deps.ts).
    */
   allowHosts?: readonly string[];
   /** DNS resolution; default `dns.lookup(host, {all: true})` (what the OS resolver answers). */
   resolve?: Resolver;
+  /** deps.tracer: a client span per callback while tracing is on. */
+  tracer?: Tracer | null;
 }
 
 export interface EgressClient {
   /** POSTs `body` as is (raw bytes; the caller signs exactly these) to `url`. */
   post(url: string, body: Uint8Array, headers: Record<string, string>): Promise<EgressResponse>;
-}
-
-// Module settings: the defaults of every client made without explicit options. The allowlist is
-// the operator's one EGRESS_ALLOW_HOSTS list, kept by the domain policy (egress-policy.rules.ts), which
-// also applies it when an event is published; the composition root (src/deps.ts) sets it (default
-// empty: strict). Tests may set both here.
-const settings: { timeoutMs: number } = { timeoutMs: DEFAULT_EGRESS_TIMEOUT_MS };
-
-/** Hosts exempt from the https-only and private-address rules, at publish and at send (e.g. `['127.0.0.1']` in tests). */
-export function setEgressAllowlist(hosts: readonly string[]): void {
-  setEgressAllowHosts(hosts);
-}
-
-/** The callback deadline; tests shorten it instead of waiting 5 s. */
-export function setEgressTimeoutMs(ms: number): void {
-  settings.timeoutMs = ms;
-}
-
-export function resetEgressSettings(): void {
-  setEgressAllowHosts([]);
-  settings.timeoutMs = DEFAULT_EGRESS_TIMEOUT_MS;
 }
 
 const systemResolver: Resolver = async (hostname) => dns.promises.lookup(hostname, { all: true, order: 'verbatim' });
@@ -91,14 +72,15 @@ export const result = (status: number, error?: EgressError): EgressResponse =>
 class TimeoutError extends Error {}
 
 export function createEgressClient(opts: EgressOptions = {}): EgressClient {
-  const ownAllowHosts = opts.allowHosts ? allowHostSet(opts.allowHosts) : null;
+  const allowHosts = allowHostSet(opts.allowHosts ?? []);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_EGRESS_TIMEOUT_MS;
+  const resolve = opts.resolve ?? systemResolver;
+  const tracer = opts.tracer ?? null;
   const post = async (url: string, body: Uint8Array, headers: Record<string, string>): Promise<EgressResponse> => {
-    const timeoutMs = opts.timeoutMs ?? settings.timeoutMs;
-    const resolve = opts.resolve ?? systemResolver;
     const deadline = Date.now() + timeoutMs;
 
     // Scheme, allowlist and IP-literal rules: the policy shared with the nudge client.
-    const checked = egressTarget(url, ownAllowHosts ?? egressAllowHosts());
+    const checked = egressTarget(url, allowHosts);
     if (!checked) return result(0, 'blocked_target');
     const { url: target, host, allowlisted, literal } = checked;
 
@@ -118,7 +100,6 @@ export function createEgressClient(opts: EgressOptions = {}): EgressClient {
   };
   return {
     post(url, body, headers) {
-      const tracer = tracing.tracer;
       // With tracing on, a client span, and the callback carries its `traceparent` (the receiver
       // joins the clicker's trace). The body is signed, never the headers: the signature is unchanged.
       return tracer === null ? post(url, body, headers) : tracedPost(tracer, url, headers, true, (h) => post(url, body, h));

@@ -4,7 +4,19 @@
 // OTEL_PROPAGATORS and OTEL_RESOURCE_ATTRIBUTES, with the specification's defaults.)
 import { loggablePath } from '../loggable-path.js';
 import dc from 'node:diagnostics_channel';
-import { context, diag, DiagLogLevel, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
+import {
+  context,
+  diag,
+  DiagLogLevel,
+  propagation,
+  ProxyTracerProvider,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type TextMapGetter,
+} from '@opentelemetry/api';
 import { startNodeSdk } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 // sdk-trace is sdk-node's own dependency: the span processor and samplers it documents.
@@ -104,7 +116,15 @@ interface RedisCommandMessage {
 const REDIS_SPAN = Symbol('fluxdesk.redisSpan');
 type WithSpan = RedisCommandMessage & { [REDIS_SPAN]?: Span };
 
-export function startOtel(c: TracingConfig, serviceVersion: string, log: Logger): Tracer {
+/** A tracer provider is registered with the (process-global) API: another service of this process traces. */
+function providerRegistered(): boolean {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() !== new ProxyTracerProvider().getDelegate();
+}
+
+/** The tracer, or null when another service of this process has started the SDK (the API allows one). */
+export function startOtel(c: TracingConfig, serviceVersion: string, log: Logger): Tracer | null {
+  if (providerRegistered()) return null;
   const exporter =
     c.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url: c.endpoint, headers: { ...c.headers }, timeoutMillis: c.timeoutMs });
   const processor = new BatchSpanProcessor({

@@ -1,7 +1,8 @@
 // OpenTelemetry traces, off unless configured (config.ts tracingConfig). This module is what the rest
 // of the code imports: it loads no OpenTelemetry code at all. startTracing() imports the SDK (otel.ts)
-// only when tracing is on, and sets `tracing.tracer`; every instrumentation point checks that one
-// field, so with tracing off a request pays a property load and a null check per point, nothing else.
+// only when tracing is on and returns the tracer, which the composition root (src/deps.ts) hands to
+// every instrumentation point (deps.tracer, client and driver options, the logger); each checks it
+// for null, so with tracing off a request pays a property load and a null check per point.
 //
 // Why spans are made by hand at the infra boundaries instead of by instrumentation-pg / -ioredis:
 // those patch the modules when they are loaded (require-in-the-middle, or import-in-the-middle
@@ -12,25 +13,25 @@
 // every statement of the ORM passes (infra/db/prepared-statements.ts), Redis commands through the
 // tracing channel ioredis 6 publishes (node:diagnostics_channel: no subscriber = no cost), the
 // routes through @fastify/otel registered as a plugin (no patching), the rest in the app's own code.
+import type pino from 'pino';
 import type { TracingConfig } from '../../config.js';
 import type { Logger } from '../../domain/context.js';
 import type { SpanAttributes, Tracer } from './types.js';
 
 export type { FailureInfo, HeaderSource, SpanAttributes, SpanHandle, SpanKindName, Tracer } from './types.js';
 
-/** The live tracer, or null when tracing is off (the common case: checked on every hot path). */
-export const tracing: { tracer: Tracer | null } = { tracer: null };
-
 /**
- * Starts the SDK when `config` is set; true when this call started it (its caller stops it). A
- * failure to start leaves tracing off with a warning. One tracer per process (the OpenTelemetry API
- * is process-global): a second start while one runs changes nothing.
+ * Starts the SDK when `config` is set: the tracer (its caller stops it: `shutdown()`), or null when
+ * tracing is off. A failure to start leaves tracing off with a warning. One tracer per process (the
+ * OpenTelemetry API is process-global): a start while another service of the process traces gives
+ * null and changes nothing.
  */
-export async function startTracing(config: TracingConfig | null, serviceVersion: string, log: Logger): Promise<boolean> {
-  if (config === null || tracing.tracer !== null) return false;
+export async function startTracing(config: TracingConfig | null, serviceVersion: string, log: Logger): Promise<Tracer | null> {
+  if (config === null) return null;
   try {
     const { startOtel } = await import('./otel.js');
-    tracing.tracer = startOtel(config, serviceVersion, log);
+    const tracer = startOtel(config, serviceVersion, log);
+    if (tracer === null) return null;
     // The endpoint may carry credentials in its userinfo: only its origin is logged.
     log.info(
       {
@@ -41,26 +42,33 @@ export async function startTracing(config: TracingConfig | null, serviceVersion:
       },
       'tracing on',
     );
-    return true;
+    return tracer;
   } catch (err) {
     log.warn({ err: { message: (err as Error).message } }, 'tracing could not start; going on without it');
-    return false;
+    return null;
   }
-}
-
-export async function stopTracing(): Promise<void> {
-  const t = tracing.tracer;
-  if (t === null) return;
-  tracing.tracer = null;
-  await t.shutdown();
 }
 
 const NO_FIELDS: Readonly<Record<string, never>> = Object.freeze({});
 
-/** pino `mixin`: the active trace in every log line; one null check per line while tracing is off. */
-export function traceLogFields(): object {
-  const t = tracing.tracer;
-  return t === null ? NO_FIELDS : (t.logFields() ?? NO_FIELDS);
+/** Where a logger made by loggerWithTracer keeps its tracer (its children inherit it). */
+const TRACER = Symbol('fluxdesk.tracer');
+
+/**
+ * A child of `logger` (same output, no bindings) whose lines, and its children's, name the active
+ * trace of `tracer` (traceLogFields). The logger is made before tracing starts, so the tracer is
+ * given to this child instead of to it.
+ */
+export function loggerWithTracer(logger: pino.Logger, tracer: Tracer): pino.Logger {
+  const child = logger.child({});
+  Object.defineProperty(child, TRACER, { value: tracer });
+  return child;
+}
+
+/** pino `mixin`: the active trace in every log line of a loggerWithTracer logger; one lookup per line otherwise. */
+export function traceLogFields(_mergeObject: object, _level: number, logger: object): object {
+  const t = (logger as { [TRACER]?: Tracer })[TRACER];
+  return t === undefined ? NO_FIELDS : (t.logFields() ?? NO_FIELDS);
 }
 
 /**

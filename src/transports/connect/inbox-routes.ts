@@ -33,8 +33,9 @@ import { SESSION_PRINCIPAL, sessionOfCall } from './session-auth.js';
 export const HEARTBEAT_MS = 25_000;
 /** Rows are sent only on credentials checked at most this long ago. */
 export const RECHECK_MS = 1_000;
-/** The intervals in use: HEARTBEAT_MS and RECHECK_MS; tests running the service in their own process shorten them. */
-export const watchTiming = { heartbeatMs: HEARTBEAT_MS, recheckMs: RECHECK_MS };
+type WatchTiming = NonNullable<AppDeps['watchTiming']>;
+/** The intervals of a service whose deps name none (AppDeps.watchTiming: tests shorten them). */
+const WATCH_TIMING: Readonly<WatchTiming> = { heartbeatMs: HEARTBEAT_MS, recheckMs: RECHECK_MS };
 
 const ts = (iso: string) => timestampFromDate(new Date(iso));
 const tsOpt = (iso: string | undefined) => (iso === undefined ? undefined : ts(iso));
@@ -55,6 +56,7 @@ export function inboxItemToProto(v: InboxItemView): MessageInitShape<typeof Inbo
 
 /** Registers InboxService and ViewerService on a Connect router (both listeners); returns their names. */
 export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): string[] {
+  const timing = deps.watchTiming ?? WATCH_TIMING;
   router.service(InboxService, {
     async listInbox(req, ctx) {
       const input = defined({
@@ -77,7 +79,7 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     async markAllRead(_req, ctx) {
       return { markedCount: (await call(deps, markAllNotificationsRead, {}, ctx)).updatedCount };
     },
-    watchInbox: (_req, ctx) => watch(deps, ctx),
+    watchInbox: (_req, ctx) => watch(deps, timing, ctx),
   });
   router.service(ViewerService, {
     async getViewer(_req, ctx) {
@@ -101,7 +103,7 @@ async function runForStream<I, O>(
   return { output: r.output, principal: r.principal as AgentPrincipal };
 }
 
-async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<WatchMessage> {
+async function* watch(deps: AppDeps, timing: WatchTiming, hctx: HandlerContext): AsyncGenerator<WatchMessage> {
   const authorization = hctx.requestHeader.get('authorization') ?? undefined;
   // A web session (cookie + x-csrf-token, no Authorization header) was resolved by the request gate.
   const session = hctx.values.get(SESSION_PRINCIPAL);
@@ -131,7 +133,7 @@ async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<Watch
       checkedAt = performance.now();
     };
     while (!stop.signal.aborted) {
-      const idle = timeout(watchTiming.heartbeatMs, stop.signal);
+      const idle = timeout(timing.heartbeatMs, stop.signal);
       const woke = await Promise.race([next, idle.elapsed]);
       idle.cancel();
       if (stop.signal.aborted) return;
@@ -143,7 +145,7 @@ async function* watch(deps: AppDeps, hctx: HandlerContext): AsyncGenerator<Watch
       }
       if (woke.done) return;
       next = changes.next();
-      if (woke.value.access || performance.now() - checkedAt >= watchTiming.recheckMs) await recheck();
+      if (woke.value.access || performance.now() - checkedAt >= timing.recheckMs) await recheck();
       for (const ids of chunks(woke.value)) {
         const out = await read(ids);
         for (const item of out.items) yield { change: { case: 'upsert', value: inboxItemToProto(item) }, unreadCount: out.unreadCount };

@@ -34,7 +34,6 @@ import { adminListTokens, adminRevokeToken, offboardUser } from '../../domain/to
 import { createOwnAgentToken, listOwnAgentTokens, revokeOwnAgentToken } from '../../domain/agent/agent-tokens.js';
 import { startConnectSession } from '../../domain/agent/connect-session.js';
 import { clickActionOperation } from '../../domain/actions/click-action.js';
-import { createEgressClient } from '../../infra/http-egress/egress-client.js';
 import {
   adminTokenToProto,
   agentTokenToProto,
@@ -68,9 +67,8 @@ import { call } from './call.js';
 
 /** Registers every service on a listener's router (serving.ts gives each method its body bound). */
 export function connectRoutes(deps: AppDeps) {
-  // Webhook action callbacks leave through the SSRF-guarded egress client (allowlist and timeout:
-  // its module settings, see src/infra/http-egress/egress-client.ts).
-  const clickAction = clickActionOperation(createEgressClient());
+  // Webhook action callbacks leave through the sender the composition root built (src/deps.ts).
+  const clickAction = clickActionOperation(deps.callbackSender);
   return (router: ConnectRouter): void => {
     router.service(EventService, {
       async publish(req, ctx) {

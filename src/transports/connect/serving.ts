@@ -72,7 +72,7 @@ export function connectServing(
     ...protocols,
     readMaxBytes: DEFAULT_READ_MAX_BYTES,
     requestGate: requestGate(deps, listener.http1),
-    interceptors: [markEntered, metricsInterceptor(deps.metrics), tracingInterceptor(deps.log)],
+    interceptors: [markEntered, metricsInterceptor(deps.metrics), tracingInterceptor(deps.log, deps.tracer)],
     // Connect JSON is decoded with a fatal decoder: invalid UTF-8 is invalid_argument, as on the JSON
     // surfaces, instead of U+FFFD stored in its place. (Binary protobuf strings are already checked:
     // protobuf-es verifies UTF-8 for proto3 strings.)

@@ -7,7 +7,7 @@
 // the runner arrive as ConnectErrors (call.ts) and were logged there when unexpected.
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import type { Logger } from '../../domain/context.js';
-import { tracing, type FailureInfo } from '../../infra/tracing/tracing.js';
+import type { FailureInfo, Tracer } from '../../infra/tracing/tracing.js';
 import { REQUEST_ID } from './call.js';
 
 /** Server faults mark the span failed; a refused call (invalid_argument, not_found...) is an outcome. */
@@ -18,10 +18,10 @@ function rpcFailure(err: unknown): FailureInfo {
   return { type: Code[code] ?? 'Internal', fault: FAULTS.has(code) };
 }
 
-export function tracingInterceptor(log: Logger): Interceptor {
+/** `tracer`: deps.tracer (null: tracing off, the errors are still logged). */
+export function tracingInterceptor(log: Logger, tracer: Tracer | null): Interceptor {
   return (next) => async (req) => {
     try {
-      const tracer = tracing.tracer;
       if (tracer === null) return await next(req);
       return await tracer.inServerSpan(
         `${req.service.typeName}/${req.method.name}`,

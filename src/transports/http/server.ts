@@ -21,7 +21,6 @@ import { sendProblem } from '../rest-v1/problem.js';
 import { sendLegacyError } from '../legacy/errors.js';
 import { pathOnly, tokenInQuery, fastifyErrorToDomain } from './json-body.js';
 import { requestIdFrom } from './request-id.js';
-import { tracing } from '../../infra/tracing/tracing.js';
 import { instrumentRoutes, registerMetricsRoute, unmatchedRequests } from './metrics.js';
 
 export const BODY_LIMIT = 256 * 1024;
@@ -89,7 +88,7 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
   opts.instrument?.(app);
   // Tracing on: a span per request named by its route pattern (@fastify/otel), parent from `traceparent`.
   // Registered first: it wraps every route registered after it.
-  if (tracing.tracer) await app.register(tracing.tracer.fastifyPlugin());
+  if (opts.deps.tracer) await app.register(opts.deps.tracer.fastifyPlugin());
   // Request histograms per route pattern for every route registered below (docs/metrics.md).
   instrumentRoutes(app, opts.deps.metrics);
   if (opts.metricsRoute !== false) registerMetricsRoute(app, opts.deps.metrics);
@@ -141,6 +140,7 @@ export async function createServer(opts: ServerOptions): Promise<FastifyInstance
  */
 export function createGrpcServer(deps: AppDeps): http2.Http2Server {
   const handle = connectNodeAdapter(connectServing(deps, { grpc: true, grpcWeb: true, connect: true }, { http1: false }));
+  const tracer = deps.tracer;
   return http2.createServer((req, res) => {
     // A call refused before its body was read (request gate, body bound) answers while the sender
     // may still be sending: once the answer is out, RST_STREAM(NO_ERROR) tells it to stop (RFC 9113
@@ -152,7 +152,6 @@ export function createGrpcServer(deps: AppDeps): http2.Http2Server {
         if (!req.readableEnded && !req.stream.closed) req.stream.close(http2.constants.NGHTTP2_NO_ERROR);
       }),
     );
-    const tracer = tracing.tracer;
     // The caller's `traceparent` is the parent of everything this call does (the request gate's
     // work included; the RPC span is made by the tracing interceptor).
     if (tracer === null) handle(req, res);

@@ -15,7 +15,6 @@ import { fieldPath } from '../../domain/validation.js';
 import { classifyToolError, MCP_CODES, toolErrorEnvelope, wholeRequestError } from './errors.js';
 import { RPC, RpcError, type Envelope, type Outcome, type RpcId } from './jsonrpc.js';
 import { TOOLS_BY_NAME } from './tools/index.js';
-import { tracing } from '../../infra/tracing/tracing.js';
 
 /** Newest first. A client asking for one of these gets it back; anything else gets the newest. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
@@ -173,7 +172,7 @@ async function callTool(c: CallContext, id: RpcId, { tool, args }: ToolCall): Pr
 
 /** With tracing on, a span per tool call (`tools/call <tool>`); its operation's span is its child. */
 function tracedCallTool(c: CallContext, id: RpcId, call: ToolCall): Promise<Outcome> {
-  const tracer = tracing.tracer;
+  const tracer = c.deps.tracer;
   if (tracer === null) return callTool(c, id, call);
   const name = call.tool.def.name;
   return tracer.inSpan(

@@ -3,9 +3,9 @@
 //
 // Receivers are local plain-http servers on 127.0.0.1. Validation only accepts https webhook URLs
 // that are not loopback, so each test publishes a valid https action and then points the stored
-// action at its local receiver with SQL; the egress allowlist exempts 127.0.0.1 from the
-// https-only and private-address rules, and the callback deadline is cut to 300 ms (the tests of
-// long answers put the real 5 s back, to tell the body cap from the deadline).
+// action at its local receiver with SQL; the service runs with EGRESS_ALLOW_HOSTS=127.0.0.1 and a
+// callback client that exempts 127.0.0.1 from the https-only and private-address rules, its deadline
+// cut to 300 ms (the tests of long answers use the real 5 s, to tell the body cap from the deadline).
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,9 +15,15 @@ import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { bearer, closeSessions, transportFor, type Protocol } from '../../helpers/connect.js';
 import { event, newPersonalToken, operator, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
-import { DEFAULT_EGRESS_TIMEOUT_MS, resetEgressSettings, setEgressAllowlist, setEgressTimeoutMs } from '../../../src/infra/http-egress/egress-client.js';
+import { createEgressClient, DEFAULT_EGRESS_TIMEOUT_MS } from '../../../src/infra/http-egress/egress-client.js';
+import type { CallbackSender } from '../../../src/domain/actions/callback-sender.js';
 
 const TIMEOUT_MS = 300;
+/** The service's callback client: the short deadline, or (`sender = withRealDeadline`) the real one. */
+const withShortDeadline = createEgressClient({ allowHosts: ['127.0.0.1'], timeoutMs: TIMEOUT_MS });
+const withRealDeadline = createEgressClient({ allowHosts: ['127.0.0.1'] });
+let sender: CallbackSender = withShortDeadline;
+const callbackSender: CallbackSender = { post: (url, body, headers) => sender.post(url, body, headers) };
 /** Announced by /huge: far more than any client should read for a status. */
 const HUGE_BODY_BYTES = 100 * 1024 * 1024;
 
@@ -74,9 +80,7 @@ let receiverConnections = 0;
 const received: Received[] = [];
 
 beforeAll(async () => {
-  h = await startHarness();
-  setEgressAllowlist(['127.0.0.1']);
-  setEgressTimeoutMs(TIMEOUT_MS);
+  h = await startHarness({ env: { EGRESS_ALLOW_HOSTS: '127.0.0.1' }, callbackSender });
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -95,7 +99,6 @@ beforeAll(async () => {
   receiverPort = (receiver.address() as AddressInfo).port;
 });
 afterAll(async () => {
-  resetEgressSettings();
   closeSessions();
   receiver?.closeAllConnections();
   await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
@@ -239,7 +242,7 @@ describe('ClickAction', () => {
     ['a huge body', '/huge'],
   ])('%s: the status is reported at once; the client hangs up without reading it all, long before the deadline', async (_name, prefix) => {
     // The real deadline: the old way (read the body to its end or to the deadline) would close only at 5 s.
-    setEgressTimeoutMs(DEFAULT_EGRESS_TIMEOUT_MS);
+    sender = withRealDeadline;
     try {
       const r = await recipient();
       const path = `${prefix}/${randomUUID()}`;
@@ -257,7 +260,7 @@ describe('ClickAction', () => {
       const audit = await sql(`select summary from audit_log where action = 'inbound.action.clicked' and target_id = ?`, [deliveryId]);
       expect(audit[0].summary).toMatchObject({ status: 200, ok: true, error: null });
     } finally {
-      setEgressTimeoutMs(TIMEOUT_MS);
+      sender = withShortDeadline;
     }
   });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { InboxService, ViewerService, type WatchInboxResponse } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
-import { RECHECK_MS, watchTiming } from '../../../src/transports/connect/inbox-routes.js';
+import { HEARTBEAT_MS, RECHECK_MS } from '../../../src/transports/connect/inbox-routes.js';
 import { runOperation } from '../../../src/app/run-operation.js';
 import { createLoginLink } from '../../../src/domain/web/create-login-link.js';
 import { ManualClock } from '../../../src/infra/clock.js';
@@ -17,11 +17,12 @@ import { bearer, closeSessions, transportFor, type Protocol } from '../../helper
 import { createDatabase, event, http, newPersonalToken, newUser, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 
 let db: Awaited<ReturnType<typeof createDatabase>>;
+let clock: ManualClock;
 let a: Harness;
 let b: Harness;
 beforeAll(async () => {
   db = await createDatabase();
-  const clock = new ManualClock();
+  clock = new ManualClock();
   [a, b] = await Promise.all([startHarness({ databaseUrl: db.url, clock }), startHarness({ databaseUrl: db.url, clock })]);
 });
 afterAll(async () => {
@@ -248,18 +249,19 @@ describe('WatchInbox on one instance', () => {
 });
 
 describe('heartbeats, and the end of the caller', () => {
-  // Heartbeats every 25 s in service; 300 ms here (the service runs in this process).
-  beforeAll(() => {
-    watchTiming.heartbeatMs = 300;
+  // Heartbeats every 25 s in service; 300 ms on an instance of its own here (same database and clock).
+  let quick: Harness;
+  beforeAll(async () => {
+    quick = await startHarness({ databaseUrl: db.url, clock, watchTiming: { heartbeatMs: 300, recheckMs: RECHECK_MS } });
   });
-  afterAll(() => {
-    watchTiming.heartbeatMs = 25_000;
+  afterAll(async () => {
+    await quick?.close();
   });
 
   it('an idle stream gets heartbeats with the unread count', async () => {
-    const { pt, ag } = await person(a);
-    await published(a, pt, event(a));
-    const w = watch(a, ag.token);
+    const { pt, ag } = await person(quick);
+    await published(quick, pt, event(quick));
+    const w = watch(quick, ag.token);
     expect((await w.next(5000)).change.case).toBe('ready');
     for (let i = 0; i < 2; i++) {
       const m = await w.next(2000);
@@ -270,10 +272,10 @@ describe('heartbeats, and the end of the caller', () => {
   });
 
   it('a revoked agent token ends the stream with unauthenticated at the next heartbeat', async () => {
-    const { ag } = await person(a);
-    const w = watch(a, ag.token);
+    const { ag } = await person(quick);
+    const w = watch(quick, ag.token);
     expect((await w.next(5000)).change.case).toBe('ready');
-    await createClient(AccountService, transportFor(a, 'connect', [bearer(ag.token)])).revokeAgentToken({ tokenId: ag.tokenId });
+    await createClient(AccountService, transportFor(quick, 'connect', [bearer(ag.token)])).revokeAgentToken({ tokenId: ag.tokenId });
     let err: ConnectError | undefined;
     for (let i = 0; i < 3 && !err; i++) {
       try {
@@ -287,26 +289,26 @@ describe('heartbeats, and the end of the caller', () => {
   });
 
   it('a web session (cookie + x-csrf-token) watches its own inbox; without the CSRF header it is refused; sign-out ends it', async () => {
-    const { pt } = await person(a);
-    const s = await signIn(a, pt.user.email);
-    const viewer = await createClient(ViewerService, transportFor(a, 'connect', [withSession(s)])).getViewer({});
+    const { pt } = await person(quick);
+    const s = await signIn(quick, pt.user.email);
+    const viewer = await createClient(ViewerService, transportFor(quick, 'connect', [withSession(s)])).getViewer({});
     expect(viewer.userId).toBe(pt.user.userId);
 
-    const noCsrf = await fails(watch(a, withSession(s, { csrf: false })).next(5000));
+    const noCsrf = await fails(watch(quick, withSession(s, { csrf: false })).next(5000));
     expect(noCsrf.code).toBe(Code.Unauthenticated);
     expect(noCsrf.findDetails(ErrorInfoSchema)[0]?.code).toBe('csrf_mismatch');
 
-    const w = watch(a, withSession(s));
+    const w = watch(quick, withSession(s));
     expect((await w.next(5000)).change.case).toBe('ready');
-    const { deliveryId } = await published(a, pt, event(a));
+    const { deliveryId } = await published(quick, pt, event(quick));
     let m = await w.next(1000);
     while (m.change.case === 'heartbeat') m = await w.next(1000);
     expect(upsert(m).deliveryId).toBe(deliveryId);
 
-    const out = await fetch(`${a.baseUrl}/auth/logout`, {
+    const out = await fetch(`${quick.baseUrl}/auth/logout`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie: s.cookie, origin: new URL(a.baseUrl).origin, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { cookie: s.cookie, origin: new URL(quick.baseUrl).origin, 'content-type': 'application/x-www-form-urlencoded' },
       body: `csrf=${encodeURIComponent(s.csrf)}`,
     });
     expect(out.status).toBe(303);
@@ -382,19 +384,19 @@ describe('the end of the caller, at once (heartbeats 25 s apart, as in service)'
   });
 
   it('a session ended without a word to the feed gets no further row: the next change ends the stream instead', async () => {
-    // Re-checked before rows when the last check is older than recheckMs: 0 here, i.e. before every batch.
-    watchTiming.recheckMs = 0;
+    // Re-checked before rows when the last check is older than recheckMs: 0 on this instance, i.e. before every batch.
+    const rechecking = await startHarness({ databaseUrl: db.url, clock, watchTiming: { heartbeatMs: HEARTBEAT_MS, recheckMs: 0 } });
     try {
       const { pt } = await person(a);
       const s = await signIn(a, pt.user.email);
-      const w = watch(b, withSession(s));
+      const w = watch(rechecking, withSession(s));
       expect((await w.next(5000)).change.case).toBe('ready');
       // As if the feed lost the sign-out's message (Redis pub/sub delivers at most once).
       await a.svc.deps.orm.em.getConnection().execute(`update web_sessions set revoked_at = now() where user_id = ?`, [pt.user.userId]);
       await published(a, pt, event(a, { title: 'Not for a signed-out browser' }));
       await endsWith(w, 'session_expired');
     } finally {
-      watchTiming.recheckMs = RECHECK_MS;
+      await rechecking.close();
     }
   });
 });

@@ -1,12 +1,11 @@
 // EGRESS_ALLOW_HOSTS (issue 4 item 6): webhook action callbacks refuse, at send time, any target that
 // resolves to loopback, private, link-local or metadata addresses; the allowlist (config, default
-// empty = strict) exempts named hosts for local test receivers. The composition root hands it to the
-// egress client that the action callbacks use (clients made without explicit options).
+// empty = strict) exempts named hosts for local test receivers. The composition root builds the
+// action callbacks' egress client with it (deps.callbackSender).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { createEgressClient, resetEgressSettings } from '../../../src/infra/http-egress/egress-client.js';
 import { createClient } from '@connectrpc/connect';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
@@ -26,7 +25,6 @@ beforeAll(async () => {
   port = (receiver.address() as AddressInfo).port;
 });
 afterAll(async () => {
-  resetEgressSettings();
   closeSessions();
   receiver.closeAllConnections();
   await new Promise<void>((r) => receiver.close(() => r()));
@@ -44,7 +42,7 @@ describe('EGRESS_ALLOW_HOSTS', () => {
     const h = await startHarness({ redisUrl: null, env: { WORKER: 'off' } });
     try {
       const before = hits;
-      expect(await createEgressClient().post(`http://127.0.0.1:${port}/cb`, body, {})).toEqual({ status: 0, ok: false, error: 'blocked_target' });
+      expect(await h.svc.deps.callbackSender.post(`http://127.0.0.1:${port}/cb`, body, {})).toEqual({ status: 0, ok: false, error: 'blocked_target' });
       expect(hits).toBe(before);
     } finally {
       await h.close();
@@ -55,11 +53,12 @@ describe('EGRESS_ALLOW_HOSTS', () => {
     const h = await startHarness({ redisUrl: null, env: { WORKER: 'off', EGRESS_ALLOW_HOSTS: '127.0.0.1,169.254.169.254' } });
     try {
       const before = hits;
-      expect(await createEgressClient().post(`http://127.0.0.1:${port}/cb`, body, {})).toEqual({ status: 204, ok: true });
+      const sender = h.svc.deps.callbackSender;
+      expect(await sender.post(`http://127.0.0.1:${port}/cb`, body, {})).toEqual({ status: 204, ok: true });
       expect(hits).toBe(before + 1);
-      expect(await createEgressClient().post('http://169.254.169.254/latest/meta-data', body, {})).toEqual({ status: 0, ok: false, error: 'blocked_target' });
+      expect(await sender.post('http://169.254.169.254/latest/meta-data', body, {})).toEqual({ status: 0, ok: false, error: 'blocked_target' });
       // Another loopback name is not on the list.
-      expect((await createEgressClient().post(`http://localhost:${port}/cb`, body, {})).error).toBe('blocked_target');
+      expect((await sender.post(`http://localhost:${port}/cb`, body, {})).error).toBe('blocked_target');
     } finally {
       await h.close();
     }
@@ -110,6 +109,23 @@ describe('EGRESS_ALLOW_HOSTS', () => {
         expect(hits).toBe(before + 1);
       } finally {
         await h.close();
+      }
+    });
+
+    it('two services in one process each keep their own list, at publish and at send', async () => {
+      const [strict, listed] = await Promise.all([
+        startHarness({ env: { WORKER: 'off' } }),
+        startHarness({ env: { WORKER: 'off', EGRESS_ALLOW_HOSTS: '127.0.0.1' } }),
+      ]);
+      try {
+        const url = `http://127.0.0.1:${port}/cb`;
+        const [s, l] = await Promise.all([newPersonalToken(strict), newPersonalToken(listed)]);
+        expect((await publish(strict, s.token, event(strict, { actions: webhook(url) }))).status).toBe(400);
+        expect((await publish(listed, l.token, event(listed, { actions: webhook(url) }))).status).toBe(202);
+        expect((await strict.svc.deps.callbackSender.post(url, body, {})).error).toBe('blocked_target');
+        expect(await listed.svc.deps.callbackSender.post(url, body, {})).toEqual({ status: 204, ok: true });
+      } finally {
+        await Promise.all([strict.close(), listed.close()]);
       }
     });
   });

@@ -15,14 +15,16 @@ registerHooks({
 });
 
 const { event, newPersonalToken, publish, startHarness } = await import('../../helpers/harness.js');
-const { tracing } = await import('../../../src/infra/tracing/tracing.js');
 
 const published: number[] = [];
+/** Whether a service got a tracer (deps.tracer). */
+const traced: boolean[] = [];
 for (const env of [
   {} as Record<string, string>,
   { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: process.env.TRACE_RECEIVER!, OTEL_BSP_SCHEDULE_DELAY: '10' },
 ]) {
   const h = await startHarness({ env });
+  traced.push(h.svc.deps.tracer !== null);
   try {
     const { token } = await newPersonalToken(h);
     const res = await publish(h, token, event(h), { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
@@ -31,4 +33,4 @@ for (const env of [
     await h.close();
   }
 }
-console.log(JSON.stringify({ loaded, tracerAfter: tracing.tracer !== null, published }));
+console.log(JSON.stringify({ loaded, traced, published }));
