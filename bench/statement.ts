@@ -13,7 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
-import { writeDeliveries, writeRepeats, type NewDelivery, type RowContext } from '../src/domain/events/events.repository.js';
+import { writeDeliveries, writeRepeats, type RowContext } from '../src/domain/events/events.repository.js';
+import type { NewDelivery } from '../src/domain/events/event-store.js';
 import { createDatabase } from '../test/helpers/harness.js';
 import { cpuSnap } from './cpu.js';
 

@@ -5,18 +5,9 @@
 // ctx.call (NestedCalls below): scopes and validation again, no second lookup or rate-limit hit.
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import {
-  existingEm,
-  LazyEmContext,
-  type CallOptions,
-  type Channel,
-  type Logger,
-  type OpContext,
-  type Operation,
-  type OperationCaller,
-  type Principal,
-  type Surface,
-} from '../domain/context.js';
+import type { CallOptions, Channel, Logger, OpContext, Operation, Surface } from '../domain/context.js';
+import { existingEm, LazyEmContext, type OperationCaller } from './lazy-em-context.js';
+import type { Principal } from '../domain/principal.js';
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';

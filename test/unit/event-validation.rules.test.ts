@@ -3,7 +3,8 @@
 // checked at its boundary: the maximum is accepted, one more is refused with the documented code.
 import { describe, expect, it } from 'vitest';
 import type { Issue } from '../../src/domain/errors.js';
-import type { Channel, TokenKind } from '../../src/domain/context.js';
+import type { Channel } from '../../src/domain/context.js';
+import type { TokenKind } from '../../src/domain/principal.js';
 import {
   eventContextIssues,
   FORBIDDEN_EVENT_KEYS,

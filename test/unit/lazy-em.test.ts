@@ -1,8 +1,9 @@
-// LazyEmContext / existingEm (domain/context.ts): an operation's EntityManager is forked on first
+// LazyEmContext / existingEm (app/lazy-em-context.ts): an operation's EntityManager is forked on first
 // use only, and asking whether there is one never forks one.
 import type { EntityManager } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
-import { existingEm, LazyEmContext, type OpContext } from '../../src/domain/context.js';
+import type { OpContext } from '../../src/domain/context.js';
+import { existingEm, LazyEmContext } from '../../src/app/lazy-em-context.js';
 import type { Ports } from '../../src/domain/ports.js';
 
 /** An EntityManager stand-in: counts forks; each fork may be put in a transaction. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PrincipalCache } from '../../src/infra/tokens/principal-cache.js';
-import type { InboundTokenAuthRow } from '../../src/domain/tokens/tokens.repository.js';
+import type { InboundTokenAuthRow } from '../../src/domain/tokens/token-directory.js';
 
 const row = (id: string) => ({ id }) as InboundTokenAuthRow;
 

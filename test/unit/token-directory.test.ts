@@ -4,7 +4,7 @@
 import type { Connection } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
 import { DatabaseTokenDirectory } from '../../src/infra/tokens/token-directory.js';
-import type { InboundTokenAuthRow } from '../../src/domain/tokens/tokens.repository.js';
+import type { InboundTokenAuthRow } from '../../src/domain/tokens/token-directory.js';
 
 function fakeConnection() {
   const calls: Array<{ sql: string; params: unknown[] }> = [];

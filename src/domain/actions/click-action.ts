@@ -6,7 +6,8 @@
 // before any request, and audited. Not a writing operation: no transaction is held while the
 // receiver answers; each audit row is one statement, written at once.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal, type Operation } from '../context.js';
+import { defineOperation, type Operation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound, validationFailed } from '../errors.js';
 import { insertAudit } from '../audit/audit.js';
 import {

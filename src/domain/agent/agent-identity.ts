@@ -2,7 +2,8 @@
 // authenticate() read it for this very request (token and user in one statement), so a renamed
 // user shows the current name and the tools need no statement of their own.
 import { z } from 'zod';
-import type { AgentPrincipal, OpContext } from '../context.js';
+import type { OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 
 export const AgentIdentityOutput = z.object({
   userId: z.uuid(),

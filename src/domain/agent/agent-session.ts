@@ -3,7 +3,8 @@
 // each JSON-RPC request that follows counts against the token's windows, a tool call in its own
 // operation, any other request (initialize, tools/list, ping, ...) as one agentRequest.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 
 export const AgentSessionInput = z.strictObject({});
 

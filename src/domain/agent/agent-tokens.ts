@@ -3,7 +3,8 @@
 // list (never values), revoke (immediate: agent tokens have no grace window and the runner keeps
 // no token cache, SPEC Authentication 5). A user only ever sees or touches their own tokens.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { iso } from '../timestamps.js';

@@ -2,7 +2,8 @@
 // core of the REST approval review with decision approve. `asset_id` is the deprecated alias of
 // `access_asset_id` (Versioning 4). Catalog bundles do not exist yet, so there is no `children[]`.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { reviewInTransaction } from '../catalog/approvals.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { recordToolAudit } from './tool-audit.js';

@@ -3,7 +3,8 @@
 // row in pending, approved, in_execution or completed is reused as it is and reported
 // `idempotent: true` (a pending one stays pending: approve it with approve_team_support_request).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { assignInTransaction, requireLiveItem } from '../catalog/approvals.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';

@@ -7,7 +7,8 @@
 // call dedups per recipient (`deduped: true`); otherwise `broadcast-<random>` (a new event per call).
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, type Issue } from '../errors.js';
 import { addWebhookTargetIssues, InboundEventSchema } from '../events/event-validation.rules.js';
 import { publishBulk, type BulkRow } from '../events/publish-bulk.js';

@@ -3,7 +3,8 @@
 // (same field names and rules, same cores in catalog/items.ts) with two differences: update and
 // delete address the row by `slug` or `id` (exactly one), and answers carry no requestId.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { ASSET_TYPES } from '../catalog/catalog.rules.js';
 import {

@@ -5,7 +5,8 @@
 // minutes and are stored hashed. A reused, expired or unknown session gets the same 400
 // `invalid_session`, so the answer reveals nothing about which it was.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { insertAgentToken } from '../tokens/create-agent-token.js';

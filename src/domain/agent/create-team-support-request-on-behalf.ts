@@ -2,7 +2,8 @@
 // pending request for another user through the apply core. A live request the pair already has is
 // returned as it is (`idempotent: true`).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { applyInTransaction, requireLiveItem } from '../catalog/approvals.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';

@@ -3,9 +3,10 @@
 // the event, which is the delivery's recipient (Ownership rule). The token-based check for
 // inbound callers is events/sender-access.ts; this is its agent-side twin.
 import type { EntityManager } from '@mikro-orm/core';
-import type { AgentPrincipal, InboundTokenPrincipal } from '../context.js';
+import type { AgentPrincipal, InboundTokenPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
-import { findDelivery, type DeliveryRow } from '../events/events.repository.js';
+import { findDelivery } from '../events/events.repository.js';
+import type { DeliveryRow } from '../events/event-store.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { principalForInboundToken } from './tools-principal.js';
 

@@ -3,7 +3,8 @@
 // unique), with its linked catalog row. The value is returned once and stored only as a hash.
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/core';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { integratorCatalogSlug } from '../catalog/catalog.rules.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';

@@ -4,7 +4,8 @@
 // revoked by an admin); `pending`; `all`. `decided_at` / `decided_by` are the review decision
 // (approve, reject, or the admin assign), null while pending.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { AGENT_APPROVAL_FILTERS, listRequestsOfUser, type AgentApprovalFilter } from '../catalog/approvals.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';

@@ -3,7 +3,8 @@
 // `linked_catalog_slug`: for a tools-token the catalog row it is linked to (else its integrator's
 // row; a moderation token: its integrator's row); for a claimed personal token the row of the approval it was minted under; otherwise null.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { listInboundTokensForAdmin } from '../tokens/inbound-tokens.repository.js';

@@ -1,7 +1,8 @@
 // `list_pending_team_support_requests` (SPEC C; admin, scope admin:approvals): the review queue,
 // oldest first, optionally for one catalog row (slug or id) or one employee (email).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { requireItem } from '../catalog/approvals.js';
 import { listPendingRequests } from '../catalog/catalog.repository.js';

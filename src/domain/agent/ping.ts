@@ -1,6 +1,7 @@
 // `ping` (SPEC C read tools): no scope needed; proves the token works and shows whose it is.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { AgentIdentityOutput, agentIdentity, type AgentIdentity } from './agent-identity.js';
 
 export const PingInput = z.strictObject({});

@@ -2,7 +2,8 @@
 // as POST /api/v1/events/{id}/resolve, run through that operation with the sending token's
 // principal. A repeat keeps the first stamp. Another user's delivery is not found.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { resolveDelivery, ResolveDeliveryInput } from '../events/resolve-delivery.js';
 import { loadDeliveryForAgent } from './delivery-access.js';
 import { recordToolAudit } from './tool-audit.js';

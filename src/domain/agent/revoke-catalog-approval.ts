@@ -4,7 +4,8 @@
 // /team-support?tab=assets); an idempotent repeat changes nothing and never notifies. Personal
 // tokens minted under the approval (tools-claim catalog rows) are invalidated.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { requireItem, revokeInTransaction } from '../catalog/approvals.js';
 import { CatalogRequest } from '../catalog/catalog.entity.js';

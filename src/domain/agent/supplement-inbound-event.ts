@@ -2,7 +2,8 @@
 // characters, Limits "Agent tool bounds"): appends a follow-up through the supplement operation of
 // POST /api/v1/events/{id}/supplement, with the sending token's principal. Append-only.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { SupplementDeliveryInput, supplementDelivery } from '../events/supplement-delivery.js';
 import { listSupplements } from '../events/events.repository.js';
 import { loadDeliveryForAgent } from './delivery-access.js';

@@ -3,7 +3,8 @@
 // `withToolAudit` turns an existing agent operation into a tool that also records its row, in
 // the same transaction as the operation's own writes.
 import type { EntityManager } from '@mikro-orm/core';
-import { defineOperation, type AgentPrincipal, type OpContext, type Operation } from '../context.js';
+import { defineOperation, type OpContext, type Operation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { insertAudit, recordAudit, type AuditInput } from '../audit/audit.js';
 
 export interface ToolAuditInput {

@@ -3,7 +3,7 @@
 // an inbound operation's own handler on behalf of a token the agent's user holds or sent with:
 // `broadcast_event` (the caller's tools-token) and resolve/supplement (the sending token).
 import type { EntityManager } from '@mikro-orm/core';
-import type { InboundTokenPrincipal } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { findTokenPrincipalRow, type TokenPrincipalRow } from '../tokens/inbound-tokens.repository.js';
 
 const toPrincipal = (r: TokenPrincipalRow): InboundTokenPrincipal => ({

@@ -1,6 +1,7 @@
 // `whoami` (SPEC C read tools): no scope needed; lists the token's scopes.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { AgentIdentityOutput, agentIdentity } from './agent-identity.js';
 
 export const WhoamiInput = z.strictObject({});

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';

@@ -13,7 +13,8 @@
 // (a super admin: any).
 import { ForeignKeyConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { DomainError, notFound, validationFailed, type Issue } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { iso } from '../timestamps.js';

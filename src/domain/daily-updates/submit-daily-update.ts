@@ -4,7 +4,8 @@
 // task-related personal data). Each of mainTaskIds is a task id or code the caller can see
 // (else NOT_FOUND naming it); duplicates collapse. Audit without the free-text fields.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { loadVisibleTask } from '../tasks/task-access.js';

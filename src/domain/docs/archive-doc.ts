@@ -4,7 +4,8 @@
 // this call archived, the page itself included. Archiving an archived page changes nothing
 // (archived_count 0). restore_doc undoes it.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DOC_AUDIT, actorOf, auditDocWrite, pageRef, refused, requirePage } from './doc-access.js';
 import { archiveSubtree } from './docs.repository.js';
 import { mayModerate } from './docs.rules.js';

@@ -6,7 +6,8 @@
 // super admin and assistant: any project); otherwise the project or space is NOT_FOUND.
 import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { DOC_AUDIT, actorOf, auditDocWrite, changedFields, checkParent, pageRef } from './doc-access.js';
 import { ensureDefaultSpace, findProject, findSpace, insertDraft, slugsLike } from './docs.repository.js';

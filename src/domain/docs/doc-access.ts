@@ -2,7 +2,8 @@
 // (absent or out of range = NOT_FOUND, never FORBIDDEN: another project's page id reveals
 // nothing), the parent checks, the per-status scope check of the tag tools, and the audit row.
 import type { EntityManager } from '@mikro-orm/core';
-import type { AgentPrincipal, OpContext } from '../context.js';
+import type { OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { recordAudit } from '../audit/audit.js';
 import { DomainError, notFound } from '../errors.js';
 import { hasScope } from '../tokens/scopes.rules.js';

@@ -1,7 +1,8 @@
 // `get_doc` (SPEC C read tools, scope read:docs): one document with its body, by `page_id` or by
 // the `space_slug` + `page_slug` pair. Outside the caller's visibility it is NOT_FOUND.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { actorOf, requirePage } from './doc-access.js';
 import { isoOf } from './docs.repository.js';
 import { docUrl } from './docs.rules.js';

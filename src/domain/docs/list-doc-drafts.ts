@@ -2,7 +2,8 @@
 // super admin and assistant every draft; project owners and leads the drafts of their projects.
 // Newest first.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { actorOf } from './doc-access.js';
 import { isoOf, listVisibleDrafts } from './docs.repository.js';
 import { docUrl } from './docs.rules.js';

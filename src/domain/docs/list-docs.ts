@@ -2,7 +2,8 @@
 // then most recently updated. Without `status`, drafts (in the caller's range) and published
 // pages; archived pages only with status "archived". `count` is the number of docs returned.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { actorOf } from './doc-access.js';
 import { isoOf, listVisiblePages } from './docs.repository.js';
 import { docUrl } from './docs.rules.js';

@@ -1,7 +1,8 @@
 // `list_tags` (SPEC C, scope read:docs): the tags on drafts and published pages the caller can see,
 // each with the number of such pages carrying it; most used first. Archived pages do not count.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { actorOf } from './doc-access.js';
 import { listVisibleTags } from './docs.repository.js';
 import { DOC_LIMITS, normalizeTag } from './docs.rules.js';

@@ -2,7 +2,8 @@
 // published): by the author, an admin, super admin or assistant, or an owner or lead of the
 // project, "as in the web interface". Only drafts publish (CONFLICT otherwise).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { DOC_AUDIT, actorOf, auditDocWrite, pageRef, refused, requirePage } from './doc-access.js';
 import { publishPage } from './docs.repository.js';

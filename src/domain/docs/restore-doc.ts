@@ -4,7 +4,8 @@
 // callers and scope as archive_doc. A page archived together with an ancestor is restored by
 // restoring that ancestor; a page whose parent is archived waits for the parent (CONFLICT).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { DOC_AUDIT, actorOf, auditDocWrite, pageRef, refused, requirePage } from './doc-access.js';
 import { parentStatus, restoreArchived } from './docs.repository.js';

@@ -1,7 +1,8 @@
 // `search_by_tags` (SPEC C, scope read:docs): visible documents carrying any (default) or all of
 // `tags`, with the list_docs filters and default statuses; each hit lists its tags.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { actorOf } from './doc-access.js';
 import { isoOf, searchVisibleByTags, tagsOfPages } from './docs.repository.js';
 import { docUrl, normalizeTags } from './docs.rules.js';

@@ -4,7 +4,8 @@
 // the first field containing the query (title before body); `snippet` is cut around its first
 // occurrence there.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { actorOf } from './doc-access.js';
 import { searchVisiblePages } from './docs.repository.js';
 import { DOC_LIMITS, docUrl, snippetAround } from './docs.rules.js';

@@ -5,7 +5,8 @@
 // (CONFLICT). Callers: those who may see the draft (its author, admin, assistant, project owner
 // or lead), and for published pages the callers of update_doc.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { DOC_AUDIT, actorOf, auditDocWrite, pageRef, refused, requirePage, requireScope } from './doc-access.js';
 import { setPageTags, tagsOfPages, type PageRow } from './docs.repository.js';

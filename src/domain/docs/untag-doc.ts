@@ -1,7 +1,8 @@
 // `untag_doc` (SPEC C write tools): removes `tags`, or every tag with `remove_all: true`; exactly
 // one of the two (neither is rejected, SPEC C). Scopes, callers and the archived rule as tag_doc.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DOC_AUDIT, actorOf, auditDocWrite, pageRef, requirePage } from './doc-access.js';
 import { setPageTags, tagsOfPages } from './docs.repository.js';
 import { applyUntag, normalizeTags } from './docs.rules.js';

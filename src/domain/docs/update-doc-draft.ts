@@ -2,7 +2,8 @@
 // only the author edits a draft. A published page is changed with update_doc, an archived one
 // restored first (CONFLICT). `parent_page_id: null` moves the page to the top of its space.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { DOC_AUDIT, actorOf, auditDocWrite, changedFields, checkParent, pageRef, refused, requirePage } from './doc-access.js';
 import { updatePage } from './docs.repository.js';

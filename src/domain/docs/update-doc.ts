@@ -4,7 +4,8 @@
 // callers as publish_doc_draft (author, admin, super admin, assistant, project owner or lead).
 // Drafts are edited with update_doc_draft, archived pages restored first (CONFLICT).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { DOC_AUDIT, actorOf, auditDocWrite, changedFields, checkParent, pageRef, refused, requirePage } from './doc-access.js';
 import { insertRevision, updatePage } from './docs.repository.js';

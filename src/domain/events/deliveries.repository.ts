@@ -3,7 +3,7 @@
 // (list-event-types.ts). The publish path's statements are in events.repository.ts.
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
-import type { DeliveryRow } from './events.repository.js';
+import type { DeliveryRow } from './event-store.js';
 
 /**
  * Stamps a delivery resolved; a repeat keeps the first stamp and note (coalesce / case), and the

@@ -1,6 +1,7 @@
 // The Delivery resource (SPEC "Delivery") built from a stored row.
 import { z } from 'zod';
-import type { DeliveryRow, SupplementRow } from './events.repository.js';
+import type { SupplementRow } from './events.repository.js';
+import type { DeliveryRow } from './event-store.js';
 import { EXTERNAL_STATUSES, SEVERITIES, TONES } from './event-validation.rules.js';
 import { iso } from '../timestamps.js';
 

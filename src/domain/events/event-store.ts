@@ -1,10 +1,64 @@
 // Where accepted events are stored (SPEC "Dedup and repeated events", Limits): one statement per
 // write, committed when the promise resolves (so a 2xx still means committed). Implemented in
 // infra/events/ (the group commit of single publishes, prepared statements) and built once in
-// deps.ts; operations reach it as `ctx.ports.events`. The SQL is the events repository's.
+// deps.ts; operations reach it as `ctx.ports.events`. The SQL is the events repository's; the rows
+// it takes and returns are stated here, with the port.
 import type { EntityManager } from '@mikro-orm/core';
-import type { PrincipalVersions } from '../context.js';
-import type { DeliveryRow, NewDelivery } from './events.repository.js';
+import type { PrincipalVersions } from '../principal.js';
+
+/** A delivery as the statements return it (the columns of events.repository.ts DELIVERY_COLUMNS, plus the publish flags). */
+export interface DeliveryRow {
+  id: string;
+  token_id: string;
+  integrator_id: string;
+  recipient_user_id: string;
+  project_id: string | null;
+  event_id: string;
+  event_type: string;
+  severity: string;
+  tone: string | null;
+  title: string;
+  summary: string | null;
+  external_url: string | null;
+  external_status: string | null;
+  locale: string | null;
+  recipient_hint: unknown;
+  occurred_at: Date | string;
+  created_at: Date | string;
+  resolved_at: Date | string | null;
+  resolution_note: string | null;
+  fire_count: number;
+  inserted?: boolean;
+  /** Publish only: over the token's daily_limit or the user's 500/day (inbox only, no nudge). */
+  degraded?: boolean;
+  /** Publish only: at least one nudge (push or chat) was queued in the outbox. */
+  pushed?: boolean;
+}
+
+/** One accepted event for one recipient token, to be stored (events.repository.ts newDelivery builds it). */
+export interface NewDelivery {
+  tokenId: string;
+  integratorId: string;
+  recipientUserId: string;
+  projectId: string | null;
+  eventId: string;
+  eventType: string;
+  severity: string;
+  tone: string | null;
+  title: string;
+  summary: string | null;
+  markdownBody: string | null;
+  markdownBodyRendering: string | null;
+  externalUrl: string | null;
+  externalStatus: string | null;
+  actor: unknown;
+  labels: unknown;
+  actions: unknown;
+  recipientHint: unknown;
+  recipient: unknown;
+  locale: string | null;
+  occurredAt: string;
+}
 
 /** How a delivery arrived: the request's time, the UTC day its daily counters count in, the surface and request id. */
 export interface Arrival {

@@ -5,7 +5,8 @@
 // so all issues are reported at once.
 import { z } from 'zod';
 import type { Issue } from '../errors.js';
-import type { Channel, TokenKind } from '../context.js';
+import type { Channel } from '../context.js';
+import type { TokenKind } from '../principal.js';
 import { urlIssues } from '../urls.rules.js';
 import { isAllowlistedTarget, urlHostClass } from '../egress-policy.rules.js';
 

@@ -17,7 +17,8 @@
 // one index probe each, whatever the planner thinks of the table sizes (an EXISTS over a join was
 // planned as hash joins over whole tables).
 import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
-import type { PrincipalVersions } from '../context.js';
+import type { PrincipalVersions } from '../principal.js';
+import type { DeliveryRow, NewDelivery } from './event-store.js';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
 import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY, TERMINAL_EXTERNAL_STATUSES } from '../nudges/nudge.rules.js';
@@ -25,58 +26,6 @@ import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY, TERMINAL_EXTERNAL
 // Constants inlined into the fixed SQL text (no apostrophes inside: they are plain words).
 const TERMINAL_SQL = TERMINAL_EXTERNAL_STATUSES.map((st) => `'${st}'`).join(', ');
 const DEFAULT_SEVERITIES_SQL = `{${DEFAULT_NUDGE_SEVERITIES.join(',')}}`;
-
-export interface DeliveryRow {
-  id: string;
-  token_id: string;
-  integrator_id: string;
-  recipient_user_id: string;
-  project_id: string | null;
-  event_id: string;
-  event_type: string;
-  severity: string;
-  tone: string | null;
-  title: string;
-  summary: string | null;
-  external_url: string | null;
-  external_status: string | null;
-  locale: string | null;
-  recipient_hint: unknown;
-  occurred_at: Date | string;
-  created_at: Date | string;
-  resolved_at: Date | string | null;
-  resolution_note: string | null;
-  fire_count: number;
-  inserted?: boolean;
-  /** Publish only: over the token's daily_limit or the user's 500/day (inbox only, no nudge). */
-  degraded?: boolean;
-  /** Publish only: at least one nudge (push or chat) was queued in the outbox. */
-  pushed?: boolean;
-}
-
-export interface NewDelivery {
-  tokenId: string;
-  integratorId: string;
-  recipientUserId: string;
-  projectId: string | null;
-  eventId: string;
-  eventType: string;
-  severity: string;
-  tone: string | null;
-  title: string;
-  summary: string | null;
-  markdownBody: string | null;
-  markdownBodyRendering: string | null;
-  externalUrl: string | null;
-  externalStatus: string | null;
-  actor: unknown;
-  labels: unknown;
-  actions: unknown;
-  recipientHint: unknown;
-  recipient: unknown;
-  locale: string | null;
-  occurredAt: string;
-}
 
 /** The stored shape of an accepted InboundEvent for one recipient token. */
 export function newDelivery(ev: InboundEvent, to: { tokenId: string; integratorId: string; recipientUserId: string; projectId: string | null }): NewDelivery {

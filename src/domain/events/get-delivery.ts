@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { listSupplements } from './events.repository.js';
 import { loadOwnDelivery } from './sender-access.js';

@@ -9,7 +9,8 @@
 //   gate the namespace, see inbound-protocol.md section 10).
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/core';
-import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { forbidden, notFound } from '../errors.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { iso } from '../timestamps.js';

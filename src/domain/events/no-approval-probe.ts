@@ -3,7 +3,8 @@
 // learn that the employee exists but has no approved request. Any failed precondition keeps the
 // plain 401, so the existence of the email is never revealed otherwise.
 import type { EntityManager } from '@mikro-orm/core';
-import type { Clock, InboundTokenPrincipal } from '../context.js';
+import type { Clock } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import type { TokenDirectory } from '../tokens/token-directory.js';
 import { DomainError } from '../errors.js';
 import { authenticate } from '../tokens/authenticate.js';

@@ -9,13 +9,15 @@
 // are then written by ONE statement (atomic together). A recipient that cannot be served gets an
 // `error` row and never blocks the others.
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { DomainError, type Issue } from '../errors.js';
 import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import { claimMany } from '../tokens/claim.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, type InboundEvent } from './event-validation.rules.js';
-import { newDelivery, type NewDelivery } from './events.repository.js';
+import { newDelivery } from './events.repository.js';
+import type { NewDelivery } from './event-store.js';
 import {
   findClaimedTokens,
   findGroupMemberEmails,

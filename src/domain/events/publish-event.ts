@@ -1,6 +1,7 @@
 // Publish one inbound event with a personal (or moderation / claimed) token.
 // SPEC: InboundEvent, "Dedup and repeated events", "Delivery external status".
-import { defineOperation, type InboundTokenPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { hasUnsafeText } from '../validation.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';

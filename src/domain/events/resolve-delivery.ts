@@ -1,6 +1,7 @@
 // Resolve: terminal stamp, no re-push, no delete. Repeating it keeps the first stamp.
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { markDeliveryResolved } from './deliveries.repository.js';
 import { listSupplements } from './events.repository.js';

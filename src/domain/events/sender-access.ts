@@ -1,8 +1,9 @@
 // Read-back, resolve and supplement are for the original sender only (SPEC Authentication 7).
 import type { EntityManager } from '@mikro-orm/core';
-import type { InboundTokenPrincipal } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { forbidden, notFound } from '../errors.js';
-import { findDelivery, type DeliveryRow } from './events.repository.js';
+import { findDelivery } from './events.repository.js';
+import type { DeliveryRow } from './event-store.js';
 
 /** The token id is stable across rotation, so a rotated token still reaches its deliveries. */
 export async function loadOwnDelivery(em: EntityManager, principal: InboundTokenPrincipal, deliveryId: string): Promise<DeliveryRow> {

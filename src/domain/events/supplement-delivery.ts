@@ -1,7 +1,8 @@
 // Supplements are append-only follow-ups; the original text never changes.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { DeliverySupplement } from './events.entity.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { listSupplements } from './events.repository.js';

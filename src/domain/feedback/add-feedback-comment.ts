@@ -7,7 +7,8 @@
 // conflict (title client_message_id_reused).
 import { z } from 'zod';
 import { recordToolAudit } from '../agent/tool-audit.js';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { FEEDBACK_AUDIT } from './feedback.audit.js';
 import { assertBodyLength, feedbackNotFound } from './feedback-errors.js';

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { recordToolAudit } from '../agent/tool-audit.js';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { findVisibleProject } from '../projects/projects.repository.js';
 import { FEEDBACK_AUDIT } from './feedback.audit.js';
 import { assertBodyLength } from './feedback-errors.js';

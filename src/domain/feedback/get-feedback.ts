@@ -2,7 +2,8 @@
 // 14): one feedback with its newest 100 comments (oldest first). Absent, past its delete_after, or
 // outside the caller's visibility: `NOT_FOUND: feedback not found`, all three alike.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { feedbackNotFound } from './feedback-errors.js';
 import { findVisibleFeedback, recentFeedbackComments } from './feedback.repository.js';
 import { type FeedbackDetail, toFeedbackDetail } from './feedback.view.js';

@@ -4,7 +4,8 @@
 // the caller belongs to; admins, super admins and coordinators see every project's feedback and
 // the triage pool. An unknown or invisible project_slug simply matches nothing.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { listVisibleFeedback } from './feedback.repository.js';
 import { FEEDBACK_STATUSES } from './feedback.rules.js';
 import { FeedbackListItem, toFeedbackListItem } from './feedback.view.js';

@@ -2,7 +2,8 @@
 // app's deep link /inbox/<id>). Another user's id answers not_found exactly like an unknown id
 // (the statement filters on the owner). Scope read:inbox.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { type InboxItemView, NotificationIdField, toInboxItemView } from './inbox-item.view.js';
 import { findOwnInboxItems } from './inbox-view.repository.js';

@@ -1,7 +1,8 @@
 // `get_notification` (SPEC C read tools, scope read:inbox): one of the caller's notifications with
 // its actor and target URL. Another user's id answers not found, exactly like an unknown id.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { findOwnNotification } from './inbox.repository.js';
 import { NotificationDetail, toNotificationDetail } from './notification.view.js';

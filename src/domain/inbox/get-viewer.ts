@@ -2,7 +2,8 @@
 // the sign-in page). Any agent token or web session: no scope needed, like `whoami`. The identity
 // is the one the authentication just read (no statement of its own).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 
 export const GetViewerInput = z.strictObject({});

@@ -4,7 +4,8 @@
 // Scope read:inbox. The MCP tool `list_inbox` (list-inbox.ts) keeps its own contract.
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { SEVERITIES } from '../events/event-validation.rules.js';
 import { type InboxItemView, toInboxItemView } from './inbox-item.view.js';
 import { listInboxView } from './inbox-view.repository.js';

@@ -3,7 +3,8 @@
 // not only the returned page; they are read from per-user counters kept exact by the database
 // (inbox_counters), so a call costs the same for 10 or 10,000 notifications.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { listInboxWithCounts } from './inbox.repository.js';
 import { InboxItem, NOTIFICATION_TYPES, toInboxItem } from './notification.view.js';
 

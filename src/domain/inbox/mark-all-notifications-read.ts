@@ -2,7 +2,8 @@
 // every unread notification of the caller, in one statement. Watchers of the inbox (WatchInbox) are
 // told which rows after the commit.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { recordAudit } from '../audit/audit.js';
 import { INBOX_AUDIT } from './inbox.audit.js';
 import { markAllOwnNotificationsRead } from './inbox.repository.js';

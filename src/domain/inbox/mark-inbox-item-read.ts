@@ -3,7 +3,8 @@
 // then answers the row as it now stands and the caller's unread count. Another user's id answers
 // not_found and changes nothing. Scope write:inbox.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { type InboxItemView, NotificationIdField, toInboxItemView } from './inbox-item.view.js';
 import { findOwnInboxItems, unreadCountOf } from './inbox-view.repository.js';
 import { markNotificationRead } from './mark-notification-read.js';

@@ -2,7 +2,8 @@
 // own notifications only. `updated` is false when it was already read; another user's id answers
 // not found and changes nothing. Watchers of the inbox (WatchInbox) are told after the commit.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { INBOX_AUDIT } from './inbox.audit.js';

@@ -4,7 +4,8 @@
 // of an already authenticated caller. The transport owns the subscription's life (ready,
 // heartbeats, the end on abort or drain): no timers here.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { type InboxItemView, toInboxItemView } from './inbox-item.view.js';
 import { findOwnInboxItems, unreadCountOf } from './inbox-view.repository.js';
 

@@ -2,7 +2,8 @@
 // Idempotent (dismissing a dismissed entry returns it unchanged); a forwarded entry cannot be
 // dismissed (aborted `invalid_state`). Admin role; scope write:inbox.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';

@@ -2,7 +2,8 @@
 // forwarding it. The delivery's original text never changes (SPEC Delivery). Admin role; scope
 // write:inbox. Only pending entries (else aborted `invalid_state`).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';

@@ -5,7 +5,8 @@
 // (recipient.value, else recipient_hint.email, else recipient_hint.user_id). Admin role; scope
 // write:inbox. A forwarded or dismissed entry cannot be forwarded (aborted `invalid_state`).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound, validationFailed } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { addAnnouncedNotification } from '../inbox/announce-notification.js';

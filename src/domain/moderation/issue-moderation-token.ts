@@ -7,7 +7,8 @@
 // `fluxdesk moderation-token create --owner E --label L [--daily-limit N]`.
 import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { createIntegratorCatalogRow } from '../catalog/catalog.repository.js';
 import { slugifyLabel, uniqueIntegratorSlug } from '../agent/issue-admin-tools-claim-token.js';

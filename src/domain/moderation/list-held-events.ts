@@ -1,7 +1,8 @@
 // ModerationService.ListHeldEvents: the caller's hold-for-forwarding queue (entries of the
 // moderation tokens they own), newest first. Admin role; scope read:inbox.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { HELD_STATUSES, HeldEventView, toHeldEventView } from './held-event.view.js';
 import { listHeldEvents as listRows } from './moderation.repository.js';

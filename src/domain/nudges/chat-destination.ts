@@ -1,7 +1,8 @@
 // A user's chat destination: one incoming-webhook URL (Slack- or Feishu/Lark-style payloads) that
 // new deliveries are announced to (title, severity, inbox link; never the body).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { CHAT_STYLES, receiverUrlIssue } from './nudge.rules.js';
 import { savePreferences } from './nudges.repository.js';
 import { preferencesView, type PreferencesView } from './preferences.js';

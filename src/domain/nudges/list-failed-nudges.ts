@@ -1,6 +1,7 @@
 // The caller's nudges that used up their attempts (the dead state of the job queue), newest first.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { listFailedNudges as listFailed } from './nudges.repository.js';
 

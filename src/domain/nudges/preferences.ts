@@ -3,7 +3,8 @@
 // and success only land in the inbox. The spec leaves the per-severity push rule open.
 import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { SEVERITIES } from '../events/event-validation.rules.js';
 import type { ChatStyle } from './nudge.rules.js';
 import { countPushSubscriptions, getPreferences, savePreferences } from './nudges.repository.js';

@@ -3,7 +3,8 @@
 // subscribed with the service's VAPID public key (GetVapidPublicKey). The endpoint must be on a
 // browser push service and a user keeps at most 20 (push-subscription.rules.ts).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { MAX_PUSH_SUBSCRIPTIONS_PER_USER, pushEndpointIssue } from './push-subscription.rules.js';
 import { countPushSubscriptions, deletePushSubscription, getServiceKey, savePushSubscription } from './nudges.repository.js';

@@ -2,7 +2,8 @@
 // the caller's role in each; admins, super admins and coordinators see every active project
 // (role null where they are not in it). Filtered in SQL, never after loading.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { PROJECT_ROLES } from './project-roles.rules.js';
 import { projectUrl } from './project-urls.js';
 import { listVisibleProjects } from './projects.repository.js';

@@ -3,7 +3,8 @@
 // operator operations' own (project-members.ts); this adds who may call
 // (project-membership.rules.ts) and project isolation: a project the caller cannot see is
 // NOT_FOUND, exactly like an absent or archived one. Audited with the caller and token.
-import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { forbidden, notFound } from '../errors.js';
 import { canManageMembers, canNameOwner } from './project-membership.rules.js';
 import {

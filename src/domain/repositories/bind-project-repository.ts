@@ -12,7 +12,8 @@
 //    returned only when it is issued (first bind, restore). Lost it? Unbind and bind again.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { pushWebhookUrl, requireBinder, requireVisibleProject } from './repository-access.js';

@@ -2,7 +2,8 @@
 // a project the caller sees, active first, then by name; unbound (archived) ones are listed with
 // `archived: true` because their commits stay readable. Never the webhook secret.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { requireVisibleProject } from './repository-access.js';
 import { listProjectRepositories, type RepositoryRow } from './repositories.repository.js';
 import { projectSlugField, RepositoryItem } from './repositories.schemas.js';

@@ -4,7 +4,8 @@
 // NOT_FOUND); `branch` to commits pushed to that branch (`refs/heads/x` means `x`). Commits of an
 // unbound repository stay listed. `branch_filter` echoes the branch, or null.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { requireVisibleProject } from './repository-access.js';
 import { findRepositoryById, isoOf, listCommits } from './repositories.repository.js';

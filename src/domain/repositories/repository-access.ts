@@ -7,7 +7,7 @@
 //    capability. The project's owner counts as a lead (the owner outranks the lead everywhere
 //    else; refusing them would be the only place it does not). Others: FORBIDDEN permission_denied.
 import type { EntityManager } from '@mikro-orm/core';
-import type { AgentPrincipal } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { forbidden, notFound } from '../errors.js';
 import { findVisibleProject, type ProjectForViewer } from '../projects/projects.repository.js';
 import { userHasCapability } from './repositories.repository.js';

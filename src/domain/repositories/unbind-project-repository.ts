@@ -3,7 +3,8 @@
 // stops accepting deliveries (410); its commits stay listed. Unbinding an unbound repository
 // answers the same result again (idempotent); a repository never bound here is NOT_FOUND.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { REPOSITORY_AUDIT } from './bind-project-repository.js';

@@ -2,7 +2,8 @@
 // feedback, tasks, meetings, notifications and comments, limited to what the caller may see (the
 // visibility is part of the SQL, search.repository.ts). Hits are ordered by score, then newest.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { searchVisible } from './search.repository.js';
 import { hitSnippet, hitUrl, meetingSnippet, roundScore, SEARCH_LIMITS, SEARCH_TYPES, type SearchType } from './search.rules.js';

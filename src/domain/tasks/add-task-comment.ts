@@ -2,7 +2,8 @@
 // task may comment (a draft: its creator). `taskId` is the task's uuid; its code is accepted too.
 // The audit summary records the length, never the body.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { loadVisibleTask } from './task-access.js';
 import { TASK_AUDIT } from './tasks.audit.js';

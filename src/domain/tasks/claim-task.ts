@@ -3,7 +3,8 @@
 // and the project's owner and leads are notified in their inbox (not the claimer); an audit row
 // is written. Claiming a task you already hold answers the same result again and changes nothing.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, forbidden } from '../errors.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';

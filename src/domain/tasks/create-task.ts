@@ -11,7 +11,8 @@
 //  - parent_task_code: a visible published task of the same project; cycles and depth > 10 refused.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { findVisibleProject } from '../projects/projects.repository.js';

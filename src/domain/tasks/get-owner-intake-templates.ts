@@ -3,7 +3,8 @@
 // neither is given. An unknown owner is NOT_FOUND. Templates carry no personal data, so any
 // agent caller may read anyone's.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { IntakeChecklist, IntakeDescription, INTAKE_SOURCES, resolveIntakeTemplates } from './intake-templates.rules.js';
 import { findOwnerTemplates } from './intake-templates.repository.js';

@@ -2,7 +2,8 @@
 // is the deprecated alias of `code`) with its assignees, reviewers, cc, status history and newest
 // comments. Outside the caller's visibility it is NOT_FOUND, exactly like an absent task.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { loadVisibleTask } from './task-access.js';
 import { personRef, projectRefOf, refineTaskRef, type TaskDetail, TaskRefFields, taskRefOf, taskUrl } from './task.view.js';
 import { recentComments, statusHistory, taskPeople, userById } from './tasks.repository.js';

@@ -3,7 +3,8 @@
 // predicate and every filter run in SQL (tasks.repository.ts listVisibleTasks). An unknown or
 // invisible project slug simply matches nothing.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { canSeeAllProjects } from '../projects/project-roles.rules.js';
 import { TaskListItem, toTaskListItem } from './task.view.js';
 import { listVisibleTasks } from './tasks.repository.js';

@@ -10,7 +10,8 @@
 //  - the parent: visible, same project, no cycle, depth <= 10.
 // The task then gets its number and code and starts in `todo`.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';

@@ -5,7 +5,7 @@
 //    project, and to admins, super admins and coordinators;
 //  - a draft is visible to its creator only.
 import type { EntityManager } from '@mikro-orm/core';
-import type { AgentPrincipal } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { canSeeProject } from '../projects/project-roles.rules.js';
 import { findProjectWithRole, type ProjectForViewer } from '../projects/projects.repository.js';

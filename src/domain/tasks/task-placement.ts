@@ -2,7 +2,8 @@
 // assign them, the reviewer and cc lists, and where the task sits (parent chain). Errors name the
 // input field (create_task answers in the structured form {type, title, detail, field}).
 import type { EntityManager } from '@mikro-orm/core';
-import type { AgentPrincipal, DomainConfig } from '../context.js';
+import type { DomainConfig } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { canAssignOthers, canSeeProject } from '../projects/project-roles.rules.js';
 import { usersWhoSeeProject, type ProjectForViewer } from '../projects/projects.repository.js';

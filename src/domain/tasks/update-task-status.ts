@@ -5,7 +5,8 @@
 // and is linked from the status-history row. Moving to review notifies the reviewers.
 // `task_code` (input) and `new_status` (input and output) are deprecated aliases (Versioning 4).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { recordToolAudit } from '../agent/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';

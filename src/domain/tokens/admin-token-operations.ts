@@ -2,7 +2,8 @@
 // (audit + owner notified; idempotent) and offboarding (revokes all of a user's tokens).
 // Admins never see token values or event content.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';

@@ -2,11 +2,11 @@
 // lifecycle"). Distinct 401 codes: missing_or_invalid_authorization, invalid_token_format,
 // token_not_found, token_mismatch (a valid token of a kind this operation does not take),
 // token_revoked (disabled, revoked, expired, rotated out, or owner no longer active).
-import type { AgentPrincipal, AuthRequirement, Clock, InboundTokenPrincipal, Principal } from '../context.js';
+import type { AuthRequirement, Clock } from '../context.js';
+import type { AgentPrincipal, InboundTokenPrincipal, Principal } from '../principal.js';
 import { unauthenticated, type DomainError } from '../errors.js';
 import { parseAuthorization } from './token-format.rules.js';
-import type { InboundTokenAuthRow } from './tokens.repository.js';
-import type { TokenDirectory } from './token-directory.js';
+import type { InboundTokenAuthRow, TokenDirectory } from './token-directory.js';
 import { hashToken, isUsable, TOUCH_INTERVAL_MS, INACTIVITY_EXPIRY_MS } from './token-lifecycle.rules.js';
 import { circuitOpenError } from './circuit-breaker.rules.js';
 

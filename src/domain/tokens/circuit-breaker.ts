@@ -4,7 +4,8 @@
 // publish path writes anyway (inbound.event.received / deduped / rejected; indexed by token).
 import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';

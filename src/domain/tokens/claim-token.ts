@@ -1,6 +1,7 @@
 // POST /api/v1/tokens/claim and the older /claim: mint or rotate one employee's personal token.
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { claimInTransaction, claimOne, type ClaimOutcome } from './claim.js';
 import { ClaimTokenRequestSchema, type ClaimTokenRequest } from './claim-token.rules.js';

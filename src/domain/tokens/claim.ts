@@ -3,7 +3,8 @@
 // whole batch); an advisory lock on (employee, integrator) makes concurrent claims end with
 // exactly one active token whose previous value stays valid for the 24 h overlap.
 import type { EntityManager } from '@mikro-orm/core';
-import type { InboundTokenPrincipal, OpContext } from '../context.js';
+import type { OpContext } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { findItemForIntegrator } from '../catalog/catalog.repository.js';

@@ -2,7 +2,7 @@
 // callback secret). The by-hash lookups of authentication are in tokens.repository.ts.
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
-import type { TokenKind } from '../context.js';
+import type { TokenKind } from '../principal.js';
 
 /** A token with its owner and integrator: what an inbound principal is built from. */
 export interface TokenPrincipalRow {

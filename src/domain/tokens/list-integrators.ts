@@ -1,6 +1,7 @@
 // GET /api/v1/integrators: the non-archived registry rows (admin tools-token).
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { listLiveIntegrators } from './integrators.repository.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';

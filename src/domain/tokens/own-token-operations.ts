@@ -2,7 +2,8 @@
 // the user's agent token: issue, list (never values; the callback secret is visible to its owner),
 // disable, enable, rotate (24 h overlap, new callback secret), delete (= revoke, permanent).
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal, type OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { iso } from '../timestamps.js';

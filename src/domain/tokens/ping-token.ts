@@ -1,6 +1,7 @@
 // Personal ping (legacy): proves the token works; creates nothing.
 import { z } from 'zod';
-import { defineOperation, type InboundTokenPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 
 export interface PersonalPing {
   ok: true;

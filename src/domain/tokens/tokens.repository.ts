@@ -1,31 +1,6 @@
 import type { Connection } from '@mikro-orm/core';
 import { PREPARED, pgArray } from '../sql-hints.js';
-
-export interface InboundTokenAuthRow {
-  id: string;
-  kind: 'personal' | 'moderation' | 'tools_claim';
-  status: string;
-  token_hash: string;
-  prior_token_hash: string | null;
-  prior_valid_until: Date | string | null;
-  label: string;
-  daily_limit: number;
-  last_used_at: Date | string | null;
-  created_at: Date | string;
-  user_id: string;
-  email: string;
-  role: string;
-  user_status: string;
-  integrator_id: string;
-  integrator_slug: string;
-  allowed_event_prefix: string;
-  /** Circuit breaker: open (429 circuit_open) until this instant; null or past = closed. */
-  breaker_open_until: Date | string | null;
-  /** Row versions (`xmin`) of the token, owner and integrator rows read (the principal cache, infra/tokens/principal-cache.ts). */
-  token_ver: string;
-  user_ver: string;
-  integrator_ver: string;
-}
+import type { AgentTokenAuthRow, InboundTokenAuthRow } from './token-directory.js';
 
 // Hot path of every inbound request: a prepared statement (see sql-hints.ts), one constant string.
 // The lookups of concurrent requests share it (infra/tokens/token-directory.ts batches them). Per hash:
@@ -60,19 +35,6 @@ async function rowsByHash<Row>(conn: Connection, sql: string, hashes: readonly s
 /** Indexed lookups by current or prior (rotation overlap) hash. */
 export const findInboundTokensByHashes = (conn: Connection, hashes: readonly string[]) =>
   rowsByHash<InboundTokenAuthRow>(conn, INBOUND_TOKENS_BY_HASHES, hashes);
-
-export interface AgentTokenAuthRow {
-  id: string;
-  scopes: string[];
-  revoked_at: Date | string | null;
-  last_used_at: Date | string | null;
-  created_at: Date | string;
-  user_id: string;
-  email: string;
-  name: string;
-  role: string;
-  user_status: string;
-}
 
 // The agent tools' hot path, batched like the inbound lookup: one unique-index probe per hash.
 const AGENT_TOKENS_BY_HASHES = `${PREPARED} select h.hash as matched_hash, a.id, a.scopes, a.revoked_at, a.last_used_at, a.created_at,

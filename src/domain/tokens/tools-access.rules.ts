@@ -1,6 +1,6 @@
 // Role checks for tools-token callers (SPEC Authentication 7): every tools-token operation needs
 // an admin-owned tools-token; checked on the server for each call.
-import type { InboundTokenPrincipal } from '../context.js';
+import type { InboundTokenPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 

@@ -3,7 +3,8 @@
 // in one transaction. The audit actor is the caller. Errors are the structured 422 cases
 // `domain-not-allowed` and `user-already-exists` (with `user_id`), both on field `email`.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { addNotification } from '../inbox/notify.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';

@@ -2,7 +2,8 @@
 // local part matches `username` (exact first, then prefix, then substring), at most 20. A
 // username containing "@" is the structured 422 `username_contains_at`.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { iso } from '../timestamps.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';

@@ -1,7 +1,8 @@
 // Every request the web app makes: session cookie -> the user, as an agent principal (issue 19).
 // The CSRF token is checked here too (constant time), for every call that is not a plain page view.
 import { z } from 'zod';
-import { defineOperation, type AgentPrincipal } from '../context.js';
+import { defineOperation } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { matchesHash, secretHash, sessionLive, sessionScopes, touchDue } from './web-session.rules.js';
 import { findSession, touchSession } from './web-sessions.repository.js';

@@ -4,9 +4,9 @@
 // one statement in its caller's transaction. The statements are the events repository's; the hot
 // ones run as prepared statements (infra/db/prepared-statements.ts).
 import type { Connection, EntityManager } from '@mikro-orm/core';
-import type { PrincipalVersions } from '../../domain/context.js';
-import type { Arrival, EventStore } from '../../domain/events/event-store.js';
-import { upsertDeliveries, writeDeliveries, type DeliveryRow, type NewDelivery } from '../../domain/events/events.repository.js';
+import type { PrincipalVersions } from '../../domain/principal.js';
+import type { Arrival, DeliveryRow, EventStore, NewDelivery } from '../../domain/events/event-store.js';
+import { upsertDeliveries, writeDeliveries } from '../../domain/events/events.repository.js';
 import { StalePrincipalError } from '../../domain/tokens/token-directory.js';
 import { GroupCommit } from './group-commit.js';
 

@@ -26,7 +26,8 @@
 // row, so each caller gets its own outcome. A row whose principal versions were out of date
 // (`row.verify`) was not written: its caller gets StalePrincipalError.
 import type { Connection } from '@mikro-orm/core';
-import { dedupKey, writeDeliveries, writeRepeats, type DeliveryRow, type NewDelivery, type RowContext } from '../../domain/events/events.repository.js';
+import { dedupKey, writeDeliveries, writeRepeats, type RowContext } from '../../domain/events/events.repository.js';
+import type { DeliveryRow, NewDelivery } from '../../domain/events/event-store.js';
 import { StalePrincipalError } from '../../domain/tokens/token-directory.js';
 import { isStatementError, isTransientConflict } from '../db/sql-state.js';
 

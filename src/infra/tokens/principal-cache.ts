@@ -18,7 +18,7 @@
 // token values. The bound is lru-cache's (`max`); reads use `peek`, so the least recently STORED
 // entry goes first, as before the library (a read moves nothing: no bookkeeping per publish).
 import { LRUCache } from 'lru-cache';
-import type { InboundTokenAuthRow } from '../../domain/tokens/tokens.repository.js';
+import type { InboundTokenAuthRow } from '../../domain/tokens/token-directory.js';
 
 /**
  * Bound on entries per service: about 1.7 KB each (the lookup row), so at most about 9 MB. The

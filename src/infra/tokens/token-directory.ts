@@ -3,8 +3,8 @@
 // prepared statement), the principal cache (principal-cache.ts) and the last-use refresh
 // (last-use.ts). One per service, built in deps.ts.
 import type { Connection } from '@mikro-orm/core';
-import type { TokenDirectory, TokenTable } from '../../domain/tokens/token-directory.js';
-import { findAgentTokensByHashes, findInboundTokensByHashes, type AgentTokenAuthRow, type InboundTokenAuthRow } from '../../domain/tokens/tokens.repository.js';
+import type { AgentTokenAuthRow, InboundTokenAuthRow, TokenDirectory, TokenTable } from '../../domain/tokens/token-directory.js';
+import { findAgentTokensByHashes, findInboundTokensByHashes } from '../../domain/tokens/tokens.repository.js';
 import { TickBatcher } from '../tick-batcher.js';
 import { LastUseRecorder } from './last-use.js';
 import { PrincipalCache } from './principal-cache.js';

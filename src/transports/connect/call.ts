@@ -4,7 +4,8 @@
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation, type RunResult } from '../../app/run-operation.js';
-import type { Logger, Operation, Principal } from '../../domain/context.js';
+import type { Logger, Operation } from '../../domain/context.js';
+import type { Principal } from '../../domain/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';

@@ -4,7 +4,8 @@
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation } from '../../app/run-operation.js';
-import type { AgentPrincipal, Logger } from '../../domain/context.js';
+import type { Logger } from '../../domain/context.js';
+import type { AgentPrincipal } from '../../domain/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';

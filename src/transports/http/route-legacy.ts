@@ -4,8 +4,6 @@
 // transport). Same operations as REST v1; errors use the legacy body ({error, message, ...}).
 import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
-import { publishEvent, type PublishResult } from '../../domain/events/publish-event.js';
-import { type InboundEvent, InboundEventSchema } from '../../domain/events/event-validation.rules.js';
 import { DeliveryViewSchema } from '../../domain/events/delivery.view.js';
 import { pingPersonalToken } from '../../domain/tokens/ping-token.js';
 import { claimToken, LegacyClaimBatchSchema, legacyClaimBatch, pingToolsToken } from '../../domain/tokens/claim-token.js';
@@ -13,9 +11,8 @@ import { ClaimTokenRequestSchema } from '../../domain/tokens/claim-token.rules.j
 import { RevokeApprovalInput, revokeCatalogApproval } from '../../domain/catalog/approvals.js';
 import { ExchangeConnectSessionInput, exchangeConnectSession } from '../../domain/agent/connect-session.js';
 import { receiveRepositoryPush } from '../../domain/repositories/receive-repository-push.js';
-import { requireContentLength } from './json-body.js';
-import type { FastifyRequest } from 'fastify';
-import { route, type OperationRoute, type DocumentedRoute, type HttpMethod, type RouteDecl, type RouteDocBase } from './route-declaration.js';
+import { InboundEventBody, PUBLISH_EVENT_CORE } from './publish-route-core.js';
+import { route, type DocumentedRoute, type HttpMethod, type RouteDecl, type RouteDocBase } from './route-declaration.js';
 
 const endpointOf = (deps: AppDeps) => `${deps.config.publicBaseUrl}/api/internal-os/integrations/inbound/personal`;
 const OLDER = 'Older endpoint (SPEC B), kept for existing integrations; new integrations use /api/v1.';
@@ -53,25 +50,6 @@ const ConnectSessionExchangedSchema = z.strictObject({
   mcp_url: z.string(),
 });
 const LegacyDelivery = { name: 'Delivery', schema: DeliveryViewSchema };
-
-/** The event body of both publish endpoints (REST v1 and the older one): one component. */
-export const InboundEventBody = {
-  name: 'InboundEvent',
-  schema: InboundEventSchema,
-  required: true,
-  description: 'An event (spec_version "2"). `target_email` is also accepted: it only serves the 422 inbound-no-approval probe and is never stored.',
-};
-
-/** What both publish endpoints (REST v1 and the older one) share: operation, mapping, statuses, the 411 hook, extra codes. */
-export const PUBLISH_EVENT_CORE = {
-  errors: { forbidden: ['cross_project_blocked'], unprocessable: ['inbound_no_approval'] },
-  onRequest: requireContentLength,
-  onRequestErrors: { length_required: ['length_required'] },
-  op: publishEvent,
-  input: (req: FastifyRequest) => req.body,
-  status: (o: PublishResult) => (o.created ? 202 : 200),
-  reply: (o: PublishResult) => o.delivery,
-} satisfies Partial<OperationRoute<InboundEvent, PublishResult>>;
 
 export const LEGACY_OPERATION_ROUTES: readonly RouteDecl[] = [
   route({

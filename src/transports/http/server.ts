@@ -11,7 +11,7 @@ import { LazyChildLogger } from '../../app/lazy-logger.js';
 import { DomainError } from '../../domain/errors.js';
 import { connectServing } from '../connect/serving.js';
 import { webPlugin } from '../web/plugin.js';
-import { isWebPagePath, refusalPage, sendHtml } from '../web/web-app.js';
+import { isWebPagePath, refusalPage, sendHtml } from '../web/html-pages.js';
 import type { OidcConfig } from '../../config.js';
 import { legacyPlugin } from '../legacy/plugin.js';
 import { mcpPlugin } from '../mcp/plugin.js';

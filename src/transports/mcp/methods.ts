@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation, toDomainError } from '../../app/run-operation.js';
-import type { Logger, Principal } from '../../domain/context.js';
+import type { Logger } from '../../domain/context.js';
+import type { Principal } from '../../domain/principal.js';
 import { agentRequest, type AgentSession } from '../../domain/agent/agent-session.js';
 import type { RateLimitInfo } from '../../domain/errors.js';
 import { setRateLimitHeaders } from '../http/response-headers.js';

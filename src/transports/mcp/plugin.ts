@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
 import { runOperation, toDomainError } from '../../app/run-operation.js';
-import type { Logger, Principal } from '../../domain/context.js';
+import type { Logger } from '../../domain/context.js';
+import type { Principal } from '../../domain/principal.js';
 import { agentSession, type AgentSession } from '../../domain/agent/agent-session.js';
 import { fastifyErrorToDomain, readJsonBody } from '../http/json-body.js';
 import { header } from '../http/invoke.js';

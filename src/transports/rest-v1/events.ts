@@ -9,7 +9,7 @@ import { EventTypesResponseSchema, ListEventTypesInput, listEventTypes } from '.
 import { DeliveryViewSchema } from '../../domain/events/delivery.view.js';
 import { withPathParams } from '../http/invoke.js';
 import { route, type RouteDecl } from '../http/route-declaration.js';
-import { InboundEventBody, PUBLISH_EVENT_CORE } from '../http/route-legacy.js';
+import { InboundEventBody, PUBLISH_EVENT_CORE } from '../http/publish-route-core.js';
 
 type IdParams = { deliveryId: string };
 const deliveryId = (req: { params: unknown }) => (req.params as IdParams).deliveryId;

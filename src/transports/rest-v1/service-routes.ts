@@ -54,7 +54,7 @@ const OPENAPI: RouteDocBase = {
 };
 
 // The viewer is served on the API's own origin, next to the web app and its session cookies: its
-// page gets a policy of its own (the app's CSP is web-app.ts's, another transport's), the app's
+// page gets a policy of its own (the app's CSP is web/html-pages.ts's, another transport's), the app's
 // other page headers, and nothing from elsewhere. Swagger UI runs under it without a violation
 // (test/e2e/docs.e2e.test.ts): its styles are the stylesheet plus CSSOM writes (not inline
 // style elements), its icons data: URIs, its calls ("Try it out") this origin.

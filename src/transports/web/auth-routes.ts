@@ -26,8 +26,8 @@ import type { StartedSession } from '../../domain/web/start-session.js';
 import { cookieNames, csrfTokenOrNull, OIDC_LOGIN_TTL_MS, safeNextPath, sessionTokenOrNull } from '../../domain/web/web-session.rules.js';
 import { HTTP_STATUS } from '../http/status.js';
 import type { OidcConfig } from '../../config.js';
-import type { WebPluginOptions } from './plugin.js';
-import { escapeHtml, HTML_HEADERS, htmlPage, NOT_IN_API_DOCUMENT } from './web-app.js';
+import type { WebPluginOptions } from './plugin-options.js';
+import { escapeHtml, HTML_HEADERS, htmlPage, NOT_IN_API_DOCUMENT } from './html-pages.js';
 
 /** OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_TRUST_EMAIL. */
 export type OidcSettings = OidcConfig;
@@ -51,7 +51,7 @@ code{background:#eef0f4;padding:0 .25rem;border-radius:.2rem}
 const page = (title: string, body: string): string => htmlPage(title, body, '/auth/auth.css');
 
 function sendPage(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
-  // The strict CSP and security headers of every HTML page (web-app.ts); sign-in pages are never cached.
+  // The strict CSP and security headers of every HTML page (html-pages.ts); sign-in pages are never cached.
   return reply.code(status).headers(HTML_HEADERS).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page(title, body));
 }
 

@@ -4,7 +4,7 @@
 //   GET /favicon.ico     204 (no icon; browsers ask on every page)
 //   GET <app route>      index.html for the single-page app's routes (WEB_APP_ROUTES): no-cache
 //   GET /errors/<slug>   what a problem `type` means and what to do, from the status table
-// Every HTML answer carries the strict CSP and the security headers (HTML_HEADERS). Without a build
+// Every HTML answer carries the strict CSP and the security headers (html-pages.ts). Without a build
 // (tests run from src/) the app routes answer 503 with a page saying to run `npm run build`.
 // None of these is an API route: each is declared with `schema: { hide: true }` (the @fastify/static
 // and @fastify/swagger convention for "not in the OpenAPI document"), which the conformance harness
@@ -13,20 +13,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../domain/errors.js';
 import { HTTP_STATUS, problemPages } from '../http/status.js';
-import type { WebPluginOptions } from './plugin.js';
-
-declare module 'fastify' {
-  interface FastifySchema {
-    /** The route is not part of the HTTP API: the OpenAPI document does not list it (as with @fastify/swagger). */
-    hide?: boolean;
-  }
-}
-
-/** Route `schema` of every web route: not part of the HTTP API, so not in the OpenAPI document. */
-export const NOT_IN_API_DOCUMENT = { hide: true } as const;
+import { escapeHtml, htmlPage, NOT_IN_API_DOCUMENT, refusalPage, sendHtml } from './html-pages.js';
+import type { WebPluginOptions } from './plugin-options.js';
 
 /** The single-page app's routes (the web contract), each answered with index.html. */
 export const WEB_APP_ROUTES = [
@@ -37,27 +28,6 @@ export const WEB_APP_ROUTES = [
   '/admin/moderation',
   '/admin/tokens',
 ] as const;
-
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
-
-/** Headers of every HTML page this process serves (the app, the error pages, sign-in pages). */
-export const HTML_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-cache',
-});
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Build output file names: flat, no separators, no dot-files. */
@@ -74,51 +44,8 @@ export function defaultWebDir(): string {
   }
 }
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
 /** `code` spans for backticked words; everything else escaped. */
 const prose = (s: string): string => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
-
-/**
- * A small self-contained HTML page (no script, no inline style: the CSP allows neither inline);
- * `stylesheet`: a same-origin stylesheet to link (the sign-in pages' /auth/auth.css).
- */
-export function htmlPage(title: string, body: string, stylesheet?: string): string {
-  const link = stylesheet ? `\n<link rel="stylesheet" href="${escapeHtml(stylesheet)}">` : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · fluxdesk</title>${link}
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
-}
-
-export function sendHtml(reply: FastifyReply, status: number, html: string): FastifyReply {
-  return reply.code(status).headers(HTML_HEADERS).type('text/html; charset=utf-8').send(html);
-}
-
-/** The sign-in and error pages, whose refusals are pages too (not problem documents). */
-export const isWebPagePath = (url: string): boolean => url.startsWith('/auth/') || /^\/errors(?:[/?]|$)/.test(url);
-
-/** A refusal as a page: what happened, and the way back to sign-in. */
-export function refusalPage(title: string, message: string): string {
-  return htmlPage(
-    title,
-    `<h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(message)}</p>
-<p><a href="/auth/login?next=%2F">Back to sign-in</a></p>`,
-  );
-}
 
 export async function registerWebApp(app: FastifyInstance, opts: WebPluginOptions & { webDir?: string }): Promise<void> {
   const webDir = opts.webDir ?? defaultWebDir();

@@ -14,7 +14,8 @@ import { runOperation, type Invocation } from '../../../src/app/run-operation.js
 import { loadConfig } from '../../../src/config.js';
 import { createDeps, type Deps } from '../../../src/deps.js';
 import { recordAudit } from '../../../src/domain/audit/audit.js';
-import { defineOperation, existingEm, type Logger, type OpContext, type Operation } from '../../../src/domain/context.js';
+import { defineOperation, type Logger, type OpContext, type Operation } from '../../../src/domain/context.js';
+import { existingEm } from '../../../src/app/lazy-em-context.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { run } from '../../../src/domain/sql.js';
 import { createDatabase, REDIS_URL, uniqueEmail } from '../../helpers/harness.js';

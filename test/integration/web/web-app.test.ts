@@ -13,7 +13,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError, ERROR_KINDS, errorTypeSlug } from '../../../src/domain/errors.js';
 import { problemPages, problemTitle, SLUG_TITLES } from '../../../src/transports/http/status.js';
-import { CONTENT_SECURITY_POLICY, registerWebApp, WEB_APP_ROUTES } from '../../../src/transports/web/web-app.js';
+import { registerWebApp, WEB_APP_ROUTES } from '../../../src/transports/web/web-app.js';
+import { CONTENT_SECURITY_POLICY } from '../../../src/transports/web/html-pages.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 
 const ROOT = process.cwd();

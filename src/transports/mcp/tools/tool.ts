@@ -2,7 +2,8 @@
 // clients see. The operation's own schema is validated once, in the runner, and is also the
 // advertised inputSchema (ARCHITECTURE habit 3).
 import { z } from 'zod';
-import type { AgentPrincipal, Operation } from '../../../domain/context.js';
+import type { Operation } from '../../../domain/context.js';
+import type { AgentPrincipal } from '../../../domain/principal.js';
 import type { ToolErrorForm } from '../errors.js';
 
 export interface ToolDefinition {
