@@ -55,7 +55,7 @@ export const CreateOwnAgentTokenInput = z.strictObject({
 export const createOwnAgentToken = defineOperation<z.infer<typeof CreateOwnAgentTokenInput>, AgentTokenCreated, AgentPrincipal>({
   name: 'agent_tokens.create_own',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: false,
   writes: true,
@@ -91,7 +91,7 @@ export interface AgentTokenView {
 export const listOwnAgentTokens = defineOperation<Record<string, never>, { items: AgentTokenView[] }, AgentPrincipal>({
   name: 'agent_tokens.list_own',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: false,
   input: z.strictObject({}),
@@ -117,7 +117,7 @@ export const RevokeOwnAgentTokenInput = z.strictObject({ token_id: z.uuid({ erro
 export const revokeOwnAgentToken = defineOperation<z.infer<typeof RevokeOwnAgentTokenInput>, { revoked: true }, AgentPrincipal>({
   name: 'agent_tokens.revoke_own',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: true,
   writes: true,

@@ -152,7 +152,7 @@ export async function assignInTransaction(
 export const assignCatalogApproval = defineOperation<z.infer<typeof CatalogApprovalAssignRequestSchema>, CatalogApprovalListItem, InboundTokenPrincipal>({
   name: 'catalog.approvals.assign',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: CatalogApprovalAssignRequestSchema,
@@ -178,7 +178,7 @@ export const listCatalogApprovals = defineOperation<
 >({
   name: 'catalog.approvals.list',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: false,
   input: ListApprovalsInput,
   handler: async (input, ctx) => {
@@ -247,7 +247,7 @@ export const revokeCatalogApproval = defineOperation<
 >({
   name: 'catalog.approvals.revoke',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: RevokeApprovalInput,
@@ -296,7 +296,7 @@ export async function reviewInTransaction(
 export const reviewCatalogApproval = defineOperation<z.infer<typeof CatalogApprovalReviewRequestSchema>, CatalogApprovalListItem, InboundTokenPrincipal>({
   name: 'catalog.approvals.review',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: CatalogApprovalReviewRequestSchema,
@@ -344,7 +344,7 @@ export async function applyInTransaction(
 export const applyForCatalogItem = defineOperation<z.infer<typeof ApplyInput>, { requestId: string; status: string }>({
   name: 'catalog.requests.create',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: ApplyInput,

@@ -69,7 +69,7 @@ export type CreateFeedbackResult = z.infer<typeof CreateFeedbackOutput>;
 export const createFeedback = defineOperation<CreateFeedbackInput, CreateFeedbackResult, AgentPrincipal>({
   name: 'feedback.create',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:feedback'],
   idempotent: true,
   input: CreateFeedbackInput,

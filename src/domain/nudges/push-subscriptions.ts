@@ -37,7 +37,7 @@ export const registerPushSubscriptionOperation = (opts: { allowHttpHosts: readon
   defineOperation<z.infer<typeof RegisterPushSubscriptionInput>, RegisterPushSubscriptionOutput, AgentPrincipal>({
     name: 'nudges.register_push_subscription',
     auth: { kind: 'agent' },
-    rateLimited: true,
+    budget: 'agent',
     requiredScopes: ['write:inbox'],
     idempotent: false,
     input: RegisterPushSubscriptionInput,
@@ -66,7 +66,7 @@ export const removePushSubscription = defineOperation<
 >({
   name: 'nudges.remove_push_subscription',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: false,
   input: RemovePushSubscriptionInput,
@@ -82,7 +82,7 @@ export const removePushSubscription = defineOperation<
 export const getVapidPublicKey = defineOperation<Record<string, never>, { publicKey: string }, AgentPrincipal>({
   name: 'nudges.get_vapid_public_key',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: z.strictObject({}),
