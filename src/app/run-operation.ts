@@ -9,24 +9,16 @@ import type { CallOptions, Channel, Logger, OpContext, Operation, Surface } from
 import { existingEm, LazyEmContext, type OperationCaller } from './lazy-em-context.js';
 import type { Principal } from '../domain/principal.js';
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
+import { budgetFor, RATE_BUDGETS, windowTag, type CallerKind, type OperationBudget } from '../domain/rate-budgets.rules.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
 import { StalePrincipalError } from '../domain/tokens/token-directory.js';
 import { textIssues, zodToIssues } from '../domain/validation.js';
 import type { AppDeps } from './deps.js';
 import { LazyChildLogger } from './lazy-logger.js';
-import type { RateWindow } from '../infra/rate-limit/rate-limiter.js';
 import type { FailureInfo, Tracer } from '../infra/tracing/tracing.js';
 import { isConnectionFailure, isTransientConflict, sqlState } from '../infra/db/sql-state.js';
 
-export const INBOUND_RATE_LIMIT = 60;
-export const INBOUND_RATE_WINDOW_MS = 60_000;
-/**
- * Inbound tokens' request budget: every authenticated call that is not a publish (read-back,
- * resolve, supplement, event types, pings). A window of its own, so reads never use up the
- * 60/min publish budget (the documented "REST v1 request budget" of X-RateLimit-Limit).
- */
-export const INBOUND_REQUEST_LIMIT = 600;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_LOCK_MS = 60_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
@@ -155,7 +147,7 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
     ));
 
     // Counted before the scope check: a call refused for a missing scope is an authenticated call too.
-    if (op.rateLimited && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.rateLimited, log, unverified));
+    if (op.budget !== null && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.budget, log, unverified));
     checkScopes(op, principal);
 
     const raw = op.prepare ? op.prepare(inv.input, ctx) : inv.input;
@@ -297,49 +289,33 @@ function checkAuthKind(op: Operation<any, any, any>, p: Principal): void {
   if (!ok) throw new DomainError('forbidden', `${op.name} does not accept this caller`, { code: 'forbidden' });
 }
 
-type Windows = Array<RateWindow & { label: string }>;
-const AGENT_WINDOWS: Windows = [
-  { suffix: '', limit: 60, windowMs: 60_000, label: 'per minute' },
-  { suffix: ':day', limit: 5000, windowMs: 24 * 60 * 60 * 1000, label: 'per day' },
-];
-/**
- * A person in the web app (AgentPrincipal.viaSession): a page load makes a few calls at once and a
- * busy person clicks through many items, so a session has a request budget like an inbound token's
- * (per session, no daily cap); agent tokens (programs) keep theirs.
- */
-const SESSION_WINDOWS: Windows = [{ suffix: ':web', limit: 300, windowMs: 60_000, label: 'per minute' }];
-/**
- * Windows per principal kind and Operation.rateLimited: inbound tokens 60/min for publishing and
- * 600/min (own key) for every other call; agent tokens 60/min and 5000/day for every call.
- */
-const WINDOWS: Record<'inbound_token' | 'agent', Record<'publish' | 'requests', Windows>> = {
-  inbound_token: {
-    publish: [{ suffix: '', limit: INBOUND_RATE_LIMIT, windowMs: INBOUND_RATE_WINDOW_MS, label: 'per minute' }],
-    requests: [{ suffix: ':req', limit: INBOUND_REQUEST_LIMIT, windowMs: INBOUND_RATE_WINDOW_MS, label: 'per minute' }],
-  },
-  agent: { publish: AGENT_WINDOWS, requests: AGENT_WINDOWS },
-};
+/** Who is counted: a web session (AgentPrincipal.viaSession) has budgets of its own, apart from agent tokens'. */
+function callerKind(principal: Exclude<Principal, { type: 'system' }>): CallerKind {
+  if (principal.type === 'inbound_token') return 'inbound_token';
+  return principal.viaSession ? 'web_session' : 'agent_token';
+}
 
 /**
- * Every window of the budget that applies (principal kind and Operation.rateLimited) in ONE store
- * round trip (hitAll): counted in all of them only when all allow it, so a call refused by one
- * window uses up none. The first window's figures go in the X-RateLimit-* headers (so a read
- * reports the request budget, a publish the publish budget); a refusal reports the first window
- * that refused.
+ * Every window of the budget the call counts against (domain/rate-budgets.rules.ts: the one the
+ * operation names, or the one that replaces it for this kind of caller) in ONE store round trip
+ * (hitAll): counted in all of them only when all allow it, so a call refused by one window uses up
+ * none. The first window's figures go in the X-RateLimit-* headers (so a read reports the request
+ * budget, a publish the publish budget); a refusal reports the first window that refused.
  */
 async function applyRateLimit(
   deps: AppDeps,
   principal: Principal,
-  budget: true | 'requests',
+  declared: OperationBudget,
   log: Logger,
   unverified: boolean,
 ): Promise<RateLimitInfo | undefined> {
   if (principal.type === 'system') return undefined;
   const nowMs = deps.clock.now().getTime();
-  const windows = principal.type === 'agent' && principal.viaSession ? SESSION_WINDOWS : WINDOWS[principal.type][budget === true ? 'publish' : 'requests'];
+  const name = budgetFor(declared, callerKind(principal));
+  const budget = RATE_BUDGETS[name];
   let decisions: Awaited<ReturnType<AppDeps['rateLimiter']['hitAll']>>;
   try {
-    decisions = await deps.rateLimiter.hitAll(`tok:${principal.tokenId}`, windows, nowMs);
+    decisions = await deps.rateLimiter.hitAll(windowTag(name, principal.tokenId), budget.windows, nowMs);
   } catch (err) {
     // Fails open: event intake stays available when Redis is down (dedup still holds in PostgreSQL).
     deps.metrics.storeUnavailable('rate_limit', 'fail_open');
@@ -349,16 +325,13 @@ async function applyRateLimit(
   const refused = decisions.findIndex((d) => !d.allowed);
   if (refused >= 0) {
     const d = decisions[refused]!;
+    const window = budget.windows[refused]!;
     // A refusal on an unverified principal is decided again by the fresh pass: counted there.
-    if (!unverified)
-      deps.metrics.rateLimitDenied(
-        principal.type === 'agent' ? 'agent' : budget === true ? 'inbound_publish' : 'inbound_requests',
-        windows[refused]!.suffix === ':day' ? 'day' : 'minute',
-      );
+    if (!unverified) deps.metrics.rateLimitDenied(budget.metricsLabel, window.per);
     const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
-    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests ${windows[refused]!.label} exceeded`, {
+    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests per ${window.per} exceeded`, {
       code: 'rate_limited',
-      rateLimit: { ...rateInfo(decisions[refused]!), retryAfterSeconds },
+      rateLimit: { ...rateInfo(d), retryAfterSeconds },
     });
   }
   return rateInfo(decisions[0]!);

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { DomainError, Issue } from './errors.js';
 import type { Ports } from './ports.js';
 import type { Principal, TokenKind } from './principal.js';
+import type { OperationBudget } from './rate-budgets.rules.js';
 import type { TokenDirectory } from './tokens/token-directory.js';
 
 export interface Clock {
@@ -100,14 +101,12 @@ export interface Operation<I, O, P extends Principal = Principal> {
   name: string;
   auth: AuthRequirement;
   /**
-   * Which per-token windows a call counts against (app/run-operation.ts WINDOWS). `true`: the
-   * principal's own windows (inbound: the 60/min publish budget; agent: 60/min and 5000/day).
-   * `'requests'`: inbound tokens count against their request budget instead (600/min, a key of its
-   * own), so read-back, resolve, supplement, event types and pings never use up the publish
-   * budget; agent tokens count as for `true`. `false`: not counted; only for operator and
-   * unauthenticated operations, and agent.session (the MCP surface counts each message itself).
+   * The rate budget a call counts against, by name (rate-budgets.rules.ts): `publish` or `request`
+   * for inbound tokens, `agent` for agent tokens (a web session counts against `session` instead).
+   * `null`: not counted; only for operator and unauthenticated operations, and agent.session (the
+   * MCP surface counts each message itself).
    */
-  rateLimited: boolean | 'requests';
+  budget: OperationBudget | null;
   /** Agent callers: the scope this operation needs, as alternatives (any one suffices). */
   requiredScopes?: readonly string[];
   /** Mutating operations honour `Idempotency-Key`. */

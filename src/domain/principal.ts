@@ -45,7 +45,7 @@ export interface AgentPrincipal {
   /**
    * Set when the caller is a person signed in to the web app (a session cookie, not an agent
    * token: transports/connect/session-auth.ts). tokenId is then the session id, and the calls
-   * count against the session budget (app/run-operation.ts SESSION_WINDOWS), not the agent one.
+   * count against the session budget (rate-budgets.rules.ts `session`), not the agent one.
    */
   viaSession?: true;
 }

@@ -174,7 +174,7 @@ describe('doc tool roster', () => {
     for (const t of DOC_TOOLS) {
       expect(DOC_OPERATIONS).toContain(t.operation);
       expect(t.operation.auth).toEqual({ kind: 'agent' });
-      expect(t.operation.rateLimited).toBe(true);
+      expect(t.operation.budget).toBe('agent');
       const listing = toListing(t);
       expect(listing.requiredScopes, t.name).toEqual(SPEC_SCOPES[t.name]);
       for (const s of listing.requiredScopes) expect(KNOWN_SCOPES).toContain(s);

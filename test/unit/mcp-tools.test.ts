@@ -83,7 +83,7 @@ describe('tool roster', () => {
     for (const t of TOOLS) {
       expect(t.operation.auth).toEqual({ kind: 'agent' });
       expect(AGENT_OPERATIONS[t.operation.name]).toBe(t.operation);
-      expect(t.operation.rateLimited).toBe(true);
+      expect(t.operation.budget).toBe('agent');
       const listing = TOOLS_BY_NAME.get(t.name)!.listing;
       expect(listing.requiredScopes).toEqual(SPEC_SCOPES[t.name]);
       for (const s of listing.requiredScopes) expect(KNOWN_SCOPES).toContain(s);

@@ -1,5 +1,5 @@
 // Every authenticated call counts against a budget (issue 16 item 12): an operation that takes a
-// token is never `rateLimited: false`, except the authentication steps of a call that counts
+// token is never `budget: null`, except the authentication steps of a call that counts
 // itself: agent.session (the MCP surface counts each JSON-RPC request) and the Connect/gRPC
 // bearer pre-checks (the operation they guard counts), and the reads a WatchInbox stream makes for
 // each change (inbox.watch_read: the stream was counted once, by inbox.watch, when it opened; a
@@ -31,8 +31,8 @@ describe('metering of operations', () => {
     for (const file of sources(join(import.meta.dirname, '../../src/domain'))) {
       const lines = readFileSync(file, 'utf8').split('\n');
       lines.forEach((line, i) => {
-        if (!/^\s*rateLimited: false,/.test(line)) return;
-        // The operation's auth is declared just above its rateLimited flag.
+        if (!/^\s*budget: null,/.test(line)) return;
+        // The operation's auth is declared just above its budget.
         const above = lines.slice(Math.max(0, i - 4), i).join('\n');
         const kind = /auth: \{ kind: '(\w+)'/.exec(above)?.[1];
         const name = /name: '([\w.]+)'/.exec(above)?.[1];
@@ -44,12 +44,12 @@ describe('metering of operations', () => {
   });
 
   it('reads and follow-ups use the request budget; publishing and every MCP request the main windows', () => {
-    for (const op of [getDelivery, resolveDelivery, supplementDelivery, listEventTypes, pingToolsToken]) expect(op.rateLimited, op.name).toBe('requests');
-    expect(publishEvent.rateLimited).toBe(true);
-    expect(agentRequest.rateLimited).toBe(true);
-    expect(agentSession.rateLimited).toBe(false);
+    for (const op of [getDelivery, resolveDelivery, supplementDelivery, listEventTypes, pingToolsToken]) expect(op.budget, op.name).toBe('request');
+    expect(publishEvent.budget).toBe('publish');
+    expect(agentRequest.budget).toBe('agent');
+    expect(agentSession.budget).toBe(null);
     // A stream is one counted call: counted when it opens, not per change it reads.
-    expect(watchInbox.rateLimited).toBe(true);
-    expect(watchInboxRead.rateLimited).toBe(false);
+    expect(watchInbox.budget).toBe('agent');
+    expect(watchInboxRead.budget).toBe(null);
   });
 });

@@ -37,7 +37,7 @@ export function clickActionOperation(sender: CallbackSender): Operation<ClickAct
   return defineOperation<ClickActionInput, CallbackOutcome, AgentPrincipal>({
     name: 'actions.click',
     auth: { kind: 'agent' },
-    rateLimited: true,
+    budget: 'agent',
     // Acting on one's own inbox (SPEC scope `write:inbox`).
     requiredScopes: ['write:inbox'],
     // Every click is a new POST the receiver may act on; never replayed from a key.

@@ -17,7 +17,7 @@ export interface AgentSession {
 export const agentSession = defineOperation<z.infer<typeof AgentSessionInput>, AgentSession, AgentPrincipal>({
   name: 'agent.session',
   auth: { kind: 'agent' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   input: AgentSessionInput,
   handler: async (_input, ctx) => ({ tokenId: ctx.principal.tokenId, userId: ctx.principal.userId, scopes: [...ctx.principal.scopes] }),
@@ -31,7 +31,7 @@ export const agentSession = defineOperation<z.infer<typeof AgentSessionInput>, A
 export const agentRequest = defineOperation<z.infer<typeof AgentSessionInput>, null, AgentPrincipal>({
   name: 'agent.request',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   idempotent: false,
   input: AgentSessionInput,
   handler: async () => null,

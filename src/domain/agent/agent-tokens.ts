@@ -56,7 +56,7 @@ export const CreateOwnAgentTokenInput = z.strictObject({
 export const createOwnAgentToken = defineOperation<z.infer<typeof CreateOwnAgentTokenInput>, AgentTokenCreated, AgentPrincipal>({
   name: 'agent_tokens.create_own',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: false,
   writes: true,
@@ -92,7 +92,7 @@ export interface AgentTokenView {
 export const listOwnAgentTokens = defineOperation<Record<string, never>, { items: AgentTokenView[] }, AgentPrincipal>({
   name: 'agent_tokens.list_own',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: false,
   input: z.strictObject({}),
@@ -118,7 +118,7 @@ export const RevokeOwnAgentTokenInput = z.strictObject({ token_id: z.uuid({ erro
 export const revokeOwnAgentToken = defineOperation<z.infer<typeof RevokeOwnAgentTokenInput>, { revoked: true }, AgentPrincipal>({
   name: 'agent_tokens.revoke_own',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: true,
   writes: true,

@@ -22,7 +22,7 @@ export type ApproveTeamSupportRequestResult = z.infer<typeof ApproveTeamSupportR
 export const approveTeamSupportRequest = defineOperation<z.infer<typeof ApproveTeamSupportRequestInput>, ApproveTeamSupportRequestResult, AgentPrincipal>({
   name: 'agent.approve_team_support_request',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:approvals'],
   idempotent: true,
   writes: true,

@@ -21,7 +21,7 @@ export type AssignCatalogToEmployeeResult = z.infer<typeof AssignCatalogToEmploy
 export const assignCatalogToEmployee = defineOperation<z.infer<typeof AssignCatalogToEmployeeInput>, AssignCatalogToEmployeeResult, AgentPrincipal>({
   name: 'agent.assign_catalog_to_employee',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:approvals'],
   idempotent: true,
   writes: true,

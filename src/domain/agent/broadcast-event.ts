@@ -108,7 +108,7 @@ const toRow = (r: BulkRow, index: number): BroadcastRow => {
 export const broadcastEvent = defineOperation<BroadcastEventInput, BroadcastEventResult, AgentPrincipal>({
   name: 'agent.broadcast_event',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:broadcast'],
   idempotent: false,
   input: BroadcastEventInput,

@@ -25,7 +25,7 @@ import {
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { exactlyOne } from './catalog-ref.rules.js';
 
-const common = { auth: { kind: 'agent' } as const, rateLimited: true, requiredScopes: ['admin:catalog'] };
+const common = { auth: { kind: 'agent' } as const, budget: 'agent' as const, requiredScopes: ['admin:catalog'] };
 
 const actor = (ctx: OpContext<AgentPrincipal>, tool: string): CatalogActor => ({
   userId: ctx.principal.userId,

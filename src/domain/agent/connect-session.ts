@@ -50,7 +50,7 @@ export const StartConnectSessionInput = z.strictObject({
 export const startConnectSession = defineOperation<z.infer<typeof StartConnectSessionInput>, ConnectSessionStarted, AgentPrincipal>({
   name: 'agent_connect.start_own',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: SELF_MANAGEMENT_SCOPES,
   idempotent: false,
   writes: true,
@@ -68,7 +68,7 @@ export const StartConnectSessionForUserInput = StartConnectSessionInput.extend({
 export const startConnectSessionForUser = defineOperation<z.infer<typeof StartConnectSessionForUserInput>, ConnectSessionStarted>({
   name: 'agent_connect.start',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: StartConnectSessionForUserInput,
@@ -102,7 +102,7 @@ const invalidSession = () =>
 export const exchangeConnectSession = defineOperation<z.infer<typeof ExchangeConnectSessionInput>, ConnectSessionExchanged>({
   name: 'agent_connect.exchange',
   auth: { kind: 'none' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: ExchangeConnectSessionInput,

@@ -24,7 +24,7 @@ export const createTeamSupportRequestOnBehalf = defineOperation<
 >({
   name: 'agent.create_team_support_request_on_behalf',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:on_behalf_of'],
   idempotent: true,
   writes: true,

@@ -62,7 +62,7 @@ export async function uniqueIntegratorSlug(em: EntityManager, base: string): Pro
 export const issueAdminToolsClaimToken = defineOperation<z.infer<typeof IssueAdminToolsClaimTokenInput>, IssueAdminToolsClaimTokenResult, AgentPrincipal>({
   name: 'agent.issue_admin_tools_claim_token',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:tokens'],
   // A token value is never stored anywhere, not even in an idempotency cache.
   idempotent: false,

@@ -31,7 +31,7 @@ export type ListApprovalsForUserResult = z.infer<typeof ListApprovalsForUserOutp
 export const listApprovalsForUser = defineOperation<z.infer<typeof ListApprovalsForUserInput>, ListApprovalsForUserResult, AgentPrincipal>({
   name: 'agent.list_approvals_for_user',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:approvals'],
   idempotent: false,
   input: ListApprovalsForUserInput,

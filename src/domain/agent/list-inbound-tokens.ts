@@ -34,7 +34,7 @@ export type ListInboundTokensResult = z.infer<typeof ListInboundTokensOutput>;
 export const listInboundTokens = defineOperation<z.infer<typeof ListInboundTokensInput>, ListInboundTokensResult, AgentPrincipal>({
   name: 'agent.list_inbound_tokens',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:catalog'],
   idempotent: false,
   input: ListInboundTokensInput,

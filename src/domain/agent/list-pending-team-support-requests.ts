@@ -39,7 +39,7 @@ export const listPendingTeamSupportRequests = defineOperation<
 >({
   name: 'agent.list_pending_team_support_requests',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:approvals'],
   idempotent: false,
   input: ListPendingTeamSupportRequestsInput,

@@ -10,7 +10,7 @@ export const PingOutput = AgentIdentityOutput;
 export const agentPing = defineOperation<z.infer<typeof PingInput>, AgentIdentity, AgentPrincipal>({
   name: 'agent.ping',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   // No requiredScopes: works with any agent token (SPEC "Agent token scopes", matching rules).
   // No scope: works with any agent token (SPEC "Agent token scopes", matching rules).
   idempotent: false,

@@ -22,7 +22,7 @@ export type ResolveInboundEventResult = z.infer<typeof ResolveInboundEventOutput
 export const resolveInboundEvent = defineOperation<z.infer<typeof ResolveInboundEventInput>, ResolveInboundEventResult, AgentPrincipal>({
   name: 'agent.resolve_inbound_event',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbound'],
   idempotent: true,
   input: ResolveInboundEventInput,

@@ -44,7 +44,7 @@ export type RevokeCatalogApprovalResult = z.infer<typeof RevokeCatalogApprovalOu
 export const adminRevokeCatalogApproval = defineOperation<z.infer<typeof RevokeCatalogApprovalInput>, RevokeCatalogApprovalResult, AgentPrincipal>({
   name: 'agent.revoke_catalog_approval',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:approvals'],
   idempotent: true,
   writes: true,

@@ -24,7 +24,7 @@ export type SupplementInboundEventResult = z.infer<typeof SupplementInboundEvent
 export const supplementInboundEvent = defineOperation<z.infer<typeof SupplementInboundEventInput>, SupplementInboundEventResult, AgentPrincipal>({
   name: 'agent.supplement_inbound_event',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbound'],
   idempotent: false,
   input: SupplementInboundEventInput,

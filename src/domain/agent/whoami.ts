@@ -11,7 +11,7 @@ export type WhoamiResult = z.infer<typeof WhoamiOutput>;
 export const whoami = defineOperation<z.infer<typeof WhoamiInput>, WhoamiResult, AgentPrincipal>({
   name: 'agent.whoami',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   // No requiredScopes: works with any agent token (SPEC "Agent token scopes", matching rules).
   // No scope: works with any agent token (SPEC "Agent token scopes", matching rules).
   idempotent: false,

@@ -153,7 +153,7 @@ export async function assignInTransaction(
 export const assignCatalogApproval = defineOperation<z.infer<typeof CatalogApprovalAssignRequestSchema>, CatalogApprovalListItem, InboundTokenPrincipal>({
   name: 'catalog.approvals.assign',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: CatalogApprovalAssignRequestSchema,
@@ -179,7 +179,7 @@ export const listCatalogApprovals = defineOperation<
 >({
   name: 'catalog.approvals.list',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: false,
   input: ListApprovalsInput,
   handler: async (input, ctx) => {
@@ -248,7 +248,7 @@ export const revokeCatalogApproval = defineOperation<
 >({
   name: 'catalog.approvals.revoke',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: RevokeApprovalInput,
@@ -297,7 +297,7 @@ export async function reviewInTransaction(
 export const reviewCatalogApproval = defineOperation<z.infer<typeof CatalogApprovalReviewRequestSchema>, CatalogApprovalListItem, InboundTokenPrincipal>({
   name: 'catalog.approvals.review',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: CatalogApprovalReviewRequestSchema,
@@ -345,7 +345,7 @@ export async function applyInTransaction(
 export const applyForCatalogItem = defineOperation<z.infer<typeof ApplyInput>, { requestId: string; status: string }>({
   name: 'catalog.requests.create',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: ApplyInput,

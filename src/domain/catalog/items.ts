@@ -446,7 +446,7 @@ function audit(
 export const createCatalogItem = defineOperation<CatalogItemCreateRequest, CatalogItemEnvelope, InboundTokenPrincipal>({
   name: 'catalog.item.create',
   auth: AUTH,
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: CatalogItemCreateRequestSchema,
@@ -459,7 +459,7 @@ export const createCatalogItem = defineOperation<CatalogItemCreateRequest, Catal
 export const listCatalogItems = defineOperation<ListCatalogItemsInput, CatalogItemListResponse, InboundTokenPrincipal>({
   name: 'catalog.items.list',
   auth: AUTH,
-  rateLimited: true,
+  budget: 'publish',
   idempotent: false,
   input: ListCatalogItemsInput,
   handler: async (input, ctx) => {
@@ -471,7 +471,7 @@ export const listCatalogItems = defineOperation<ListCatalogItemsInput, CatalogIt
 export const getCatalogItem = defineOperation<z.infer<typeof GetCatalogItemInput>, CatalogItemEnvelope, InboundTokenPrincipal>({
   name: 'catalog.items.get',
   auth: AUTH,
-  rateLimited: true,
+  budget: 'publish',
   idempotent: false,
   input: GetCatalogItemInput,
   handler: async (input, ctx) => {
@@ -485,7 +485,7 @@ export const getCatalogItem = defineOperation<z.infer<typeof GetCatalogItemInput
 export const updateCatalogItem = defineOperation<UpdateCatalogItemInput, CatalogItemEnvelope, InboundTokenPrincipal>({
   name: 'catalog.item.update',
   auth: AUTH,
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: UpdateCatalogItemInput,
@@ -499,7 +499,7 @@ export const updateCatalogItem = defineOperation<UpdateCatalogItemInput, Catalog
 export const deleteCatalogItem = defineOperation<DeleteCatalogItemInput, CatalogItemDeleteResponse, InboundTokenPrincipal>({
   name: 'catalog.item.delete',
   auth: AUTH,
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   writes: true,
   input: DeleteCatalogItemInput,

@@ -40,7 +40,7 @@ export type SubmitDailyUpdateResult = z.infer<typeof SubmitDailyUpdateOutput>;
 export const submitDailyUpdate = defineOperation<SubmitDailyUpdateInput, SubmitDailyUpdateResult, AgentPrincipal>({
   name: 'daily_updates.submit',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: SubmitDailyUpdateInput,

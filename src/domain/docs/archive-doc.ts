@@ -20,7 +20,7 @@ export type ArchiveDocResult = z.infer<typeof ArchiveDocOutput>;
 export const archiveDoc = defineOperation<Input, ArchiveDocResult, AgentPrincipal>({
   name: 'docs.archive',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:docs:publish'],
   idempotent: true,
   input: ArchiveDocInput,

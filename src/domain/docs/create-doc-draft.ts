@@ -68,7 +68,7 @@ async function resolveSpace(em: EntityManager, actor: DocActor, input: Input, no
 export const createDocDraft = defineOperation<Input, CreateDocDraftResult, AgentPrincipal>({
   name: 'docs.create_draft',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:docs:draft'],
   idempotent: true,
   input: CreateDocDraftInput,

@@ -29,7 +29,7 @@ export type GetDocResult = z.infer<typeof GetDocOutput>;
 export const getDoc = defineOperation<z.infer<typeof GetDocInput>, GetDocResult, AgentPrincipal>({
   name: 'docs.get',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:docs'],
   idempotent: false,
   input: GetDocInput,

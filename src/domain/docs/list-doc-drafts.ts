@@ -32,7 +32,7 @@ export type ListDocDraftsResult = z.infer<typeof ListDocDraftsOutput>;
 export const listDocDrafts = defineOperation<z.infer<typeof ListDocDraftsInput>, ListDocDraftsResult, AgentPrincipal>({
   name: 'docs.list_drafts',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:docs'],
   idempotent: false,
   input: ListDocDraftsInput,

@@ -23,7 +23,7 @@ export type ListDocsResult = z.infer<typeof ListDocsOutput>;
 export const listDocs = defineOperation<z.infer<typeof ListDocsInput>, ListDocsResult, AgentPrincipal>({
   name: 'docs.list',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:docs'],
   idempotent: false,
   input: ListDocsInput,

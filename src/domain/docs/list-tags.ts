@@ -22,7 +22,7 @@ export type ListTagsResult = z.infer<typeof ListTagsOutput>;
 export const listTags = defineOperation<z.infer<typeof ListTagsInput>, ListTagsResult, AgentPrincipal>({
   name: 'docs.list_tags',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:docs'],
   idempotent: false,
   input: ListTagsInput,

@@ -19,7 +19,7 @@ export type PublishDocDraftResult = z.infer<typeof PublishDocDraftOutput>;
 export const publishDocDraft = defineOperation<Input, PublishDocDraftResult, AgentPrincipal>({
   name: 'docs.publish',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:docs:publish'],
   idempotent: true,
   input: PublishDocDraftInput,

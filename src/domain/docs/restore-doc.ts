@@ -21,7 +21,7 @@ export type RestoreDocResult = z.infer<typeof RestoreDocOutput>;
 export const restoreDoc = defineOperation<Input, RestoreDocResult, AgentPrincipal>({
   name: 'docs.restore',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:docs:publish'],
   idempotent: true,
   input: RestoreDocInput,

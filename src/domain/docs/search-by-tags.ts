@@ -29,7 +29,7 @@ export type SearchByTagsResult = z.infer<typeof SearchByTagsOutput>;
 export const searchByTags = defineOperation<z.infer<typeof SearchByTagsInput>, SearchByTagsResult, AgentPrincipal>({
   name: 'docs.search_by_tags',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:docs'],
   idempotent: false,
   input: SearchByTagsInput,

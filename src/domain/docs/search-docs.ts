@@ -38,7 +38,7 @@ export type SearchDocsResult = z.infer<typeof SearchDocsOutput>;
 export const searchDocs = defineOperation<z.infer<typeof SearchDocsInput>, SearchDocsResult, AgentPrincipal>({
   name: 'docs.search',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:docs'],
   idempotent: false,
   input: SearchDocsInput,

@@ -36,7 +36,7 @@ export function checkTaggable(principal: AgentPrincipal, actor: DocActor, page: 
 export const tagDoc = defineOperation<Input, TagDocResult, AgentPrincipal>({
   name: 'docs.tag',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: TAG_TOOL_SCOPES,
   idempotent: true,
   input: TagDocInput,

@@ -25,7 +25,7 @@ export type UntagDocResult = z.infer<typeof UntagDocOutput>;
 export const untagDoc = defineOperation<Input, UntagDocResult, AgentPrincipal>({
   name: 'docs.untag',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: TAG_TOOL_SCOPES,
   idempotent: true,
   input: UntagDocInput,

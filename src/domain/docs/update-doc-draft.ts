@@ -47,7 +47,7 @@ export const patchOf = (input: Input) => ({
 export const updateDocDraft = defineOperation<Input, UpdateDocDraftResult, AgentPrincipal>({
   name: 'docs.update_draft',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:docs:draft'],
   idempotent: true,
   input: UpdateDocDraftInput,

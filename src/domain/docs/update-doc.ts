@@ -25,7 +25,7 @@ export type UpdateDocResult = z.infer<typeof UpdateDocOutput>;
 export const updateDoc = defineOperation<Input, UpdateDocResult, AgentPrincipal>({
   name: 'docs.update',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:docs:publish'],
   idempotent: true,
   input: UpdateDocInput,

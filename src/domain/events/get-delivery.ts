@@ -10,7 +10,7 @@ export const GetDeliveryInput = z.strictObject({ delivery_id: z.uuid({ error: 'm
 export const getDelivery = defineOperation<z.infer<typeof GetDeliveryInput>, DeliveryView, InboundTokenPrincipal>({
   name: 'events.get',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
-  rateLimited: 'requests',
+  budget: 'request',
   idempotent: false,
   input: GetDeliveryInput,
   handler: async ({ delivery_id }, ctx) => {

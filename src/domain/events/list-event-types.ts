@@ -54,7 +54,7 @@ async function fluxdeskTypes(em: EntityManager, since: string): Promise<EventTyp
 export const listEventTypes = defineOperation<z.infer<typeof ListEventTypesInput>, EventTypesResponse, InboundTokenPrincipal>({
   name: 'events.list_types',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation', 'tools_claim'] },
-  rateLimited: 'requests',
+  budget: 'request',
   idempotent: false,
   input: ListEventTypesInput,
   handler: async (input, ctx) => {

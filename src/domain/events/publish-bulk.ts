@@ -68,7 +68,7 @@ const prefixIssues = (issues: Issue[], prefix: string): Issue[] => issues.map((i
 export const publishBulk = defineOperation<BulkEventRequest, { results: BulkRow[]; requestId: string }, InboundTokenPrincipal>({
   name: 'events.publish_bulk',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   input: BulkEventRequestSchema,
   keyPolicy: { forbidden: FORBIDDEN_EVENT_KEYS, legacy: LEGACY_EVENT_KEYS, at: 'event' },

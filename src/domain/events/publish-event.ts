@@ -36,7 +36,7 @@ export const publishEvent = defineOperation<InboundEvent, PublishResult, Inbound
   // owner and integrator rows are unchanged (else StalePrincipalError, and the call runs again with
   // a fresh lookup).
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'], cachedKinds: ['personal'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: true,
   input: InboundEventSchema,
   keyPolicy: { forbidden: FORBIDDEN_EVENT_KEYS, legacy: LEGACY_EVENT_KEYS },

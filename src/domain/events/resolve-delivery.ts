@@ -15,7 +15,7 @@ export const ResolveDeliveryInput = z.strictObject({
 export const resolveDelivery = defineOperation<z.infer<typeof ResolveDeliveryInput>, DeliveryView, InboundTokenPrincipal>({
   name: 'events.resolve',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
-  rateLimited: 'requests',
+  budget: 'request',
   idempotent: true,
   writes: true,
   input: ResolveDeliveryInput,

@@ -16,7 +16,7 @@ export const SupplementDeliveryInput = z.strictObject({
 export const supplementDelivery = defineOperation<z.infer<typeof SupplementDeliveryInput>, DeliveryView, InboundTokenPrincipal>({
   name: 'events.supplement',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
-  rateLimited: 'requests',
+  budget: 'request',
   idempotent: true,
   writes: true,
   input: SupplementDeliveryInput,

@@ -36,7 +36,7 @@ export type AddFeedbackCommentResult = z.infer<typeof AddFeedbackCommentOutput>;
 export const addFeedbackComment = defineOperation<AddFeedbackCommentInput, AddFeedbackCommentResult, AgentPrincipal>({
   name: 'feedback.add_comment',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:feedback'],
   idempotent: true,
   input: AddFeedbackCommentInput,

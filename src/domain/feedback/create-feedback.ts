@@ -70,7 +70,7 @@ export type CreateFeedbackResult = z.infer<typeof CreateFeedbackOutput>;
 export const createFeedback = defineOperation<CreateFeedbackInput, CreateFeedbackResult, AgentPrincipal>({
   name: 'feedback.create',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:feedback'],
   idempotent: true,
   input: CreateFeedbackInput,

@@ -30,7 +30,7 @@ export type GetFeedbackInput = z.infer<typeof GetFeedbackInput>;
 export const getFeedback = defineOperation<GetFeedbackInput, FeedbackDetail, AgentPrincipal>({
   name: 'feedback.get',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:feedback'],
   idempotent: false,
   input: GetFeedbackInput,

@@ -30,7 +30,7 @@ export type ListFeedbackResult = z.infer<typeof ListFeedbackOutput>;
 export const listFeedback = defineOperation<ListFeedbackInput, ListFeedbackResult, AgentPrincipal>({
   name: 'feedback.list',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:feedback'],
   idempotent: false,
   input: ListFeedbackInput,

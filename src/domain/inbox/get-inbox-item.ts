@@ -13,7 +13,7 @@ export const GetInboxItemInput = z.strictObject({ notification_id: NotificationI
 export const getInboxItem = defineOperation<z.infer<typeof GetInboxItemInput>, InboxItemView, AgentPrincipal>({
   name: 'inbox.get_item',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: GetInboxItemInput,

@@ -13,7 +13,7 @@ export const GetNotificationOutput = NotificationDetail;
 export const getNotification = defineOperation<z.infer<typeof GetNotificationInput>, NotificationDetail, AgentPrincipal>({
   name: 'inbox.get',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: GetNotificationInput,

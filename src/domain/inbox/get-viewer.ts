@@ -19,7 +19,7 @@ export interface Viewer {
 export const getViewer = defineOperation<z.infer<typeof GetViewerInput>, Viewer, AgentPrincipal>({
   name: 'viewer.get',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   idempotent: false,
   input: GetViewerInput,
   handler: async (_input, ctx) => {

@@ -60,7 +60,7 @@ export interface ListInboxItemsResult {
 export const listInboxItems = defineOperation<ListInboxItemsInput, ListInboxItemsResult, AgentPrincipal>({
   name: 'inbox.list_items',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: ListInboxItemsInput,

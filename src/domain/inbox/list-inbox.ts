@@ -27,7 +27,7 @@ export type ListInboxResult = z.infer<typeof ListInboxOutput>;
 export const listInbox = defineOperation<z.infer<typeof ListInboxInput>, ListInboxResult, AgentPrincipal>({
   name: 'inbox.list',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: ListInboxInput,

@@ -15,7 +15,7 @@ export type MarkAllNotificationsReadResult = z.infer<typeof MarkAllNotifications
 export const markAllNotificationsRead = defineOperation<z.infer<typeof MarkAllNotificationsReadInput>, MarkAllNotificationsReadResult, AgentPrincipal>({
   name: 'inbox.mark_all_read',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: true,
   input: MarkAllNotificationsReadInput,

@@ -14,7 +14,7 @@ export const MarkInboxItemReadInput = z.strictObject({ notification_id: Notifica
 export const markInboxItemRead = defineOperation<z.infer<typeof MarkInboxItemReadInput>, { item: InboxItemView; unreadCount: number }, AgentPrincipal>({
   name: 'inbox.mark_item_read',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: true,
   input: MarkInboxItemReadInput,

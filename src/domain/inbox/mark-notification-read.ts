@@ -16,7 +16,7 @@ export type MarkNotificationReadResult = z.infer<typeof MarkNotificationReadOutp
 export const markNotificationRead = defineOperation<z.infer<typeof MarkNotificationReadInput>, MarkNotificationReadResult, AgentPrincipal>({
   name: 'inbox.mark_read',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: true,
   input: MarkNotificationReadInput,

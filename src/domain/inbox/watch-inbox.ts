@@ -14,7 +14,7 @@ export const WatchInboxInput = z.strictObject({});
 export const watchInbox = defineOperation<z.infer<typeof WatchInboxInput>, { userId: string }, AgentPrincipal>({
   name: 'inbox.watch',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: WatchInboxInput,
@@ -37,7 +37,7 @@ export const WatchReadInput = z.strictObject({
 export const watchInboxRead = defineOperation<z.infer<typeof WatchReadInput>, { items: InboxItemView[]; unreadCount: number }, AgentPrincipal>({
   name: 'inbox.watch_read',
   auth: { kind: 'agent' },
-  rateLimited: false,
+  budget: null,
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: WatchReadInput,

@@ -18,7 +18,7 @@ export const DismissHeldEventInput = z.strictObject({
 export const dismissHeldEvent = defineOperation<z.infer<typeof DismissHeldEventInput>, HeldEventView, AgentPrincipal>({
   name: 'moderation.dismiss_held_event',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: true,
   writes: true,

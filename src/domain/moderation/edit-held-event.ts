@@ -33,7 +33,7 @@ export const EditHeldEventInput = z
 export const editHeldEvent = defineOperation<z.infer<typeof EditHeldEventInput>, HeldEventView, AgentPrincipal>({
   name: 'moderation.edit_held_event',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: true,
   writes: true,

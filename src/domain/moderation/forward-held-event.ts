@@ -25,7 +25,7 @@ export const ForwardHeldEventInput = z.strictObject({
 export const forwardHeldEvent = defineOperation<z.infer<typeof ForwardHeldEventInput>, HeldEventView, AgentPrincipal>({
   name: 'moderation.forward_held_event',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: true,
   writes: true,

@@ -94,7 +94,7 @@ async function createModerationTokenInTransaction(
 export const issueAdminModerationToken = defineOperation<z.infer<typeof IssueAdminModerationTokenInput>, IssueAdminModerationTokenResult, AgentPrincipal>({
   name: 'moderation.issue_admin_moderation_token',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:tokens'],
   // A token value is never stored anywhere, not even in an idempotency cache.
   idempotent: false,
@@ -134,7 +134,7 @@ export const CreateModerationTokenInput = z.strictObject({
 export const createModerationToken = defineOperation<z.infer<typeof CreateModerationTokenInput>, { tokenId: string; token: string }>({
   name: 'moderation.create_token',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: CreateModerationTokenInput,

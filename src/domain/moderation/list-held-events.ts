@@ -16,7 +16,7 @@ export const ListHeldEventsOutput = z.object({ items: z.array(HeldEventView) });
 export const listHeldEvents = defineOperation<z.infer<typeof ListHeldEventsInput>, z.infer<typeof ListHeldEventsOutput>, AgentPrincipal>({
   name: 'moderation.list_held_events',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: ListHeldEventsInput,

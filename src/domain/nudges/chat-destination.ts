@@ -16,7 +16,7 @@ export const setChatDestinationOperation = (allowHttpHosts: readonly string[]) =
   defineOperation<z.infer<typeof SetChatDestinationInput>, PreferencesView, AgentPrincipal>({
     name: 'nudges.set_chat_destination',
     auth: { kind: 'agent' },
-    rateLimited: true,
+    budget: 'agent',
     requiredScopes: ['write:inbox'],
     idempotent: false,
     input: SetChatDestinationInput,
@@ -36,7 +36,7 @@ export const setChatDestinationOperation = (allowHttpHosts: readonly string[]) =
 export const clearChatDestination = defineOperation<Record<string, never>, PreferencesView, AgentPrincipal>({
   name: 'nudges.clear_chat_destination',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: false,
   input: z.strictObject({}),

@@ -18,7 +18,7 @@ export interface FailedNudgeView {
 export const listFailedNudges = defineOperation<{ limit: number }, { items: FailedNudgeView[] }, AgentPrincipal>({
   name: 'nudges.list_failed',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: z.strictObject({ limit: z.number().int().min(1).max(200).default(50) }),

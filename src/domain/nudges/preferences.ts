@@ -40,7 +40,7 @@ export async function preferencesView(em: EntityManager, userId: string): Promis
 export const getNudgePreferences = defineOperation<Record<string, never>, PreferencesView, AgentPrincipal>({
   name: 'nudges.get_preferences',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: z.strictObject({}),
@@ -56,7 +56,7 @@ export const SetPreferencesInput = z.strictObject({
 export const setNudgePreferences = defineOperation<z.infer<typeof SetPreferencesInput>, PreferencesView, AgentPrincipal>({
   name: 'nudges.set_preferences',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: false,
   input: SetPreferencesInput,

@@ -38,7 +38,7 @@ export const registerPushSubscriptionOperation = (opts: { allowHttpHosts: readon
   defineOperation<z.infer<typeof RegisterPushSubscriptionInput>, RegisterPushSubscriptionOutput, AgentPrincipal>({
     name: 'nudges.register_push_subscription',
     auth: { kind: 'agent' },
-    rateLimited: true,
+    budget: 'agent',
     requiredScopes: ['write:inbox'],
     idempotent: false,
     input: RegisterPushSubscriptionInput,
@@ -67,7 +67,7 @@ export const removePushSubscription = defineOperation<
 >({
   name: 'nudges.remove_push_subscription',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:inbox'],
   idempotent: false,
   input: RemovePushSubscriptionInput,
@@ -83,7 +83,7 @@ export const removePushSubscription = defineOperation<
 export const getVapidPublicKey = defineOperation<Record<string, never>, { publicKey: string }, AgentPrincipal>({
   name: 'nudges.get_vapid_public_key',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
   input: z.strictObject({}),

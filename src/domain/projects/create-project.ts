@@ -20,7 +20,7 @@ export const CreateProjectInput = z.strictObject({
 export const createProject = defineOperation<z.infer<typeof CreateProjectInput>, { projectId: string; slug: string }>({
   name: 'projects.create',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   input: CreateProjectInput,
   writes: true,

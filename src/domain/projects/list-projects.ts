@@ -24,7 +24,7 @@ export type ListProjectsResult = z.infer<typeof ListProjectsOutput>;
 export const listProjects = defineOperation<z.infer<typeof ListProjectsInput>, ListProjectsResult, AgentPrincipal>({
   name: 'projects.list',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:meta'],
   idempotent: false,
   input: ListProjectsInput,

@@ -39,7 +39,7 @@ const actorOf = (p: AgentPrincipal) => ({ userId: p.userId, tokenId: p.tokenId }
 export const manageSetProjectMember = defineOperation<SetProjectMemberInput, ProjectMemberResult, AgentPrincipal>({
   name: 'projects.manage_set_member',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: PROJECT_MEMBER_SCOPES,
   idempotent: true,
   input: SetProjectMemberInput,
@@ -55,7 +55,7 @@ export const manageSetProjectMember = defineOperation<SetProjectMemberInput, Pro
 export const manageRemoveProjectMember = defineOperation<RemoveProjectMemberInput, ProjectMemberResult, AgentPrincipal>({
   name: 'projects.manage_remove_member',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: PROJECT_MEMBER_SCOPES,
   idempotent: true,
   input: RemoveProjectMemberInput,

@@ -114,7 +114,7 @@ export async function lockProject(em: EntityManager, where: { slug: string } | {
 export const setProjectMember = defineOperation<SetProjectMemberInput, ProjectMemberResult>({
   name: 'projects.set_member',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: true,
   input: SetProjectMemberInput,
   writes: true,
@@ -124,7 +124,7 @@ export const setProjectMember = defineOperation<SetProjectMemberInput, ProjectMe
 export const removeProjectMember = defineOperation<RemoveProjectMemberInput, ProjectMemberResult>({
   name: 'projects.remove_member',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: true,
   input: RemoveProjectMemberInput,
   writes: true,

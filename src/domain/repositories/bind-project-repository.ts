@@ -91,7 +91,7 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 export const bindProjectRepositoryOp = defineOperation<BindProjectRepositoryInput, BindProjectRepositoryResult, AgentPrincipal>({
   name: 'repositories.bind',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['code:repo:bind', 'admin:projects'],
   idempotent: true,
   input: BindProjectRepositoryInput,

@@ -27,7 +27,7 @@ function capabilityOperation(
   return defineOperation<CapabilityInput, CapabilityResult>({
     name,
     auth: { kind: 'system' },
-    rateLimited: false,
+    budget: null,
     idempotent: true,
     input: CapabilityInput,
     writes: true,

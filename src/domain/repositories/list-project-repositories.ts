@@ -31,7 +31,7 @@ export const repositoryItem = (r: RepositoryRow): z.infer<typeof RepositoryItem>
 export const listProjectRepositoriesOp = defineOperation<z.infer<typeof ListProjectRepositoriesInput>, ListProjectRepositoriesResult, AgentPrincipal>({
   name: 'repositories.list',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:projects'],
   idempotent: false,
   input: ListProjectRepositoriesInput,

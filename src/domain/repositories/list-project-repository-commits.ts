@@ -34,7 +34,7 @@ export const listProjectRepositoryCommitsOp = defineOperation<
 >({
   name: 'repositories.list_commits',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:projects'],
   idempotent: false,
   input: ListProjectRepositoryCommitsInput,

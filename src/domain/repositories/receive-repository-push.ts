@@ -62,7 +62,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 export const receiveRepositoryPush = defineOperation<ReceivePushInput, ReceivePushResult>({
   name: 'repositories.receive_push',
   auth: { kind: 'none' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   input: ReceivePushInput,
   // The commits and the received mark commit together (a refused delivery writes nothing).

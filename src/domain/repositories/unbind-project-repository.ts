@@ -22,7 +22,7 @@ export type UnbindProjectRepositoryResult = z.infer<typeof UnbindProjectReposito
 export const unbindProjectRepositoryOp = defineOperation<UnbindProjectRepositoryInput, UnbindProjectRepositoryResult, AgentPrincipal>({
   name: 'repositories.unbind',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['code:repo:bind', 'admin:projects'],
   idempotent: true,
   input: UnbindProjectRepositoryInput,

@@ -37,7 +37,7 @@ export interface CreateMeetingResult {
 export const createMeeting = defineOperation<z.infer<typeof CreateMeetingInput>, CreateMeetingResult>({
   name: 'meetings.create',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: CreateMeetingInput,

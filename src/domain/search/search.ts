@@ -49,7 +49,7 @@ export type SearchResult = z.infer<typeof SearchOutput>;
 export const search = defineOperation<z.infer<typeof SearchInput>, SearchResult, AgentPrincipal>({
   name: 'search.across_types',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:*'],
   idempotent: false,
   input: SearchInput,

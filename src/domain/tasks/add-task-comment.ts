@@ -25,7 +25,7 @@ export type AddTaskCommentResult = z.infer<typeof AddTaskCommentOutput>;
 export const addTaskComment = defineOperation<AddTaskCommentInput, AddTaskCommentResult, AgentPrincipal>({
   name: 'tasks.add_comment',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: AddTaskCommentInput,

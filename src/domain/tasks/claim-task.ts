@@ -31,7 +31,7 @@ export type ClaimTaskResult = z.infer<typeof ClaimTaskOutput>;
 export const claimTask = defineOperation<ClaimTaskInput, ClaimTaskResult, AgentPrincipal>({
   name: 'tasks.claim',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: ClaimTaskInput,

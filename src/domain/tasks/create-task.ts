@@ -80,7 +80,7 @@ export const CreateTaskOutput = z.object({
 export const createTask = defineOperation<CreateTaskInput, CreatedTask, AgentPrincipal>({
   name: 'tasks.create',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: CreateTaskInput,

@@ -28,7 +28,7 @@ export type GetOwnerIntakeTemplatesResult = z.infer<typeof GetOwnerIntakeTemplat
 export const getOwnerIntakeTemplates = defineOperation<GetOwnerIntakeTemplatesInput, GetOwnerIntakeTemplatesResult, AgentPrincipal>({
   name: 'tasks.owner_intake_templates',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:tasks'],
   idempotent: false,
   input: GetOwnerIntakeTemplatesInput,

@@ -16,7 +16,7 @@ export type GetTaskInput = z.infer<typeof GetTaskInput>;
 export const getTask = defineOperation<GetTaskInput, TaskDetail, AgentPrincipal>({
   name: 'tasks.get',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:tasks'],
   idempotent: false,
   input: GetTaskInput,

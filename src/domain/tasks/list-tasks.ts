@@ -30,7 +30,7 @@ export type ListTasksResult = z.infer<typeof ListTasksOutput>;
 export const listTasks = defineOperation<ListTasksInput, ListTasksResult, AgentPrincipal>({
   name: 'tasks.list',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['read:tasks'],
   idempotent: false,
   input: ListTasksInput,

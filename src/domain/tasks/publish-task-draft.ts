@@ -33,7 +33,7 @@ export type PublishTaskDraftInput = z.infer<typeof PublishTaskDraftInput>;
 export const publishTaskDraft = defineOperation<PublishTaskDraftInput, CreatedTask, AgentPrincipal>({
   name: 'tasks.publish_draft',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: PublishTaskDraftInput,

@@ -19,7 +19,7 @@ export const SetOwnerIntakeTemplatesInput = z.strictObject({
 export const setOwnerIntakeTemplates = defineOperation<z.infer<typeof SetOwnerIntakeTemplatesInput>, { ownerUserId: string; cleared: boolean }>({
   name: 'tasks.set_owner_intake_templates',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: true,
   input: SetOwnerIntakeTemplatesInput,
   writes: true,

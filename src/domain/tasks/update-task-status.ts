@@ -54,7 +54,7 @@ export type UpdateTaskStatusResult = z.infer<typeof UpdateTaskStatusOutput>;
 export const updateTaskStatus = defineOperation<UpdateTaskStatusInput, UpdateTaskStatusResult, AgentPrincipal>({
   name: 'tasks.update_status',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['write:tasks'],
   idempotent: true,
   input: UpdateTaskStatusInput,

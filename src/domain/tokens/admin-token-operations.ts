@@ -34,7 +34,7 @@ export const AdminRevokeInput = z.strictObject({ token_id: z.uuid({ error: 'must
 export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>, { revoked: true }, AgentPrincipal>({
   name: 'tokens.admin_revoke',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:tokens'],
   idempotent: true,
   writes: true,
@@ -94,7 +94,7 @@ export interface AdminTokenView {
 export const adminListTokens = defineOperation<z.infer<typeof AdminListTokensInput>, { items: AdminTokenView[] }, AgentPrincipal>({
   name: 'tokens.admin_list',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:tokens'],
   idempotent: false,
   input: AdminListTokensInput,
@@ -138,7 +138,7 @@ export const OffboardInput = z.strictObject({ email: z.email().max(120) });
 export const offboardUser = defineOperation<z.infer<typeof OffboardInput>, { userId: string; status: 'offboarded'; tokensRevoked: number }, AgentPrincipal>({
   name: 'users.offboard',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:users'],
   idempotent: true,
   writes: true,

@@ -15,7 +15,7 @@ const Empty = z.object({});
 export const checkInboundBearer = defineOperation<Record<string, never>, Record<string, never>>({
   name: 'tokens.check_inbound_bearer',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation', 'tools_claim'], cachedKinds: ['personal'] },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   input: Empty,
   handler: async () => ({}),
@@ -25,7 +25,7 @@ export const checkInboundBearer = defineOperation<Record<string, never>, Record<
 export const checkAgentBearer = defineOperation<Record<string, never>, Record<string, never>>({
   name: 'tokens.check_agent_bearer',
   auth: { kind: 'agent' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   input: Empty,
   handler: async () => ({}),

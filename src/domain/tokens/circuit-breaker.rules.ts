@@ -4,6 +4,7 @@
 // inbound.event.rejected). Accepted events (202, 200 repeat, 200 degraded) are successes; 401, 429
 // and 5xx are neither. Failures are counted only on the failure path, from the audit log.
 import { DomainError } from '../errors.js';
+import { budgetWindow } from '../rate-budgets.rules.js';
 
 export const BREAKER_WINDOW_MS = 60 * 60 * 1000;
 /** More than this many failures in the window... */
@@ -12,8 +13,8 @@ export const BREAKER_MIN_FAILURES = 20;
 export const BREAKER_FAILURE_RATE = 0.8;
 /** How long a tripped token stays suspended unless an admin resets it sooner. */
 export const BREAKER_SUSPENSION_MS = 60 * 60 * 1000;
-/** X-RateLimit-Limit on a circuit_open 429 (the token's per-minute budget). */
-const INBOUND_PER_MINUTE = 60;
+/** X-RateLimit-Limit on a circuit_open 429: the token's per-minute publish budget, the one a suspension stops. */
+const INBOUND_PER_MINUTE = budgetWindow('publish', 'minute').limit;
 
 export function shouldTrip(failures: number, successes: number): boolean {
   const total = failures + successes;

@@ -103,7 +103,7 @@ async function resetBreaker(
 export const resetCircuitBreaker = defineOperation<z.infer<typeof ResetCircuitBreakerInput>, ResetCircuitBreakerResult, AgentPrincipal>({
   name: 'tokens.reset_circuit_breaker',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:tokens'],
   idempotent: true,
   writes: true,
@@ -118,7 +118,7 @@ export const resetCircuitBreaker = defineOperation<z.infer<typeof ResetCircuitBr
 export const resetCircuitBreakerAsOperator = defineOperation<z.infer<typeof ResetCircuitBreakerInput>, ResetCircuitBreakerResult>({
   name: 'tokens.reset_circuit_breaker_operator',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: ResetCircuitBreakerInput,

@@ -10,7 +10,7 @@ import { requireAdminToolsToken } from './tools-access.rules.js';
 export const claimToken = defineOperation<ClaimTokenRequest, ClaimOutcome, InboundTokenPrincipal>({
   name: 'tokens.claim',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   // A claim answers with a token value, which is never stored anywhere (not even in the
   // idempotency cache): claims do not replay from an Idempotency-Key.
   idempotent: false,
@@ -38,7 +38,7 @@ export const claimTokenBatch = defineOperation<
 >({
   name: 'tokens.claim_batch',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: false,
   writes: true,
   input: ClaimTokenBatchRequestSchema,
@@ -75,7 +75,7 @@ export interface LegacyClaimBatchResult {
 export const legacyClaimBatch = defineOperation<z.infer<typeof LegacyClaimBatchSchema>, LegacyClaimBatchResult, InboundTokenPrincipal>({
   name: 'tokens.claim_batch_legacy',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: false,
   writes: true,
   input: LegacyClaimBatchSchema,
@@ -113,7 +113,7 @@ export interface ToolsPing {
 export const pingToolsToken = defineOperation<unknown, ToolsPing, InboundTokenPrincipal>({
   name: 'tokens.ping_tools',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: 'requests',
+  budget: 'request',
   idempotent: false,
   input: z.unknown(),
   handler: async (_input, ctx) => {

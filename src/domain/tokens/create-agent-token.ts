@@ -43,7 +43,7 @@ export function insertAgentToken(em: EntityManager, ctx: Pick<OpContext, 'clock'
 export const createAgentToken = defineOperation<z.infer<typeof CreateAgentTokenInput>, AgentTokenCreated>({
   name: 'agent_tokens.create',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: CreateAgentTokenInput,

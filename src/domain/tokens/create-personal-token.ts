@@ -35,7 +35,7 @@ export interface PersonalTokenCreated {
 export const createPersonalToken = defineOperation<z.infer<typeof CreatePersonalTokenInput>, PersonalTokenCreated>({
   name: 'tokens.create_personal',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: CreatePersonalTokenInput,

@@ -95,7 +95,7 @@ export async function createToolsTokenInTransaction(
 export const createToolsToken = defineOperation<z.infer<typeof CreateToolsTokenInput>, ToolsTokenCreated>({
   name: 'tokens.create_tools',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: CreateToolsTokenInput,

@@ -21,7 +21,7 @@ type IntegratorsResponse = z.infer<typeof IntegratorsResponseSchema>;
 export const listIntegrators = defineOperation<Record<string, never>, IntegratorsResponse, InboundTokenPrincipal>({
   name: 'integrators.list',
   auth: { kind: 'inbound', tokenKinds: ['tools_claim'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: false,
   input: z.strictObject({}),
   handler: async (_input, ctx) => {

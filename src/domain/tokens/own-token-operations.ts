@@ -14,7 +14,7 @@ import { rotateTokenValue } from './rotate-token.js';
 
 const TokenIdInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }) });
 type TokenIdInput = z.infer<typeof TokenIdInput>;
-const ownOp = { auth: { kind: 'agent' } as const, rateLimited: true, requiredScopes: ['write:inbox'] };
+const ownOp = { auth: { kind: 'agent' } as const, budget: 'agent' as const, requiredScopes: ['write:inbox'] };
 
 const endpointUrl = (ctx: OpContext) => `${ctx.config.publicBaseUrl}/api/internal-os/integrations/inbound/personal`;
 

@@ -13,7 +13,7 @@ export interface PersonalPing {
 export const pingPersonalToken = defineOperation<unknown, PersonalPing, InboundTokenPrincipal>({
   name: 'tokens.ping_personal',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation'] },
-  rateLimited: true,
+  budget: 'publish',
   idempotent: false,
   // Any JSON body (object, array or scalar) is accepted and ignored (SPEC section B).
   input: z.unknown(),

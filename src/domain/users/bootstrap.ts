@@ -23,7 +23,7 @@ export interface Bootstrapped {
 export const bootstrap = defineOperation<z.infer<typeof BootstrapInput>, Bootstrapped>({
   name: 'users.bootstrap',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: BootstrapInput,

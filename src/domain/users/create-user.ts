@@ -45,7 +45,7 @@ export function userAlreadyExists(existing: { id: string; email: string }, extra
 export const createUser = defineOperation<z.infer<typeof CreateUserInput>, UserCreated>({
   name: 'users.create',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: CreateUserInput,

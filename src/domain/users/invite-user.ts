@@ -56,7 +56,7 @@ const isUniqueViolation = (err: unknown) =>
 export const inviteUser = defineOperation<InviteUserInput, InviteUserResult, AgentPrincipal>({
   name: 'users.invite',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:users'],
   idempotent: false,
   writes: true,

@@ -32,7 +32,7 @@ export type SearchUserByUsernameResult = z.infer<typeof SearchUserByUsernameOutp
 export const searchUserByUsername = defineOperation<z.infer<typeof SearchUserByUsernameInput>, SearchUserByUsernameResult, AgentPrincipal>({
   name: 'users.search_by_username',
   auth: { kind: 'agent' },
-  rateLimited: true,
+  budget: 'agent',
   requiredScopes: ['admin:users'],
   idempotent: false,
   input: SearchUserByUsernameInput,

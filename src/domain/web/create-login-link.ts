@@ -21,7 +21,7 @@ export interface LoginLinkCreated {
 export const createLoginLink = defineOperation<z.infer<typeof CreateLoginLinkInput>, LoginLinkCreated>({
   name: 'web.create_login_link',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: CreateLoginLinkInput,

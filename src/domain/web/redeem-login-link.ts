@@ -24,7 +24,7 @@ export const invalidLoginLink = () =>
 export const redeemLoginLink = defineOperation<z.infer<typeof RedeemLoginLinkInput>, StartedSession>({
   name: 'web.redeem_login_link',
   auth: { kind: 'none' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: RedeemLoginLinkInput,

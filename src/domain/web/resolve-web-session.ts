@@ -26,7 +26,7 @@ export const csrfMismatch = () => new DomainError('unauthenticated', 'missing or
 export const resolveWebSession = defineOperation<z.infer<typeof ResolveWebSessionInput>, ResolvedWebSession>({
   name: 'web.resolve_session',
   auth: { kind: 'none' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   input: ResolveWebSessionInput,
   handler: async (input, ctx) => {

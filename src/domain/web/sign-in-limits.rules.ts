@@ -1,25 +1,7 @@
 // Limits of the anonymous sign-in routes (docs/web-sign-in.md "Limits"): windows per client
-// address, since there is no token or session to count against yet, and a bound on the server-side
-// halves of OIDC sign-ins that were started and not finished.
+// address (the sign_in_* budgets of rate-budgets.rules.ts), since there is no token or session to
+// count against yet, and a bound on the server-side halves of OIDC sign-ins started and not finished.
 import ipaddr from 'ipaddr.js';
-
-export interface AddressBudget {
-  /** The budget's name: its window key and its metrics label. */
-  name: 'sign_in_link' | 'sign_in_oidc_start' | 'sign_in_oidc_callback';
-  limit: number;
-  windowMs: number;
-}
-
-/** POST /auth/link/<token>: guessing a link's 256-bit secret is hopeless, but each try is a database write. */
-export const LOGIN_LINK_BUDGET: AddressBudget = { name: 'sign_in_link', limit: 20, windowMs: 60_000 };
-/**
- * GET /auth/oidc/start and GET /auth/oidc/callback, each: generous, because a whole office behind one
- * company NAT signs in within minutes at 9:00; a start writes a row, a callback calls the provider.
- */
-export const OIDC_START_BUDGET: AddressBudget = { name: 'sign_in_oidc_start', limit: 120, windowMs: 60_000 };
-export const OIDC_CALLBACK_BUDGET: AddressBudget = { name: 'sign_in_oidc_callback', limit: 120, windowMs: 60_000 };
-
-export const ADDRESS_BUDGETS: readonly AddressBudget[] = [LOGIN_LINK_BUDGET, OIDC_START_BUDGET, OIDC_CALLBACK_BUDGET];
 
 /**
  * OIDC sign-ins started and neither finished nor expired (10 minutes each), across all clients: a

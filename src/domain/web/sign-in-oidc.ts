@@ -29,7 +29,7 @@ export interface OidcLoginBegun {
 export const beginOidcLogin = defineOperation<z.infer<typeof BeginOidcLoginInput>, OidcLoginBegun>({
   name: 'web.oidc_begin',
   auth: { kind: 'none' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: BeginOidcLoginInput,
@@ -66,7 +66,7 @@ export const invalidOidcState = () =>
 export const takeOidcLogin = defineOperation<z.infer<typeof TakeOidcLoginInput>, { code_verifier: string; nonce: string; next: string }>({
   name: 'web.oidc_take',
   auth: { kind: 'none' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: TakeOidcLoginInput,
@@ -102,7 +102,7 @@ export type OidcRefusal = 'email_missing' | 'email_not_verified' | 'domain_not_a
 export const signInOidc = defineOperation<SignInOidcInput, StartedSession>({
   name: 'web.sign_in_oidc',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   input: SignInOidcInput,
   handler: async (input, ctx) => {
@@ -151,7 +151,7 @@ const OidcSessionInput = z.strictObject({
 const oidcSession = defineOperation<z.infer<typeof OidcSessionInput>, StartedSession>({
   name: 'web.oidc_session',
   auth: { kind: 'system' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: OidcSessionInput,

@@ -22,7 +22,7 @@ export interface SignedOut {
 export const signOut = defineOperation<z.infer<typeof SignOutInput>, SignedOut>({
   name: 'web.sign_out',
   auth: { kind: 'none' },
-  rateLimited: false,
+  budget: null,
   idempotent: false,
   writes: true,
   input: SignOutInput,

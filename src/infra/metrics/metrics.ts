@@ -8,7 +8,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Clock, Logger, Surface } from '../../domain/context.js';
 import type { ErrorKind } from '../../domain/errors.js';
-import { ADDRESS_BUDGETS, type AddressBudget } from '../../domain/web/sign-in-limits.rules.js';
+import { BUDGET_NAMES, RATE_BUDGETS, type BudgetMetricsLabel } from '../../domain/rate-budgets.rules.js';
 import { CounterFamily, HistogramFamily, type CounterChild, type HistogramChild } from './families.js';
 import { EVENT_OPERATIONS, EventIntake } from './event-intake.js';
 import { registerDbGauges } from './db-probes.js';
@@ -36,7 +36,6 @@ export interface ToolMeter {
 }
 
 export type IdempotencyResult = 'started' | 'replay' | 'mismatch' | 'in_flight';
-export type RateBudget = 'inbound_publish' | 'inbound_requests' | 'agent' | AddressBudget['name'];
 export type StoreName = 'rate_limit' | 'idempotency';
 export type NudgeResult = 'completed' | 'failed' | 'dead';
 
@@ -47,7 +46,7 @@ export interface Metrics {
   rpc(procedure: string): RpcMeter;
   /** `tool`: a name from the live tool list, or `other` (the caller guarantees it: the label set stays bounded). */
   tool(tool: string): ToolMeter;
-  rateLimitDenied(budget: RateBudget, window: 'minute' | 'day'): void;
+  rateLimitDenied(budget: BudgetMetricsLabel, window: 'minute' | 'day'): void;
   idempotency(result: IdempotencyResult): void;
   /** The shared store could not be reached: the call went on (fail_open) or was refused with 503 (fail_closed). */
   storeUnavailable(store: StoreName, decision: 'fail_open' | 'fail_closed'): void;
@@ -151,14 +150,7 @@ export class PromMetrics implements Metrics {
     for (const c of ['push', 'chat']) this.nudgesDead.child(c);
     for (const s of ['rate_limit', 'idempotency']) for (const d of ['fail_open', 'fail_closed']) this.storeDown.child(s, d);
     for (const r of ['started', 'replay', 'mismatch', 'in_flight']) this.idem.child(r);
-    for (const [b, w] of [
-      ['inbound_publish', 'minute'],
-      ['inbound_requests', 'minute'],
-      ['agent', 'minute'],
-      ['agent', 'day'],
-      ...ADDRESS_BUDGETS.map((b) => [b.name, 'minute']),
-    ])
-      this.rateDenied.child(b!, w!);
+    for (const name of BUDGET_NAMES) for (const w of RATE_BUDGETS[name].windows) this.rateDenied.child(RATE_BUDGETS[name].metricsLabel, w.per);
     if (o.orm) registerDbGauges(this.registry, { orm: o.orm, clock: o.clock, log: o.log });
   }
 
@@ -208,7 +200,7 @@ export class PromMetrics implements Metrics {
     return m;
   }
 
-  rateLimitDenied(budget: RateBudget, window: 'minute' | 'day'): void {
+  rateLimitDenied(budget: BudgetMetricsLabel, window: 'minute' | 'day'): void {
     this.rateDenied.child(budget, window).inc();
   }
 

@@ -1,5 +1,4 @@
 // The older endpoints under /api/internal-os/*: same operations, legacy bodies.
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../app/deps.js';
 import { toDomainError } from '../../app/run-operation.js';
@@ -9,10 +8,11 @@ import { fastifyErrorToDomain, registerJsonBodyParser } from '../http/json-body.
 import { registerRoutes } from '../http/route-declaration.js';
 import { LEGACY_OPERATION_ROUTES, LEGACY_PAGES } from '../http/route-legacy.js';
 import { sendLegacyError } from './errors.js';
+import { protocolText } from './protocol-text.js';
 
 const LEGACY = { surface: 'legacy', channel: 'legacy' } as const;
-const INBOUND_PROTOCOL = readFileSync(new URL('./protocol/inbound-protocol.md', import.meta.url), 'utf8');
-const AGENT_PROTOCOL = readFileSync(new URL('./protocol/agent-protocol.md', import.meta.url), 'utf8');
+const INBOUND_PROTOCOL = protocolText('inbound-protocol.md');
+const AGENT_PROTOCOL = protocolText('agent-protocol.md');
 
 export async function legacyPlugin(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
   const { deps } = opts;

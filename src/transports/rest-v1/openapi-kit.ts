@@ -3,6 +3,7 @@
 // own), the problem and legacy error schemas with their extension members per code, common headers.
 import { z } from 'zod';
 import type { ErrorKind } from '../../domain/errors.js';
+import { budgetWindow, describeBudget } from '../../domain/rate-budgets.rules.js';
 import type { RouteDecl } from '../http/route-declaration.js';
 import { HTTP_STATUS } from '../http/status.js';
 
@@ -50,7 +51,7 @@ export function routeErrors(r: RouteDecl): Map<ErrorKind, Set<string>> {
     if (op.auth.kind === 'inbound' || op.auth.kind === 'agent') add('unauthenticated', ...AUTH_CODES);
     // A token suspended by its circuit breaker answers 429 on every inbound call.
     if (op.auth.kind === 'inbound') add('rate_limited', 'circuit_open');
-    if (op.rateLimited) add('rate_limited', 'rate_limited');
+    if (op.budget !== null) add('rate_limited', 'rate_limited');
     if (op.idempotent) {
       add('conflict', 'idempotency_key_reused', 'idempotency_in_flight');
       add('unavailable', 'idempotency_unavailable');
@@ -66,6 +67,9 @@ export function routeErrors(r: RouteDecl): Map<ErrorKind, Set<string>> {
 
 export const statusOf = (kind: ErrorKind): number => HTTP_STATUS[kind].status;
 
+const PUBLISH_PER_MINUTE = budgetWindow('publish', 'minute').limit;
+const REQUEST_PER_MINUTE = budgetWindow('request', 'minute').limit;
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Validation failed (every issue at once), or the request is refused as a whole (malformed JSON, a token in the query string)',
   401: 'Missing, malformed, unknown, mismatched or revoked token',
@@ -77,7 +81,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Body over the size limit (256 KB)',
   415: 'Content-Type is not application/json (utf-8)',
   422: 'Unprocessable',
-  429: 'Rate limited (per token: 60/min for publishing, claims, catalog and integrators; 600/min counted apart for read-back, resolve, supplement, event types and pings), or the token is suspended by its circuit breaker (circuit_open, with suspended_until)',
+  429: `Rate limited (per token: ${PUBLISH_PER_MINUTE}/min for publishing, claims, catalog and integrators; ${REQUEST_PER_MINUTE}/min counted apart for read-back, resolve, supplement, event types and pings), or the token is suspended by its circuit breaker (circuit_open, with suspended_until)`,
   500: 'Internal error; retry',
   503: 'Temporarily unavailable (storage, the Idempotency-Key store, a transaction conflict); retry after Retry-After',
 };
@@ -207,8 +211,7 @@ export const HEADERS: Record<string, Json> = {
   XRequestId: { description: "The request id: the caller's X-Request-Id when valid, else a generated `req_<id>`", required: true, schema: { type: 'string' } },
   XRequestIdUnlessClosing: { description: 'The request id (absent on the answer the server sends while it shuts down)', schema: { type: 'string' } },
   XRateLimitLimit: {
-    description:
-      'The per-token budget this call counted against (60 per minute for publishing and tools-token management, 600 per minute for read-back, resolve, supplement, event types and pings)',
+    description: `The per-token budget this call counted against (${describeBudget('publish')} for publishing and tools-token management, ${describeBudget('request')} for read-back, resolve, supplement, event types and pings)`,
     schema: { type: 'integer', minimum: 0 },
   },
   XRateLimitRemaining: { description: 'Calls left in the window', schema: { type: 'integer', minimum: 0 } },
@@ -239,7 +242,7 @@ export function successHeaders(r: RouteDecl): Json {
   const op = 'op' in r ? r.op : undefined;
   return {
     'X-Request-Id': headerRef('XRequestId'),
-    ...(op?.rateLimited ? RATE_HEADERS : {}),
+    ...(op?.budget ? RATE_HEADERS : {}),
     ...(op?.idempotent ? { 'Idempotent-Replayed': headerRef('IdempotentReplayed') } : {}),
   };
 }
@@ -251,7 +254,7 @@ function errorHeaders(r: RouteDecl, status: number): Json {
   const h: Json = { 'X-Request-Id': headerRef(status === 503 ? 'XRequestIdUnlessClosing' : 'XRequestId') };
   // A call counted before it failed reports its budget; a 429 always does, with Retry-After.
   if (status === 429) Object.assign(h, RATE_HEADERS_429);
-  else if (op?.rateLimited && status !== 401) Object.assign(h, RATE_HEADERS);
+  else if (op?.budget && status !== 401) Object.assign(h, RATE_HEADERS);
   if (status === 503 || status === 409) h['Retry-After'] = headerRef('RetryAfter');
   if (status === 401) h['WWW-Authenticate'] = headerRef('WWWAuthenticate');
   return h;

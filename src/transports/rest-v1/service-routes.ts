@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { AppDeps } from '../../app/deps.js';
 import { DomainError } from '../../domain/errors.js';
+import { describeBudget } from '../../domain/rate-budgets.rules.js';
 import type { DocumentedRoute, HandlerRoute, RouteDocBase } from '../http/route-declaration.js';
 import { sendProblem } from './problem.js';
 
@@ -153,7 +154,7 @@ const MCP_DESCRIPTION =
   `GET ${AGENT_PROTOCOL_PATH} (markdown, no authentication). A batch (an array, at most 20 messages) answers 200 with an array matched by id; ` +
   "a lone request answers with the HTTP status of its outcome (a tool's own failure is a 200 result with isError). Notifications only: 202, no body. " +
   'With `Accept: text/event-stream` only, a 200 answer comes as server-sent events (one `message` event per response). ' +
-  'Rate limits: 60 per minute and 5000 per day per token, every JSON-RPC request counted.';
+  `Rate limits: ${describeBudget('agent')} per token, every JSON-RPC request counted.`;
 
 const jsonRpcError = (description: string) => ({
   description,

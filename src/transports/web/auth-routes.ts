@@ -20,7 +20,7 @@ import type { Logger, Operation } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
 import { beginOidcLogin, signInOidc, takeOidcLogin } from '../../domain/web/sign-in-oidc.js';
 import { redeemLoginLink } from '../../domain/web/redeem-login-link.js';
-import { LOGIN_LINK_BUDGET, OIDC_CALLBACK_BUDGET, OIDC_START_BUDGET, type AddressBudget } from '../../domain/web/sign-in-limits.rules.js';
+import type { AddressBudgetName } from '../../domain/rate-budgets.rules.js';
 import { signOut } from '../../domain/web/sign-out.js';
 import type { StartedSession } from '../../domain/web/start-session.js';
 import { cookieNames, csrfTokenOrNull, OIDC_LOGIN_TTL_MS, safeNextPath, sessionTokenOrNull } from '../../domain/web/web-session.rules.js';
@@ -169,7 +169,7 @@ async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions): Promis
   };
 
   /** A route's per-address window, checked before it does anything else; over it, a 429 page with Retry-After. */
-  const perAddress = (budget: AddressBudget) => async (req: FastifyRequest, reply: FastifyReply) => {
+  const perAddress = (budget: AddressBudgetName) => async (req: FastifyRequest, reply: FastifyReply) => {
     try {
       await limitClientAddress(deps, budget, req.ip, req.log as unknown as Logger);
     } catch (err) {
@@ -203,7 +203,7 @@ ${ssoLink}
     );
   });
 
-  app.get('/auth/oidc/start', { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress(OIDC_START_BUDGET) }, async (req, reply) => {
+  app.get('/auth/oidc/start', { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress('sign_in_oidc_start') }, async (req, reply) => {
     if (!sso) return sendRefusal(reply, 404, 'Single sign-on is not configured', 'This server has no OpenID Connect provider configured.');
     let config: oidc.Configuration;
     try {
@@ -238,7 +238,7 @@ ${ssoLink}
     return reply.headers({ 'cache-control': 'no-store' }).redirect(url.href, 302);
   });
 
-  app.get('/auth/oidc/callback', { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress(OIDC_CALLBACK_BUDGET) }, async (req, reply) => {
+  app.get('/auth/oidc/callback', { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress('sign_in_oidc_callback') }, async (req, reply) => {
     if (!sso) return sendRefusal(reply, 404, 'Single sign-on is not configured', 'This server has no OpenID Connect provider configured.');
     const state = field(req.query, 'state');
     const cookieState = req.cookies[names.oidc];
@@ -321,27 +321,23 @@ ${ssoLink}
     );
   });
 
-  app.post<{ Params: { token: string } }>(
-    '/auth/link/:token',
-    { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress(LOGIN_LINK_BUDGET) },
-    async (req, reply) => {
-      const next = safeNextPath(field(req.query, 'next') ?? field(req.body, 'next'));
-      if (foreignOrigin(req)) return sendRefusal(reply, 403, 'Sign-in refused', 'This sign-in request came from another site.', next);
-      try {
-        const session = await run(
-          redeemLoginLink,
-          { token: req.params.token.slice(0, 200), user_agent: userAgent(req), previous_session_token: sessionTokenOrNull(req.cookies[names.session]) },
-          req,
-        );
-        setSessionCookies(reply, session);
-        return seeOther(reply, next);
-      } catch (err) {
-        if (err instanceof DomainError && err.kind === 'validation')
-          return sendRefusal(reply, 400, 'Sign-in link not valid', 'This sign-in link is unknown, has expired or was already used. Ask for a new one.', next);
-        throw err;
-      }
-    },
-  );
+  app.post<{ Params: { token: string } }>('/auth/link/:token', { schema: NOT_IN_API_DOCUMENT, preHandler: perAddress('sign_in_link') }, async (req, reply) => {
+    const next = safeNextPath(field(req.query, 'next') ?? field(req.body, 'next'));
+    if (foreignOrigin(req)) return sendRefusal(reply, 403, 'Sign-in refused', 'This sign-in request came from another site.', next);
+    try {
+      const session = await run(
+        redeemLoginLink,
+        { token: req.params.token.slice(0, 200), user_agent: userAgent(req), previous_session_token: sessionTokenOrNull(req.cookies[names.session]) },
+        req,
+      );
+      setSessionCookies(reply, session);
+      return seeOther(reply, next);
+    } catch (err) {
+      if (err instanceof DomainError && err.kind === 'validation')
+        return sendRefusal(reply, 400, 'Sign-in link not valid', 'This sign-in link is unknown, has expired or was already used. Ask for a new one.', next);
+      throw err;
+    }
+  });
 
   const logout = (everywhere: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     if (foreignOrigin(req)) return sendRefusal(reply, 403, 'Sign-out refused', 'This sign-out request came from another site.');

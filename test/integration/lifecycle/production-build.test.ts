@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fillBudgetPlaceholders } from '../../../src/domain/rate-budgets.rules.js';
 import { createDatabase, REDIS_URL, uniqueEmail } from '../../helpers/harness.js';
 import { freePort } from '../../helpers/redis-server.js';
 
@@ -157,7 +158,7 @@ async function exercise(c: Container): Promise<void> {
   // A served text read from disk next to the compiled module (copied by the build).
   const protocol = await fetch(`${c.base}/api/internal-os/integrations/protocol`);
   expect(protocol.status).toBe(200);
-  expect(await protocol.text()).toBe(readFileSync(path.join(ROOT, 'src/transports/legacy/protocol/inbound-protocol.md'), 'utf8'));
+  expect(await protocol.text()).toBe(fillBudgetPlaceholders(readFileSync(path.join(ROOT, 'src/transports/legacy/protocol/inbound-protocol.md'), 'utf8')));
 
   const email = uniqueEmail('build');
   cli(c.env, 'user', 'create', '--email', email, '--name', 'Build Check');

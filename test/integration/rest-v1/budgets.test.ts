@@ -5,7 +5,7 @@
 // up the publish budget. Time moves with the harness clock; nothing sleeps.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INBOUND_REQUEST_LIMIT } from '../../../src/app/run-operation.js';
+import { RATE_BUDGETS } from '../../../src/domain/rate-budgets.rules.js';
 import {
   event,
   http,
@@ -48,7 +48,7 @@ async function published(t: TestToken): Promise<string> {
 
 describe('the request budget of inbound tokens (600 per minute, its own window)', () => {
   it('is the documented figure', () => {
-    expect(INBOUND_REQUEST_LIMIT).toBe(600);
+    expect(RATE_BUDGETS.request.windows).toEqual([{ limit: 600, windowMs: 60_000, per: 'minute', suffix: ':req' }]);
   });
 
   it('read-back, resolve, supplement and event types each count once and report the request budget', async () => {
@@ -97,7 +97,7 @@ describe('the request budget of inbound tokens (600 per minute, its own window)'
     const t = await newPersonalToken(h);
     const id = await published(t);
     // 600 reads, 20 at a time.
-    for (let i = 0; i < INBOUND_REQUEST_LIMIT; i += 20) {
+    for (let i = 0; i < 600; i += 20) {
       const batch = await Promise.all(Array.from({ length: 20 }, () => readBack(t, id)));
       expect(batch.map((r) => r.status)).toEqual(Array(20).fill(200));
     }

@@ -68,7 +68,7 @@ const call = <I, O>(op: Operation<I, O, any>, input: unknown, over: Partial<Invo
 const insertProbe = (ctx: OpContext<any>, key: string) => run(ctx.em, 'insert into runner_probe (id) values (?)', [key]);
 
 function op<I>(name: string, input: z.ZodType<I>, writes: boolean, handler: (input: I, ctx: OpContext<any>) => Promise<unknown>): Operation<I, unknown, any> {
-  return defineOperation<I, unknown, any>({ name, auth: { kind: 'system' }, rateLimited: false, idempotent: false, input, writes, handler });
+  return defineOperation<I, unknown, any>({ name, auth: { kind: 'system' }, budget: null, idempotent: false, input, writes, handler });
 }
 const Key = z.strictObject({ key: z.string() });
 
@@ -223,7 +223,7 @@ describe('ctx.call', () => {
     const scoped = defineOperation<Record<string, never>, string, any>({
       name: 'test.scoped',
       auth: { kind: 'agent' },
-      rateLimited: true,
+      budget: 'agent',
       requiredScopes: ['admin:test-only-scope'],
       idempotent: false,
       input: z.strictObject({}),
@@ -232,7 +232,7 @@ describe('ctx.call', () => {
     const outer = defineOperation<Record<string, never>, string, any>({
       name: 'test.outer_agent',
       auth: { kind: 'agent' },
-      rateLimited: true,
+      budget: 'agent',
       idempotent: false,
       input: z.strictObject({}),
       handler: async (_i, ctx) => ctx.call(scoped, {}),
