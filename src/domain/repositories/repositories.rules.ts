@@ -130,7 +130,6 @@ export function providerPathIssue(provider: RepositoryProvider, parsed: ParsedRe
 export function branchNameIssue(name: string): string | null {
   if (name.length === 0) return 'must not be empty';
   if (name.length > REPO_LIMITS.branch) return `must be at most ${REPO_LIMITS.branch} characters`;
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
   if (name === '@' || name.includes('..') || name.includes('//') || name.includes('@{')) return 'is not a valid branch name';
   if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock') || name.split('/').some((s) => s.startsWith('.')))

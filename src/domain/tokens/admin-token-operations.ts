@@ -90,7 +90,7 @@ export interface AdminTokenView {
   revokedReason: string | null;
 }
 
-/** Token oversight (issue 19 item 5, SPEC Authentication 6): every user's inbound tokens with owner and last use. */
+/** Token oversight (SPEC Authentication 6): every user's inbound tokens with owner and last use. */
 export const adminListTokens = defineOperation<z.infer<typeof AdminListTokensInput>, { items: AdminTokenView[] }, AgentPrincipal>({
   name: 'tokens.admin_list',
   auth: { kind: 'agent' },

@@ -1,5 +1,5 @@
 // `fluxdesk login-link --email E` (operator): a one-time sign-in link for an existing, active user
-// whose email domain is allowed, valid 10 minutes (issue 19). Stored hashed; the value is only in
+// whose email domain is allowed, valid 10 minutes. Stored hashed; the value is only in
 // the printed URL.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';

@@ -1,4 +1,4 @@
-// Every request the web app makes: session cookie -> the user, as an agent principal (issue 19).
+// Every request the web app makes: session cookie -> the user, as an agent principal.
 // The CSRF token is checked here too (constant time), for every call that is not a plain page view.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';

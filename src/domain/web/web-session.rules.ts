@@ -1,4 +1,4 @@
-// Pure rules of web sign-in (issue 19; docs/web-sign-in.md): lifetimes, secret values, cookie
+// Pure rules of web sign-in (docs/web-sign-in.md): lifetimes, secret values, cookie
 // names, the `next` redirect rule and the scopes a session carries.
 import { randomBytes } from 'node:crypto';
 import { hashesEqual, sha256Hex } from '../tokens/token-crypto.js';

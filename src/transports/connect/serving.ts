@@ -133,7 +133,7 @@ function requestGate(deps: AppDeps, http1: boolean) {
 
     if (ANONYMOUS_SERVICES.has(ctx.service.typeName)) return;
     const authorization = ctx.requestHeader.get('authorization') ?? undefined;
-    // The web app (issue 19): no Authorization header, a session cookie and x-csrf-token instead.
+    // The web app: no Authorization header, a session cookie and x-csrf-token instead.
     if (authorization === undefined && (await gateSession(deps, ctx, requestId))) return;
     const parsed = parseAuthorization(authorization);
     if (!parsed.ok) throw toConnectError(unauthenticated(parsed.code, parsed.message));

@@ -1,4 +1,4 @@
-// The web app's Connect calls (issue 19): no Authorization header, the session cookie and the
+// The web app's Connect calls: no Authorization header, the session cookie and the
 // `x-csrf-token` header instead. One function for every Connect handler (unary ones through
 // call.ts, streaming ones such as WatchInbox): cookie -> the session's user as an agent principal.
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';

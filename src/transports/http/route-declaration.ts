@@ -1,4 +1,4 @@
-// One declaration per HTTP route (issue 18 item 1): the method, path, operation, success statuses
+// One declaration per HTTP route: the method, path, operation, success statuses
 // and the error codes it can answer are written once; Fastify registers the route from it and the
 // OpenAPI document (rest-v1/openapi.ts) describes it from the same object, so the two cannot drift.
 // A handler stays thin: request -> operation input -> invoke -> status and body.

@@ -1,4 +1,4 @@
-// Sign-in and sessions of the web app (issue 19; docs/web-sign-in.md). Small server-rendered pages
+// Sign-in and sessions of the web app (docs/web-sign-in.md). Small server-rendered pages
 // (no script, no inline style: the strict CSP) and the cookies of the agreed web contract:
 //   GET  /auth/login?next=        sign-in page ("Sign in with SSO" when OIDC is configured)
 //   GET  /auth/oidc/start?next=   OIDC authorization request (code + PKCE, state, nonce)

@@ -1,4 +1,4 @@
-// The web app's HTTP face (issue 19): sign-in and session routes (auth-routes.ts) and the built
+// The web app's HTTP face: sign-in and session routes (auth-routes.ts) and the built
 // single-page app, its service worker and the /errors/<slug> pages (web-app.ts). The app itself
 // talks to the same Connect services as every other client (session cookie + x-csrf-token).
 import type { FastifyInstance } from 'fastify';

@@ -23,7 +23,7 @@ const STATEMENTS = [
   `create index "repository_commits_project_id_occurred_at_index" on "repository_commits" ("project_id", "occurred_at" desc, "sha")`,
   `create index "repository_commits_repository_id_occurred_at_index" on "repository_commits" ("repository_id", "occurred_at" desc, "sha")`,
 
-  // bench:work (issue 6 Speed, search_docs over 100,000 pages): search_docs ranks every visible
+  // bench:work (search_docs over 100,000 pages): search_docs ranks every visible
   // match with ts_rank over title (A) and body (B); computing that tsvector per row per query
   // cost ~35 µs a row (18 ms for a word on 2% of the pages). Stored once per write instead; the
   // expression is exactly the one search_docs used, so the ranking is unchanged.

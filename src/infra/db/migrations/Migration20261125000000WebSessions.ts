@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-// Web app sign-in (issue 19, docs/web-sign-in.md). Every secret is stored as a SHA-256 hash only:
+// Web app sign-in (docs/web-sign-in.md). Every secret is stored as a SHA-256 hash only:
 // the session cookie value, the session's CSRF token, a one-time login link, an OIDC login's state.
 //  - web_sessions: one row per signed-in browser. Idle timeout 12 h (last_seen_at, slid at most
 //    once a minute), absolute lifetime 7 days (expires_at); revoked_at set by sign-out.
