@@ -9,6 +9,7 @@ import type { AppDeps } from '../../app/deps.js';
 import { DomainError } from '../../domain/errors.js';
 import { describeBudget } from '../../domain/rate-budgets.rules.js';
 import type { DocumentedRoute, HandlerRoute, RouteDocBase } from '../http/route-declaration.js';
+import { CONTENT_SECURITY_POLICY, PAGE_SECURITY_HEADERS } from '../http/page-security.js';
 import { sendProblem } from './problem.js';
 
 export const HealthSchema = z.strictObject({ ok: z.boolean(), version: z.string(), serverTime: z.iso.datetime().optional() });
@@ -55,32 +56,12 @@ const OPENAPI: RouteDocBase = {
 };
 
 // The viewer is served on the API's own origin, next to the web app and its session cookies: its
-// page gets a policy of its own (the app's CSP is web/html-pages.ts's, another transport's), the app's
-// other page headers, and nothing from elsewhere. Swagger UI runs under it without a violation
-// (test/e2e/docs.e2e.test.ts): its styles are the stylesheet plus CSSOM writes (not inline
-// style elements), its icons data: URIs, its calls ("Try it out") this origin.
-export const DOCS_CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
-
-const DOCS_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-security-policy': DOCS_CONTENT_SECURITY_POLICY,
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-});
+// page gets the headers of every page of this process (http/page-security.ts), and Swagger UI runs
+// under that policy without a violation (test/e2e/docs.e2e.test.ts).
 
 const NOSNIFF_DOC = 'nosniff: the asset is only ever what its Content-Type says';
 const DOCS_HEADER_DOCS: Record<string, string> = {
-  'Content-Security-Policy': `The page's policy: ${DOCS_CONTENT_SECURITY_POLICY}`,
+  'Content-Security-Policy': `The page's policy: ${CONTENT_SECURITY_POLICY}`,
   'X-Frame-Options': 'DENY: never shown in a frame',
   'X-Content-Type-Options': NOSNIFF_DOC,
   'Referrer-Policy': 'same-origin',
@@ -275,7 +256,7 @@ export function serviceRoutes(o: ServiceRouteOptions): HandlerRoute[] {
       },
     },
     { ...OPENAPI, handler: async (_req, reply) => reply.type('application/json; charset=utf-8').send(o.openapiText()) },
-    { ...DOCS, handler: async (_req, reply) => reply.headers(DOCS_PAGE_HEADERS).type('text/html; charset=utf-8').send(DOCS_HTML) },
+    { ...DOCS, handler: async (_req, reply) => reply.headers(PAGE_SECURITY_HEADERS).type('text/html; charset=utf-8').send(DOCS_HTML) },
     {
       ...DOCS_ASSET,
       handler: async (req, reply) => {

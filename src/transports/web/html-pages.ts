@@ -2,6 +2,7 @@
 // sign-in pages, the root hooks' refusals): the strict CSP and security headers, escaping, the page
 // shell, and the route flag that keeps these routes out of the OpenAPI document.
 import type { FastifyReply } from 'fastify';
+import { PAGE_SECURITY_HEADERS } from '../http/page-security.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -13,26 +14,8 @@ declare module 'fastify' {
 /** Route `schema` of every web route: not part of the HTTP API, so not in the OpenAPI document. */
 export const NOT_IN_API_DOCUMENT = { hide: true } as const;
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
-
-/** Headers of every HTML page this process serves (the app, the error pages, sign-in pages). */
-export const HTML_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-cache',
-});
+/** Headers of every page of the web app (the app, the error pages, sign-in pages): revalidated on each load. */
+export const HTML_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...PAGE_SECURITY_HEADERS, 'cache-control': 'no-cache' });
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

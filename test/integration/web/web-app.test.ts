@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError, ERROR_KINDS, errorTypeSlug } from '../../../src/domain/errors.js';
 import { problemPages, problemTitle, SLUG_TITLES } from '../../../src/transports/http/status.js';
 import { registerWebApp, WEB_APP_ROUTES } from '../../../src/transports/web/web-app.js';
-import { CONTENT_SECURITY_POLICY } from '../../../src/transports/web/html-pages.js';
+import { CONTENT_SECURITY_POLICY } from '../../../src/transports/http/page-security.js';
 import { type Harness, startHarness } from '../../helpers/harness.js';
 
 const ROOT = process.cwd();
