@@ -14,6 +14,7 @@ import { pruneSignInTask } from '../../../src/domain/web/prune-sign-in.js';
 import { parseCommand } from '../../../src/transports/cli/commands.js';
 import { bearer, closeSessions, protoEvent, transportFor } from '../../helpers/connect.js';
 import { newUser, operator, startHarness, uniqueEmail, type Harness, type TestUser } from '../../helpers/harness.js';
+import { cookiesOf } from '../../helpers/cookies.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -50,25 +51,6 @@ async function refusalOf(p: Promise<unknown>): Promise<{ kind: string; code: str
     return e as { kind: string; code: string; extra: Record<string, unknown> };
   }
   throw new Error('expected a refusal');
-}
-
-interface Cookie {
-  name: string;
-  value: string;
-  attrs: Record<string, string | true>;
-}
-function cookiesOf(res: Response): Cookie[] {
-  return res.headers.getSetCookie().map((line) => {
-    const [pair, ...rest] = line.split(';');
-    const eq = pair!.indexOf('=');
-    const attrs: Record<string, string | true> = {};
-    for (const a of rest) {
-      const i = a.indexOf('=');
-      if (i < 0) attrs[a.trim().toLowerCase()] = true;
-      else attrs[a.slice(0, i).trim().toLowerCase()] = a.slice(i + 1).trim();
-    }
-    return { name: pair!.slice(0, eq).trim(), value: decodeURIComponent(pair!.slice(eq + 1).trim()), attrs };
-  });
 }
 
 interface Session {

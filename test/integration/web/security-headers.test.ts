@@ -7,27 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { ViewerService } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { event, newPersonalToken, newUser, operator, startHarness, type Harness } from '../../helpers/harness.js';
+import { cookiesOf } from '../../helpers/cookies.js';
 
 const HTTPS_BASE = 'https://fluxdesk.example.test';
-
-interface Cookie {
-  name: string;
-  value: string;
-  attrs: Record<string, string | true>;
-}
-function cookiesOf(res: Response): Cookie[] {
-  return res.headers.getSetCookie().map((line) => {
-    const [pair, ...rest] = line.split(';');
-    const eq = pair!.indexOf('=');
-    const attrs: Record<string, string | true> = {};
-    for (const a of rest) {
-      const i = a.indexOf('=');
-      if (i < 0) attrs[a.trim().toLowerCase()] = true;
-      else attrs[a.slice(0, i).trim().toLowerCase()] = a.slice(i + 1).trim();
-    }
-    return { name: pair!.slice(0, eq).trim(), value: decodeURIComponent(pair!.slice(eq + 1).trim()), attrs };
-  });
-}
 
 /** Redeems a one-time login link (what the link page's form does); the answer carries the session cookies. */
 async function redeemLink(h: Harness, origin: string): Promise<Response> {
