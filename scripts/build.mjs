@@ -8,7 +8,7 @@
 //   node scripts/build.mjs --web-only [--if-stale] only the web app (tests that serve it)
 //
 // The web app (web/, Preact + Vite) is built by Vite into dist/web (index.html, hashed assets/,
-// sw.js) when web/ is present; it is stale when web/**, gen/** or this script changed since
+// sw.js) when web/ is present; it is stale when web/**, gen/**, src/domain/events/event.limits.ts or this script changed since
 // (dist/web/.build-stamp). `npm run build` type-checks it too (tsc -p web). A rebuild of the
 // server code carries the current dist/web over into the new dist/.
 //
@@ -39,7 +39,8 @@ const webOnly = args.has('--web-only');
 const WEB_SRC = 'web';
 const WEB_OUT = path.join(OUT_DIR, 'web');
 const WEB_INPUTS = [WEB_SRC, 'gen'];
-const WEB_INPUT_FILES = ['scripts/build.mjs', 'package-lock.json'];
+// The one module of src/ the web app imports: the event limits its forms state.
+const WEB_INPUT_FILES = ['scripts/build.mjs', 'package-lock.json', 'src/domain/events/event.limits.ts'];
 
 function walkFiles(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

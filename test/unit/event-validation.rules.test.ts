@@ -5,13 +5,9 @@ import { describe, expect, it } from 'vitest';
 import type { Issue } from '../../src/domain/errors.js';
 import type { Channel } from '../../src/domain/context.js';
 import type { TokenKind } from '../../src/domain/principal.js';
-import {
-  eventContextIssues,
-  FORBIDDEN_EVENT_KEYS,
-  InboundEventSchema,
-  LEGACY_EVENT_KEYS,
-  normalizeLegacyEvent,
-} from '../../src/domain/events/event-validation.rules.js';
+import { eventContextIssues, InboundEventSchema, normalizeLegacyEvent } from '../../src/domain/events/event-validation.rules.js';
+import { FORBIDDEN_EVENT_KEYS, LEGACY_EVENT_KEYS } from '../../src/domain/events/event.limits.js';
+import { EditHeldEventInput } from '../../src/domain/moderation/edit-held-event.js';
 import { fieldPath, zodToIssues } from '../../src/domain/validation.js';
 import { allowHostSet } from '../../src/domain/egress-policy.rules.js';
 
@@ -129,6 +125,32 @@ describe('event_id pattern', () => {
 describe('title', () => {
   it.each(['line one\nline two', 'line one\r\nline two', 'carriage\rreturn'])('must be a single line: %j', (title) => {
     expectOnly({ title }, 'title', 'invalid_format');
+  });
+  it('190 characters are within the limit', () => {
+    expectValid({ title: s(190) });
+  });
+});
+
+describe('the moderation edit applies the publish rules to the text it rewrites', () => {
+  const ENTRY = '0b8f4a52-5f8e-4c41-9a43-2f1f3c0a9d11';
+  const edit = (fields: Record<string, unknown>) => {
+    const r = EditHeldEventInput.safeParse({ entry_id: ENTRY, ...fields });
+    return r.success ? [] : pairs(zodToIssues(r.error));
+  };
+
+  it('title: 1-200 characters on a single line, after trimming', () => {
+    expect(edit({ title: s(190) })).toEqual([]);
+    expect(edit({ title: s(200) })).toEqual([]);
+    expect(edit({ title: `  ${s(200)}  ` })).toEqual([]);
+    expect(edit({ title: s(201) })).toEqual(['title:too_long']);
+    expect(edit({ title: '   ' })).toEqual(['title:required']);
+    expect(edit({ title: 'line one\nline two' })).toEqual(['title:invalid_format']);
+  });
+
+  it('summary at most 500, markdown_body at most 8000', () => {
+    expect(edit({ summary: s(500), markdown_body: s(8000) })).toEqual([]);
+    expect(edit({ summary: s(501) })).toEqual(['summary:too_long']);
+    expect(edit({ markdown_body: s(8001) })).toEqual(['markdown_body:too_long']);
   });
 });
 

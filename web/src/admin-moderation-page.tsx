@@ -6,6 +6,7 @@
 // the moderation tokens they own. Loaded as its own chunk.
 import { useEffect, useState } from 'preact/hooks';
 import { type HeldEvent, HeldEventStatus } from '../../gen/fluxdesk/moderation/v1/moderation_pb.js';
+import { EVENT_LIMITS } from '../../src/domain/events/event.limits.js';
 import { errorText } from './client.js';
 import { AdminNav } from './admin-nav.js';
 import { moderation } from './settings-clients.js';
@@ -145,13 +146,38 @@ function HeldItem({ item, onChanged }: { item: HeldEvent; onChanged: () => Promi
       {pending && editing && (
         <form class="held-edit" onSubmit={save}>
           <Field label="Title">
-            {(id) => <input id={id} type="text" required maxLength={200} value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />}
+            {(id) => (
+              <input
+                id={id}
+                type="text"
+                required
+                maxLength={EVENT_LIMITS.titleMax}
+                value={title}
+                onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+              />
+            )}
           </Field>
           <Field label="Summary">
-            {(id) => <input id={id} type="text" maxLength={500} value={summary} onInput={(e) => setSummary((e.target as HTMLInputElement).value)} />}
+            {(id) => (
+              <input
+                id={id}
+                type="text"
+                maxLength={EVENT_LIMITS.summaryMax}
+                value={summary}
+                onInput={(e) => setSummary((e.target as HTMLInputElement).value)}
+              />
+            )}
           </Field>
           <Field label="Body (markdown)">
-            {(id) => <textarea id={id} rows={4} maxLength={8000} value={body} onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)} />}
+            {(id) => (
+              <textarea
+                id={id}
+                rows={4}
+                maxLength={EVENT_LIMITS.markdownBodyMax}
+                value={body}
+                onInput={(e) => setBody((e.target as HTMLTextAreaElement).value)}
+              />
+            )}
           </Field>
           <button type="submit" disabled={busy}>
             Save changes

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { SupplementRow } from './events.repository.js';
 import type { DeliveryRow } from './event-store.js';
-import { EXTERNAL_STATUSES, SEVERITIES, TONES } from './event-validation.rules.js';
+import { EXTERNAL_STATUSES, SEVERITIES, TONES } from './event.limits.js';
 import { iso } from '../timestamps.js';
 
 export const SupplementViewSchema = z.strictObject({

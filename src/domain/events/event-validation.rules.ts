@@ -9,44 +9,21 @@ import type { Channel } from '../context.js';
 import type { TokenKind } from '../principal.js';
 import { urlIssues } from '../urls.rules.js';
 import { isAllowlistedTarget, urlHostClass } from '../egress-policy.rules.js';
-
-export const SEVERITIES = ['critical', 'warn', 'info', 'success'] as const;
-export const EXTERNAL_STATUSES = ['firing', 'resolved', 'pending', 'approved', 'rejected', 'withdrawn'] as const;
-export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['resolved', 'approved', 'rejected', 'withdrawn']);
-export const TONES = ['neutral', 'positive', 'negative'] as const;
-export const RENDERINGS = ['collapsed', 'expanded', 'preview'] as const;
-
-/** Top-level keys always refused (SPEC Events rule 1). */
-export const FORBIDDEN_EVENT_KEYS: ReadonlySet<string> = new Set([
-  'body',
-  'payload',
-  'content',
-  'full_text',
-  'attachment',
-  'attachments',
-  'files',
-  'secret',
-  'token',
-  'api_key',
-  'password',
-  'credential',
-  'credentials',
-  'private_key',
-  'prompt',
-  'completion',
-  'ai_response',
-  'chat_history',
-  'recipients',
-]);
-export const LEGACY_EVENT_KEYS: ReadonlyMap<string, string> = new Map([
-  ['action_label', 'flat "action_label" was removed: use actions[] with {label, action_type, url}'],
-  ['action_url', 'flat "action_url" was removed: use actions[] with {label, action_type, url}'],
-  ['source', '"source" was removed in spec_version 2'],
-]);
+import {
+  ACTION_TYPES,
+  EVENT_ID_PATTERN,
+  EVENT_LIMITS as L,
+  EXTERNAL_STATUSES,
+  OCCURRED_AT_FUTURE_MS,
+  OCCURRED_AT_PAST_MS,
+  RENDERINGS,
+  SEVERITIES,
+  SPEC_VERSION,
+  TONES,
+} from './event.limits.js';
 
 const HTTPS_URL = /^https:\/\/[^\s]+$/;
 const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
-const EVENT_ID = /^[a-zA-Z0-9_-]+$/;
 
 /**
  * Webhook targets refused when the event is accepted (SPEC ActionButton: localhost, 127.*, 0.0.0.0),
@@ -78,14 +55,14 @@ const httpsUrl = (max: number) =>
     });
 
 /**
- * A webhook target in the schema: a string of at most 2000 characters. Its URL rules depend on the
+ * A webhook target in the schema: a string of at most EVENT_LIMITS.urlMax characters. Its URL rules depend on the
  * operator's EGRESS_ALLOW_HOSTS, a value of the call's context: addWebhookTargetIssues, run by
  * eventContextIssues (so one rule, in one place, reports every issue of the field in its order).
  */
 const webhookUrl = z
   .string()
-  .max(2000)
-  .meta({ maxLength: 2000, pattern: HTTPS_URL.source, description: 'https; plain http only to a host the operator lists in EGRESS_ALLOW_HOSTS' });
+  .max(L.urlMax)
+  .meta({ maxLength: L.urlMax, pattern: HTTPS_URL.source, description: 'https; plain http only to a host the operator lists in EGRESS_ALLOW_HOSTS' });
 
 /**
  * The URL rules of each action's `webhook_url` (raw input, checked defensively), added to `out`:
@@ -115,60 +92,67 @@ export function addWebhookTargetIssues(out: Issue[], actions: unknown, allowHost
   return out;
 }
 
-const email120 = z.email({ error: 'must be a valid email address' }).max(120);
+const email = z.email({ error: 'must be a valid email address' }).max(L.emailMax);
 
 export const ActionButtonSchema = z.strictObject({
-  label: z.string().min(1).max(40),
-  action_type: z.enum(['url', 'webhook']).default('url'),
-  url: httpsUrl(2000).optional(),
+  label: z.string().min(1).max(L.actionLabelMax),
+  action_type: z.enum(ACTION_TYPES).default('url'),
+  url: httpsUrl(L.urlMax).optional(),
   webhook_url: webhookUrl.optional(),
 });
 
 export const RecipientHintSchema = z.strictObject({
-  email: email120.optional(),
+  email: email.optional(),
   user_id: z.uuid({ error: 'must be a UUID' }).optional(),
-  display_hint: z.string().max(80).optional(),
+  display_hint: z.string().max(L.displayHintMax).optional(),
 });
 
 export const RecipientSchema = z.strictObject({
   type: z.enum(['email']),
-  value: email120,
+  value: email,
 });
 
+/**
+ * An event's title: 1 to EVENT_LIMITS.titleMax characters on a single line. Publishing and the
+ * moderation edit (which trims first: pass `z.string().trim()`) apply this one rule.
+ */
+export const eventTitle = (base: z.ZodString = z.string()) =>
+  base
+    .min(1)
+    .max(L.titleMax)
+    .regex(/^[^\r\n]*$/, { error: 'must be a single line' });
+
 export const InboundEventSchema = z.strictObject({
-  spec_version: z.string().regex(/^2$/, { error: 'must be the text "2" (version 1 is no longer accepted)' }),
-  event_id: z.string().min(1).max(120).regex(EVENT_ID, { error: 'must match ^[a-zA-Z0-9_-]+$' }),
-  event_type: z.string().min(1).max(60),
-  severity: z.enum(SEVERITIES),
-  title: z
+  spec_version: z.string().regex(new RegExp(`^${SPEC_VERSION}$`), { error: `must be the text "${SPEC_VERSION}" (version 1 is no longer accepted)` }),
+  event_id: z
     .string()
     .min(1)
-    .max(200)
-    .regex(/^[^\r\n]*$/, { error: 'must be a single line' }),
+    .max(L.eventIdMax)
+    .regex(EVENT_ID_PATTERN, { error: `must match ${EVENT_ID_PATTERN.source}` }),
+  event_type: z.string().min(1).max(L.eventTypeMax),
+  severity: z.enum(SEVERITIES),
+  title: eventTitle(),
   occurred_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset (e.g. 2026-01-01T10:00:00Z)' }),
-  summary: z.string().max(500).optional(),
-  markdown_body: z.string().max(8000).optional(),
+  summary: z.string().max(L.summaryMax).optional(),
+  markdown_body: z.string().max(L.markdownBodyMax).optional(),
   markdown_body_rendering: z.enum(RENDERINGS).optional(),
-  external_url: httpsUrl(2000).optional(),
+  external_url: httpsUrl(L.urlMax).optional(),
   external_status: z.enum(EXTERNAL_STATUSES).optional(),
-  actor: z.strictObject({ email: email120, name: z.string().max(80).optional() }).optional(),
+  actor: z.strictObject({ email, name: z.string().max(L.actorNameMax).optional() }).optional(),
   labels: z
-    .record(z.string().min(1).max(80), z.string().max(80))
-    .refine((r) => Object.keys(r).length <= 20, { error: 'must have at most 20 entries', params: { code: 'too_many' } })
+    .record(z.string().min(1).max(L.labelKeyMax), z.string().max(L.labelValueMax))
+    .refine((r) => Object.keys(r).length <= L.labelsMax, { error: `must have at most ${L.labelsMax} entries`, params: { code: 'too_many' } })
     .optional(),
-  actions: z.array(ActionButtonSchema).max(4).optional(),
+  actions: z.array(ActionButtonSchema).max(L.actionsMax).optional(),
   recipient_hint: RecipientHintSchema.optional(),
   recipient: RecipientSchema.optional(),
-  project_slug: z.string().min(1).max(80).optional(),
+  project_slug: z.string().min(1).max(L.projectSlugMax).optional(),
   tone: z.enum(TONES).optional(),
-  locale: z.string().max(35).regex(LOCALE, { error: 'must be a BCP-47 language tag such as en or zh-TW' }).optional(),
+  locale: z.string().max(L.localeMax).regex(LOCALE, { error: 'must be a BCP-47 language tag such as en or zh-TW' }).optional(),
 });
 
 export type InboundEvent = z.infer<typeof InboundEventSchema>;
 export type ActionButton = z.infer<typeof ActionButtonSchema>;
-
-export const OCCURRED_AT_PAST_MS = 24 * 60 * 60 * 1000;
-export const OCCURRED_AT_FUTURE_MS = 5 * 60 * 1000;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

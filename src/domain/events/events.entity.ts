@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { EVENT_LIMITS } from './event.limits.js';
 
 /**
  * One delivered event. Unique on (token_id, event_id): the dedup key of the spec.
@@ -16,15 +17,15 @@ export const DeliverySchema = defineEntity({
     integratorId: p.uuid(),
     recipientUserId: p.uuid(),
     projectId: p.uuid().nullable(),
-    eventId: p.string().length(120),
-    eventType: p.string().length(60),
+    eventId: p.string().length(EVENT_LIMITS.eventIdMax),
+    eventType: p.string().length(EVENT_LIMITS.eventTypeMax),
     severity: p.string().length(10),
     tone: p.string().length(10).nullable(),
-    title: p.string().length(200),
-    summary: p.string().length(500).nullable(),
+    title: p.string().length(EVENT_LIMITS.titleMax),
+    summary: p.string().length(EVENT_LIMITS.summaryMax).nullable(),
     markdownBody: p.text().nullable(),
     markdownBodyRendering: p.string().length(10).nullable(),
-    externalUrl: p.string().length(2000).nullable(),
+    externalUrl: p.string().length(EVENT_LIMITS.urlMax).nullable(),
     externalStatus: p.string().length(10).nullable(),
     /** When externalStatus took its present value (null before Migration20261128000000ExternalStatusAt). */
     externalStatusAt: p.datetime().nullable(),
@@ -33,13 +34,13 @@ export const DeliverySchema = defineEntity({
     actions: p.json<unknown[]>().nullable(),
     recipientHint: p.json<Record<string, string>>().nullable(),
     recipient: p.json<{ type: string; value: string }>().nullable(),
-    locale: p.string().length(35).nullable(),
+    locale: p.string().length(EVENT_LIMITS.localeMax).nullable(),
     occurredAt: p.datetime(),
     createdAt: p.datetime(),
     lastEventAt: p.datetime(),
     fireCount: p.integer(),
     resolvedAt: p.datetime().nullable(),
-    resolutionNote: p.string().length(500).nullable(),
+    resolutionNote: p.string().length(EVENT_LIMITS.resolutionNoteMax).nullable(),
   },
 });
 export class Delivery extends DeliverySchema.class {}

@@ -21,7 +21,8 @@ import type { PrincipalVersions } from '../principal.js';
 import type { DeliveryRow, NewDelivery } from './event-store.js';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
-import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY, TERMINAL_EXTERNAL_STATUSES } from '../nudges/nudge.rules.js';
+import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
+import { TERMINAL_EXTERNAL_STATUSES } from './event.limits.js';
 
 // Constants inlined into the fixed SQL text (no apostrophes inside: they are plain words).
 const TERMINAL_SQL = TERMINAL_EXTERNAL_STATUSES.map((st) => `'${st}'`).join(', ');

@@ -15,7 +15,8 @@ import { DomainError, type Issue } from '../errors.js';
 import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import { claimMany } from '../tokens/claim.js';
 import { normalizeEmail } from '../users/users.rules.js';
-import { eventContextIssues, FORBIDDEN_EVENT_KEYS, InboundEventSchema, LEGACY_EVENT_KEYS, type InboundEvent } from './event-validation.rules.js';
+import { eventContextIssues, InboundEventSchema, type InboundEvent } from './event-validation.rules.js';
+import { FORBIDDEN_EVENT_KEYS, LEGACY_EVENT_KEYS } from './event.limits.js';
 import { newDelivery } from './events.repository.js';
 import type { NewDelivery } from './event-store.js';
 import {

@@ -6,14 +6,8 @@ import { DomainError } from '../errors.js';
 import { hasUnsafeText } from '../validation.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
-import {
-  eventContextIssues,
-  FORBIDDEN_EVENT_KEYS,
-  InboundEventSchema,
-  LEGACY_EVENT_KEYS,
-  normalizeLegacyEvent,
-  type InboundEvent,
-} from './event-validation.rules.js';
+import { eventContextIssues, InboundEventSchema, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
+import { FORBIDDEN_EVENT_KEYS, LEGACY_EVENT_KEYS } from './event.limits.js';
 import { newDelivery } from './events.repository.js';
 import { probeNoApproval } from './no-approval-probe.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';

@@ -6,10 +6,11 @@ import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { markDeliveryResolved } from './deliveries.repository.js';
 import { listSupplements } from './events.repository.js';
 import { loadOwnDelivery } from './sender-access.js';
+import { EVENT_LIMITS } from './event.limits.js';
 
 export const ResolveDeliveryInput = z.strictObject({
   delivery_id: z.uuid({ error: 'must be a UUID' }),
-  resolution_note: z.string().max(500).optional(),
+  resolution_note: z.string().max(EVENT_LIMITS.resolutionNoteMax).optional(),
 });
 
 export const resolveDelivery = defineOperation<z.infer<typeof ResolveDeliveryInput>, DeliveryView, InboundTokenPrincipal>({

@@ -7,10 +7,11 @@ import { DeliverySupplement } from './events.entity.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { listSupplements } from './events.repository.js';
 import { loadOwnDelivery } from './sender-access.js';
+import { EVENT_LIMITS } from './event.limits.js';
 
 export const SupplementDeliveryInput = z.strictObject({
   delivery_id: z.uuid({ error: 'must be a UUID' }),
-  markdown_body: z.string().min(1).max(8000),
+  markdown_body: z.string().min(1).max(EVENT_LIMITS.markdownBodyMax),
 });
 
 export const supplementDelivery = defineOperation<z.infer<typeof SupplementDeliveryInput>, DeliveryView, InboundTokenPrincipal>({

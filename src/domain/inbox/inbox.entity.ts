@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { EVENT_LIMITS } from '../events/event.limits.js';
 
 /** An inbox row. Inbound deliveries have exactly one (unique delivery_id). */
 export const NotificationSchema = defineEntity({
@@ -12,12 +13,12 @@ export const NotificationSchema = defineEntity({
     userId: p.uuid(),
     /** `task`, `review`, `meeting` or `system` (inbound events are `system`). */
     type: p.string().length(20),
-    title: p.string().length(200),
-    summary: p.string().length(500).nullable(),
+    title: p.string().length(EVENT_LIMITS.titleMax),
+    summary: p.string().length(EVENT_LIMITS.summaryMax).nullable(),
     body: p.text().nullable(),
     deliveryId: p.uuid().nullable().unique(),
     actorUserId: p.uuid().nullable(),
-    targetUrl: p.string().length(2000).nullable(),
+    targetUrl: p.string().length(EVENT_LIMITS.urlMax).nullable(),
     tags: p.json<string[]>().nullable(),
     readAt: p.datetime().nullable(),
     createdAt: p.datetime(),

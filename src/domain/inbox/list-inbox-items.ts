@@ -6,7 +6,7 @@ import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { SEVERITIES } from '../events/event-validation.rules.js';
+import { SEVERITIES } from '../events/event.limits.js';
 import { type InboxItemView, toInboxItemView } from './inbox-item.view.js';
 import { listInboxView } from './inbox-view.repository.js';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { Notification } from './inbox.entity.js';
+import { EVENT_LIMITS } from '../events/event.limits.js';
 
 export interface NotificationInput {
   userId: string;
@@ -19,7 +20,7 @@ export function addNotification(em: EntityManager, now: Date, n: NotificationInp
     id: randomUUID(),
     userId: n.userId,
     type: n.type ?? 'system',
-    title: n.title.slice(0, 200),
+    title: n.title.slice(0, EVENT_LIMITS.titleMax),
     summary: n.summary ?? null,
     body: n.body ?? null,
     deliveryId: null,

@@ -7,23 +7,20 @@ import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { eventTitle } from '../events/event-validation.rules.js';
+import { EVENT_LIMITS } from '../events/event.limits.js';
 import { type HeldEventView, toHeldEventView } from './held-event.view.js';
 import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
 
 export const EditHeldEventInput = z
   .strictObject({
     entry_id: z.uuid({ error: 'must be a UUID' }),
-    title: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .regex(/^[^\r\n]*$/, { error: 'must be a single line' })
-      .optional(),
+    /** The publish rule for a title, after trimming. */
+    title: eventTitle(z.string().trim()).optional(),
     /** null clears the summary. */
-    summary: z.string().max(500).nullable().optional(),
+    summary: z.string().max(EVENT_LIMITS.summaryMax).nullable().optional(),
     /** null clears the body. */
-    markdown_body: z.string().max(8000).nullable().optional(),
+    markdown_body: z.string().max(EVENT_LIMITS.markdownBodyMax).nullable().optional(),
   })
   .refine((v) => v.title !== undefined || v.summary !== undefined || v.markdown_body !== undefined, {
     error: 'give at least one of title, summary, markdown_body',

@@ -1,7 +1,7 @@
 // Pure rules of nudges (browser push and chat messages for a new delivery).
 // SPEC "What the service does" 1, "Side effects of a new delivery", "Delivery external status",
 // Limits (daily notifications per token, 500 inbox notifications per user per day, 00:00 UTC reset).
-import type { SEVERITIES } from '../events/event-validation.rules.js';
+import type { SEVERITIES } from '../events/event.limits.js';
 import { allowHostSet, egressDecision } from '../egress-policy.rules.js';
 
 export type Severity = (typeof SEVERITIES)[number];
@@ -14,9 +14,6 @@ export type ChatStyle = (typeof CHAT_STYLES)[number];
  * info and success only land in the inbox. Each user can change the set (SetPreferences).
  */
 export const DEFAULT_NUDGE_SEVERITIES: readonly Severity[] = ['critical', 'warn'];
-
-/** Events that move external_status to one of these create no new notification and no nudge. */
-export const TERMINAL_EXTERNAL_STATUSES = ['resolved', 'approved', 'rejected', 'withdrawn'] as const;
 
 /** SPEC Limits: inbox notifications per user per day, not adjustable. */
 export const MAX_INBOX_PER_USER_PER_DAY = 500;

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { SEVERITIES } from '../events/event-validation.rules.js';
+import { SEVERITIES } from '../events/event.limits.js';
 import type { ChatStyle } from './nudge.rules.js';
 import { countPushSubscriptions, getPreferences, savePreferences } from './nudges.repository.js';
 

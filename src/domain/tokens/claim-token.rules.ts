@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEVERITIES } from '../events/event-validation.rules.js';
+import { SEVERITIES } from '../events/event.limits.js';
 
 /** SPEC ClaimTokenRequest. `severity_ceiling` is accepted and ignored (retired). */
 export const ClaimTokenRequestSchema = z.strictObject({

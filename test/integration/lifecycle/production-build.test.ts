@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillBudgetPlaceholders } from '../../../src/domain/rate-budgets.rules.js';
+import { protocolText } from '../../../src/transports/legacy/protocol-text.js';
 import { createDatabase, REDIS_URL, uniqueEmail } from '../../helpers/harness.js';
 import { freePort } from '../../helpers/redis-server.js';
 
@@ -158,7 +158,7 @@ async function exercise(c: Container): Promise<void> {
   // A served text read from disk next to the compiled module (copied by the build).
   const protocol = await fetch(`${c.base}/api/internal-os/integrations/protocol`);
   expect(protocol.status).toBe(200);
-  expect(await protocol.text()).toBe(fillBudgetPlaceholders(readFileSync(path.join(ROOT, 'src/transports/legacy/protocol/inbound-protocol.md'), 'utf8')));
+  expect(await protocol.text()).toBe(protocolText('inbound-protocol.md'));
 
   const email = uniqueEmail('build');
   cli(c.env, 'user', 'create', '--email', email, '--name', 'Build Check');
