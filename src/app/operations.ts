@@ -7,7 +7,7 @@ import { createAgentToken } from '../domain/tokens/create-agent-token.js';
 import { createPersonalToken } from '../domain/tokens/create-personal-token.js';
 import { createProject } from '../domain/projects/create-project.js';
 import { createToolsToken } from '../domain/tokens/create-tools-token.js';
-import { applyForCatalogItem } from '../domain/catalog/approvals.js';
+import { applyForCatalogItem } from '../domain/catalog/apply-for-catalog-item.js';
 import { whoami } from '../domain/agent/whoami.js';
 import { agentPing } from '../domain/agent/ping.js';
 import { listInbox } from '../domain/inbox/list-inbox.js';

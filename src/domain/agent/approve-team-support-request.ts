@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { reviewInTransaction } from '../catalog/approvals.js';
+import { reviewInTransaction } from '../catalog/review-catalog-approval.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { recordToolAudit } from './tool-audit.js';
 

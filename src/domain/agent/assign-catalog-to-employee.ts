@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { assignInTransaction, requireLiveItem } from '../catalog/approvals.js';
+import { assignInTransaction } from '../catalog/assign-catalog-approval.js';
+import { requireLiveItem } from '../catalog/catalog-approvals.shared.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { catalogRefFields, catalogRefOf, exactlyOne } from './catalog-ref.rules.js';

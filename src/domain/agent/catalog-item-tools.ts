@@ -1,6 +1,6 @@
 // catalog_item_create, catalog_item_list, catalog_item_update, catalog_item_delete (SPEC C "tools
 // named without shape"; admin, scope admin:catalog). The shapes follow REST v1 /api/v1/catalog/items
-// (same field names and rules, same cores in catalog/items.ts) with two differences: update and
+// (same field names and rules, same cores in catalog/<verb>-catalog-item.ts) with two differences: update and
 // delete address the row by `slug` or `id` (exactly one), and answers carry no requestId.
 import { z } from 'zod';
 import { defineOperation, type OpContext } from '../context.js';
@@ -13,15 +13,15 @@ import {
   CatalogItemDeleteBlockersSchema,
   CatalogItemUpdateRequestSchema,
   CatalogItemViewSchema,
-  createItem,
-  deleteItem,
-  listItems,
-  updateItem,
   type CatalogActor,
   type CatalogItemCreateRequest,
   type CatalogItemDeleteBlockers,
   type ItemRef,
-} from '../catalog/items.js';
+} from '../catalog/catalog-items.schemas.js';
+import { createItem } from '../catalog/create-catalog-item.js';
+import { deleteItem } from '../catalog/delete-catalog-item.js';
+import { listItems } from '../catalog/list-catalog-items.js';
+import { updateItem } from '../catalog/update-catalog-item.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { exactlyOne } from './catalog-ref.rules.js';
 

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { applyInTransaction, requireLiveItem } from '../catalog/approvals.js';
+import { applyInTransaction } from '../catalog/apply-for-catalog-item.js';
+import { requireLiveItem } from '../catalog/catalog-approvals.shared.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { catalogRefFields, catalogRefOf, exactlyOne } from './catalog-ref.rules.js';

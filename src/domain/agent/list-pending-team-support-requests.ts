@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
-import { requireItem } from '../catalog/approvals.js';
+import { requireItem } from '../catalog/catalog-approvals.shared.js';
 import { listPendingRequests } from '../catalog/catalog.repository.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';

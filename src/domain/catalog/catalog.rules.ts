@@ -54,3 +54,14 @@ export function categoryDisplay(category: string | null): string {
 export function integratorCatalogSlug(integratorSlug: string): string {
   return `${integratorSlug}.inbound-token`;
 }
+
+// Agent-side reads (status vocabulary of SPEC "Catalog approval status": stored statuses as they are)
+
+/** `list_approvals_for_user` filter -> stored statuses (`all`: no filter). */
+export const AGENT_APPROVAL_FILTERS = {
+  approved: [...LIVE_APPROVED],
+  revoked: ['withdrawn', 'rejected', 'cancelled', 'revoked'],
+  pending: ['pending'],
+  all: null,
+} as const satisfies Record<string, readonly string[] | null>;
+export type AgentApprovalFilter = keyof typeof AGENT_APPROVAL_FILTERS;

@@ -37,8 +37,8 @@ import type { EventTypeRow as EventTypeRowView, EventTypesResponse } from '../..
 import type { ClaimBatchRow, ToolsPing } from '../../domain/tokens/claim-token.js';
 import { validationFailed } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
-import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/approvals.js';
-import type { CatalogItemView } from '../../domain/catalog/items.js';
+import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/catalog-approvals.schemas.js';
+import type { CatalogItemView } from '../../domain/catalog/catalog-items.schemas.js';
 import {
   AdminTokenListItemSchema,
   AgentTokenSchema,

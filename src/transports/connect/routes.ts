@@ -20,8 +20,15 @@ import { publishBulk } from '../../domain/events/publish-bulk.js';
 import { listEventTypes } from '../../domain/events/list-event-types.js';
 import { claimToken, claimTokenBatch, pingToolsToken } from '../../domain/tokens/claim-token.js';
 import { listIntegrators } from '../../domain/tokens/list-integrators.js';
-import { assignCatalogApproval, listCatalogApprovals, reviewCatalogApproval, revokeCatalogApproval } from '../../domain/catalog/approvals.js';
-import { createCatalogItem, deleteCatalogItem, getCatalogItem, listCatalogItems, updateCatalogItem } from '../../domain/catalog/items.js';
+import { assignCatalogApproval } from '../../domain/catalog/assign-catalog-approval.js';
+import { createCatalogItem } from '../../domain/catalog/create-catalog-item.js';
+import { deleteCatalogItem } from '../../domain/catalog/delete-catalog-item.js';
+import { getCatalogItem } from '../../domain/catalog/get-catalog-item.js';
+import { listCatalogApprovals } from '../../domain/catalog/list-catalog-approvals.js';
+import { listCatalogItems } from '../../domain/catalog/list-catalog-items.js';
+import { reviewCatalogApproval } from '../../domain/catalog/review-catalog-approval.js';
+import { revokeCatalogApproval } from '../../domain/catalog/revoke-catalog-approval.js';
+import { updateCatalogItem } from '../../domain/catalog/update-catalog-item.js';
 import {
   disableOwnToken,
   enableOwnToken,

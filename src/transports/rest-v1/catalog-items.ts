@@ -5,14 +5,14 @@ import {
   CatalogItemEnvelopeSchema,
   CatalogItemListResponseSchema,
   CatalogItemUpdateRequestSchema,
-  createCatalogItem,
   DeleteCatalogItemInput,
-  deleteCatalogItem,
-  getCatalogItem,
   ListCatalogItemsInput,
-  listCatalogItems,
-  updateCatalogItem,
-} from '../../domain/catalog/items.js';
+} from '../../domain/catalog/catalog-items.schemas.js';
+import { createCatalogItem } from '../../domain/catalog/create-catalog-item.js';
+import { deleteCatalogItem } from '../../domain/catalog/delete-catalog-item.js';
+import { getCatalogItem } from '../../domain/catalog/get-catalog-item.js';
+import { listCatalogItems } from '../../domain/catalog/list-catalog-items.js';
+import { updateCatalogItem } from '../../domain/catalog/update-catalog-item.js';
 import { withPathParams } from '../http/invoke.js';
 import { queryObject, route, type RouteDecl } from '../http/route-declaration.js';
 
@@ -21,7 +21,7 @@ const SLUG = { slug: { type: 'string', minLength: 1, maxLength: 80, description:
 const Envelope = { name: 'CatalogItemResponse', schema: CatalogItemEnvelopeSchema };
 const TOOLS = 'Admin tools-token (svc-tools-...) only: a tools-token whose owner is not an admin gets 403 forbidden_admin_only.';
 // A tools-token manages only its own integrator's rows (and unowned ones) and links only its own
-// integrator's tools-tokens (domain/catalog/items.ts).
+// integrator's tools-tokens (domain/catalog/catalog-items.shared.ts).
 const OWNED = 'A row of another integrator is 403 catalog_item_not_owned.';
 const LINK =
   "A `linked_tools_token_id` of another integrator's tools-token, or one that would adopt an unowned row, is 403 tools_token_not_owned (with `field`).";

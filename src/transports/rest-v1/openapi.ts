@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { DocumentedRoute, NamedSchema, RouteDecl, RouteDocBase, SuccessDoc } from '../http/route-declaration.js';
 import { LEGACY_ROUTES } from '../http/route-legacy.js';
-import { CatalogItemDeleteBlockersSchema } from '../../domain/catalog/items.js';
+import { CatalogItemDeleteBlockersSchema } from '../../domain/catalog/catalog-items.schemas.js';
 import { errorResponses, HEADERS, js, legacyErrorSchema, problemSchema, ref, SERVICE_CLOSING, successHeaders, type Json } from './openapi-kit.js';
 import { EVENT_ROUTES } from './events.js';
 import { TOOLS_ROUTES } from './tokens.js';

@@ -3,17 +3,17 @@ import { z } from 'zod';
 import { claimToken, ClaimTokenBatchRequestSchema, claimTokenBatch } from '../../domain/tokens/claim-token.js';
 import { ClaimedTokenSchema, ClaimTokenRequestSchema } from '../../domain/tokens/claim-token.rules.js';
 import { IntegratorsResponseSchema, listIntegrators } from '../../domain/tokens/list-integrators.js';
+import { assignCatalogApproval } from '../../domain/catalog/assign-catalog-approval.js';
 import {
-  assignCatalogApproval,
   CatalogApprovalAssignRequestSchema,
   CatalogApprovalListItemSchema,
   CatalogApprovalReviewRequestSchema,
   ListApprovalsInput,
-  listCatalogApprovals,
   RevokeApprovalInput,
-  reviewCatalogApproval,
-  revokeCatalogApproval,
-} from '../../domain/catalog/approvals.js';
+} from '../../domain/catalog/catalog-approvals.schemas.js';
+import { listCatalogApprovals } from '../../domain/catalog/list-catalog-approvals.js';
+import { reviewCatalogApproval } from '../../domain/catalog/review-catalog-approval.js';
+import { revokeCatalogApproval } from '../../domain/catalog/revoke-catalog-approval.js';
 import { route, type RouteDecl } from '../http/route-declaration.js';
 
 const TOOLS = 'Admin tools-token (svc-tools-...) only: a tools-token whose owner is not an admin gets 403 forbidden_admin_only.';

@@ -3,7 +3,7 @@
 // implementation's documented choice: POST /api/v1/catalog/approvals/review.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CatalogApprovalListItemSchema } from '../../../src/domain/catalog/approvals.js';
+import { CatalogApprovalListItemSchema } from '../../../src/domain/catalog/catalog-approvals.schemas.js';
 import { event, http, newPersonalToken, newUser, publish, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
 import {
   adminTools,

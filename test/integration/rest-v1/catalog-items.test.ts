@@ -6,7 +6,11 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runOperation } from '../../../src/app/run-operation.js';
-import { CatalogItemDeleteResponseSchema, CatalogItemEnvelopeSchema, CatalogItemListResponseSchema } from '../../../src/domain/catalog/items.js';
+import {
+  CatalogItemDeleteResponseSchema,
+  CatalogItemEnvelopeSchema,
+  CatalogItemListResponseSchema,
+} from '../../../src/domain/catalog/catalog-items.schemas.js';
 import { createToolsToken, type ToolsTokenCreated } from '../../../src/domain/tokens/create-tools-token.js';
 import { http, newPersonalToken, newUser, startHarness, type Harness, type TestUser } from '../../helpers/harness.js';
 
