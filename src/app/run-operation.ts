@@ -9,7 +9,7 @@ import type { CallOptions, Channel, Logger, OpContext, Operation, Surface } from
 import { existingEm, LazyEmContext, type OperationCaller } from './lazy-em-context.js';
 import type { Principal } from '../domain/principal.js';
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
-import { budgetFor, RATE_BUDGETS, windowTag, type CallerKind, type OperationBudget } from '../domain/rate-budgets.rules.js';
+import { budgetFor, RATE_BUDGETS, windowTag, type BudgetName, type CallerKind, type OperationBudget } from '../domain/rate-budgets.rules.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
 import { StalePrincipalError } from '../domain/tokens/token-directory.js';
@@ -310,14 +310,24 @@ async function applyRateLimit(
   unverified: boolean,
 ): Promise<RateLimitInfo | undefined> {
   if (principal.type === 'system') return undefined;
-  const nowMs = deps.clock.now().getTime();
   const name = budgetFor(declared, callerKind(principal));
+  // A refusal on an unverified principal is decided again by the fresh pass: counted there.
+  return hitBudget(deps, name, windowTag(name, principal.tokenId), log, !unverified);
+}
+
+/**
+ * One hit of `tag` in every window of budget `name`, in one store round trip; a refusal is a
+ * DomainError `rate_limited` with Retry-After (and a denial in the metrics when `countDenial`).
+ * Fails open: requests stay served when Redis is down (publish dedup still holds in PostgreSQL).
+ * The per-token windows above and the sign-in routes' per-address ones (address-limit.ts) alike.
+ */
+export async function hitBudget(deps: AppDeps, name: BudgetName, tag: string, log: Logger, countDenial = true): Promise<RateLimitInfo | undefined> {
+  const nowMs = deps.clock.now().getTime();
   const budget = RATE_BUDGETS[name];
   let decisions: Awaited<ReturnType<AppDeps['rateLimiter']['hitAll']>>;
   try {
-    decisions = await deps.rateLimiter.hitAll(windowTag(name, principal.tokenId), budget.windows, nowMs);
+    decisions = await deps.rateLimiter.hitAll(tag, budget.windows, nowMs);
   } catch (err) {
-    // Fails open: event intake stays available when Redis is down (dedup still holds in PostgreSQL).
     deps.metrics.storeUnavailable('rate_limit', 'fail_open');
     log.warn({ err: { message: (err as Error).message } }, 'rate-limit store unavailable; request allowed');
     return undefined;
@@ -326,8 +336,7 @@ async function applyRateLimit(
   if (refused >= 0) {
     const d = decisions[refused]!;
     const window = budget.windows[refused]!;
-    // A refusal on an unverified principal is decided again by the fresh pass: counted there.
-    if (!unverified) deps.metrics.rateLimitDenied(budget.metricsLabel, window.per);
+    if (countDenial) deps.metrics.rateLimitDenied(budget.metricsLabel, window.per);
     const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
     throw new DomainError('rate_limited', `rate limit of ${d.limit} requests per ${window.per} exceeded`, {
       code: 'rate_limited',
