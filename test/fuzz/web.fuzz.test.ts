@@ -20,7 +20,7 @@ import { cookieNames, secretHash, type CookieNames } from '../../src/domain/web/
 import { problemPages } from '../../src/transports/http/status.js';
 import { defaultWebDir, WEB_APP_ROUTES } from '../../src/transports/web/web-app.js';
 import { newUser, operator, startHarness, type Harness, type TestUser } from '../helpers/harness.js';
-import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
+import { CookieJar, followProviderForms, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { freePort } from '../helpers/redis-server.js';
 import { arbFromSchema, encodeLoose, hostileString, PROTO_KEYS, type GenContext } from './arbitraries.js';
 import { rawRequest, restReasons, type Answer } from './envelopes.js';
@@ -770,48 +770,9 @@ it(
   60_000 + RUNS * 4_000,
 );
 
-/** Provider cookies, by name (one origin: the provider's). */
-class ProviderJar {
-  readonly values = new Map<string, string>();
-  store(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const pair = line.split(';')[0]!;
-      const eq = pair.indexOf('=');
-      this.values.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
-    }
-  }
-  header(): string {
-    return [...this.values].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-}
-
 /** Through the provider's login (and consent) forms to the URL it sends the browser back to. */
 async function throughProvider(authorizationUrl: string, login: string): Promise<string> {
-  const jar = new ProviderJar();
-  let url = new URL(authorizationUrl);
-  let init: { method: string; body?: string } = { method: 'GET' };
-  for (let step = 0; step < 20; step++) {
-    if (url.origin === base) return url.href;
-    const res = await fetch(url, {
-      method: init.method,
-      redirect: 'manual',
-      headers: { cookie: jar.header(), ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      body: init.body,
-    });
-    jar.store(res);
-    if (res.status >= 300 && res.status < 400) {
-      url = new URL(res.headers.get('location')!, url);
-      init = { method: 'GET' };
-      continue;
-    }
-    const html = await res.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-    if (res.status !== 200 || !action || !prompt) throw new Error(`provider ${init.method} ${url.href} answered ${res.status}: ${html.slice(0, 300)}`);
-    url = new URL(action.replace(/&amp;/g, '&'), url);
-    init = { method: 'POST', body: new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt }).toString() };
-  }
-  throw new Error('the provider took more than 20 steps');
+  return (await followProviderForms(new URL(authorizationUrl), login, new CookieJar(), (u) => u.origin === base)).href;
 }
 
 it(

@@ -107,3 +107,53 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
     },
   };
 }
+
+/** Cookies by name, as a browser's jar across the service and the provider (paths ignored: names do not collide). */
+export class CookieJar {
+  readonly values = new Map<string, string>();
+  store(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === '' || attrs.some((a) => /^\s*(max-age=0|expires=thu, 01 jan 1970)/i.test(a))) this.values.delete(name);
+      else this.values.set(name, value);
+    }
+  }
+  header(): string {
+    return [...this.values].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+}
+
+/**
+ * From `start` through redirects and the provider's login form (login: `login`, any password) and
+ * consent form, as a browser would (manual redirects, one jar), to the first URL `done` accepts,
+ * which is returned unfetched (the service's callback, say).
+ */
+export async function followProviderForms(start: URL, login: string, jar: CookieJar, done: (url: URL) => boolean): Promise<URL> {
+  let url = start;
+  let init: { method: string; body?: string } = { method: 'GET' };
+  for (let step = 0; step < 20; step++) {
+    if (done(url)) return url;
+    const res = await fetch(url, {
+      method: init.method,
+      redirect: 'manual',
+      headers: { cookie: jar.header(), ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body: init.body,
+    });
+    jar.store(res);
+    if (res.status >= 300 && res.status < 400) {
+      url = new URL(res.headers.get('location')!, url);
+      init = { method: 'GET' };
+      continue;
+    }
+    const html = await res.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+    const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
+    if (res.status !== 200 || !action || !prompt) throw new Error(`${init.method} ${url.href} answered ${res.status}: ${html.slice(0, 300)}`);
+    url = new URL(action.replace(/&amp;/g, '&'), url);
+    init = { method: 'POST', body: new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt }).toString() };
+  }
+  throw new Error('more than 20 steps before the end of the sign-in');
+}

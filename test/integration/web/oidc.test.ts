@@ -14,7 +14,7 @@ import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { registerAuthRoutes } from '../../../src/transports/web/auth-routes.js';
 import { closeSessions, transportFor } from '../../helpers/connect.js';
 import { newUser, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
-import { startOidcProvider, type TestOidcProvider } from '../../helpers/oidc-provider.js';
+import { CookieJar, followProviderForms, startOidcProvider, type TestOidcProvider } from '../../helpers/oidc-provider.js';
 import { freePort } from '../../helpers/redis-server.js';
 
 let h: Harness;
@@ -59,61 +59,20 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.getConnection().execute(q, params) as Promise<any[]>;
 
-/** Cookies by name across both servers (the browser's jar, paths ignored: names do not collide). */
-class Jar {
-  readonly values = new Map<string, string>();
-  store(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (value === '' || attrs.some((a) => /^\s*(max-age=0|expires=thu, 01 jan 1970)/i.test(a))) this.values.delete(name);
-      else this.values.set(name, value);
-    }
-  }
-  header(): string {
-    return [...this.values].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-}
-
 /**
  * From our /auth/oidc/start through the provider's forms (login: any password; consent when it
  * asks) back to our callback, as a browser would: manual redirects, one cookie jar.
  */
-async function signInThroughProvider(login: string, opts: { next?: string; jar?: Jar; stopAtCallback?: boolean; via?: string } = {}) {
-  const jar = opts.jar ?? new Jar();
-  const base = opts.via ?? baseOfFront();
-  let url = new URL(`/auth/oidc/start${opts.next === undefined ? '' : `?next=${encodeURIComponent(opts.next)}`}`, base);
-  let init: { method: string; body?: string } = { method: 'GET' };
-  for (let step = 0; step < 20; step++) {
-    if (opts.stopAtCallback && url.origin === base && url.pathname === '/auth/oidc/callback')
-      return { callback: undefined as unknown as Response, callbackUrl: url.href, jar };
-    const res = await fetch(url, {
-      method: init.method,
-      redirect: 'manual',
-      headers: { cookie: jar.header(), ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      body: init.body,
-    });
-    jar.store(res);
-    if (url.origin === base && url.pathname === '/auth/oidc/callback') return { callback: res, callbackUrl: url.href, jar };
-    if (res.status >= 300 && res.status < 400) {
-      url = new URL(res.headers.get('location')!, url);
-      init = { method: 'GET' };
-      continue;
-    }
-    const html = await res.text();
-    if (res.status !== 200) throw new Error(`${init.method} ${url.href} answered ${res.status}: ${html.slice(0, 300)}`);
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-    if (!action || !prompt) throw new Error(`no form at ${url.href}: ${html.slice(0, 300)}`);
-    url = new URL(action.replace(/&amp;/g, '&'), url);
-    init = { method: 'POST', body: new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt }).toString() };
-  }
-  throw new Error('too many steps');
+async function signInThroughProvider(login: string, opts: { next?: string; jar?: CookieJar; stopAtCallback?: boolean; via?: string } = {}) {
+  const jar = opts.jar ?? new CookieJar();
+  const front = opts.via ?? base;
+  const start = new URL(`/auth/oidc/start${opts.next === undefined ? '' : `?next=${encodeURIComponent(opts.next)}`}`, front);
+  const url = await followProviderForms(start, login, jar, (u) => u.origin === front && u.pathname === '/auth/oidc/callback');
+  if (opts.stopAtCallback) return { callback: undefined as unknown as Response, callbackUrl: url.href, jar };
+  const callback = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+  jar.store(callback);
+  return { callback, callbackUrl: url.href, jar };
 }
-
-const baseOfFront = () => base;
 
 const web =
   (cookie: string, csrf: string): Interceptor =>

@@ -3,10 +3,7 @@
 // from X-Forwarded-For behind TRUST_PROXY_HOPS proxies; a bound on pending OIDC sign-ins. The
 // service's own listener, with SSO configured against a real in-process provider.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runOperation } from '../../../src/app/run-operation.js';
-import type { Logger } from '../../../src/domain/context.js';
-import { createLoginLink } from '../../../src/domain/web/create-login-link.js';
-import { newUser, startHarness, type Harness } from '../../helpers/harness.js';
+import { newUser, operator, startHarness, type Harness } from '../../helpers/harness.js';
 import { startOidcProvider, type TestOidcProvider } from '../../helpers/oidc-provider.js';
 import { freePort } from '../../helpers/redis-server.js';
 
@@ -31,14 +28,7 @@ let nextAddress = 1;
 const freshAddress = () => `198.51.100.${nextAddress++}`;
 
 async function loginLinkPath(email: string): Promise<string> {
-  const r = await runOperation(h.svc.deps, createLoginLink, {
-    surface: 'cli',
-    requestId: 'test',
-    input: { email },
-    log: h.svc.deps.log as Logger,
-    system: true,
-  });
-  return new URL(r.output.url).pathname;
+  return new URL((await operator<{ url: string }>(h, 'web.create_login_link', { email })).url).pathname;
 }
 
 const post = (path: string, from: string) => fetch(`${h.baseUrl}${path}`, { method: 'POST', redirect: 'manual', headers: { 'x-forwarded-for': from } });
