@@ -179,3 +179,28 @@ describe('REDIS_URL', () => {
     }
   });
 });
+
+describe('REDIS_KEY_PREFIX', () => {
+  it('visible ASCII without braces (a key keeps the hash tag its store gave it); unset is none', () => {
+    expect(loadConfig({}).redisKeyPrefix).toBe('');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'staging:' }).redisKeyPrefix).toBe('staging:');
+    for (const bad of ['a{b', 'a}b', 'a b', 'a\u0000b', 'a\nb', 'é', 'x'.repeat(101)]) {
+      expect(() => loadConfig({ REDIS_KEY_PREFIX: bad }), JSON.stringify(bad)).toThrow(/REDIS_KEY_PREFIX/);
+    }
+  });
+
+  it('the stores write their keys behind it, in the same slot', async () => {
+    const prefix = `t${randomBytes(4).toString('hex')}:`;
+    const prefixed = new Redis(REDIS_URL, { keyPrefix: prefix });
+    const plain = new Redis(REDIS_URL);
+    try {
+      const tag = `tok:${randomUUID()}`;
+      await new RedisRateLimiter(prefixed).hitAll(tag, [{ suffix: '', limit: 5, windowMs: 60_000 }], Date.now());
+      expect(await plain.exists(`${prefix}${rateLimitKey(tag, '')}`)).toBe(1);
+      expect(await plain.exists(rateLimitKey(tag, ''))).toBe(0);
+    } finally {
+      prefixed.disconnect();
+      plain.disconnect();
+    }
+  });
+});
