@@ -1,19 +1,9 @@
-// Periodic maintenance jobs (the app's MAINTENANCE_TASKS: token inactivity scan, mail outbox,
-// feedback auto-delete, ...) run through pg-boss, once per period across ALL processes sharing the
-// database, not once per process.
-//
-// How: every process ticks (at start, then every tickSeconds) and sends one job per task with
-// `singletonSeconds = everySeconds` and a fixed singletonKey. pg-boss stamps such a job with its
-// time slot (floor(db_now / everySeconds)) and a unique index on (name, slot, key) refuses a second
-// job for the same slot, whichever process sends it and whatever state the first one reached
-// (queued, active, completed or failed). Any process's worker then runs it once; an active job whose
-// worker died expires and is retried. Completed jobs are kept longer than one period, so the slot's
-// record outlives the slot (a deleted record would let a late tick run the task again).
-// Chosen over pg-boss cron schedules: those only speak whole minutes in cron syntax, while a task
-// states its period in seconds; over self-rescheduling jobs: a chain breaks when one link is lost.
-//
-// Slots follow the database clock (a daily task runs at the first tick after 00:00 UTC); the task
-// itself reads `now` from the service's injected clock, so tests move time instead of sleeping.
+// Periodic maintenance jobs (the app's MAINTENANCE_TASKS) through pg-boss, once per period across
+// ALL processes sharing the database: every process ticks and sends one job per task with
+// `singletonSeconds = everySeconds` and a fixed singletonKey, and pg-boss's unique index on (name,
+// time slot, key) refuses a second job for the slot whatever state the first reached. Slots follow
+// the database clock; the task reads `now` from the injected clock, so tests move time, not sleep.
+// Not pg-boss cron (whole minutes only) nor self-rescheduling jobs (a lost link breaks the chain).
 import { PgBoss, fromPglite, type Job } from 'pg-boss';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Logger } from '../../domain/context.js';
@@ -72,7 +62,8 @@ export class MaintenanceQueue {
         retryDelay: 60,
         retryBackoff: true,
         expireInSeconds: this.o.expireInSeconds ?? 900,
-        // The slot's job must outlive the slot (see above); at least a week for the record.
+        // The slot's job must outlive the slot (a deleted record would let a late tick run the task
+        // again); at least a week for the record.
         deleteAfterSeconds: Math.max(2 * job.everySeconds, 7 * 86_400),
       };
       await this.boss.createQueue(queue, policy);

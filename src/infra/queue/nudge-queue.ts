@@ -1,23 +1,9 @@
-// Nudge dispatch: a transactional outbox whose rows are sent straight from the outbox under a
-// lease, with pg-boss (PostgreSQL job queue: retries with exponential backoff, terminal `failed`
-// state) holding only the nudges whose first attempt failed.
-//
-//  publish statement --(same commit)--> nudge_outbox --claim (lease)--> send --ok/dead--> row deleted
-//                                                                          \--failed--> row deleted + pg-boss retry job (one transaction)
-//  pg-boss queue `nudges` --worker--> send again, backoff, ... --> completed | failed (dead)
-//
-// The first attempt needs no queue round trip: a claim is one UPDATE that stamps `lease_until` on
-// a batch of unclaimed rows (`for update skip locked`: several loops and processes share the
-// outbox), and settling is one DELETE by row version (plus the retry jobs, in the same
-// transaction, whose job id is the outbox row id: a replayed settle cannot create a second job).
-// A process that dies between commit and send leaves the rows unclaimed: the next process sends
-// each once. One that dies during a send leaves the row claimed: it is sent again when its lease
-// ends (at least once); every request carries the idempotency id `<deliveryId>:<channel>` so a
-// receiver can dedupe. The same holds for retry jobs through pg-boss's expiry.
-//
-// PostgreSQL: pg-boss has its own small pool on DATABASE_URL, which the claims and settles use too.
-// Embedded PGlite: pg-boss runs on the same single PGlite connection through its `fromPglite`
-// adapter (backend `pglite`); a settle's transaction is PGlite's exclusive transaction.
+// Nudge dispatch (README "Nudges", "Delivery"): a transactional outbox sent straight from
+// `nudge_outbox` under a lease, with pg-boss holding only the nudges whose first attempt failed.
+//  publish statement --(same commit)--> nudge_outbox --claim (lease)--> send --> row deleted (+ on
+//  failure a pg-boss retry job, same transaction) --> pg-boss worker: send again, backoff, ...
+// A claim is one UPDATE stamping `lease_until` (`for update skip locked`); a settle is one DELETE by
+// row version plus the retry jobs, whose job id is the outbox row id (a replay adds no second job).
 import { PgBoss, fromPglite, type Db, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Logger } from '../../domain/context.js';
@@ -104,6 +90,8 @@ export class NudgeQueue {
       superviseIntervalSeconds: Math.max(1, Math.min(60, this.o.expireInSeconds)),
       monitorIntervalSeconds: Math.max(1, Math.min(60, this.o.expireInSeconds)),
     };
+    // PostgreSQL: pg-boss's own small pool, which the claims and settles use too. Embedded: the one
+    // PGlite connection, through pg-boss's adapter.
     if (this.o.databaseUrl) {
       this.boss = new PgBoss({ ...common, connectionString: this.o.databaseUrl, max: this.o.poolMax, application_name: 'fluxdesk-nudges' });
     } else {
