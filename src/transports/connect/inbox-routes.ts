@@ -1,13 +1,6 @@
 // fluxdesk.inbox.v1.InboxService and ViewerService: the caller's own inbox as the web app (and any
-// company frontend) shows it, and who is signed in. Unary calls: map -> call -> map. WatchInbox:
-// authenticated once like a unary call (operation inbox.watch), subscribed to the inbox feed
-// (ctx.ports.inboxFeed, domain/inbox/inbox-feed.ts), then `ready`, an `upsert` per changed row
-// read afresh (inbox.watch_read, as the caller already authenticated), a `heartbeat` every
-// HEARTBEAT_MS while nothing changes; it ends when the client leaves, the process drains, or the
-// token or web session stops being valid. The credentials are checked again at every heartbeat, at
-// once when the feed says they changed (a sign-out, a revoked token, an offboarding), and before
-// rows are sent when the last check is older than RECHECK_MS: no row reaches a caller whose access
-// ended longer ago than that, even if the feed's signal was lost.
+// company frontend) shows it, and who is signed in. Unary calls: map -> call -> map. WatchInbox, the
+// stream of the caller's inbox changes, and when it ends: see `watch` below.
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -104,6 +97,15 @@ async function runForStream<I, O>(
   return { output: r.output, principal: r.principal as AgentPrincipal };
 }
 
+/**
+ * WatchInbox: authenticated once like a unary call (operation inbox.watch), subscribed to the inbox
+ * feed, then `ready`, an `upsert` per changed row read afresh (inbox.watch_read, as the caller already
+ * authenticated), a `heartbeat` every HEARTBEAT_MS while nothing changes. It ends when the client
+ * leaves, the process drains, or the token or web session stops being valid. The credentials are
+ * checked again at every heartbeat, at once when the feed says they changed (a sign-out, a revoked
+ * token, an offboarding), and before rows are sent when the last check is older than RECHECK_MS: no
+ * row reaches a caller whose access ended longer ago than that, even if the feed's signal was lost.
+ */
 async function* watch(deps: AppDeps, timing: WatchTiming, hctx: HandlerContext): AsyncGenerator<WatchMessage> {
   const authorization = hctx.requestHeader.get('authorization') ?? undefined;
   // A web session (cookie + x-csrf-token, no Authorization header) was resolved by the request gate.
