@@ -1,4 +1,4 @@
-// Every authenticated call counts against a budget (issue 16 item 12): an operation that takes a
+// Every authenticated call counts against a budget: an operation that takes a
 // token is never `budget: null`, except the authentication steps of a call that counts
 // itself: agent.session (the MCP surface counts each JSON-RPC request) and the Connect/gRPC
 // bearer pre-checks (the operation they guard counts), and the reads a WatchInbox stream makes for
