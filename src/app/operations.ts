@@ -14,6 +14,9 @@ import { listInbox } from '../domain/inbox/list-inbox.js';
 import { getNotification } from '../domain/inbox/get-notification.js';
 import { markNotificationRead } from '../domain/inbox/mark-notification-read.js';
 import { markAllNotificationsRead } from '../domain/inbox/mark-all-notifications-read.js';
+import { markNotificationsDone } from '../domain/inbox/mark-notifications-done.js';
+import { moveNotificationsToInbox } from '../domain/inbox/move-notifications-to-inbox.js';
+import { snoozeNotification } from '../domain/inbox/snooze-notification.js';
 import { AGENT_TOOL_OPERATIONS } from '../domain/agent/tool-operations.js';
 import { startConnectSessionForUser } from '../domain/agent/connect-session.js';
 import { TASK_AGENT_OPERATIONS, TASK_OPERATOR_OPERATIONS } from '../domain/tasks/task-operations.js';
@@ -51,6 +54,9 @@ export const AGENT_OPERATIONS: Record<string, Operation<any, any, any>> = Object
     getNotification,
     markNotificationRead,
     markAllNotificationsRead,
+    markNotificationsDone,
+    moveNotificationsToInbox,
+    snoozeNotification,
     ...AGENT_TOOL_OPERATIONS,
     ...TASK_AGENT_OPERATIONS,
     ...DOC_OPERATIONS,

@@ -7,12 +7,13 @@ import type { PrincipalVersions } from '../principal.js';
 import type { DeliveryRow, NewDelivery } from './event-store.js';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
-import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
+import { MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
+import { nudgeChannelSql } from '../nudges/nudges.repository.js';
 import { TERMINAL_EXTERNAL_STATUSES } from './event.limits.js';
 
 // Constants inlined into the fixed SQL text (no apostrophes inside: they are plain words).
 const TERMINAL_SQL = TERMINAL_EXTERNAL_STATUSES.map((st) => `'${st}'`).join(', ');
-const DEFAULT_SEVERITIES_SQL = `{${DEFAULT_NUDGE_SEVERITIES.join(',')}}`;
+const NUDGE_CHANNELS = nudgeChannelSql('d.recipient_user_id', 'd.severity');
 
 /** The stored shape of an accepted InboundEvent for one recipient token. */
 export function newDelivery(ev: InboundEvent, to: { tokenId: string; integratorId: string; recipientUserId: string; projectId: string | null }): NewDelivery {
@@ -119,12 +120,9 @@ function upsertSql(rows: number, hold: boolean): string {
   select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, d.at
   from d
   join lim on lim.id = d.id and not lim.token_over and not lim.user_over
-  left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true
-  left join lateral (select true as has_sub from push_subscriptions s where s.user_id = d.recipient_user_id limit 1) ps on true
-  cross join (values ('push'), ('chat')) as ch (channel)
+  ${NUDGE_CHANNELS.joins}
   where (d.external_status is null or d.external_status not in (${TERMINAL_SQL}))
-    and d.severity = any (coalesce(p.push_severities, '${DEFAULT_SEVERITIES_SQL}'::text[]))
-    and case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end
+    and ${NUDGE_CHANNELS.where}
   returning delivery_id
 )`;
   // A held delivery does not count against its owner's per-user inbox budget and is never nudged.

@@ -16,12 +16,25 @@ export interface PeriodicJob {
   run(): Promise<unknown>;
 }
 
+/**
+ * A task every process runs on its own timer, for work due within seconds (a snooze's end): no
+ * job per run. Its statement must be safe to run on several processes at once (row locks with
+ * `skip locked`, a re-checked state): each due row is handled once whichever process takes it.
+ */
+export interface PollJob {
+  name: string;
+  everyMs: number;
+  run(): Promise<unknown>;
+}
+
 export interface MaintenanceQueueOptions {
   orm: MikroORM;
   /** PostgreSQL; absent = embedded PGlite (the ORM's own instance). */
   databaseUrl?: string;
   log: Logger;
   jobs: readonly PeriodicJob[];
+  /** Tasks run on this process's own timer (see PollJob). */
+  pollers?: readonly PollJob[];
   /** How often this process offers each task's job for the current slot (default 30 s). */
   tickSeconds?: number;
   /** A run taking longer is considered dead and retried (default 15 min). */
@@ -38,6 +51,8 @@ export class MaintenanceQueue {
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
   private ticking: Promise<unknown> | null = null;
+  private readonly pollTimers: NodeJS.Timeout[] = [];
+  private readonly polling = new Set<Promise<unknown>>();
 
   constructor(private readonly o: MaintenanceQueueOptions) {
     for (const j of o.jobs) {
@@ -71,9 +86,32 @@ export class MaintenanceQueue {
       await this.boss.work(queue, { batchSize: 1, pollingIntervalSeconds: 5 }, (jobs: Job[]) => this.run(job, jobs));
     }
     await this.tick();
+    for (const p of this.o.pollers ?? []) this.startPoller(p);
     const every = (this.o.tickSeconds ?? 30) * 1000;
     this.timer = setInterval(() => void this.tick(), every);
     this.timer.unref();
+  }
+
+  /** Runs `p` every everyMs, never two runs of it at once; a failure is logged and the next run tries again. */
+  private startPoller(p: PollJob): void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running || this.stopping) return;
+      running = true;
+      const run = p
+        .run()
+        .then((result) => {
+          if ((result as { processed?: number } | undefined)?.processed) this.o.log.info({ task: p.name, result }, 'maintenance task done');
+        })
+        .catch((err) => this.o.log.warn({ task: p.name, err: { message: (err as Error).message } }, 'maintenance task failed'))
+        .finally(() => {
+          running = false;
+          this.polling.delete(run);
+        });
+      this.polling.add(run);
+    }, p.everyMs);
+    timer.unref();
+    this.pollTimers.push(timer);
   }
 
   private async run(job: PeriodicJob, _jobs: Job[]): Promise<void> {
@@ -127,6 +165,8 @@ export class MaintenanceQueue {
     if (this.stopping) return;
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
+    for (const t of this.pollTimers) clearInterval(t);
+    await Promise.all(this.polling);
     await this.ticking?.catch(() => undefined);
     await this.boss
       ?.stop({ graceful: true, timeout: 10_000, close: true })

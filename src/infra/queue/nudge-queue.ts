@@ -11,16 +11,21 @@ import { YIELD_BATCH, YIELD_PAUSE_MS, type DispatchPacer } from './dispatch-pace
 
 export const NUDGE_QUEUE = 'nudges';
 
+import type { NudgeReason } from '../../domain/nudges/nudge.rules.js';
+
 export interface NudgeJobData {
   deliveryId: string;
   userId: string;
   channel: 'push' | 'chat';
+  /** Why: an arrival (`event`, also when absent) or a snoozed row that came back (`snooze`). */
+  reason?: NudgeReason;
   /** Attempts made before this job was queued (the first one, from the outbox). */
   priorAttempts?: number;
 }
 
 export interface QueuedNudge extends NudgeJobData {
   id: string;
+  reason: NudgeReason;
   attempt: number;
   lastAttempt: boolean;
 }
@@ -143,6 +148,7 @@ export class NudgeQueue {
         deliveryId: j.data.deliveryId,
         userId: j.data.userId,
         channel: j.data.channel,
+        reason: j.data.reason ?? 'event',
         attempt: (j.data.priorAttempts ?? 0) + j.retryCount + 1,
         lastAttempt: j.retryCount >= j.retryLimit,
       })),
@@ -165,7 +171,7 @@ export class NudgeQueue {
       `update nudge_outbox o set lease_until = now() + make_interval(secs => $2), attempts = o.attempts + 1
          from (select ctid from nudge_outbox where lease_until is null or lease_until < now() limit $1 for update skip locked) s
         where o.ctid = s.ctid
-        returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.attempts`,
+        returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.reason, o.attempts`,
       [limit, this.o.expireInSeconds],
     );
     const claimed = rows as Claimed[];
@@ -176,6 +182,7 @@ export class NudgeQueue {
         deliveryId: r.delivery_id,
         userId: r.user_id,
         channel: r.channel,
+        reason: r.reason,
         attempt: r.attempts,
         lastAttempt: r.attempts > this.o.retryLimit,
       })),
@@ -199,7 +206,7 @@ export class NudgeQueue {
           NUDGE_QUEUE,
           retries.map((r) => ({
             id: r.id,
-            data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, priorAttempts: r.attempts },
+            data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, reason: r.reason, priorAttempts: r.attempts },
             retryLimit: Math.max(0, this.o.retryLimit - r.attempts),
             startAfter: this.o.retryDelaySeconds,
           })),
@@ -323,6 +330,7 @@ interface Claimed {
   delivery_id: string;
   user_id: string;
   channel: 'push' | 'chat';
+  reason: NudgeReason;
   /** Attempts including this one. */
   attempts: number;
 }

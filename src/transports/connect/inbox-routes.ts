@@ -16,11 +16,14 @@ import { getInboxItem } from '../../domain/inbox/get-inbox-item.js';
 import { markInboxItemRead } from '../../domain/inbox/mark-inbox-item-read.js';
 import { markAllNotificationsRead } from '../../domain/inbox/mark-all-notifications-read.js';
 import { getViewer } from '../../domain/inbox/get-viewer.js';
+import { markNotificationsDone } from '../../domain/inbox/mark-notifications-done.js';
+import { moveNotificationsToInbox } from '../../domain/inbox/move-notifications-to-inbox.js';
+import { snoozeNotification } from '../../domain/inbox/snooze-notification.js';
 import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
 import { checkAgentBearer } from '../../domain/tokens/bearer-check.js';
 import { call, REQUEST_ID, runConnect } from './call.js';
 import { toConnectError } from './errors.js';
-import { defined } from './mappers.js';
+import { defined, isoOfTimestamp } from './mappers.js';
 import { SESSION_PRINCIPAL, sessionOfCall } from './session-auth.js';
 
 /** A heartbeat after this long without a message (proxies close idle streams at 30-60 s). */
@@ -43,6 +46,8 @@ export function inboxItemToProto(v: InboxItemView): MessageInitShape<typeof Inbo
     externalStatusAt: tsOpt(v.externalStatusAt),
     resolvedAt: tsOpt(v.resolvedAt),
     occurredAt: tsOpt(v.occurredAt),
+    snoozedUntil: tsOpt(v.snoozedUntil),
+    doneAt: tsOpt(v.doneAt),
     supplements: v.supplements.map((s) => ({ id: s.id, markdownBody: s.markdownBody, createdAt: ts(s.createdAt) })),
     actions: v.actions.map((a) => ({ index: a.index, label: a.label, kind: a.kind, url: a.url, actionType: a.actionType })),
   };
@@ -54,6 +59,7 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
   router.service(InboxService, {
     async listInbox(req, ctx) {
       const input = defined({
+        view: req.view,
         unread_only: req.unreadOnly,
         severities: req.severities.length > 0 ? req.severities : undefined,
         event_type: req.eventType,
@@ -61,7 +67,13 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
         page_token: req.pageToken,
       });
       const out = await call(deps, listInboxItems, input, ctx);
-      return { items: out.items.map(inboxItemToProto), totalCount: out.totalCount, unreadCount: out.unreadCount, nextPageToken: out.nextPageToken };
+      return {
+        items: out.items.map(inboxItemToProto),
+        totalCount: out.totalCount,
+        unreadCount: out.unreadCount,
+        nextPageToken: out.nextPageToken,
+        viewCounts: out.viewCounts,
+      };
     },
     async getInboxItem(req, ctx) {
       return { item: inboxItemToProto(await call(deps, getInboxItem, { notification_id: req.notificationId }, ctx)) };
@@ -72,6 +84,22 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     },
     async markAllRead(_req, ctx) {
       return { markedCount: (await call(deps, markAllNotificationsRead, {}, ctx)).updatedCount };
+    },
+    async markDone(req, ctx) {
+      return call(deps, markNotificationsDone, { notificationIds: req.notificationIds }, ctx);
+    },
+    async moveToInbox(req, ctx) {
+      return call(deps, moveNotificationsToInbox, { notificationIds: req.notificationIds }, ctx);
+    },
+    async snooze(req, ctx) {
+      const input = defined({
+        notificationId: req.notificationId,
+        until: req.until === undefined ? undefined : isoOfTimestamp(req.until),
+        preset: req.preset,
+        timeZone: req.timeZone,
+      });
+      const out = await call(deps, snoozeNotification, input, ctx);
+      return { notificationId: out.notificationId, snoozedUntil: ts(out.snoozedUntil) };
     },
     watchInbox: (_req, ctx) => watch(deps, timing, ctx),
   });

@@ -1,7 +1,7 @@
 // Proto <-> domain JSON shapes. The proto request becomes the same snake_case object the REST
 // surface sends, so the one validator sees identical input.
 import { create, fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
-import { timestampFromDate, ValueSchema } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { InboundEvent, PublishBulkRequest } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { BulkDeliveryResultSchema, DeliverySchema, type BulkDeliveryResult, type Delivery } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import type { ClaimTokenRequest } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
@@ -321,4 +321,13 @@ export function agentTokenToProto(t: AgentTokenView): AgentToken {
 
 export function clickOutcomeToProto(o: CallbackOutcome): ClickActionResponse {
   return create(ClickActionResponseSchema, { status: o.status, ok: o.ok, error: o.error });
+}
+
+/**
+ * A request's Timestamp as the RFC 3339 text the operation validates; one no Date can hold (seconds
+ * beyond year 275760) becomes a text the validator refuses, never an exception.
+ */
+export function isoOfTimestamp(t: Timestamp): string {
+  const d = timestampDate(t);
+  return Number.isNaN(d.getTime()) ? `out of range (${t.seconds} s)` : d.toISOString();
 }
