@@ -43,7 +43,6 @@ export interface InboxItemRow {
   state: ItemState;
   snoozed_until: Date | string | null;
   done_at: Date | string | null;
-
 }
 
 // updated_at: the latest of the row's own changes (a read mark, a repeat's new text) and its
@@ -214,15 +213,21 @@ export type ListedItemRow = InboxItemRow & { cursor_at: string };
 type PageRow = ListedItemRow & { total_count: number; unread_count: number } & Record<`${ItemState}_${'total' | 'unread'}`, number>;
 
 export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number): Promise<InboxViewPage<ListedItemRow>>;
-export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number, brief: true): Promise<InboxViewPage<BriefItemRow & { cursor_at: string }>>;
+export async function listInboxView(
+  em: EntityManager,
+  f: InboxViewFilter,
+  limit: number,
+  brief: true,
+): Promise<InboxViewPage<BriefItemRow & { cursor_at: string }>>;
 export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number, brief = false): Promise<InboxViewPage<ListedItemRow>> {
   const { sql, params } = pageStatement(f, limit, brief);
   const rows = await run<PageRow>(em, sql, params);
   const first = rows[0];
   const n = (v: unknown) => Number(v ?? 0);
-  const byState = Object.fromEntries(
-    ITEM_STATES.map((st) => [st, { total: n(first?.[`${st}_total`]), unread: n(first?.[`${st}_unread`]) }]),
-  ) as Record<ItemState, ViewCount>;
+  const byState = Object.fromEntries(ITEM_STATES.map((st) => [st, { total: n(first?.[`${st}_total`]), unread: n(first?.[`${st}_unread`]) }])) as Record<
+    ItemState,
+    ViewCount
+  >;
   const all = ITEM_STATES.reduce((a, st) => ({ total: a.total + byState[st].total, unread: a.unread + byState[st].unread }), { total: 0, unread: 0 });
   return {
     total: n(first?.total_count),

@@ -12,7 +12,6 @@ import { type InboxItemView, toInboxItemView } from './inbox-item.view.js';
 import { listInboxView, type ViewCount } from './inbox-view.repository.js';
 import { INBOX_LIMITS, INBOX_VIEWS, type InboxView } from './inbox.limits.js';
 
-
 /** A page token: base64url of `<created_at as PostgreSQL text>|<notification id>` of the page's last row. */
 export function encodePageToken(at: string, id: string): string {
   return Buffer.from(`${at}|${id}`, 'utf8').toString('base64url');

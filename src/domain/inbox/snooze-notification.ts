@@ -19,10 +19,7 @@ export const SnoozeNotificationInput = z
     notificationId: z.uuid({ error: 'must be a UUID' }),
     until: z.iso.datetime({ offset: true, error: 'must be an RFC 3339 date-time with an offset' }).optional(),
     preset: z.enum(SNOOZE_PRESETS).optional(),
-    timeZone: z
-      .string()
-      .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' })
-      .optional(),
+    timeZone: z.string().refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }).optional(),
   })
   .superRefine((v, c) => {
     if ((v.until === undefined) === (v.preset === undefined)) c.addIssue({ code: 'custom', path: ['until'], message: 'give either until or preset' });
@@ -43,7 +40,8 @@ export const snoozeNotification = defineOperation<SnoozeNotificationInput, z.inf
   handler: async (input, ctx) => {
     const now = ctx.clock.now();
     const until = input.until !== undefined ? new Date(input.until) : presetTime(input.preset!, now, input.timeZone!);
-    if (until === undefined) throw validationFailed([{ field: 'preset', message: 'this evening has already begun: pick another time', code: 'invalid_preset' }]);
+    if (until === undefined)
+      throw validationFailed([{ field: 'preset', message: 'this evening has already begun: pick another time', code: 'invalid_preset' }]);
     const problem = snoozeUntilProblem(until, now);
     if (problem) throw validationFailed([{ field: 'until', message: problem, code: 'invalid_snooze_time' }]);
     const id = input.notificationId.toLowerCase();

@@ -4,7 +4,17 @@
 // retries it with backoff) or dead (recorded in nudge_failures, visible through ListFailedNudges).
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock, Logger } from '../context.js';
-import { chatPayload, inboxLink, nudgeId, nudgeTitle, pushPayload, type ChatStyle, type NudgeChannel, type NudgeContent, type NudgeReason } from './nudge.rules.js';
+import {
+  chatPayload,
+  inboxLink,
+  nudgeId,
+  nudgeTitle,
+  pushPayload,
+  type ChatStyle,
+  type NudgeChannel,
+  type NudgeContent,
+  type NudgeReason,
+} from './nudge.rules.js';
 import { isPushServiceEndpoint } from './push-subscription.rules.js';
 import { dropPushSubscription, listPushSubscriptions, loadDispatchContext, recordNudgeFailure, type PushSubscriptionRow } from './nudges.repository.js';
 

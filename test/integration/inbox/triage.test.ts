@@ -63,7 +63,10 @@ async function person(n: number, over: Record<string, unknown> = {}): Promise<Pe
 /** The rows' states and counts straight from the table: the oracle for the counters. */
 async function truth(userId: string) {
   const rows = await sql('select state, read_at from notifications where user_id = ?', [userId]);
-  const of = (st: string[]) => ({ total: rows.filter((r) => st.includes(r.state)).length, unread: rows.filter((r) => st.includes(r.state) && r.read_at === null).length });
+  const of = (st: string[]) => ({
+    total: rows.filter((r) => st.includes(r.state)).length,
+    unread: rows.filter((r) => st.includes(r.state) && r.read_at === null).length,
+  });
   return { inbox: of(['inbox']), snoozed: of(['snoozed']), done: of(['done']), all: of(['inbox', 'snoozed', 'done']) };
 }
 
@@ -229,7 +232,9 @@ describe('the same operations as MCP tools', () => {
 
     expect(await tool(p.ag.token, 'move_notifications_to_inbox', { notificationIds: p.ids })).toEqual({ updatedCount: 2 });
     expect((await tool(p.ag.token, 'list_inbox')).totalCount).toBe(3);
-    const audit = await sql(`select action, source from audit_log where token_id = ? and action like 'inbox.notification.%' order by created_at`, [p.ag.tokenId]);
+    const audit = await sql(`select action, source from audit_log where token_id = ? and action like 'inbox.notification.%' order by created_at`, [
+      p.ag.tokenId,
+    ]);
     expect(audit).toEqual([
       { action: 'inbox.notification.done', source: 'mcp' },
       { action: 'inbox.notification.snoozed', source: 'mcp' },

@@ -8,7 +8,7 @@ export const markNotificationsDoneTool: ToolDefinition = {
   title: 'Mark notifications done',
   description:
     `Moves 1-${INBOX_LIMITS.bulkIdsMax} of your notifications to Done (they leave the Inbox view and count as read). ` +
-    "updatedCount counts those that were not done yet. Any id that is not yours answers NOT_FOUND and changes nothing. " +
+    'updatedCount counts those that were not done yet. Any id that is not yours answers NOT_FOUND and changes nothing. ' +
     'move_notifications_to_inbox undoes it.',
   operation: markNotificationsDone,
   output: UpdatedCountOutput,

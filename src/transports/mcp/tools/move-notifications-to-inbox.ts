@@ -8,7 +8,7 @@ export const moveNotificationsToInboxTool: ToolDefinition = {
   title: 'Move notifications to Inbox',
   description:
     `Brings 1-${INBOX_LIMITS.bulkIdsMax} of your done or snoozed notifications back to the Inbox view, at their old place (undoes done and snooze). ` +
-    "updatedCount counts those that were not in the Inbox. Any id that is not yours answers NOT_FOUND and changes nothing.",
+    'updatedCount counts those that were not in the Inbox. Any id that is not yours answers NOT_FOUND and changes nothing.',
   operation: moveNotificationsToInbox,
   output: UpdatedCountOutput,
   readOnly: false,
