@@ -133,6 +133,49 @@ export interface InboxViewPage<R> {
 /** A row's place in every list: where it was listed (a woken snooze: its wake), else its creation. */
 const LIST_KEY = 'coalesce(n.listed_at, n.created_at)';
 
+/** The row conditions of the filters besides owner and state (`alias`: notifications, `d`: its delivery). */
+function filterSql(f: Omit<InboxViewFilter, 'after'>, alias: string, d: string): string {
+  let w = '';
+  if (f.unreadOnly) w += ` and ${alias}.read_at is null`;
+  if (f.severities.length > 0) w += ` and ${d}.severity = any(?::text[])`;
+  if (f.eventType !== undefined) w += ` and ${d}.event_type = ?`;
+  if (f.notificationType !== undefined) w += ` and ${alias}.type = ?`;
+  return w;
+}
+
+/** The values of filterSql's placeholders, in order. */
+function filterParams(f: Omit<InboxViewFilter, 'after'>): unknown[] {
+  return [
+    ...(f.severities.length > 0 ? [pgArray(f.severities)] : []),
+    ...(f.eventType !== undefined ? [f.eventType] : []),
+    ...(f.notificationType !== undefined ? [f.notificationType] : []),
+  ];
+}
+
+/**
+ * Moves up to `limit` of the caller's rows of a view (not done) matching the filters to Done,
+ * newest first; the ids it changed. The statement re-checks the state of each row it takes.
+ */
+export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, 'after'>, limit: number, now: Date): Promise<string[]> {
+  const states = VIEW_STATES[f.view].filter((st) => st !== 'done');
+  if (states.length === 0) return [];
+  const eventFiltered = f.severities.length > 0 || f.eventType !== undefined;
+  const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
+  const at = now.toISOString();
+  const rows = await run<{ id: string }>(
+    em,
+    `update notifications set state = 'done', done_at = ?::timestamptz, snoozed_until = null,
+       read_at = coalesce(read_at, ?::timestamptz), updated_at = ?::timestamptz
+     where id in (
+       select n.id from ${from}
+       where n.user_id = ? and n.state in (${states.map((st) => `'${st}'`).join(', ')})${filterSql(f, 'n', 'df')}
+       order by ${LIST_KEY} desc, n.id desc limit ?::int for update of n skip locked
+     ) and state <> 'done' returning id`,
+    [at, at, at, f.userId, ...filterParams(f), limit],
+  );
+  return rows.map((r) => r.id);
+}
+
 /**
  * The page statement: counts from inbox_counters (per state, so each view's count is a sum of at
  * most 4 x 3 rows) unless an event filter applies (severity or type live on deliveries: the view's
@@ -143,10 +186,8 @@ const LIST_KEY = 'coalesce(n.listed_at, n.created_at)';
  */
 function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
-  const bySeverity = f.severities.length > 0;
-  const byType = f.eventType !== undefined;
   const byKind = f.notificationType !== undefined;
-  const eventFiltered = bySeverity || byType;
+  const eventFiltered = f.severities.length > 0 || f.eventType !== undefined;
   const states = VIEW_STATES[f.view];
   const stateList = states.map((st) => `'${st}'`).join(', ');
   const count = (col: string, st: string) => `coalesce(sum(${col}) filter (where state = '${st}'), 0)::int`;
@@ -154,19 +195,8 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
   // Counts (CTE c).
   const counterCols = ITEM_STATES.map((st) => `${count('total', st)} as ${st}_total, ${count('unread', st)} as ${st}_unread`).join(', ');
   const viewUnread = states.map((st) => `${count('unread', st)}`).join(' + ');
-  const rowFilter = (alias: string, d: string): string => {
-    let w = '';
-    if (f.unreadOnly) w += ` and ${alias}.read_at is null`;
-    if (bySeverity) w += ` and ${d}.severity = any(?::text[])`;
-    if (byType) w += ` and ${d}.event_type = ?`;
-    if (byKind) w += ` and ${alias}.type = ?`;
-    return w;
-  };
-  const rowParams = (): unknown[] => [
-    ...(bySeverity ? [pgArray(f.severities)] : []),
-    ...(byType ? [f.eventType] : []),
-    ...(byKind ? [f.notificationType] : []),
-  ];
+  const rowFilter = (alias: string, d: string) => filterSql(f, alias, d);
+  const rowParams = () => filterParams(f);
   let viewTotal: string;
   if (eventFiltered) {
     viewTotal = `(select count(*) from notifications n join deliveries d on d.id = n.delivery_id where n.user_id = ? and n.state in (${stateList})${rowFilter('n', 'd')})::int`;

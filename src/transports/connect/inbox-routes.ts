@@ -18,6 +18,7 @@ import { markAllNotificationsRead } from '../../domain/inbox/mark-all-notificati
 import { getViewer } from '../../domain/inbox/get-viewer.js';
 import { markNotificationsDone } from '../../domain/inbox/mark-notifications-done.js';
 import { moveNotificationsToInbox } from '../../domain/inbox/move-notifications-to-inbox.js';
+import { markViewDoneOp } from '../../domain/inbox/mark-view-done.js';
 import { snoozeNotification } from '../../domain/inbox/snooze-notification.js';
 import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
 import { checkAgentBearer } from '../../domain/tokens/bearer-check.js';
@@ -87,6 +88,15 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     },
     async markDone(req, ctx) {
       return call(deps, markNotificationsDone, { notificationIds: req.notificationIds }, ctx);
+    },
+    async markAllDone(req, ctx) {
+      const input = defined({
+        view: req.view,
+        unread_only: req.unreadOnly,
+        severities: req.severities.length > 0 ? req.severities : undefined,
+        event_type: req.eventType,
+      });
+      return call(deps, markViewDoneOp, input, ctx);
     },
     async moveToInbox(req, ctx) {
       return call(deps, moveNotificationsToInbox, { notificationIds: req.notificationIds }, ctx);

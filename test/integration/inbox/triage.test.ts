@@ -145,6 +145,22 @@ describe('done and back to the Inbox (Connect)', () => {
     expect((await truth(p.pt.user.userId)).inbox.total).toBe(1);
   });
 
+  it('mark all done acts on the view and filters only, and says when more remain', async () => {
+    const p = await person(3, { severity: 'warn' });
+    await publish(h, p.pt.token, event(h, { title: 'critical one', severity: 'critical' }));
+    const other = await person(2);
+    const c = inbox(p.ag.token);
+    expect(await c.markAllDone({ severities: ['warn'] })).toMatchObject({ updatedCount: 3, more: false });
+    const left = await c.listInbox({});
+    expect(left.items.map((i) => i.title)).toEqual(['critical one']);
+    expect(left.viewCounts).toMatchObject(await truth(p.pt.user.userId));
+    expect(await c.markAllDone({ view: 'done' })).toMatchObject({ updatedCount: 0, more: false });
+    expect(await c.markAllDone({})).toMatchObject({ updatedCount: 1, more: false });
+    expect((await truth(p.pt.user.userId)).done.total).toBe(4);
+    // Another user's rows are never touched.
+    expect((await truth(other.pt.user.userId)).inbox.total).toBe(2);
+  });
+
   it('a read-only token may list views but not triage', async () => {
     const p = await person(1);
     const reader = await withToken(h, p.pt.user, ['read:inbox']);
