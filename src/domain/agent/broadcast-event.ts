@@ -12,7 +12,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { DomainError, type Issue } from '../errors.js';
 import { addWebhookTargetIssues, InboundEventSchema } from '../events/event-validation.rules.js';
 import { publishBulk, type BulkRow } from '../events/publish-bulk.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { errorEnvelope, rowErrorField, type ErrorEnvelope } from './broadcast-envelope.rules.js';
 import { principalForToolsToken } from './tools-principal.js';

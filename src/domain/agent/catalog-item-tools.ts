@@ -22,7 +22,7 @@ import { createItem } from '../catalog/create-catalog-item.js';
 import { deleteItem } from '../catalog/delete-catalog-item.js';
 import { listItems } from '../catalog/list-catalog-items.js';
 import { updateItem } from '../catalog/update-catalog-item.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { exactlyOne } from './catalog-ref.rules.js';
 
 const common = { auth: { kind: 'agent' } as const, budget: 'agent' as const, requiredScopes: ['admin:catalog'] };

@@ -7,7 +7,7 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { integratorCatalogSlug } from '../catalog/catalog.rules.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { createToolsTokenInTransaction, TOOLS_TOKEN_DAILY_LIMIT } from '../tokens/create-tools-token.js';
 import { findTakenIntegratorSlugs, lockIntegratorSlugBase, RESERVED_INTEGRATOR_SLUGS } from '../tokens/integrators.repository.js';
 import { User } from '../users/users.entity.js';

@@ -9,7 +9,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { listRequestsOfUser } from '../catalog/catalog-approvals.shared.js';
 import { AGENT_APPROVAL_FILTERS, type AgentApprovalFilter } from '../catalog/catalog.rules.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 
 export const ListApprovalsForUserInput = z.strictObject({

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { listInboundTokensForAdmin } from '../tokens/inbound-tokens.repository.js';
 
 export const TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;

@@ -6,7 +6,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { requireItem } from '../catalog/catalog-approvals.shared.js';
 import { listPendingRequests } from '../catalog/catalog.repository.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { atMostOne, catalogRefFields, catalogRefOf } from './catalog-ref.rules.js';
 

@@ -11,7 +11,7 @@ import { requireItem } from '../catalog/catalog-approvals.shared.js';
 import { revokeInTransaction } from '../catalog/revoke-catalog-approval.js';
 import { CatalogRequest } from '../catalog/catalog.entity.js';
 import type { CatalogItemRow } from '../catalog/catalog.repository.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { recordToolAudit } from './tool-audit.js';
 

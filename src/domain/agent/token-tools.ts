@@ -4,7 +4,7 @@
 // Rules stay in tokens/own-token-operations.ts and tokens/admin-token-operations.ts, which also
 // write their own `inbound.token.*` rows; the tool row (`agent.tool.<tool>`) ties the change to the tool.
 import { z } from 'zod';
-import { adminRevokeToken } from '../tokens/admin-token-operations.js';
+import { adminRevokeToken } from '../tokens/revoke-token-as-admin.js';
 import { issueOwnPersonalToken, revokeOwnToken } from '../tokens/own-token-operations.js';
 import { withToolAudit } from './tool-audit.js';
 

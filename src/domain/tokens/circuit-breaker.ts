@@ -9,7 +9,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';
-import { requireAdminUser } from './admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { closeBreaker, countPublishOutcomes, findBreakerSince, tripBreaker } from './circuit-breaker.repository.js';
 import { BREAKER_SUSPENSION_MS, shouldTrip, windowStart } from './circuit-breaker.rules.js';
 

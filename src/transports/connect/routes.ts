@@ -37,7 +37,9 @@ import {
   revokeOwnToken,
   rotateOwnToken,
 } from '../../domain/tokens/own-token-operations.js';
-import { adminListTokens, adminRevokeToken, offboardUser } from '../../domain/tokens/admin-token-operations.js';
+import { adminListTokens } from '../../domain/tokens/list-tokens-as-admin.js';
+import { adminRevokeToken } from '../../domain/tokens/revoke-token-as-admin.js';
+import { offboardUser } from '../../domain/users/offboard-user.js';
 import { createOwnAgentToken, listOwnAgentTokens, revokeOwnAgentToken } from '../../domain/agent/agent-tokens.js';
 import { startConnectSession } from '../../domain/agent/connect-session.js';
 import { clickActionOperation } from '../../domain/actions/click-action.js';
