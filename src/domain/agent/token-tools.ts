@@ -5,7 +5,8 @@
 // write their own `inbound.token.*` rows; the tool row (`agent.tool.<tool>`) ties the change to the tool.
 import { z } from 'zod';
 import { adminRevokeToken } from '../tokens/revoke-token-as-admin.js';
-import { issueOwnPersonalToken, revokeOwnToken } from '../tokens/own-token-operations.js';
+import { issueOwnPersonalToken } from '../tokens/issue-own-personal-token.js';
+import { revokeOwnToken } from '../tokens/revoke-own-token.js';
 import { withToolAudit } from './tool-audit.js';
 
 export const IssuePersonalInboundTokenOutput = z.object({ token_id: z.uuid(), token_value: z.string(), endpoint_url: z.string() });

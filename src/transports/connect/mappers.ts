@@ -49,7 +49,7 @@ import {
   type ClickActionResponse,
   type PersonalToken,
 } from '../../../gen/fluxdesk/account/v1/account_pb.js';
-import type { OwnTokenView } from '../../domain/tokens/own-token-operations.js';
+import type { OwnTokenView } from '../../domain/tokens/list-own-tokens.js';
 import type { AdminTokenView } from '../../domain/tokens/list-tokens-as-admin.js';
 import type { AgentTokenView } from '../../domain/agent/agent-tokens.js';
 import type { CallbackOutcome } from '../../domain/actions/callback-sender.js';

@@ -29,14 +29,12 @@ import { listCatalogItems } from '../../domain/catalog/list-catalog-items.js';
 import { reviewCatalogApproval } from '../../domain/catalog/review-catalog-approval.js';
 import { revokeCatalogApproval } from '../../domain/catalog/revoke-catalog-approval.js';
 import { updateCatalogItem } from '../../domain/catalog/update-catalog-item.js';
-import {
-  disableOwnToken,
-  enableOwnToken,
-  issueOwnPersonalToken,
-  listOwnTokens,
-  revokeOwnToken,
-  rotateOwnToken,
-} from '../../domain/tokens/own-token-operations.js';
+import { disableOwnToken } from '../../domain/tokens/disable-own-token.js';
+import { enableOwnToken } from '../../domain/tokens/enable-own-token.js';
+import { issueOwnPersonalToken } from '../../domain/tokens/issue-own-personal-token.js';
+import { listOwnTokens } from '../../domain/tokens/list-own-tokens.js';
+import { revokeOwnToken } from '../../domain/tokens/revoke-own-token.js';
+import { rotateOwnToken } from '../../domain/tokens/rotate-own-token.js';
 import { adminListTokens } from '../../domain/tokens/list-tokens-as-admin.js';
 import { adminRevokeToken } from '../../domain/tokens/revoke-token-as-admin.js';
 import { offboardUser } from '../../domain/users/offboard-user.js';
