@@ -6,7 +6,7 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { reviewInTransaction } from '../catalog/review-catalog-approval.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
-import { recordToolAudit } from './tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 
 export const ApproveTeamSupportRequestInput = z.strictObject({ request_id: z.uuid({ error: 'must be a UUID' }) });
 

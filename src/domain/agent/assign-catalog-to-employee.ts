@@ -10,7 +10,7 @@ import { requireLiveItem } from '../catalog/catalog-approvals.shared.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { catalogRefFields, catalogRefOf, exactlyOne } from './catalog-ref.rules.js';
-import { recordToolAudit } from './tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 
 export const AssignCatalogToEmployeeInput = z
   .strictObject({ ...catalogRefFields, email: z.email({ error: 'must be a valid email address' }).max(120), note: z.string().max(500).optional() })

@@ -16,7 +16,7 @@ import { requireAdminUser } from '../users/admin-role.rules.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { errorEnvelope, rowErrorField, type ErrorEnvelope } from './broadcast-envelope.rules.js';
 import { principalForToolsToken } from './tools-principal.js';
-import { insertToolAudit } from './tool-audit.js';
+import { insertToolAudit } from '../audit/tool-audit.js';
 
 const E = InboundEventSchema.shape;
 export const BROADCAST_MAX_RECIPIENTS = 100;

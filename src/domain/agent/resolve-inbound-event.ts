@@ -6,7 +6,7 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { resolveDelivery, ResolveDeliveryInput } from '../events/resolve-delivery.js';
 import { loadDeliveryForAgent } from './delivery-access.js';
-import { recordToolAudit } from './tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 
 export const ResolveInboundEventInput = ResolveDeliveryInput;
 

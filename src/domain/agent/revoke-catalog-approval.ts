@@ -13,7 +13,7 @@ import { CatalogRequest } from '../catalog/catalog.entity.js';
 import type { CatalogItemRow } from '../catalog/catalog.repository.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
-import { recordToolAudit } from './tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 
 export const RevokeCatalogApprovalInput = z
   .strictObject({

@@ -7,7 +7,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { SupplementDeliveryInput, supplementDelivery } from '../events/supplement-delivery.js';
 import { listSupplements } from '../events/events.repository.js';
 import { loadDeliveryForAgent } from './delivery-access.js';
-import { recordToolAudit } from './tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 
 export const SUPPLEMENT_TOOL_MAX = 4000;
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { adminRevokeToken } from '../tokens/revoke-token-as-admin.js';
 import { issueOwnPersonalToken } from '../tokens/issue-own-personal-token.js';
 import { revokeOwnToken } from '../tokens/revoke-own-token.js';
-import { withToolAudit } from './tool-audit.js';
+import { withToolAudit } from '../audit/tool-audit.js';
 
 export const IssuePersonalInboundTokenOutput = z.object({ token_id: z.uuid(), token_value: z.string(), endpoint_url: z.string() });
 export const RevokedOutput = z.object({ revoked: z.literal(true) });

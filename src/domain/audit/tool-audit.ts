@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { defineOperation, type OpContext, type Operation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { insertAudit, recordAudit, type AuditInput } from '../audit/audit.js';
+import { insertAudit, recordAudit, type AuditInput } from './audit.js';
 
 export interface ToolAuditInput {
   tool: string;
