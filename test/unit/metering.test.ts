@@ -8,7 +8,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentRequest, agentSession } from '../../src/domain/agent/agent-session.js';
+import { agentRequest } from '../../src/domain/tokens/meter-agent-request.js';
+import { agentSession } from '../../src/domain/tokens/open-agent-session.js';
 import { watchInbox, watchInboxRead } from '../../src/domain/inbox/watch-inbox.js';
 import { getDelivery } from '../../src/domain/events/get-delivery.js';
 import { listEventTypes } from '../../src/domain/events/list-event-types.js';

@@ -15,7 +15,7 @@ import { publishBulk, type BulkRow } from '../events/publish-bulk.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { errorEnvelope, rowErrorField, type ErrorEnvelope } from './broadcast-envelope.rules.js';
-import { principalForToolsToken } from './tools-principal.js';
+import { principalForToolsToken } from '../tokens/tools-principal.js';
 import { insertToolAudit } from '../audit/tool-audit.js';
 
 const E = InboundEventSchema.shape;

@@ -8,7 +8,7 @@ import { notFound } from '../errors.js';
 import { findDelivery } from '../events/events.repository.js';
 import type { DeliveryRow } from '../events/event-store.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
-import { principalForInboundToken } from './tools-principal.js';
+import { principalForInboundToken } from '../tokens/tools-principal.js';
 
 /**
  * The delivery when the agent's user sent it or is an admin. Anyone else gets not found, exactly

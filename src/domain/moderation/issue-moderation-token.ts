@@ -11,7 +11,7 @@ import { defineOperation, type OpContext } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { createIntegratorCatalogRow } from '../catalog/catalog.repository.js';
-import { slugifyLabel, uniqueIntegratorSlug } from '../agent/issue-admin-tools-claim-token.js';
+import { slugifyLabel, uniqueIntegratorSlug } from '../tokens/issue-admin-tools-claim-token.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { ensureIntegrator, lockIntegratorSlugBase } from '../tokens/integrators.repository.js';
 import { ADMIN_ROLES, User } from '../users/users.entity.js';

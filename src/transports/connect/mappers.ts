@@ -51,7 +51,7 @@ import {
 } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import type { OwnTokenView } from '../../domain/tokens/list-own-tokens.js';
 import type { AdminTokenView } from '../../domain/tokens/list-tokens-as-admin.js';
-import type { AgentTokenView } from '../../domain/agent/agent-tokens.js';
+import type { AgentTokenView } from '../../domain/tokens/list-own-agent-tokens.js';
 import type { CallbackOutcome } from '../../domain/actions/callback-sender.js';
 
 /** Drops unset proto3 `optional` fields, so the validator sees the same keys a JSON body would carry. */

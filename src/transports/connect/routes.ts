@@ -38,8 +38,10 @@ import { rotateOwnToken } from '../../domain/tokens/rotate-own-token.js';
 import { adminListTokens } from '../../domain/tokens/list-tokens-as-admin.js';
 import { adminRevokeToken } from '../../domain/tokens/revoke-token-as-admin.js';
 import { offboardUser } from '../../domain/users/offboard-user.js';
-import { createOwnAgentToken, listOwnAgentTokens, revokeOwnAgentToken } from '../../domain/agent/agent-tokens.js';
-import { startConnectSession } from '../../domain/agent/connect-session.js';
+import { createOwnAgentToken } from '../../domain/tokens/create-own-agent-token.js';
+import { listOwnAgentTokens } from '../../domain/tokens/list-own-agent-tokens.js';
+import { revokeOwnAgentToken } from '../../domain/tokens/revoke-own-agent-token.js';
+import { startConnectSession } from '../../domain/tokens/start-connect-session.js';
 import { clickActionOperation } from '../../domain/actions/click-action.js';
 import {
   adminTokenToProto,

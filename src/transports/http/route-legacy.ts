@@ -10,7 +10,7 @@ import { claimToken, LegacyClaimBatchSchema, legacyClaimBatch, pingToolsToken } 
 import { ClaimTokenRequestSchema } from '../../domain/tokens/claim-token.rules.js';
 import { RevokeApprovalInput } from '../../domain/catalog/catalog-approvals.schemas.js';
 import { revokeCatalogApproval } from '../../domain/catalog/revoke-catalog-approval.js';
-import { ExchangeConnectSessionInput, exchangeConnectSession } from '../../domain/agent/connect-session.js';
+import { ExchangeConnectSessionInput, exchangeConnectSession } from '../../domain/tokens/exchange-connect-session.js';
 import { receiveRepositoryPush } from '../../domain/repositories/receive-repository-push.js';
 import { InboundEventBody, PUBLISH_EVENT_CORE } from './publish-route-core.js';
 import { route, type DocumentedRoute, type HttpMethod, type RouteDecl, type RouteDocBase } from './route-declaration.js';

@@ -8,8 +8,8 @@ import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
 import { integratorCatalogSlug } from '../catalog/catalog.rules.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
-import { createToolsTokenInTransaction, TOOLS_TOKEN_DAILY_LIMIT } from '../tokens/create-tools-token.js';
-import { findTakenIntegratorSlugs, lockIntegratorSlugBase, RESERVED_INTEGRATOR_SLUGS } from '../tokens/integrators.repository.js';
+import { createToolsTokenInTransaction, TOOLS_TOKEN_DAILY_LIMIT } from './create-tools-token.js';
+import { findTakenIntegratorSlugs, lockIntegratorSlugBase, RESERVED_INTEGRATOR_SLUGS } from './integrators.repository.js';
 import { User } from '../users/users.entity.js';
 
 export const IssueAdminToolsClaimTokenInput = z.strictObject({

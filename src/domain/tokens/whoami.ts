@@ -1,8 +1,8 @@
-// `whoami` (SPEC C read tools): no scope needed; lists the token's scopes.
+// `whoami` (SPEC C read tools): who the agent token belongs to, and its scopes; no scope needed.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { AgentIdentityOutput, agentIdentity } from './agent-identity.js';
+import { AgentIdentityOutput, agentIdentity } from './agent-identity.view.js';
 
 export const WhoamiInput = z.strictObject({});
 export const WhoamiOutput = AgentIdentityOutput.extend({ scopes: z.array(z.string()) });
@@ -13,7 +13,6 @@ export const whoami = defineOperation<z.infer<typeof WhoamiInput>, WhoamiResult,
   auth: { kind: 'agent' },
   budget: 'agent',
   // No requiredScopes: works with any agent token (SPEC "Agent token scopes", matching rules).
-  // No scope: works with any agent token (SPEC "Agent token scopes", matching rules).
   idempotent: false,
   input: WhoamiInput,
   handler: async (_input, ctx) => ({ ...agentIdentity(ctx), scopes: [...ctx.principal.scopes] }),

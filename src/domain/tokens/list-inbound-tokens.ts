@@ -1,13 +1,13 @@
 // `list_inbound_tokens` (SPEC C read tools; admin, scope admin:catalog): admin oversight of every
 // inbound token (Authentication 6): owner, label, kind and dates, never token values or secrets.
-// `linked_catalog_slug`: for a tools-token the catalog row it is linked to (else its integrator's
-// row; a moderation token: its integrator's row); for a claimed personal token the row of the approval it was minted under; otherwise null.
+// `linked_catalog_slug`: a tools-token's linked catalog row (else its integrator's row), a
+// moderation token's integrator row, a claimed personal token's approval row; otherwise null.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
-import { listInboundTokensForAdmin } from '../tokens/inbound-tokens.repository.js';
+import { listInboundTokensForAdmin } from './inbound-tokens.repository.js';
 
 export const TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;
 export const LIST_TOKENS_LIMIT = { max: 500, default: 200 } as const;

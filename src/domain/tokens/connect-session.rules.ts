@@ -1,7 +1,7 @@
 // Pure rules of one-click client setup: a connect session is short-lived, single-use and only
 // ever stored as a hash (the session id is a bearer secret until it is exchanged).
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../tokens/token-crypto.js';
+import { sha256Hex } from './token-crypto.js';
 
 export const CONNECT_SESSION_TTL_MS = 10 * 60 * 1000;
 export const CONNECT_SESSION_PREFIX = 'cs_';

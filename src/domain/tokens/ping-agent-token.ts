@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { AgentIdentityOutput, agentIdentity, type AgentIdentity } from './agent-identity.js';
+import { AgentIdentityOutput, agentIdentity, type AgentIdentity } from './agent-identity.view.js';
 
 export const PingInput = z.strictObject({});
 export const PingOutput = AgentIdentityOutput;
@@ -12,7 +12,6 @@ export const agentPing = defineOperation<z.infer<typeof PingInput>, AgentIdentit
   auth: { kind: 'agent' },
   budget: 'agent',
   // No requiredScopes: works with any agent token (SPEC "Agent token scopes", matching rules).
-  // No scope: works with any agent token (SPEC "Agent token scopes", matching rules).
   idempotent: false,
   input: PingInput,
   handler: async (_input, ctx) => agentIdentity(ctx),

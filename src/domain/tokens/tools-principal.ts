@@ -4,7 +4,7 @@
 // `broadcast_event` (the caller's tools-token) and resolve/supplement (the sending token).
 import type { EntityManager } from '@mikro-orm/core';
 import type { InboundTokenPrincipal } from '../principal.js';
-import { findTokenPrincipalRow, type TokenPrincipalRow } from '../tokens/inbound-tokens.repository.js';
+import { findTokenPrincipalRow, type TokenPrincipalRow } from './inbound-tokens.repository.js';
 
 const toPrincipal = (r: TokenPrincipalRow): InboundTokenPrincipal => ({
   type: 'inbound_token',

@@ -1,3 +1,4 @@
+// Connect sessions (connect-session.shared.ts): stored by the hash of their id, used at most once.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 
