@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
-import { listRequestsOfUser } from '../catalog/catalog-approvals.shared.js';
-import { AGENT_APPROVAL_FILTERS, type AgentApprovalFilter } from '../catalog/catalog.rules.js';
+import { listRequestsOfUser } from './catalog-approvals.shared.js';
+import { AGENT_APPROVAL_FILTERS, type AgentApprovalFilter } from './catalog.rules.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { reviewInTransaction } from '../catalog/review-catalog-approval.js';
+import { reviewInTransaction } from './review-catalog-approval.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { recordToolAudit } from '../audit/tool-audit.js';
 

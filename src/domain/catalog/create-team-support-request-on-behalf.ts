@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { applyInTransaction } from '../catalog/apply-for-catalog-item.js';
-import { requireLiveItem } from '../catalog/catalog-approvals.shared.js';
+import { applyInTransaction } from './apply-for-catalog-item.js';
+import { requireLiveItem } from './catalog-approvals.shared.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { catalogRefFields, catalogRefOf, exactlyOne } from './catalog-ref.rules.js';

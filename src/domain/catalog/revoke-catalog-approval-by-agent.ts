@@ -1,16 +1,15 @@
 // `revoke_catalog_approval` (SPEC C write tools; admin, scope admin:approvals): the REST revoke
-// core, addressed by (catalog_slug and email) or by approval_id, exactly one. A real change
-// notifies the employee unless notify_employee is false (lock mark + catalog name, link
-// /team-support?tab=assets); an idempotent repeat changes nothing and never notifies. Personal
-// tokens minted under the approval (tools-claim catalog rows) are invalidated.
+// core (revoke-catalog-approval.ts), addressed by (catalog_slug and email) or by approval_id. A real
+// change notifies the employee unless notify_employee is false and invalidates the personal tokens
+// minted under the approval; an idempotent repeat changes nothing and never notifies.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
-import { requireItem } from '../catalog/catalog-approvals.shared.js';
-import { revokeInTransaction } from '../catalog/revoke-catalog-approval.js';
-import { CatalogRequest } from '../catalog/catalog.entity.js';
-import type { CatalogItemRow } from '../catalog/catalog.repository.js';
+import { requireItem } from './catalog-approvals.shared.js';
+import { revokeInTransaction } from './revoke-catalog-approval.js';
+import { CatalogRequest } from './catalog.entity.js';
+import type { CatalogItemRow } from './catalog.repository.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { recordToolAudit } from '../audit/tool-audit.js';

@@ -1,7 +1,7 @@
 // Catalog rows are addressed by `catalog_slug` or `catalog_id`, exactly one (SPEC C
 // assign_catalog_to_employee; catalog_item_update and _delete take `slug` or `id` likewise).
 import { z } from 'zod';
-import type { CatalogItemRef } from '../catalog/catalog-approvals.schemas.js';
+import type { CatalogItemRef } from './catalog-approvals.schemas.js';
 
 export const catalogRefFields = {
   catalog_slug: z.string().min(1).max(80).optional(),
