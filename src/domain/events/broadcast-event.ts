@@ -1,17 +1,14 @@
 // `broadcast_event` (SPEC C write tools; admin only, scope admin:broadcast): one event to up to
 // 100 people by email, through the bulk fan-out of POST /api/v1/events/bulk run with a tools-token
-// the CALLER owns (`tools_token_id`). Without one, nobody can be reached: every row is `no_token`.
-// Failures carry `error_envelope {code, title, detail, field, next_action}` (rows and top level).
-//
-// event_id: `<event_id_prefix>-<hash of the event content>` when a prefix is given, so a retried
-// call dedups per recipient (`deduped: true`); otherwise `broadcast-<random>` (a new event per call).
+// the CALLER owns (`tools_token_id`); without one every row is `no_token`. Failures carry an
+// `error_envelope` (broadcast-envelope.rules.ts). A given `event_id_prefix` makes retries dedup.
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError, type Issue } from '../errors.js';
-import { addWebhookTargetIssues, InboundEventSchema } from '../events/event-validation.rules.js';
-import { publishBulk, type BulkRow } from '../events/publish-bulk.js';
+import { addWebhookTargetIssues, InboundEventSchema } from './event-validation.rules.js';
+import { publishBulk, type BulkRow } from './publish-bulk.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { errorEnvelope, rowErrorField, type ErrorEnvelope } from './broadcast-envelope.rules.js';
@@ -80,6 +77,10 @@ function refusal(kind: 'forbidden' | 'validation', message: string, env: ErrorEn
   });
 }
 
+/**
+ * `<event_id_prefix>-<hash of the event content>` when a prefix is given, so a retried call dedups
+ * per recipient (`deduped: true`); otherwise `broadcast-<random>` (a new event per call).
+ */
 export function broadcastEventId(
   input: Pick<BroadcastEventInput, 'event_id_prefix' | 'event_type' | 'severity' | 'title' | 'summary' | 'markdown_body' | 'project_slug'>,
 ): string {

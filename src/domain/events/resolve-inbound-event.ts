@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { resolveDelivery, ResolveDeliveryInput } from '../events/resolve-delivery.js';
+import { resolveDelivery, ResolveDeliveryInput } from './resolve-delivery.js';
 import { loadDeliveryForAgent } from './delivery-access.js';
 import { recordToolAudit } from '../audit/tool-audit.js';
 

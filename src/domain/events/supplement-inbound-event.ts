@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { SupplementDeliveryInput, supplementDelivery } from '../events/supplement-delivery.js';
-import { listSupplements } from '../events/events.repository.js';
+import { SupplementDeliveryInput, supplementDelivery } from './supplement-delivery.js';
+import { listSupplements } from './events.repository.js';
 import { loadDeliveryForAgent } from './delivery-access.js';
 import { recordToolAudit } from '../audit/tool-audit.js';
 

@@ -1,12 +1,12 @@
 // Resolve and supplement for agent callers (SPEC "Delivery external status": the original sender;
 // C write tools: "original sender or admin"). The sender is the owner of the token that delivered
 // the event, which is the delivery's recipient (Ownership rule). The token-based check for
-// inbound callers is events/sender-access.ts; this is its agent-side twin.
+// inbound callers is sender-access.ts; this is its agent-side twin.
 import type { EntityManager } from '@mikro-orm/core';
 import type { AgentPrincipal, InboundTokenPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
-import { findDelivery } from '../events/events.repository.js';
-import type { DeliveryRow } from '../events/event-store.js';
+import { findDelivery } from './events.repository.js';
+import type { DeliveryRow } from './event-store.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { principalForInboundToken } from '../tokens/tools-principal.js';
 
