@@ -16,7 +16,7 @@ import { listEventTypes } from '../../src/domain/events/list-event-types.js';
 import { resolveDelivery } from '../../src/domain/events/resolve-delivery.js';
 import { supplementDelivery } from '../../src/domain/events/supplement-delivery.js';
 import { publishEvent } from '../../src/domain/events/publish-event.js';
-import { pingToolsToken } from '../../src/domain/tokens/claim-token.js';
+import { pingToolsToken } from '../../src/domain/tokens/ping-tools-token.js';
 
 const AUTH_STEPS = new Set([agentSession.name, 'tokens.check_inbound_bearer', 'tokens.check_agent_bearer', watchInboxRead.name]);
 

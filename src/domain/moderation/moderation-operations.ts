@@ -7,7 +7,8 @@ import { listHeldEvents } from './list-held-events.js';
 import { editHeldEvent } from './edit-held-event.js';
 import { forwardHeldEvent } from './forward-held-event.js';
 import { dismissHeldEvent } from './dismiss-held-event.js';
-import { resetCircuitBreaker, resetCircuitBreakerAsOperator } from '../tokens/circuit-breaker.js';
+import { resetCircuitBreaker } from '../tokens/reset-circuit-breaker.js';
+import { resetCircuitBreakerAsOperator } from '../tokens/reset-circuit-breaker-as-operator.js';
 
 export const MODERATION_AGENT_OPERATIONS: readonly Operation<any, any, any>[] = [
   issueAdminModerationToken,

@@ -24,7 +24,7 @@ import { markInboxItemRead } from '../../domain/inbox/mark-inbox-item-read.js';
 import { markAllNotificationsRead } from '../../domain/inbox/mark-all-notifications-read.js';
 import { getViewer } from '../../domain/inbox/get-viewer.js';
 import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
-import { checkAgentBearer } from '../../domain/tokens/bearer-check.js';
+import { checkAgentBearer } from '../../domain/tokens/check-agent-bearer.js';
 import { call, REQUEST_ID, runConnect } from './call.js';
 import { toConnectError } from './errors.js';
 import { defined } from './mappers.js';

@@ -34,7 +34,8 @@ import {
 import type { DeliveryView } from '../../domain/events/delivery.view.js';
 import type { BulkRow } from '../../domain/events/publish-bulk.js';
 import type { EventTypeRow as EventTypeRowView, EventTypesResponse } from '../../domain/events/list-event-types.js';
-import type { ClaimBatchRow, ToolsPing } from '../../domain/tokens/claim-token.js';
+import type { ClaimBatchRow } from '../../domain/tokens/claim-token-batch.js';
+import type { ToolsPing } from '../../domain/tokens/ping-tools-token.js';
 import { validationFailed } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/catalog-approvals.schemas.js';

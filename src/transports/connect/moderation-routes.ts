@@ -11,7 +11,7 @@ import { editHeldEvent } from '../../domain/moderation/edit-held-event.js';
 import { forwardHeldEvent } from '../../domain/moderation/forward-held-event.js';
 import { dismissHeldEvent } from '../../domain/moderation/dismiss-held-event.js';
 import type { HeldEventView } from '../../domain/moderation/held-event.view.js';
-import { resetCircuitBreaker } from '../../domain/tokens/circuit-breaker.js';
+import { resetCircuitBreaker } from '../../domain/tokens/reset-circuit-breaker.js';
 import { defined } from './mappers.js';
 import { call } from './call.js';
 

@@ -1,5 +1,5 @@
-// Is the bearer a live token? A transport runs this before it reads a request body it cannot
-// bound cheaply (Connect/gRPC: transports/connect/serving.ts), so an unknown, revoked or
+// Is the bearer a live inbound token? A transport runs this before it reads a request body it
+// cannot bound cheaply (Connect/gRPC: transports/connect/serving.ts), so an unknown, revoked or
 // suspended token is refused without the body being received. The operation the request is for
 // authenticates again and decides everything else (token kind, scope, budget).
 import { z } from 'zod';
@@ -15,16 +15,6 @@ const Empty = z.object({});
 export const checkInboundBearer = defineOperation<Record<string, never>, Record<string, never>>({
   name: 'tokens.check_inbound_bearer',
   auth: { kind: 'inbound', tokenKinds: ['personal', 'moderation', 'tools_claim'], cachedKinds: ['personal'] },
-  budget: null,
-  idempotent: false,
-  input: Empty,
-  handler: async () => ({}),
-});
-
-/** Agent tokens (`sk-svc-`); like checkInboundBearer. */
-export const checkAgentBearer = defineOperation<Record<string, never>, Record<string, never>>({
-  name: 'tokens.check_agent_bearer',
-  auth: { kind: 'agent' },
   budget: null,
   idempotent: false,
   input: Empty,
