@@ -1,11 +1,11 @@
-// A user's chat destination: one incoming-webhook URL (Slack- or Feishu/Lark-style payloads) that
-// new deliveries are announced to (title, severity, inbox link; never the body).
+// A user sets their chat destination: one incoming-webhook URL (Slack- or Feishu/Lark-style
+// payloads) that new deliveries are announced to (title, severity, inbox link; never the body).
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { CHAT_STYLES, receiverUrlIssue } from './nudge.rules.js';
 import { savePreferences } from './nudges.repository.js';
-import { preferencesView, type PreferencesView } from './preferences.js';
+import { preferencesView, type PreferencesView } from './preferences.view.js';
 
 export const SetChatDestinationInput = z.strictObject({
   url: z.string().min(1).max(2000),
@@ -32,18 +32,3 @@ export const setChatDestinationOperation = (allowHttpHosts: readonly string[]) =
       return preferencesView(em, ctx.principal.userId);
     },
   });
-
-export const clearChatDestination = defineOperation<Record<string, never>, PreferencesView, AgentPrincipal>({
-  name: 'nudges.clear_chat_destination',
-  auth: { kind: 'agent' },
-  budget: 'agent',
-  requiredScopes: ['write:inbox'],
-  idempotent: false,
-  input: z.strictObject({}),
-  writes: true,
-  handler: async (_input, ctx) => {
-    const { em } = ctx;
-    await savePreferences(em, ctx.principal.userId, { chat: null }, ctx.clock.now());
-    return preferencesView(em, ctx.principal.userId);
-  },
-});
