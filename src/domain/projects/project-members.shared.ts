@@ -1,16 +1,18 @@
-// Project membership: add or change a member's role, remove a member. The rules live here once;
-// two operations use them: the operator operations (CLI, below) and the agent-token operations of
-// ProjectService (manage-project-members.ts, which adds who may call).
+// Project membership rules, shared by the operator operations (set-/remove-project-member.ts, CLI)
+// and the agent-token ones of ProjectService (*-by-agent.ts, which add who may call).
 //  - `owner` is the project's owner column; naming a new owner keeps the previous one as a `lead`.
 //  - The owner cannot be removed, nor given another role; name another owner first.
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation, type OpContext } from '../context.js';
-import { DomainError, notFound } from '../errors.js';
+import type { OpContext } from '../context.js';
+import type { AgentPrincipal } from '../principal.js';
+import { DomainError, forbidden, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { requireUserByEmail } from '../users/users.repository.js';
+import { canManageMembers } from './project-membership.rules.js';
 import { PROJECT_ROLES, type ProjectRole } from './project-roles.rules.js';
 import { Project, ProjectMember } from './projects.entity.js';
+import { findVisibleProject } from './projects.repository.js';
 
 export const PROJECT_AUDIT = {
   memberSet: 'project.member.set',
@@ -111,22 +113,19 @@ export async function lockProject(em: EntityManager, where: { slug: string } | {
   return project;
 }
 
-export const setProjectMember = defineOperation<SetProjectMemberInput, ProjectMemberResult>({
-  name: 'projects.set_member',
-  auth: { kind: 'system' },
-  budget: null,
-  idempotent: true,
-  input: SetProjectMemberInput,
-  writes: true,
-  handler: async (input, ctx) => applySetMember(ctx.em, ctx, await lockProject(ctx.em, { slug: input.slug }), input.email, input.role, null),
-});
+export const PROJECT_MEMBER_SCOPES = ['write:projects'] as const;
 
-export const removeProjectMember = defineOperation<RemoveProjectMemberInput, ProjectMemberResult>({
-  name: 'projects.remove_member',
-  auth: { kind: 'system' },
-  budget: null,
-  idempotent: true,
-  input: RemoveProjectMemberInput,
-  writes: true,
-  handler: async (input, ctx) => applyRemoveMember(ctx.em, ctx, await lockProject(ctx.em, { slug: input.slug }), input.email, null),
-});
+/**
+ * The project the caller may manage, locked (see lockProject), with the caller's role read after
+ * the lock. Absent, archived and invisible projects are all NOT_FOUND.
+ */
+export async function manageableProject(ctx: OpContext<AgentPrincipal>, slug: string): Promise<{ project: Project; role: ProjectRole | null }> {
+  const project = await lockProject(ctx.em, { slug });
+  const visible = await findVisibleProject(ctx.em, slug, ctx.principal);
+  if (!visible) throw notFound('project');
+  if (!canManageMembers(ctx.principal.userRole, visible.role))
+    throw forbidden('only the project owner, a project lead, an admin or a super admin may manage members', 'permission_denied');
+  return { project, role: visible.role };
+}
+
+export const actorOf = (p: AgentPrincipal) => ({ userId: p.userId, tokenId: p.tokenId });
