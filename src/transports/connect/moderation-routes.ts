@@ -5,7 +5,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { HeldEventStatus, ModerationService, type HeldEventSchema } from '../../../gen/fluxdesk/moderation/v1/moderation_pb.js';
 import type { AppDeps } from '../../app/deps.js';
-import { issueAdminModerationToken } from '../../domain/moderation/issue-moderation-token.js';
+import { issueAdminModerationToken } from '../../domain/moderation/issue-admin-moderation-token.js';
 import { listHeldEvents } from '../../domain/moderation/list-held-events.js';
 import { editHeldEvent } from '../../domain/moderation/edit-held-event.js';
 import { forwardHeldEvent } from '../../domain/moderation/forward-held-event.js';
