@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { pushWebhookUrl, requireBinder, requireVisibleProject } from './repository-access.js';
 import { findRepositoryByKey, insertRepository, updateRepository } from './repositories.repository.js';
 import { DEFAULT_BRANCH, parseRepoUrl, providerPathIssue, REPO_LIMITS, type ParsedRepoUrl } from './repositories.rules.js';

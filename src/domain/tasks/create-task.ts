@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { findVisibleProject } from '../projects/projects.repository.js';
 import { TASK_AUDIT } from './tasks.audit.js';

@@ -21,7 +21,7 @@ import { moveNotificationsToInbox } from '../../domain/inbox/move-notifications-
 import { markViewDoneOp } from '../../domain/inbox/mark-view-done.js';
 import { snoozeNotification } from '../../domain/inbox/snooze-notification.js';
 import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
-import { checkAgentBearer } from '../../domain/tokens/bearer-check.js';
+import { checkAgentBearer } from '../../domain/tokens/check-agent-bearer.js';
 import { call, REQUEST_ID, runConnect } from './call.js';
 import { toConnectError } from './errors.js';
 import { defined, isoOfTimestamp } from './mappers.js';

@@ -34,7 +34,8 @@ import {
 import type { DeliveryView } from '../../domain/events/delivery.view.js';
 import type { BulkRow } from '../../domain/events/publish-bulk.js';
 import type { EventTypeRow as EventTypeRowView, EventTypesResponse } from '../../domain/events/list-event-types.js';
-import type { ClaimBatchRow, ToolsPing } from '../../domain/tokens/claim-token.js';
+import type { ClaimBatchRow } from '../../domain/tokens/claim-token-batch.js';
+import type { ToolsPing } from '../../domain/tokens/ping-tools-token.js';
 import { validationFailed } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/catalog-approvals.schemas.js';
@@ -49,9 +50,9 @@ import {
   type ClickActionResponse,
   type PersonalToken,
 } from '../../../gen/fluxdesk/account/v1/account_pb.js';
-import type { OwnTokenView } from '../../domain/tokens/own-token-operations.js';
-import type { AdminTokenView } from '../../domain/tokens/admin-token-operations.js';
-import type { AgentTokenView } from '../../domain/agent/agent-tokens.js';
+import type { OwnTokenView } from '../../domain/tokens/list-own-tokens.js';
+import type { AdminTokenView } from '../../domain/tokens/list-tokens-as-admin.js';
+import type { AgentTokenView } from '../../domain/tokens/list-own-agent-tokens.js';
 import type { CallbackOutcome } from '../../domain/actions/callback-sender.js';
 
 /** Drops unset proto3 `optional` fields, so the validator sees the same keys a JSON body would carry. */

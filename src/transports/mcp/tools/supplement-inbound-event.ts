@@ -1,4 +1,4 @@
-import { supplementInboundEvent, SupplementInboundEventOutput } from '../../../domain/agent/supplement-inbound-event.js';
+import { supplementInboundEvent, SupplementInboundEventOutput } from '../../../domain/events/supplement-inbound-event.js';
 import type { ToolDefinition } from './tool.js';
 
 export const supplementInboundEventTool: ToolDefinition = {

@@ -1,4 +1,4 @@
-import { issueAdminModerationToken, IssueAdminModerationTokenOutput } from '../../../../domain/moderation/issue-moderation-token.js';
+import { issueAdminModerationToken, IssueAdminModerationTokenOutput } from '../../../../domain/moderation/issue-admin-moderation-token.js';
 import type { ToolDefinition } from '../tool.js';
 
 export const issueAdminModerationTokenTool: ToolDefinition = {
