@@ -20,7 +20,8 @@ import { markNotificationsDone } from '../../domain/inbox/mark-notifications-don
 import { moveNotificationsToInbox } from '../../domain/inbox/move-notifications-to-inbox.js';
 import { markViewDoneOp } from '../../domain/inbox/mark-view-done.js';
 import { snoozeNotification } from '../../domain/inbox/snooze-notification.js';
-import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
+import { watchInbox } from '../../domain/inbox/watch-inbox.js';
+import { WATCH_READ_MAX_IDS, watchInboxRead } from '../../domain/inbox/watch-inbox-read.js';
 import { checkAgentBearer } from '../../domain/tokens/check-agent-bearer.js';
 import { call, REQUEST_ID, runConnect } from './call.js';
 import { toConnectError } from './errors.js';
