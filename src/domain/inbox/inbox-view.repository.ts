@@ -211,27 +211,42 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
   from inbox_counters where user_id = ?${byKind ? ' and type = ?' : ''}
 )`;
 
-  // Item ids: one ordered, bounded index range per state.
-  const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
-  const branch = (st: string) => {
+  const columns = brief ? BRIEF_COLUMNS : ITEM_COLUMNS;
+  const joins = brief ? BRIEF_JOINS : ITEM_JOINS;
+  const after = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
+  const pushRange = () => {
     params.push(f.userId, ...rowParams());
     if (f.after) params.push(f.after.at, f.after.id);
     params.push(limit + 1);
-    return `select n.id, ${LIST_KEY} as k from ${from}
-    where n.user_id = ? and n.state = '${st}'${rowFilter('n', 'df')}${f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : ''}
-    order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
   };
-  const ids =
-    states.length === 1
-      ? branch(states[0]!)
-      : `select x.id, x.k from (${states.map((st) => `(${branch(st)})`).join(' union all ')}) x order by x.k desc, x.id desc limit ?::int`;
-  if (states.length > 1) params.push(limit + 1);
+  let items: string;
+  if (states.length === 1) {
+    // One state: one ordered, bounded index range, its columns read as the scan goes (the
+    // delivery joins as `d`, so the event filters apply to it directly).
+    pushRange();
+    items = `select ${columns}, ${LIST_KEY} as list_key${brief ? '' : `, ${LIST_KEY}::text as cursor_at`}
+  from notifications n ${joins}
+  where n.user_id = ? and n.state = '${states[0]}'${rowFilter('n', 'd')}${after}
+  order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
+  } else {
+    // Several states: the ids of each range, merged, then the page's rows by id.
+    const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
+    const branch = (st: string) => {
+      pushRange();
+      return `select n.id, ${LIST_KEY} as k from ${from}
+    where n.user_id = ? and n.state = '${st}'${rowFilter('n', 'df')}${after}
+    order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
+    };
+    const ids = `select x.id, x.k from (${states.map((st) => `(${branch(st)})`).join(' union all ')}) x order by x.k desc, x.id desc limit ?::int`;
+    params.push(limit + 1);
+    items = `select ${columns}, p.k as list_key, p.k::text as cursor_at
+  from (${ids}) p join notifications n on n.id = p.id
+  ${joins}`;
+  }
 
   const sql = `${PREPARED} ${c}
 select c.*, i.* from c left join lateral (
-  select ${brief ? BRIEF_COLUMNS : ITEM_COLUMNS}, p.k as list_key, p.k::text as cursor_at
-  from (${ids}) p join notifications n on n.id = p.id
-  ${brief ? BRIEF_JOINS : ITEM_JOINS}
+  ${items}
 ) i on true
 order by i.list_key desc, i.id desc`;
   return { sql, params };

@@ -43,7 +43,8 @@ export const listInbox = defineOperation<z.infer<typeof ListInboxInput>, ListInb
         notificationType: input.type,
         after: undefined,
       },
-      input.limit,
+      // No page token here: exactly `limit` rows, never the one more that tells a next page.
+      input.limit - 1,
       true,
     );
     return { totalCount: page.total, unreadCount: page.unread, items: page.rows.slice(0, input.limit).map(toInboxItem) };
