@@ -1,8 +1,10 @@
 // What the triage operations share: the ids input (1-500 distinct notification ids), the check
 // that every id is the caller's (another user's id is not found and the call changes nothing),
 // and telling open inboxes what changed.
+import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import type { OpContext } from '../context.js';
+import { defineOperation, type OpContext } from '../context.js';
+import { recordAudit } from '../audit/audit.js';
 import { notFound } from '../errors.js';
 import type { AgentPrincipal } from '../principal.js';
 import { countOwnRows } from './inbox-state.repository.js';
@@ -27,4 +29,40 @@ export async function requireOwnRows(ctx: OpContext<AgentPrincipal>, ids: readon
 /** After the commit, open inboxes of the caller read these rows afresh. */
 export function announceChanged(ctx: OpContext<AgentPrincipal>, ids: readonly string[]): void {
   if (ids.length > 0) ctx.afterCommit(() => ctx.ports.inboxFeed.changed(ctx.principal.userId, { notificationIds: ids }));
+}
+
+/**
+ * A triage operation on 1-500 of the caller's rows (done, back to the Inbox): every id must be the
+ * caller's (else not_found, nothing changed); `change` returns the ids it actually changed, which
+ * open inboxes are told of and the audit row lists.
+ */
+export function defineBulkTriage(o: {
+  name: string;
+  tool: string;
+  audit: string;
+  change: (em: EntityManager, userId: string, ids: readonly string[], now: Date) => Promise<string[]>;
+}) {
+  return defineOperation<NotificationIdsInput, { updatedCount: number }, AgentPrincipal>({
+    name: o.name,
+    auth: { kind: 'agent' },
+    budget: 'agent',
+    requiredScopes: ['write:inbox'],
+    idempotent: true,
+    input: NotificationIdsInput,
+    writes: true,
+    handler: async ({ notificationIds }, ctx) => {
+      await requireOwnRows(ctx, notificationIds);
+      const changed = await o.change(ctx.em, ctx.principal.userId, notificationIds, ctx.clock.now());
+      announceChanged(ctx, changed);
+      recordAudit(ctx.em, ctx, {
+        action: o.audit,
+        actorUserId: ctx.principal.userId,
+        tokenId: ctx.principal.tokenId,
+        targetType: 'user',
+        targetId: ctx.principal.userId,
+        summary: { tool: o.tool, notificationIds: changed, updatedCount: changed.length },
+      });
+      return { updatedCount: changed.length };
+    },
+  });
 }
