@@ -17,6 +17,7 @@ import { markAllNotificationsRead } from '../domain/inbox/mark-all-notifications
 import { markNotificationsDone } from '../domain/inbox/mark-notifications-done.js';
 import { moveNotificationsToInbox } from '../domain/inbox/move-notifications-to-inbox.js';
 import { snoozeNotification } from '../domain/inbox/snooze-notification.js';
+import { waitForInbox } from '../domain/inbox/wait-for-inbox.js';
 import { issuePersonalInboundToken } from '../domain/tokens/issue-personal-inbound-token.js';
 import { revokePersonalToken } from '../domain/tokens/revoke-personal-token.js';
 import { revokeAdminToken } from '../domain/tokens/revoke-admin-token.js';
@@ -76,6 +77,7 @@ export const AGENT_OPERATIONS: Record<string, Operation<any, any, any>> = Object
     markNotificationsDone,
     moveNotificationsToInbox,
     snoozeNotification,
+    waitForInbox,
     // The account, token, event, catalog and admin tools (SPEC C).
     issuePersonalInboundToken,
     revokePersonalToken,

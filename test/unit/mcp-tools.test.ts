@@ -16,6 +16,7 @@ const SPEC_SCOPES: Record<string, string[]> = {
   mark_notifications_done: ['write:inbox'],
   move_notifications_to_inbox: ['write:inbox'],
   snooze_notification: ['write:inbox'],
+  wait_for_inbox: ['read:inbox'],
   mark_all_notifications_read: ['write:inbox'],
   issue_personal_inbound_token: ['write:inbox'],
   revoke_personal_token: ['write:inbox'],

@@ -35,9 +35,16 @@ export interface InboxSubscription extends AsyncIterable<InboxChangeBatch> {
   close(): void;
 }
 
+export interface SubscribeOptions {
+  closeAfterMs?: number;
+}
+
 export interface InboxFeed {
   /** After the commit that changed them: fire and forget (returns at once, never throws). */
   changed(userId: string, changes: InboxChanges): void;
-  /** The changes of one user's inbox from now on. */
-  subscribe(userId: string): InboxSubscription;
+  /**
+   * The changes of one user's inbox from now on. `closeAfterMs`: the subscription closes itself
+   * after that long (a wait with a deadline: its iteration then ends).
+   */
+  subscribe(userId: string, options?: SubscribeOptions): InboxSubscription;
 }

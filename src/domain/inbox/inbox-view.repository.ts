@@ -308,3 +308,35 @@ export async function unreadCountOf(em: EntityManager, userId: string): Promise<
   const rows = await run<{ unread: number }>(em, `${PREPARED} select coalesce(sum(unread), 0)::int as unread from inbox_counters where user_id = ?`, [userId]);
   return Number(rows[0]?.unread ?? 0);
 }
+
+/**
+ * The caller's Inbox-view rows that arrived, came back or changed after `since`, newest first, at
+ * most `limit`: new rows through the list index range; changed ones by their updated_at among the
+ * Inbox rows (the view a person keeps short by triage).
+ */
+export async function inboxChangesSince(em: EntityManager, userId: string, since: string, limit: number): Promise<BriefItemRow[]> {
+  return run<BriefItemRow>(
+    em,
+    `${PREPARED} select ${BRIEF_COLUMNS} from notifications n ${BRIEF_JOINS}
+     where n.user_id = ? and n.state = 'inbox' and (${LIST_KEY} > ?::timestamptz or n.updated_at > ?::timestamptz)
+     order by ${LIST_KEY} desc, n.id desc limit ?::int`,
+    [userId, since, since, limit],
+  );
+}
+
+/** The caller's own Inbox-view rows among these ids (brief columns). */
+export async function ownInboxRowsOf(
+  em: EntityManager,
+  userId: string,
+  refs: { notificationIds: readonly string[]; deliveryIds: readonly string[] },
+): Promise<BriefItemRow[]> {
+  if (refs.notificationIds.length === 0 && refs.deliveryIds.length === 0) return [];
+  return run<BriefItemRow>(
+    em,
+    `${PREPARED} select ${BRIEF_COLUMNS} from notifications n ${BRIEF_JOINS}
+     where n.id in (select id from notifications where id = any(?::uuid[]) union select id from notifications where delivery_id = any(?::uuid[]))
+       and n.user_id = ? and n.state = 'inbox'
+     order by ${LIST_KEY} desc, n.id desc`,
+    [pgArray(refs.notificationIds), pgArray(refs.deliveryIds), userId],
+  );
+}

@@ -15,6 +15,9 @@ export const INBOX_LIMITS = {
   bulkViewMax: 1000,
   /** A snooze ends at most this many days ahead. */
   snoozeMaxDays: 90,
+  /** wait_for_inbox: how long a call may wait (inside the 8-second gateway timeout). */
+  waitSecondsDefault: 5,
+  waitSecondsMax: 7,
   /** Event type filter of ListInbox. */
   eventTypeFilterMax: 120,
 } as const;

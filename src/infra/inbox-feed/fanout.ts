@@ -1,6 +1,6 @@
 // In-process fan-out of inbox changes to the subscriptions of this process, by user id: both feeds
 // (memory-inbox-feed.ts, redis-inbox-feed.ts) hand every change they learn of to deliver().
-import type { InboxChangeBatch, InboxChanges, InboxSubscription } from '../../domain/inbox/inbox-feed.js';
+import type { InboxChangeBatch, InboxChanges, InboxSubscription, SubscribeOptions } from '../../domain/inbox/inbox-feed.js';
 
 /**
  * Distinct ids a subscription holds for a watcher that does not read. Past it, further ids are
@@ -16,16 +16,22 @@ export class QueuedSubscription implements InboxSubscription {
   private access = false;
   private wake: (() => void) | undefined;
   private closed = false;
+  private deadline: NodeJS.Timeout | undefined;
   dropped = 0;
 
   constructor(
     readonly userId: string,
     ready: Promise<void>,
     private readonly onClose: (s: QueuedSubscription) => void,
+    closeAfterMs?: number,
   ) {
     this.ready = ready;
     // Nobody may await `ready` (a caller that closed first): never an unhandled rejection.
     ready.catch(() => {});
+    if (closeAfterMs !== undefined) {
+      this.deadline = setTimeout(() => this.close(), closeAfterMs);
+      this.deadline.unref();
+    }
   }
 
   push(changes: InboxChanges): void {
@@ -44,6 +50,7 @@ export class QueuedSubscription implements InboxSubscription {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.deadline);
     this.onClose(this);
     this.wake?.();
   }
@@ -71,16 +78,21 @@ export class LocalFanout {
   private readonly byUser = new Map<string, Set<QueuedSubscription>>();
 
   /** A new subscription; `first` is true when it is the user's only one in this process. */
-  add(userId: string, ready: (first: boolean) => Promise<void>, onLast: (userId: string) => void): QueuedSubscription {
+  add(userId: string, ready: (first: boolean) => Promise<void>, onLast: (userId: string) => void, options: SubscribeOptions = {}): QueuedSubscription {
     let subs = this.byUser.get(userId);
     const first = subs === undefined;
     if (!subs) this.byUser.set(userId, (subs = new Set()));
-    const sub = new QueuedSubscription(userId, ready(first), (s) => {
-      const set = this.byUser.get(s.userId);
-      if (!set?.delete(s) || set.size > 0) return;
-      this.byUser.delete(s.userId);
-      onLast(s.userId);
-    });
+    const sub = new QueuedSubscription(
+      userId,
+      ready(first),
+      (s) => {
+        const set = this.byUser.get(s.userId);
+        if (!set?.delete(s) || set.size > 0) return;
+        this.byUser.delete(s.userId);
+        onLast(s.userId);
+      },
+      options.closeAfterMs,
+    );
     subs.add(sub);
     return sub;
   }

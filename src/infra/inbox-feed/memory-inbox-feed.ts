@@ -1,6 +1,6 @@
 // The inbox feed of the embedded mode (no REDIS_URL): one process serves every request, so a change
 // goes straight to this process's subscriptions.
-import type { InboxChanges, InboxFeed, InboxSubscription } from '../../domain/inbox/inbox-feed.js';
+import type { InboxChanges, InboxFeed, InboxSubscription, SubscribeOptions } from '../../domain/inbox/inbox-feed.js';
 import { LocalFanout } from './fanout.js';
 
 export class MemoryInboxFeed implements InboxFeed {
@@ -10,11 +10,12 @@ export class MemoryInboxFeed implements InboxFeed {
     this.fanout.deliver(userId, changes);
   }
 
-  subscribe(userId: string): InboxSubscription {
+  subscribe(userId: string, options?: SubscribeOptions): InboxSubscription {
     return this.fanout.add(
       userId,
       () => Promise.resolve(),
       () => {},
+      options,
     );
   }
 

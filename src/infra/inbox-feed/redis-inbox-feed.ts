@@ -5,7 +5,7 @@
 // Line: `<userId> <kind><ids>`: kind `n` (notification ids) or `d` (delivery ids), ids comma-separated;
 // or `<userId> a`: the user's credentials changed (InboxChanges.access).
 import { Cluster } from 'ioredis';
-import type { InboxChanges, InboxFeed, InboxSubscription } from '../../domain/inbox/inbox-feed.js';
+import type { InboxChanges, InboxFeed, InboxSubscription, SubscribeOptions } from '../../domain/inbox/inbox-feed.js';
 import type { RedisClient } from '../redis-client.js';
 import { LocalFanout } from './fanout.js';
 
@@ -131,7 +131,7 @@ export class RedisInboxFeed implements InboxFeed {
     this.opts.onError?.(err, what);
   }
 
-  subscribe(userId: string): InboxSubscription {
+  subscribe(userId: string, options?: SubscribeOptions): InboxSubscription {
     return this.fanout.add(
       userId,
       () => this.channelSubscribed(),
@@ -141,6 +141,7 @@ export class RedisInboxFeed implements InboxFeed {
         this.confirmed = false;
         this.subscriber?.unsubscribe(this.channel).catch(() => {});
       },
+      options,
     );
   }
 

@@ -271,3 +271,53 @@ describe('the same operations as MCP tools', () => {
     expect((await truth(b.pt.user.userId)).inbox.total).toBe(1);
   });
 });
+
+describe('wait_for_inbox', () => {
+  it('answers at once without a cursor, and at once when something arrived since the cursor', async () => {
+    const p = await person(1);
+    const first = await tool(p.ag.token, 'wait_for_inbox');
+    expect(first).toEqual({ items: [], cursor: expect.any(String) });
+    h.clock.advance(1_000);
+    await publish(h, p.pt.token, event(h, { title: 'arrived meanwhile' }));
+    const started = Date.now();
+    const next = await tool(p.ag.token, 'wait_for_inbox', { after: first.cursor, timeoutSeconds: 7 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(next.items.map((i: any) => i.title)).toEqual(['arrived meanwhile']);
+    expect(next.items[0]).toMatchObject({ state: 'inbox', read: false, eventType: expect.any(String) });
+    expect(next.cursor).not.toBe(first.cursor);
+  });
+
+  it("wakes within a second of a publish while it waits; another user's publish does not wake it", async () => {
+    const p = await person(0);
+    const other = await person(0);
+    const { cursor } = await tool(p.ag.token, 'wait_for_inbox');
+    h.clock.advance(1_000);
+    const started = Date.now();
+    const waiting = tool(p.ag.token, 'wait_for_inbox', { after: cursor, timeoutSeconds: 7 });
+    await new Promise((r) => setTimeout(r, 300));
+    await publish(h, other.pt.token, event(h, { title: 'not yours' }));
+    await new Promise((r) => setTimeout(r, 300));
+    const published = Date.now();
+    await publish(h, p.pt.token, event(h, { title: 'while waiting' }));
+    const out = await waiting;
+    expect(out.items.map((i: any) => i.title)).toEqual(['while waiting']);
+    expect(Date.now() - published).toBeLessThan(1_500);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('times out with no items; a triaged row is not news; bad input is refused', async () => {
+    const p = await person(1);
+    const { cursor } = await tool(p.ag.token, 'wait_for_inbox');
+    h.clock.advance(1_000);
+    // Done elsewhere: the Inbox view has nothing new.
+    await tool(p.ag.token, 'mark_notifications_done', { notificationIds: p.ids });
+    const started = Date.now();
+    const out = await tool(p.ag.token, 'wait_for_inbox', { after: cursor, timeoutSeconds: 1 });
+    expect(out.items).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    for (const args of [{ after: 'nope' }, { after: cursor, timeoutSeconds: 8 }, { after: cursor, timeoutSeconds: 0 }]) {
+      const r = await mcp(h, call('wait_for_inbox', args), { token: p.ag.token });
+      expect(r.body.error?.code ?? r.body.result?.isError, r.text).toBeTruthy();
+    }
+  });
+});

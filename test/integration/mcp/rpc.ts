@@ -25,6 +25,7 @@ export const LIVE_TOOLS = [
   'mark_notifications_done',
   'move_notifications_to_inbox',
   'snooze_notification',
+  'wait_for_inbox',
   'mark_all_notifications_read',
   'issue_personal_inbound_token',
   'revoke_personal_token',

@@ -119,7 +119,7 @@ describe('tools/list', () => {
 
   it('shows only the tools the token may call', async () => {
     const reader = await newAgent(h, ['read:inbox']);
-    expect(names(await mcp(h, rpc('tools/list'), { token: reader.token }))).toEqual(['get_notification', 'list_inbox', 'ping', 'whoami']);
+    expect(names(await mcp(h, rpc('tools/list'), { token: reader.token }))).toEqual(['get_notification', 'list_inbox', 'ping', 'wait_for_inbox', 'whoami']);
     const writer = await newAgent(h, ['write:inbox']);
     expect(names(await mcp(h, rpc('tools/list'), { token: writer.token }))).toEqual([
       'issue_personal_inbound_token',

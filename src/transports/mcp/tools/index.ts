@@ -7,6 +7,7 @@ import { markNotificationReadTool } from './mark-notification-read.js';
 import { markNotificationsDoneTool } from './mark-notifications-done.js';
 import { moveNotificationsToInboxTool } from './move-notifications-to-inbox.js';
 import { snoozeNotificationTool } from './snooze-notification.js';
+import { waitForInboxTool } from './wait-for-inbox.js';
 import { pingTool } from './ping.js';
 import { toListing, type ToolDefinition, type ToolListing } from './tool.js';
 import { whoamiTool } from './whoami.js';
@@ -46,6 +47,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   markNotificationsDoneTool,
   moveNotificationsToInboxTool,
   snoozeNotificationTool,
+  waitForInboxTool,
   markAllNotificationsReadTool,
   issuePersonalInboundTokenTool,
   revokePersonalTokenTool,
