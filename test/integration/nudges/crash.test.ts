@@ -4,16 +4,13 @@
 // once. A nudge whose request was already in flight when the process died (claimed, lease running)
 // is sent again when its lease ends (at least once) with the same idempotency id, which is what a
 // receiver dedupes on.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createDeps, type Deps } from '../../../src/deps.js';
 import { runOperator } from '../../../src/transports/cli/operator-socket.js';
-import { createDatabase, event, REDIS_URL, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { createDatabase, event, startHarness, uniqueEmail, type Harness } from '../../helpers/harness.js';
+import { kill9, killChildren, startChild } from '../../helpers/child-service.js';
 import { browserSubscription, startReceiver, until, type Receiver } from './receiver.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 let rx: Receiver;
 beforeAll(async () => {
@@ -23,70 +20,11 @@ afterAll(async () => {
   await rx?.close();
 });
 
-interface Child {
-  proc: ChildProcess;
-  baseUrl: string;
-  log: string[];
-}
-const children: Child[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+  killChildren();
   for (const f of cleanups.splice(0).reverse()) await f().catch(() => undefined);
 });
-
-/**
- * `npm start`'s entry in a child process on PORT=0: it picks its own free port (no race with other
- * processes for a port chosen here) and names it in its "ready" log line.
- */
-async function startChild(databaseUrl: string, env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: '0',
-      GRPC_PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL,
-      LOG_LEVEL: 'info',
-      NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1',
-      PUSH_ENDPOINT_ALLOW_HOSTS: '127.0.0.1',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const child: Child = { proc, baseUrl: '', log: [] };
-  const keep = (b: Buffer) => child.log.push(...b.toString('utf8').split('\n').filter(Boolean));
-  proc.stdout!.on('data', keep);
-  proc.stderr!.on('data', keep);
-  children.push(child);
-  const readyPort = () => {
-    for (const line of child.log) {
-      if (!line.startsWith('{') || !line.includes('ready on')) continue;
-      const entry = JSON.parse(line) as { msg?: string; port?: number };
-      if (entry.msg?.includes('ready on') && entry.port) return entry.port;
-    }
-    return undefined;
-  };
-  const port = await until(
-    'child ready',
-    () => {
-      if (proc.exitCode !== null) throw new Error(`child exited ${proc.exitCode}: ${child.log.join('\n')}`);
-      return readyPort();
-    },
-    60_000,
-  );
-  child.baseUrl = `http://127.0.0.1:${port}`;
-  expect((await fetch(`${child.baseUrl}/api/v1/health`)).status).toBe(200);
-  return child;
-}
-
-async function kill9(c: Child): Promise<void> {
-  const exited = new Promise((r) => c.proc.once('exit', r));
-  c.proc.kill('SIGKILL');
-  await exited;
-}
 
 interface Sender {
   token: string;

@@ -1,0 +1,107 @@
+// The snooze wake in real time across processes: `npm start` children on one database, a snooze
+// of 2 s made through one of them, that process killed (kill -9) and started again meanwhile. The
+// row comes back to the Inbox within 10 s of its time and its owner is nudged exactly once.
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { createDeps } from '../../../src/deps.js';
+import { runOperator } from '../../../src/transports/cli/operator-socket.js';
+import { kill9, killChildren, startChild } from '../../helpers/child-service.js';
+import { createDatabase, uniqueEmail } from '../../helpers/harness.js';
+import { startReceiver, until, type Receiver } from '../nudges/receiver.js';
+
+const { Client } = pg;
+
+let rx: Receiver;
+let db: { url: string; drop(): Promise<void> };
+beforeAll(async () => {
+  rx = await startReceiver();
+  db = await createDatabase();
+});
+afterEach(() => killChildren());
+afterAll(async () => {
+  killChildren();
+  await db?.drop();
+  await rx?.close();
+});
+
+async function setUp(): Promise<{ inbound: string; agent: string; userId: string; chatPath: string }> {
+  const deps = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', WORKER: 'off' }, 'test'), { role: 'cli' });
+  try {
+    const op = async <T>(name: string, input: Record<string, unknown>): Promise<T> => {
+      const r = await runOperator(deps, name, input);
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      return r.output as T;
+    };
+    const email = uniqueEmail('wake');
+    const { userId } = await op<{ userId: string }>('users.create', { email, name: 'Wake' });
+    const { token: inbound } = await op<{ token: string }>('tokens.create_personal', { email, label: 'wake', daily_limit: 1000 });
+    const { token: agent } = await op<{ token: string }>('agent_tokens.create', { email, scopes: ['read:inbox', 'write:inbox'] });
+    const chatPath = `/chat/wake-${userId.slice(0, 8)}`;
+    await deps.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
+        [userId, `${rx.url}${chatPath}`],
+      );
+    return { inbound, agent, userId, chatPath };
+  } finally {
+    await deps.close();
+  }
+}
+
+const mcpCall = async (baseUrl: string, token: string, name: string, args: Record<string, unknown>) => {
+  const r = await fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  expect(r.status).toBe(200);
+  return JSON.parse(((await r.json()) as any).result.content[0].text);
+};
+
+it('a 2 s snooze comes back within 10 s and nudges once, with a process killed and restarted in between', async () => {
+  const p = await setUp();
+  const env = { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' };
+  const [a, b] = await Promise.all([startChild(db.url, env), startChild(db.url, env)]);
+  const published = await fetch(`${a.baseUrl}/api/v1/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${p.inbound}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      spec_version: '2',
+      event_id: `wake-${Date.now()}`,
+      event_type: 'personal.wake.test',
+      severity: 'warn',
+      title: 'Wake me',
+      occurred_at: new Date(Date.now() - 1000).toISOString(),
+    }),
+  });
+  expect(published.status).toBe(202);
+  const [item] = (await mcpCall(b.baseUrl, p.agent, 'list_inbox', {})).items;
+  const due = Date.now() + 2_000;
+  await mcpCall(a.baseUrl, p.agent, 'snooze_notification', { notificationId: item.id, until: new Date(due).toISOString() });
+  await kill9(a);
+  const restarted = startChild(db.url, env);
+
+  const snoozeHits = () => rx.hitsFor(p.chatPath).filter((x) => String(x.headers['idempotency-key']).includes(':snooze:'));
+  const hit = await until('the wake nudge', () => snoozeHits()[0], 15_000);
+  expect(hit.at - due).toBeLessThan(10_000);
+  expect(JSON.parse(hit.body.toString()).text).toContain('Back from snooze: Wake me');
+  await restarted;
+  const back = await mcpCall(b.baseUrl, p.agent, 'list_inbox', {});
+  expect(back.items[0]).toMatchObject({ id: item.id, state: 'inbox', read: false });
+  // The row is no longer snoozed, so no later pass can wake it again; once the outbox is drained,
+  // exactly one wake nudge went out.
+  const sql = new Client({ connectionString: db.url });
+  await sql.connect();
+  try {
+    await until('an empty outbox', async () => (await sql.query('select count(*)::int as n from nudge_outbox where user_id = $1', [p.userId])).rows[0].n === 0);
+    expect((await sql.query('select state, snoozed_until from notifications where id = $1', [item.id])).rows).toEqual([
+      { state: 'inbox', snoozed_until: null },
+    ]);
+  } finally {
+    await sql.end();
+  }
+  expect(snoozeHits()).toHaveLength(1);
+}, 90_000);
