@@ -7,6 +7,7 @@ import { actionTypeOf, type StoredAction } from '../actions/action-callback.rule
 import { iso } from '../timestamps.js';
 import type { InboxItemRow } from './inbox-view.repository.js';
 import type { ItemState } from './inbox.limits.js';
+import { groupKeyOf } from './grouping.rules.js';
 
 export interface InboxActionView {
   index: number;
@@ -53,6 +54,8 @@ export interface InboxItemView {
   occurredAt?: string;
   /** Where the row is: `inbox`, `snoozed` or `done`. */
   state: ItemState;
+  /** Rows with the same key are repeats of one kind from one sender (grouping.rules.ts). */
+  groupKey: string;
   snoozedUntil?: string;
   doneAt?: string;
 }
@@ -75,6 +78,7 @@ export function toInboxItemView(r: InboxItemRow): InboxItemView {
     supplements: (r.supplements ?? []).map((s) => ({ id: s.id, markdownBody: s.markdown_body, createdAt: iso(s.created_at) })),
     actions: [],
     state: r.state,
+    groupKey: groupKeyOf(r),
   };
   if (r.snoozed_until !== null) v.snoozedUntil = iso(r.snoozed_until);
   if (r.done_at !== null) v.doneAt = iso(r.done_at);

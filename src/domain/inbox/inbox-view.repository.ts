@@ -22,6 +22,8 @@ export interface InboxItemRow {
   actor_user_id: string | null;
   actor_email: string | null;
   actor_name: string | null;
+  /** The sending token (events only): with event_type, the group a row belongs to. */
+  token_id: string | null;
   event_type: string | null;
   severity: string | null;
   tone: string | null;
@@ -53,7 +55,7 @@ export interface InboxItemRow {
 const ITEM_COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.read_at, n.created_at,
   greatest(n.updated_at, d.last_event_at, d.resolved_at, s.last_at) as updated_at,
   n.target_url, n.delivery_id, n.actor_user_id, u.email as actor_email, u.name as actor_name,
-  d.event_type, d.severity, d.tone, d.markdown_body_rendering, d.external_url, d.external_status,
+  d.token_id, d.event_type, d.severity, d.tone, d.markdown_body_rendering, d.external_url, d.external_status,
   case when d.external_status is null then null
        when d.external_status_at is not null then d.external_status_at
        when d.external_status = 'resolved' and d.resolved_at is not null then d.resolved_at
@@ -63,7 +65,7 @@ const ITEM_COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.read_at, n.cre
 
 /** What an agent's list item shows (MCP list_inbox): no body, supplements, labels or actions to fetch. */
 const BRIEF_COLUMNS = `n.id, n.type, n.title, n.summary, n.read_at, n.created_at, n.target_url, n.delivery_id, n.actor_user_id,
-  u.email as actor_email, u.name as actor_name, d.event_type, d.severity, d.external_status, d.fire_count,
+  u.email as actor_email, u.name as actor_name, d.token_id, d.event_type, d.severity, d.external_status, d.fire_count,
   n.state, n.snoozed_until, n.done_at`;
 const BRIEF_JOINS = `left join users u on u.id = n.actor_user_id
   left join deliveries d on d.id = n.delivery_id`;
@@ -79,6 +81,7 @@ export type BriefItemRow = Pick<
   | 'created_at'
   | 'target_url'
   | 'delivery_id'
+  | 'token_id'
   | 'actor_user_id'
   | 'actor_email'
   | 'actor_name'

@@ -23,6 +23,7 @@ export interface NotificationRow {
   state: ItemState;
   snoozed_until: Date | string | null;
   done_at: Date | string | null;
+  token_id: string | null;
   event_type: string | null;
   severity: string | null;
   external_status: string | null;
@@ -33,7 +34,7 @@ const exec = run;
 
 const COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.delivery_id, n.target_url, n.tags, n.read_at, n.created_at,
   n.updated_at, n.actor_user_id, u.email as actor_email, u.name as actor_name, n.state, n.snoozed_until, n.done_at,
-  d.event_type, d.severity, d.external_status, d.fire_count`;
+  d.token_id, d.event_type, d.severity, d.external_status, d.fire_count`;
 
 export async function findOwnNotification(em: EntityManager, userId: string, id: string): Promise<NotificationRow | undefined> {
   const rows = await exec<NotificationRow>(

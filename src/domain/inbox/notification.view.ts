@@ -4,6 +4,7 @@ import type { NotificationRow } from './inbox.repository.js';
 import type { BriefItemRow } from './inbox-view.repository.js';
 import { iso } from '../timestamps.js';
 import { ITEM_STATES } from './inbox.limits.js';
+import { groupKeyOf } from './grouping.rules.js';
 
 export const NOTIFICATION_TYPES = ['task', 'review', 'meeting', 'system'] as const;
 
@@ -21,6 +22,8 @@ export const InboxItem = z.object({
   // Where the row is (`inbox`, `snoozed`, `done`), and until when it sleeps.
   state: z.enum(ITEM_STATES),
   snoozedUntil: z.iso.datetime({ offset: true }).nullable(),
+  // Repeats of one kind from one sender share it (the web app groups them).
+  groupKey: z.string(),
   // Set when the notification is an inbound event's delivery.
   deliveryId: z.uuid().optional(),
   eventType: z.string().optional(),
@@ -81,6 +84,7 @@ export function toInboxItem(r: BriefItemRow): InboxItem {
     createdAt: iso(r.created_at),
     state: r.state,
     snoozedUntil: r.snoozed_until === null ? null : iso(r.snoozed_until),
+    groupKey: groupKeyOf(r),
     ...eventFieldsOf(r),
   };
   const actor = actorOf(r);

@@ -161,6 +161,18 @@ describe('done and back to the Inbox (Connect)', () => {
     expect((await truth(other.pt.user.userId)).inbox.total).toBe(2);
   });
 
+  it('each item carries its group: the same token and event type share one', async () => {
+    const p = await person(2, { event_type: 'personal.ci.failed' });
+    await publish(h, p.pt.token, event(h, { event_type: 'personal.ci.passed' }));
+    const other = await newPersonalToken(h, { user: p.pt.user });
+    await publish(h, other.token, event(h, { event_type: 'personal.ci.failed' }));
+    const items = (await inbox(p.ag.token).listInbox({ view: 'all' })).items;
+    const keys = items.map((i) => i.groupKey);
+    expect(keys[2]).toBe(keys[3]);
+    expect(keys[3]).toBe(`${p.pt.tokenId}:personal.ci.failed`);
+    expect(new Set(keys).size).toBe(3);
+  });
+
   it('a read-only token may list views but not triage', async () => {
     const p = await person(1);
     const reader = await withToken(h, p.pt.user, ['read:inbox']);

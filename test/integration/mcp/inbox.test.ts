@@ -80,6 +80,7 @@ describe('list_inbox', () => {
       targetUrl: 'https://ci.example.test/run/2',
       state: 'inbox',
       snoozedUntil: null,
+      groupKey: expect.stringMatching(/^[0-9a-f-]{36}:/),
       deliveryId: expect.any(String),
       eventType: expect.any(String),
       severity: expect.any(String),

@@ -91,7 +91,7 @@ describe('@modelcontextprotocol/sdk 1.x Client + StreamableHTTPClientTransport',
     const { client } = await connect(a.token);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['get_notification', 'list_inbox', 'ping', 'whoami']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['get_notification', 'list_inbox', 'ping', 'wait_for_inbox', 'whoami']);
       await expect(client.callTool({ name: 'mark_all_notifications_read', arguments: {} })).rejects.toThrow(/403|write:inbox/);
     } finally {
       await client.close();

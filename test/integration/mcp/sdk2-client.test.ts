@@ -142,7 +142,7 @@ describe('@modelcontextprotocol/client 2.x, stateless (versionNegotiation auto: 
     const { client } = await connect(a.token, 'auto');
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['get_notification', 'list_inbox', 'ping', 'whoami']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['get_notification', 'list_inbox', 'ping', 'wait_for_inbox', 'whoami']);
       // The refusal is HTTP 403 with the scope challenge `WWW-Authenticate: Bearer error="insufficient_scope",
       // scope="write:inbox"`: the client raises its InsufficientScopeError naming the scope to ask for.
       const refused = await client.callTool({ name: 'mark_all_notifications_read', arguments: {} }).catch((e: unknown) => e);
