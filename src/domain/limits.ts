@@ -1,0 +1,18 @@
+// Every area's limit table under the name the served protocol texts use for it: a text states a
+// limit as `{{limit.<area>.<name>}}` (src/transports/legacy/protocol-text.ts), so it says the numbers
+// the service enforces. The event limits have their own filler (events/event.limits.ts, which the web
+// app imports without this table).
+import { REQUEST_LIMITS } from './request.limits.js';
+
+const LIMIT_TABLES: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  request: REQUEST_LIMITS,
+};
+
+/** Replaces `{{limit.<area>.<name>}}` by that limit; an unknown area or name throws. */
+export function fillLimitPlaceholders(text: string): string {
+  return text.replace(/\{\{limit\.(\w+)\.(\w+)\}\}/g, (whole, area: string, name: string) => {
+    const table = Object.hasOwn(LIMIT_TABLES, area) ? LIMIT_TABLES[area] : undefined;
+    if (table === undefined || !Object.hasOwn(table, name)) throw new Error(`unknown limit placeholder ${whole}`);
+    return String(table[name]);
+  });
+}
