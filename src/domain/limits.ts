@@ -2,10 +2,14 @@
 // limit as `{{limit.<area>.<name>}}` (src/transports/legacy/protocol-text.ts), so it says the numbers
 // the service enforces. The event limits have their own filler (events/event.limits.ts, which the web
 // app imports without this table).
+import { PROJECT_LIMITS } from './projects/projects.limits.js';
 import { REQUEST_LIMITS } from './request.limits.js';
+import { USER_LIMITS } from './users/users.limits.js';
 
 const LIMIT_TABLES: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  project: PROJECT_LIMITS,
   request: REQUEST_LIMITS,
+  user: USER_LIMITS,
 };
 
 /** Replaces `{{limit.<area>.<name>}}` by that limit; an unknown area or name throws. */

@@ -17,13 +17,14 @@ import { normalizeEmail } from '../users/users.rules.js';
 import { errorEnvelope, rowErrorField, type ErrorEnvelope } from './broadcast-envelope.rules.js';
 import { principalForToolsToken } from './tools-principal.js';
 import { insertToolAudit } from './tool-audit.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 const E = InboundEventSchema.shape;
 export const BROADCAST_MAX_RECIPIENTS = 100;
 
 export const BroadcastEventInput = z.strictObject({
   recipients: z
-    .array(z.email({ error: 'must be a valid email address' }).max(120))
+    .array(z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax))
     .min(1)
     .max(BROADCAST_MAX_RECIPIENTS),
   event_type: E.event_type,

@@ -15,6 +15,7 @@ import { User } from '../users/users.entity.js';
 import { AGENT_AUDIT, effectiveScopes, requireScopesWithin, RequestedScopes, SELF_MANAGEMENT_SCOPES } from './agent-tokens.js';
 import { connectSessionExpiry, connectSessionHash, newConnectSessionId } from './connect-session.rules.js';
 import { consumeConnectSession, insertConnectSession } from './connect-session.repository.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const CONNECT_AUDIT = {
   sessionStarted: 'agent.connect_session.started',
@@ -62,7 +63,7 @@ export const startConnectSession = defineOperation<z.infer<typeof StartConnectSe
   },
 });
 
-export const StartConnectSessionForUserInput = StartConnectSessionInput.extend({ email: z.email().max(120) });
+export const StartConnectSessionForUserInput = StartConnectSessionInput.extend({ email: z.email().max(USER_LIMITS.emailMax) });
 
 /** Operator (CLI `fluxdesk agent-connect --email E [--scopes a,b]`): trusted, any scopes. */
 export const startConnectSessionForUser = defineOperation<z.infer<typeof StartConnectSessionForUserInput>, ConnectSessionStarted>({

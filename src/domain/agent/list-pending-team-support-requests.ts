@@ -9,11 +9,12 @@ import { listPendingRequests } from '../catalog/catalog.repository.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { atMostOne, catalogRefFields, catalogRefOf } from './catalog-ref.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const ListPendingTeamSupportRequestsInput = z
   .strictObject({
     ...catalogRefFields,
-    email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+    email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
     limit: z.number().int().min(1).max(200).default(50),
   })
   .superRefine(atMostOne('catalog_slug', 'catalog_id'));

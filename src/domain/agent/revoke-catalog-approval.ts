@@ -14,11 +14,12 @@ import type { CatalogItemRow } from '../catalog/catalog.repository.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { recordToolAudit } from './tool-audit.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const RevokeCatalogApprovalInput = z
   .strictObject({
     catalog_slug: z.string().min(1).max(80).optional(),
-    email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+    email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
     approval_id: z.uuid({ error: 'must be a UUID' }).optional(),
     notify_employee: z.boolean().default(true),
   })

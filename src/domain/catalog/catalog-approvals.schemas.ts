@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { iso } from '../timestamps.js';
 import type { ApprovalViewRow } from './catalog.repository.js';
 import { REST_APPROVAL_STATUSES, restApprovalStatus } from './catalog.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const CatalogApprovalListItemSchema = z.strictObject({
   id: z.uuid(),
@@ -17,7 +18,7 @@ export const CatalogApprovalListItemSchema = z.strictObject({
 export type CatalogApprovalListItem = z.infer<typeof CatalogApprovalListItemSchema>;
 
 export const CatalogApprovalAssignRequestSchema = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
   catalog_slug: z.string().min(1).max(80),
 });
 
@@ -35,7 +36,7 @@ export const toView = (r: ApprovalViewRow): CatalogApprovalListItem => ({
 export type CatalogItemRef = { slug: string } | { id: string };
 
 export const ListApprovalsInput = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
   catalog_slug: z.string().min(1).max(80).optional(),
   status: z.enum(REST_APPROVAL_STATUSES).optional(),
 });
@@ -48,4 +49,8 @@ export const CatalogApprovalReviewRequestSchema = z.strictObject({
   note: z.string().max(500).optional(),
 });
 
-export const ApplyInput = z.strictObject({ email: z.email().max(120), catalog_slug: z.string().min(1).max(80), note: z.string().max(500).optional() });
+export const ApplyInput = z.strictObject({
+  email: z.email().max(USER_LIMITS.emailMax),
+  catalog_slug: z.string().min(1).max(80),
+  note: z.string().max(500).optional(),
+});

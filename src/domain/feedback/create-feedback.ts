@@ -25,6 +25,7 @@ import {
   parseAutoDeleteAfter,
   placeFeedback,
 } from './feedback.rules.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
 
 const nonBlank = (s: string) => s.trim().length > 0;
 
@@ -36,7 +37,7 @@ export const CreateFeedbackInput = z.strictObject({
     .refine(nonBlank, { error: 'must not be empty', params: { code: 'required' } })
     .meta({ maxLength: MAX_FEEDBACK_BODY }),
   /** Omitted, null or empty: the triage pool. */
-  project_slug: z.string().trim().max(80).nullish(),
+  project_slug: z.string().trim().max(PROJECT_LIMITS.slugMax).nullish(),
   is_anonymous: z.boolean().default(false),
   /** ISO-8601 duration in weeks, days and/or hours (P30D, P2W, PT12H, P1DT12H), PT1H..P365D. */
   auto_delete_after: z

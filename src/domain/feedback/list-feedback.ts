@@ -9,12 +9,13 @@ import type { AgentPrincipal } from '../principal.js';
 import { listVisibleFeedback } from './feedback.repository.js';
 import { FEEDBACK_STATUSES } from './feedback.rules.js';
 import { FeedbackListItem, toFeedbackListItem } from './feedback.view.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
 
 export const LIST_FEEDBACK_DEFAULT_LIMIT = 20;
 export const LIST_FEEDBACK_MAX_LIMIT = 100;
 
 export const ListFeedbackInput = z.strictObject({
-  project_slug: z.string().trim().min(1).max(80).optional(),
+  project_slug: z.string().trim().min(1).max(PROJECT_LIMITS.slugMax).optional(),
   /** true: only the triage pool; false: only feedback filed under a project. */
   triage: z.boolean().optional(),
   /** true: only feedback the caller wrote (anonymous included). */

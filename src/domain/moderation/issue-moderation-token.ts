@@ -17,6 +17,7 @@ import { ensureIntegrator, lockIntegratorSlugBase } from '../tokens/integrators.
 import { ADMIN_ROLES, User } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { auditTokenCreated, createInboundTokenRow } from '../tokens/new-inbound-token.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const MODERATION_DAILY_LIMIT = { min: 1, max: 1000, default: 200 } as const;
 
@@ -125,7 +126,7 @@ export const issueAdminModerationToken = defineOperation<z.infer<typeof IssueAdm
 });
 
 export const CreateModerationTokenInput = z.strictObject({
-  owner: z.email().max(120),
+  owner: z.email().max(USER_LIMITS.emailMax),
   label: z.string().trim().min(1).max(80),
   note: z.string().max(500).optional(),
   daily_limit: dailyLimit,

@@ -44,18 +44,20 @@ import {
   TASK_STATUSES,
   taskCode,
 } from './tasks.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
 
 export const CreateTaskInput = z.strictObject({
   title: z.string().trim().min(1).max(MAX_TITLE),
   /** Required unless as_draft; empty or null counts as missing. */
-  project_slug: z.string().trim().max(80).nullish(),
+  project_slug: z.string().trim().max(PROJECT_LIMITS.slugMax).nullish(),
   description: z.string().max(MAX_DESCRIPTION).optional(),
   parent_task_code: z.string().trim().regex(TASK_CODE_PATTERN, { error: 'must be a task code such as PROJECT-12' }).optional(),
-  assignee_email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+  assignee_email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
   assignee_user_id: z.uuid({ error: 'must be a UUID' }).optional(),
   /** At most 50 (checked by the tool: a structured validation_failed). Unknown, inactive and self ids are dropped. */
   reviewer_user_ids: z.array(z.string().max(64)).default([]),
-  cc_emails: z.array(z.string().max(120)).max(MAX_CC).default([]),
+  cc_emails: z.array(z.string().max(USER_LIMITS.emailMax)).max(MAX_CC).default([]),
   cc_user_ids: z.array(z.string().max(64)).max(MAX_CC).default([]),
   priority: z.enum(TASK_PRIORITIES).default(DEFAULT_TASK_PRIORITY),
   due_date: z.iso.date({ error: 'must be a date YYYY-MM-DD' }).optional(),

@@ -14,6 +14,7 @@ import { listInboundTokensForOversight } from './inbound-tokens.repository.js';
 import { iso, isoOrNull } from '../timestamps.js';
 import { InboundToken } from './tokens.entity.js';
 import { announceAccessChanged } from '../inbox/announce-notification.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export function requireAdminUser(p: AgentPrincipal): void {
   if (!ADMIN_ROLES.includes(p.userRole)) throw new DomainError('forbidden', 'admin only', { code: 'forbidden_admin_only' });
@@ -133,7 +134,7 @@ export async function revokeAllTokensOf(
   return inboundIds.length + agentCount;
 }
 
-export const OffboardInput = z.strictObject({ email: z.email().max(120) });
+export const OffboardInput = z.strictObject({ email: z.email().max(USER_LIMITS.emailMax) });
 
 export const offboardUser = defineOperation<z.infer<typeof OffboardInput>, { userId: string; status: 'offboarded'; tokensRevoked: number }, AgentPrincipal>({
   name: 'users.offboard',

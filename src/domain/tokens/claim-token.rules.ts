@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { SEVERITIES } from '../events/event.limits.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 /** SPEC ClaimTokenRequest. `severity_ceiling` is accepted and ignored (retired). */
 export const ClaimTokenRequestSchema = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
   label: z.string().min(1).max(80).optional(),
   severity_ceiling: z.enum(SEVERITIES).optional(),
   daily_limit: z.number().int().min(1).max(1000).default(50),

@@ -6,6 +6,7 @@ import { DomainError } from '../errors.js';
 import { claimInTransaction, claimOne, type ClaimOutcome } from './claim.js';
 import { ClaimTokenRequestSchema, type ClaimTokenRequest } from './claim-token.rules.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const claimToken = defineOperation<ClaimTokenRequest, ClaimOutcome, InboundTokenPrincipal>({
   name: 'tokens.claim',
@@ -63,7 +64,7 @@ export const claimTokenBatch = defineOperation<
 /** Older batch: at most 50 emails (more: 400 emails_too_many); always 200 with per-row results. */
 export const LegacyClaimBatchSchema = z.strictObject({
   // The 50 cap is checked in the handler: it answers with its own code, emails_too_many.
-  emails: z.array(z.email({ error: 'must be a valid email address' }).max(120)).min(1),
+  emails: z.array(z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax)).min(1),
 });
 
 export interface LegacyClaimBatchResult {

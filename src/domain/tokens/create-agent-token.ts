@@ -7,11 +7,12 @@ import { AgentToken } from './tokens.entity.js';
 import { newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
 import { displayPrefix } from './token-format.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 const SCOPE = /^(\*|[a-z_]+:(\*|[a-z_]+(:[a-z_]+)?))$/;
 
 export const CreateAgentTokenInput = z.strictObject({
-  email: z.email().max(120),
+  email: z.email().max(USER_LIMITS.emailMax),
   scopes: z
     .array(z.string().regex(SCOPE, { error: 'must be a scope such as read:inbox, read:*, or *' }))
     .min(1)

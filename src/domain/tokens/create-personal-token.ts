@@ -9,12 +9,13 @@ import { ensureIntegrator, PERSONAL_INTEGRATOR } from './integrators.repository.
 import { requireUserByEmail } from '../users/users.repository.js';
 import { DomainError } from '../errors.js';
 import { auditTokenCreated, createInboundTokenRow } from './new-inbound-token.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 /** A token's free-text note (self-service and operator creation alike). */
 export const TokenNote = z.string().max(500);
 
 export const CreatePersonalTokenInput = z.strictObject({
-  email: z.email().max(120),
+  email: z.email().max(USER_LIMITS.emailMax),
   label: z.string().min(1).max(80),
   note: TokenNote.optional(),
   daily_limit: z

@@ -11,13 +11,14 @@ import { ADMIN_ROLES } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { ensureIntegrator } from './integrators.repository.js';
 import { auditTokenCreated, createInboundTokenRow } from './new-inbound-token.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const INTEGRATOR_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** A tools-token's daily budget (the organisation cap). */
 export const TOOLS_TOKEN_DAILY_LIMIT = 1000;
 
 export const CreateToolsTokenInput = z.strictObject({
-  owner: z.email().max(120),
+  owner: z.email().max(USER_LIMITS.emailMax),
   integrator: z.string().regex(INTEGRATOR_SLUG, { error: 'must match ^[a-z0-9][a-z0-9-]{0,62}$' }),
   name: z.string().min(1).max(80),
   integrator_name: z.string().min(1).max(200).optional(),
