@@ -2,13 +2,19 @@
 // limit as `{{limit.<area>.<name>}}` (src/transports/legacy/protocol-text.ts), so it says the numbers
 // the service enforces. The event limits have their own filler (events/event.limits.ts, which the web
 // app imports without this table).
+import { CATALOG_LIMITS } from './catalog/catalog.limits.js';
+import { MODERATION_LIMITS } from './moderation/moderation.limits.js';
 import { PROJECT_LIMITS } from './projects/projects.limits.js';
 import { REQUEST_LIMITS } from './request.limits.js';
+import { TOKEN_LIMITS } from './tokens/tokens.limits.js';
 import { USER_LIMITS } from './users/users.limits.js';
 
 const LIMIT_TABLES: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  catalog: CATALOG_LIMITS,
+  moderation: MODERATION_LIMITS,
   project: PROJECT_LIMITS,
   request: REQUEST_LIMITS,
+  token: TOKEN_LIMITS,
   user: USER_LIMITS,
 };
 

@@ -12,6 +12,7 @@ import { AgentToken } from '../tokens/tokens.entity.js';
 import { CreateAgentTokenInput, insertAgentToken, type AgentTokenCreated } from '../tokens/create-agent-token.js';
 import { scopeGrants } from '../tokens/scopes.rules.js';
 import { announceAccessChanged } from '../inbox/announce-notification.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 export const AGENT_AUDIT = {
   tokenCreated: 'agent.token.created',
@@ -50,7 +51,7 @@ export function requireScopesWithin(held: readonly string[], requested: readonly
 
 export const CreateOwnAgentTokenInput = z.strictObject({
   scopes: RequestedScopes,
-  label: z.string().min(1).max(80).default('self-service'),
+  label: z.string().min(1).max(TOKEN_LIMITS.labelMax).default('self-service'),
 });
 
 export const createOwnAgentToken = defineOperation<z.infer<typeof CreateOwnAgentTokenInput>, AgentTokenCreated, AgentPrincipal>({

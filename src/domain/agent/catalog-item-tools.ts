@@ -8,7 +8,6 @@ import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { ASSET_TYPES } from '../catalog/catalog.rules.js';
 import {
-  CATALOG_LIST_LIMIT,
   CatalogItemCreateRequestSchema,
   CatalogItemDeleteBlockersSchema,
   CatalogItemUpdateRequestSchema,
@@ -24,6 +23,8 @@ import { listItems } from '../catalog/list-catalog-items.js';
 import { updateItem } from '../catalog/update-catalog-item.js';
 import { requireAdminUser } from '../tokens/admin-token-operations.js';
 import { exactlyOne } from './catalog-ref.rules.js';
+import { CATALOG_LIMITS } from '../catalog/catalog.limits.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 const common = { auth: { kind: 'agent' } as const, budget: 'agent' as const, requiredScopes: ['admin:catalog'] };
 
@@ -35,7 +36,7 @@ const actor = (ctx: OpContext<AgentPrincipal>, tool: string): CatalogActor => ({
 });
 
 /** Lookups accept any stored slug (old rows may predate the pattern). */
-const itemRefFields = { slug: z.string().min(1).max(80).optional(), id: z.uuid({ error: 'must be a UUID' }).optional() };
+const itemRefFields = { slug: z.string().min(1).max(CATALOG_LIMITS.slugMax).optional(), id: z.uuid({ error: 'must be a UUID' }).optional() };
 const refOf = (v: { slug?: string; id?: string }): ItemRef => (v.id !== undefined ? { id: v.id } : { slug: v.slug! });
 
 export const CatalogItemEnvelopeOutput = z.object({ ok: z.literal(true), item: CatalogItemViewSchema });
@@ -55,10 +56,10 @@ export const catalogItemCreate = defineOperation<CatalogItemCreateRequest, ItemE
 
 export const CatalogItemListInput = z.strictObject({
   active_only: z.boolean().default(true),
-  category: z.string().min(1).max(120).optional(),
+  category: z.string().min(1).max(CATALOG_LIMITS.categoryMax).optional(),
   type: z.enum(ASSET_TYPES).optional(),
-  integrator_slug: z.string().min(1).max(80).optional(),
-  limit: z.number().int().min(CATALOG_LIST_LIMIT.min).max(CATALOG_LIST_LIMIT.max).default(CATALOG_LIST_LIMIT.default),
+  integrator_slug: z.string().min(1).max(TOKEN_LIMITS.integratorSlugMax).optional(),
+  limit: z.number().int().min(1).max(CATALOG_LIMITS.listMax).default(CATALOG_LIMITS.listDefault),
 });
 export const CatalogItemListOutput = z.object({ items: z.array(CatalogItemViewSchema), totalCount: z.number().int().min(0) });
 

@@ -16,6 +16,7 @@ import { AGENT_AUDIT, effectiveScopes, requireScopesWithin, RequestedScopes, SEL
 import { connectSessionExpiry, connectSessionHash, newConnectSessionId } from './connect-session.rules.js';
 import { consumeConnectSession, insertConnectSession } from './connect-session.repository.js';
 import { USER_LIMITS } from '../users/users.limits.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 export const CONNECT_AUDIT = {
   sessionStarted: 'agent.connect_session.started',
@@ -44,7 +45,7 @@ async function startSession(ctx: OpContext, userId: string, scopes: string[], la
 
 export const StartConnectSessionInput = z.strictObject({
   scopes: RequestedScopes,
-  label: z.string().min(1).max(80).default('connect'),
+  label: z.string().min(1).max(TOKEN_LIMITS.labelMax).default('connect'),
 });
 
 /** The user starts a session for themselves; the token it yields is no wider than the caller's. */
@@ -82,7 +83,7 @@ export const startConnectSessionForUser = defineOperation<z.infer<typeof StartCo
 
 export const ExchangeConnectSessionInput = z.strictObject({
   // Any string: a malformed id is just another unknown session (same answer).
-  session_id: z.string().min(1).max(200),
+  session_id: z.string().min(1).max(TOKEN_LIMITS.connectSessionIdMax),
 });
 
 export interface ConnectSessionExchanged {

@@ -11,12 +11,13 @@ import { requireUserByEmail } from '../users/users.repository.js';
 import { catalogRefFields, catalogRefOf, exactlyOne } from './catalog-ref.rules.js';
 import { recordToolAudit } from './tool-audit.js';
 import { USER_LIMITS } from '../users/users.limits.js';
+import { CATALOG_LIMITS } from '../catalog/catalog.limits.js';
 
 export const CreateTeamSupportRequestOnBehalfInput = z
   .strictObject({
     ...catalogRefFields,
     email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
-    note: z.string().max(500).optional(),
+    note: z.string().max(CATALOG_LIMITS.noteMax).optional(),
   })
   .superRefine(exactlyOne('catalog_slug', 'catalog_id'));
 

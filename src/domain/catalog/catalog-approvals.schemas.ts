@@ -5,6 +5,7 @@ import { iso } from '../timestamps.js';
 import type { ApprovalViewRow } from './catalog.repository.js';
 import { REST_APPROVAL_STATUSES, restApprovalStatus } from './catalog.rules.js';
 import { USER_LIMITS } from '../users/users.limits.js';
+import { CATALOG_LIMITS } from './catalog.limits.js';
 
 export const CatalogApprovalListItemSchema = z.strictObject({
   id: z.uuid(),
@@ -19,7 +20,7 @@ export type CatalogApprovalListItem = z.infer<typeof CatalogApprovalListItemSche
 
 export const CatalogApprovalAssignRequestSchema = z.strictObject({
   email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
-  catalog_slug: z.string().min(1).max(80),
+  catalog_slug: z.string().min(1).max(CATALOG_LIMITS.slugMax),
 });
 
 export const toView = (r: ApprovalViewRow): CatalogApprovalListItem => ({
@@ -37,7 +38,7 @@ export type CatalogItemRef = { slug: string } | { id: string };
 
 export const ListApprovalsInput = z.strictObject({
   email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
-  catalog_slug: z.string().min(1).max(80).optional(),
+  catalog_slug: z.string().min(1).max(CATALOG_LIMITS.slugMax).optional(),
   status: z.enum(REST_APPROVAL_STATUSES).optional(),
 });
 
@@ -46,11 +47,11 @@ export const RevokeApprovalInput = CatalogApprovalAssignRequestSchema.extend({ n
 export const CatalogApprovalReviewRequestSchema = z.strictObject({
   request_id: z.uuid({ error: 'must be a UUID' }),
   decision: z.enum(['approve', 'reject']),
-  note: z.string().max(500).optional(),
+  note: z.string().max(CATALOG_LIMITS.reviewNoteMax).optional(),
 });
 
 export const ApplyInput = z.strictObject({
   email: z.email().max(USER_LIMITS.emailMax),
-  catalog_slug: z.string().min(1).max(80),
-  note: z.string().max(500).optional(),
+  catalog_slug: z.string().min(1).max(CATALOG_LIMITS.slugMax),
+  note: z.string().max(CATALOG_LIMITS.noteMax).optional(),
 });

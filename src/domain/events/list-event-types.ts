@@ -16,10 +16,11 @@ import { ADMIN_ROLES } from '../users/users.entity.js';
 import { iso } from '../timestamps.js';
 import { FLUXDESK_INTEGRATOR, findIntegratorIdBySlug, findLiveIntegratorBySlug } from '../tokens/integrators.repository.js';
 import { eventTypesOfIntegrator, eventTypesOfOwner, internalEventTypesOfIntegrator, type EventTypeAggregate } from './deliveries.repository.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 export const EVENT_TYPE_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
 
-export const ListEventTypesInput = z.strictObject({ integrator_slug: z.string().min(1).max(80).optional() });
+export const ListEventTypesInput = z.strictObject({ integrator_slug: z.string().min(1).max(TOKEN_LIMITS.integratorSlugMax).optional() });
 
 export const EventTypeRowSchema = z.strictObject({
   eventType: z.string(),

@@ -28,6 +28,7 @@ import {
   type RecipientUserRow,
 } from './bulk-recipients.repository.js';
 import { utcDay } from '../nudges/nudge.rules.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 export const BulkRecipientSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('email'), email: z.email({ error: 'must be a valid email address' }).max(120) }),
@@ -209,7 +210,7 @@ async function autoClaim(ctx: OpContext<InboundTokenPrincipal>, emails: string[]
   try {
     results = await claimMany(
       ctx,
-      emails.map((email) => ({ email, daily_limit: 50, reuseExisting: true })),
+      emails.map((email) => ({ email, daily_limit: TOKEN_LIMITS.claimDailyLimitDefault, reuseExisting: true })),
     );
   } catch (err) {
     ctx.log.warn({ err: { message: (err as Error).message } }, 'auto-claim lookup failed');

@@ -18,14 +18,14 @@ import { ADMIN_ROLES, User } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { auditTokenCreated, createInboundTokenRow } from '../tokens/new-inbound-token.js';
 import { USER_LIMITS } from '../users/users.limits.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
+import { MODERATION_LIMITS } from './moderation.limits.js';
 
-export const MODERATION_DAILY_LIMIT = { min: 1, max: 1000, default: 200 } as const;
-
-const dailyLimit = z.number().int().min(MODERATION_DAILY_LIMIT.min).max(MODERATION_DAILY_LIMIT.max).default(MODERATION_DAILY_LIMIT.default);
+const dailyLimit = z.number().int().min(1).max(TOKEN_LIMITS.dailyLimitMax).default(MODERATION_LIMITS.tokenDailyLimitDefault);
 
 export const IssueAdminModerationTokenInput = z.strictObject({
-  label: z.string().trim().min(1).max(80),
-  source_note: z.string().max(500).optional(),
+  label: z.string().trim().min(1).max(TOKEN_LIMITS.labelMax),
+  source_note: z.string().max(TOKEN_LIMITS.noteMax).optional(),
   daily_limit: dailyLimit,
 });
 
@@ -127,8 +127,8 @@ export const issueAdminModerationToken = defineOperation<z.infer<typeof IssueAdm
 
 export const CreateModerationTokenInput = z.strictObject({
   owner: z.email().max(USER_LIMITS.emailMax),
-  label: z.string().trim().min(1).max(80),
-  note: z.string().max(500).optional(),
+  label: z.string().trim().min(1).max(TOKEN_LIMITS.labelMax),
+  note: z.string().max(TOKEN_LIMITS.noteMax).optional(),
   daily_limit: dailyLimit,
 });
 

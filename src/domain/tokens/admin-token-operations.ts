@@ -15,6 +15,7 @@ import { iso, isoOrNull } from '../timestamps.js';
 import { InboundToken } from './tokens.entity.js';
 import { announceAccessChanged } from '../inbox/announce-notification.js';
 import { USER_LIMITS } from '../users/users.limits.js';
+import { TOKEN_KINDS, TOKEN_LIMITS } from './tokens.limits.js';
 
 export function requireAdminUser(p: AgentPrincipal): void {
   if (!ADMIN_ROLES.includes(p.userRole)) throw new DomainError('forbidden', 'admin only', { code: 'forbidden_admin_only' });
@@ -30,7 +31,10 @@ export function requireRankOver(p: AgentPrincipal, targetRole: string): void {
   }
 }
 
-export const AdminRevokeInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }), reason: z.string().max(500).optional() });
+export const AdminRevokeInput = z.strictObject({
+  token_id: z.uuid({ error: 'must be a UUID' }),
+  reason: z.string().max(TOKEN_LIMITS.revokeReasonMax).optional(),
+});
 
 export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>, { revoked: true }, AgentPrincipal>({
   name: 'tokens.admin_revoke',
@@ -67,19 +71,16 @@ export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>
   },
 });
 
-export const ADMIN_LIST_TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;
-export const ADMIN_LIST_TOKENS_LIMIT = { max: 500, default: 200 } as const;
-
 export const AdminListTokensInput = z.strictObject({
-  kind: z.enum(ADMIN_LIST_TOKEN_KINDS).optional(),
+  kind: z.enum(TOKEN_KINDS).optional(),
   include_revoked: z.boolean().default(false),
-  limit: z.number().int().min(1).max(ADMIN_LIST_TOKENS_LIMIT.max).default(ADMIN_LIST_TOKENS_LIMIT.default),
+  limit: z.number().int().min(1).max(TOKEN_LIMITS.listMax).default(TOKEN_LIMITS.listDefault),
 });
 
 /** One inbound token as token oversight shows it: never its value, hash, display prefix or callback secret. */
 export interface AdminTokenView {
   tokenId: string;
-  kind: (typeof ADMIN_LIST_TOKEN_KINDS)[number];
+  kind: (typeof TOKEN_KINDS)[number];
   label: string;
   status: string;
   ownerUserId: string;

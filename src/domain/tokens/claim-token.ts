@@ -7,6 +7,7 @@ import { claimInTransaction, claimOne, type ClaimOutcome } from './claim.js';
 import { ClaimTokenRequestSchema, type ClaimTokenRequest } from './claim-token.rules.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';
 import { USER_LIMITS } from '../users/users.limits.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 export const claimToken = defineOperation<ClaimTokenRequest, ClaimOutcome, InboundTokenPrincipal>({
   name: 'tokens.claim',
@@ -23,7 +24,7 @@ export const claimToken = defineOperation<ClaimTokenRequest, ClaimOutcome, Inbou
   },
 });
 
-export const ClaimTokenBatchRequestSchema = z.strictObject({ claims: z.array(ClaimTokenRequestSchema).min(1).max(100) });
+export const ClaimTokenBatchRequestSchema = z.strictObject({ claims: z.array(ClaimTokenRequestSchema).min(1).max(TOKEN_LIMITS.claimBatchMax) });
 
 export interface ClaimBatchRow {
   email: string;
@@ -61,9 +62,9 @@ export const claimTokenBatch = defineOperation<
   },
 });
 
-/** Older batch: at most 50 emails (more: 400 emails_too_many); always 200 with per-row results. */
+/** Older batch: at most TOKEN_LIMITS.legacyClaimBatchMax emails (more: 400 emails_too_many); always 200 with per-row results. */
 export const LegacyClaimBatchSchema = z.strictObject({
-  // The 50 cap is checked in the handler: it answers with its own code, emails_too_many.
+  // The cap is checked in the handler: it answers with its own code, emails_too_many.
   emails: z.array(z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax)).min(1),
 });
 
@@ -82,16 +83,17 @@ export const legacyClaimBatch = defineOperation<z.infer<typeof LegacyClaimBatchS
   input: LegacyClaimBatchSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    if (input.emails.length > 50) {
-      throw new DomainError('validation', 'at most 50 emails per batch', {
+    if (input.emails.length > TOKEN_LIMITS.legacyClaimBatchMax) {
+      const message = `at most ${TOKEN_LIMITS.legacyClaimBatchMax} emails per batch`;
+      throw new DomainError('validation', message, {
         code: 'emails_too_many',
-        issues: [{ field: 'emails', code: 'emails_too_many', message: 'at most 50 emails per batch' }],
+        issues: [{ field: 'emails', code: 'emails_too_many', message }],
       });
     }
     const rows = await claimInTransaction(
       ctx.em,
       ctx,
-      input.emails.map((email) => ({ email, daily_limit: 50 })),
+      input.emails.map((email) => ({ email, daily_limit: TOKEN_LIMITS.claimDailyLimitDefault })),
     );
     const results = rows.map((r) =>
       r.ok

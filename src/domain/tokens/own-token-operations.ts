@@ -11,6 +11,7 @@ import { requireUserByEmail } from '../users/users.repository.js';
 import { mintSelfServiceToken, TokenNote } from './create-personal-token.js';
 import { listOwnTokenRows, requireOwnToken } from './own-tokens.repository.js';
 import { rotateTokenValue } from './rotate-token.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 const TokenIdInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }) });
 type TokenIdInput = z.infer<typeof TokenIdInput>;
@@ -19,9 +20,9 @@ const ownOp = { auth: { kind: 'agent' } as const, budget: 'agent' as const, requ
 const endpointUrl = (ctx: OpContext) => `${ctx.config.publicBaseUrl}/api/internal-os/integrations/inbound/personal`;
 
 export const IssueOwnTokenInput = z.strictObject({
-  label: z.string().min(1).max(80),
+  label: z.string().min(1).max(TOKEN_LIMITS.labelMax),
   note: TokenNote.optional(),
-  daily_limit: z.number().int().min(1).max(1000).default(50),
+  daily_limit: z.number().int().min(1).max(TOKEN_LIMITS.dailyLimitMax).default(TOKEN_LIMITS.claimDailyLimitDefault),
 });
 
 export const issueOwnPersonalToken = defineOperation<

@@ -4,7 +4,6 @@ import { hashesEqual, sha256Hex } from './token-crypto.js';
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export const INACTIVITY_EXPIRY_MS = 365 * 24 * 60 * 60 * 1000;
 export const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
-export const SELF_SERVICE_DAILY_LIMITS = [50, 200, 500, 1000] as const;
 
 export const hashToken = sha256Hex;
 
