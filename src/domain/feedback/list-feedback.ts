@@ -10,9 +10,7 @@ import { listVisibleFeedback } from './feedback.repository.js';
 import { FEEDBACK_STATUSES } from './feedback.rules.js';
 import { FeedbackListItem, toFeedbackListItem } from './feedback.view.js';
 import { PROJECT_LIMITS } from '../projects/projects.limits.js';
-
-export const LIST_FEEDBACK_DEFAULT_LIMIT = 20;
-export const LIST_FEEDBACK_MAX_LIMIT = 100;
+import { FEEDBACK_LIMITS } from './feedback.limits.js';
 
 export const ListFeedbackInput = z.strictObject({
   project_slug: z.string().trim().min(1).max(PROJECT_LIMITS.slugMax).optional(),
@@ -21,7 +19,7 @@ export const ListFeedbackInput = z.strictObject({
   /** true: only feedback the caller wrote (anonymous included). */
   mine: z.boolean().optional(),
   status: z.enum(FEEDBACK_STATUSES).optional(),
-  limit: z.number().int().min(1).max(LIST_FEEDBACK_MAX_LIMIT).default(LIST_FEEDBACK_DEFAULT_LIMIT),
+  limit: z.number().int().min(1).max(FEEDBACK_LIMITS.listMax).default(FEEDBACK_LIMITS.listDefault),
 });
 export type ListFeedbackInput = z.infer<typeof ListFeedbackInput>;
 

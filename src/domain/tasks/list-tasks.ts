@@ -10,9 +10,7 @@ import { TaskListItem, toTaskListItem } from './task.view.js';
 import { listVisibleTasks } from './tasks.repository.js';
 import { TASK_PRIORITIES, TASK_STATUSES } from './tasks.rules.js';
 import { PROJECT_LIMITS } from '../projects/projects.limits.js';
-
-export const LIST_TASKS_DEFAULT_LIMIT = 50;
-export const LIST_TASKS_MAX_LIMIT = 200;
+import { TASK_LIMITS } from './tasks.limits.js';
 
 export const ListTasksInput = z.strictObject({
   /** `me` or a user id. */
@@ -21,7 +19,7 @@ export const ListTasksInput = z.strictObject({
   project: z.string().trim().min(1).max(PROJECT_LIMITS.slugMax).optional(),
   status: z.enum(TASK_STATUSES).optional(),
   priority: z.enum(TASK_PRIORITIES).optional(),
-  limit: z.number().int().min(1).max(LIST_TASKS_MAX_LIMIT).default(LIST_TASKS_DEFAULT_LIMIT),
+  limit: z.number().int().min(1).max(TASK_LIMITS.listMax).default(TASK_LIMITS.listDefault),
 });
 export type ListTasksInput = z.infer<typeof ListTasksInput>;
 
