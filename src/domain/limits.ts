@@ -3,11 +3,14 @@
 // the service enforces. The event limits have their own filler (events/event.limits.ts, which the web
 // app imports without this table).
 import { CATALOG_LIMITS } from './catalog/catalog.limits.js';
+import { DOC_LIMITS } from './docs/docs.limits.js';
 import { DAILY_UPDATE_LIMITS } from './daily-updates/daily-updates.limits.js';
 import { FEEDBACK_LIMITS } from './feedback/feedback.limits.js';
 import { MODERATION_LIMITS } from './moderation/moderation.limits.js';
 import { PROJECT_LIMITS } from './projects/projects.limits.js';
+import { REPO_LIMITS } from './repositories/repositories.limits.js';
 import { REQUEST_LIMITS } from './request.limits.js';
+import { SEARCH_LIMITS } from './search/search.limits.js';
 import { TASK_LIMITS } from './tasks/tasks.limits.js';
 import { TOKEN_LIMITS } from './tokens/tokens.limits.js';
 import { USER_LIMITS } from './users/users.limits.js';
@@ -15,10 +18,13 @@ import { USER_LIMITS } from './users/users.limits.js';
 const LIMIT_TABLES: Readonly<Record<string, Readonly<Record<string, number>>>> = {
   catalog: CATALOG_LIMITS,
   dailyUpdate: DAILY_UPDATE_LIMITS,
+  doc: DOC_LIMITS,
   feedback: FEEDBACK_LIMITS,
   moderation: MODERATION_LIMITS,
   project: PROJECT_LIMITS,
+  repository: REPO_LIMITS,
   request: REQUEST_LIMITS,
+  search: SEARCH_LIMITS,
   task: TASK_LIMITS,
   token: TOKEN_LIMITS,
   user: USER_LIMITS,

@@ -10,23 +10,12 @@
 // or dot segments, characters outside [A-Za-z0-9._-] in a path segment. `gitea` repositories are
 // exactly owner/name; `gitone` also allows groups (group/subgroup/name, at most 5 segments).
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { REPO_LIMITS } from './repositories.limits.js';
 
 export const REPOSITORY_PROVIDERS = ['gitone', 'gitea'] as const;
 export type RepositoryProvider = (typeof REPOSITORY_PROVIDERS)[number];
 
-export const REPO_LIMITS = {
-  url: 500,
-  branch: 255,
-  maxSegments: 5,
-  title: 300,
-  shortSha: 7,
-  commitsDefault: 20,
-  commitsMax: 100,
-  /** Commits stored from one push delivery. */
-  commitsPerPush: 2000,
-  /** Push webhook body (bytes). */
-  pushBody: 1024 * 1024,
-} as const;
+export { REPO_LIMITS };
 
 export const DEFAULT_BRANCH = 'main';
 

@@ -10,13 +10,14 @@ import { findLiveProjectBySlug, insertMeeting } from './meetings.repository.js';
 import { meetingUrl } from './search.rules.js';
 import { USER_LIMITS } from '../users/users.limits.js';
 import { PROJECT_LIMITS } from '../projects/projects.limits.js';
+import { SEARCH_LIMITS } from './search.limits.js';
 
 const dateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with offset' });
 
 export const CreateMeetingInput = z
   .strictObject({
     project_slug: z.string().trim().toLowerCase().min(1).max(PROJECT_LIMITS.slugMax),
-    title: z.string().trim().min(1).max(200),
+    title: z.string().trim().min(1).max(SEARCH_LIMITS.meetingTitleMax),
     starts_at: dateTime,
     ends_at: dateTime.optional(),
     created_by_email: z.email().max(USER_LIMITS.emailMax),

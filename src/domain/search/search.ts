@@ -28,7 +28,7 @@ export const SearchInput = z.strictObject({
       since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with offset, e.g. 2026-11-01T00:00:00Z' }).optional(),
       status: z
         .string()
-        .regex(/^[a-z_]{1,30}$/, { error: 'must be a status such as todo, in_progress, done, open, read or unread' })
+        .regex(new RegExp(`^[a-z_]{1,${SEARCH_LIMITS.statusMax}}$`), { error: 'must be a status such as todo, in_progress, done, open, read or unread' })
         .optional(),
     })
     .optional(),
