@@ -18,9 +18,10 @@ import { errorEnvelope, rowErrorField, type ErrorEnvelope } from './broadcast-en
 import { principalForToolsToken } from './tools-principal.js';
 import { insertToolAudit } from './tool-audit.js';
 import { USER_LIMITS } from '../users/users.limits.js';
+import { EVENT_LIMITS } from '../events/event.limits.js';
 
 const E = InboundEventSchema.shape;
-export const BROADCAST_MAX_RECIPIENTS = 100;
+export const BROADCAST_MAX_RECIPIENTS = EVENT_LIMITS.bulkRecipientsMax;
 
 export const BroadcastEventInput = z.strictObject({
   recipients: z
@@ -36,7 +37,7 @@ export const BroadcastEventInput = z.strictObject({
   event_id_prefix: z
     .string()
     .min(1)
-    .max(80)
+    .max(EVENT_LIMITS.eventIdPrefixMax)
     .regex(/^[a-zA-Z0-9_-]+$/, { error: 'must match ^[a-zA-Z0-9_-]+$' })
     .optional(),
   project_slug: E.project_slug,
