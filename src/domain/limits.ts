@@ -7,6 +7,7 @@ import { DOC_LIMITS } from './docs/docs.limits.js';
 import { DAILY_UPDATE_LIMITS } from './daily-updates/daily-updates.limits.js';
 import { FEEDBACK_LIMITS } from './feedback/feedback.limits.js';
 import { MODERATION_LIMITS } from './moderation/moderation.limits.js';
+import { NUDGE_LIMITS } from './nudges/nudges.limits.js';
 import { PROJECT_LIMITS } from './projects/projects.limits.js';
 import { REPO_LIMITS } from './repositories/repositories.limits.js';
 import { REQUEST_LIMITS } from './request.limits.js';
@@ -21,6 +22,7 @@ const LIMIT_TABLES: Readonly<Record<string, Readonly<Record<string, number>>>> =
   doc: DOC_LIMITS,
   feedback: FEEDBACK_LIMITS,
   moderation: MODERATION_LIMITS,
+  nudge: NUDGE_LIMITS,
   project: PROJECT_LIMITS,
   repository: REPO_LIMITS,
   request: REQUEST_LIMITS,

@@ -49,7 +49,7 @@ export const getNudgePreferences = defineOperation<Record<string, never>, Prefer
 
 export const SetPreferencesInput = z.strictObject({
   /** Severities that nudge; an empty list turns nudges off (everything lands in the inbox only). */
-  push_severities: z.array(z.enum(SEVERITIES)).max(4).optional(),
+  push_severities: z.array(z.enum(SEVERITIES)).max(SEVERITIES.length).optional(),
   chat_enabled: z.boolean().optional(),
 });
 

@@ -1,13 +1,14 @@
 // A user's browser push subscriptions (Web Push, RFC 8030/8291/8292), registered with their own
 // agent token: the browser's PushSubscription JSON ({endpoint, keys: {p256dh, auth}}) after it
 // subscribed with the service's VAPID public key (GetVapidPublicKey). The endpoint must be on a
-// browser push service and a user keeps at most 20 (push-subscription.rules.ts).
+// browser push service and a user keeps at most NUDGE_LIMITS.pushSubscriptionsPerUser (push-subscription.rules.ts).
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { MAX_PUSH_SUBSCRIPTIONS_PER_USER, pushEndpointIssue } from './push-subscription.rules.js';
 import { countPushSubscriptions, deletePushSubscription, getServiceKey, savePushSubscription } from './nudges.repository.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 const base64url = (max: number) =>
   z
@@ -17,9 +18,9 @@ const base64url = (max: number) =>
     .regex(/^[A-Za-z0-9_-]+=*$/, { error: 'must be base64url' });
 
 export const RegisterPushSubscriptionInput = z.strictObject({
-  endpoint: z.string().min(1).max(2000),
-  p256dh: base64url(200),
-  auth: base64url(100),
+  endpoint: z.string().min(1).max(NUDGE_LIMITS.receiverUrlMax),
+  p256dh: base64url(NUDGE_LIMITS.pushP256dhMax),
+  auth: base64url(NUDGE_LIMITS.pushAuthMax),
 });
 
 export interface RegisterPushSubscriptionOutput {
@@ -57,7 +58,7 @@ export const registerPushSubscriptionOperation = (opts: { allowHttpHosts: readon
   });
 
 export const RemovePushSubscriptionInput = z
-  .strictObject({ subscription_id: z.uuid({ error: 'must be a UUID' }).optional(), endpoint: z.string().min(1).max(2000).optional() })
+  .strictObject({ subscription_id: z.uuid({ error: 'must be a UUID' }).optional(), endpoint: z.string().min(1).max(NUDGE_LIMITS.receiverUrlMax).optional() })
   .refine((v) => v.subscription_id !== undefined || v.endpoint !== undefined, { error: 'give subscription_id or endpoint', path: ['subscription_id'] });
 
 export const removePushSubscription = defineOperation<
