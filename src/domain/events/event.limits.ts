@@ -34,6 +34,8 @@ export const EVENT_LIMITS = {
   toolSupplementMax: 4000,
   /** GET /api/v1/event-types counts the deliveries of this many days. */
   eventTypeWindowDays: 90,
+  /** markdown_body_rendering `preview`: about this many characters of plain text as the toggle text. */
+  previewChars: 200,
 } as const;
 
 export type EventLimitName = keyof typeof EVENT_LIMITS;
