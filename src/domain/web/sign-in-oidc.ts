@@ -15,8 +15,9 @@ import { OIDC_PENDING_MAX } from './sign-in-limits.rules.js';
 import { newOidcValue, OIDC_LOGIN_TTL_MS, safeNextPath, secretHash } from './web-session.rules.js';
 import { consumeOidcLogin, insertOidcLogin } from './web-sessions.repository.js';
 import { startSession, WEB_AUDIT, type StartedSession } from './start-session.js';
+import { WEB_LIMITS } from './web.limits.js';
 
-export const BeginOidcLoginInput = z.strictObject({ next: z.string().max(4000).nullish() });
+export const BeginOidcLoginInput = z.strictObject({ next: z.string().max(WEB_LIMITS.nextInputMax).nullish() });
 
 export interface OidcLoginBegun {
   state: string;
@@ -54,7 +55,7 @@ export const beginOidcLogin = defineOperation<z.infer<typeof BeginOidcLoginInput
   },
 });
 
-export const TakeOidcLoginInput = z.strictObject({ state: z.string().min(1).max(200) });
+export const TakeOidcLoginInput = z.strictObject({ state: z.string().min(1).max(WEB_LIMITS.secretValueMax) });
 
 export const invalidOidcState = () =>
   new DomainError('validation', 'this sign-in attempt is unknown, expired or already finished; start again', {
@@ -79,14 +80,14 @@ export const takeOidcLogin = defineOperation<z.infer<typeof TakeOidcLoginInput>,
 
 export const SignInOidcInput = z.strictObject({
   /** The ID token's `iss`, as the transport verified it. */
-  issuer: z.string().min(1).max(500),
-  subject: z.string().min(1).max(255),
-  email: z.string().max(320).nullish(),
+  issuer: z.string().min(1).max(WEB_LIMITS.oidcIssuerMax),
+  subject: z.string().min(1).max(WEB_LIMITS.oidcSubjectMax),
+  email: z.string().max(WEB_LIMITS.oidcEmailMax).nullish(),
   email_verified: z.boolean().nullish(),
   /** OIDC_TRUST_EMAIL: the provider never sends `email_verified`, so its absence is not a refusal. */
   trust_unverified_email: z.boolean().default(false),
-  user_agent: z.string().max(2000).nullish(),
-  previous_session_token: z.string().max(200).nullish(),
+  user_agent: z.string().max(WEB_LIMITS.userAgentInputMax).nullish(),
+  previous_session_token: z.string().max(WEB_LIMITS.secretValueMax).nullish(),
 });
 type SignInOidcInput = z.infer<typeof SignInOidcInput>;
 
