@@ -51,7 +51,7 @@ export const BulkEventDeliveryResultSchema = z.object({
   autoClaimed: z.literal(true).optional(),
   error: z.string().optional(),
   userId: z.uuid().optional(),
-  /** Over the recipient token's daily_limit or the user's 500/day: inbox only, no nudge. */
+  /** Over the recipient token's daily_limit or the user's daily inbox limit: inbox only, no nudge. */
   degraded: z.literal(true).optional(),
 });
 export type BulkRow = z.infer<typeof BulkEventDeliveryResultSchema>;

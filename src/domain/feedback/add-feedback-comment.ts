@@ -1,6 +1,6 @@
 // `add_feedback_comment` (SPEC C write tools; scope write:feedback; structured errors): anyone
 // who can see the feedback may comment (feedback.rules.ts visibility); anything else is a
-// structured not_found on feedbackId, exactly like an unknown id. body 1-8000 characters (longer:
+// structured not_found on feedbackId, exactly like an unknown id. body 1-FEEDBACK_LIMITS.commentMax characters (longer:
 // structured validation_failed, title body_too_long). `client_message_id` makes a retry safe: the
 // same id from the same author on the same feedback returns the first comment's id
 // (`deduplicated: true`, nothing written); the same id with a different body is a structured

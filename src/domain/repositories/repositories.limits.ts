@@ -8,7 +8,9 @@ export const REPO_LIMITS = {
   /** repo_url and ssh_url as given. */
   url: 500,
   branch: 255,
+  /** A repository path: its segments (groups and name) and each segment's length. */
   maxSegments: 5,
+  segmentMax: 100,
   /** A commit's title (its message's first non-empty line). */
   title: 300,
   shortSha: 7,
@@ -26,6 +28,8 @@ export const REPO_LIMITS = {
   pushFullNameMax: 300,
   commitMessageMax: 100_000,
   commitUrlMax: 2000,
+  /** A commit's url is shown (as a link) only up to this length. */
+  commitLinkMax: 1000,
   commitAuthorNameMax: 200,
   commitAuthorEmailMax: 320,
 } as const;

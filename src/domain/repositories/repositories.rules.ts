@@ -36,7 +36,7 @@ export interface ParsedRepoUrl {
 
 export type ParseResult = { ok: true; value: ParsedRepoUrl } | { ok: false; code: string; message: string };
 
-const SEGMENT = /^[A-Za-z0-9_.-]{1,100}$/;
+const SEGMENT = new RegExp(`^[A-Za-z0-9_.-]{1,${REPO_LIMITS.segmentMax}}$`);
 const HOST = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const SCP_LIKE = /^([A-Za-z0-9._-]{1,64})@([^:/\s]+):(?!\/)(.+)$/;
 
@@ -151,7 +151,8 @@ export function commitTitle(message: string): string {
 }
 
 /** Only http(s) links are shown (a push payload is data from outside). */
-export const safeLink = (url: string | undefined): string | null => (url && /^https?:\/\/[^\s]+$/i.test(url) && url.length <= 1000 ? url : null);
+export const safeLink = (url: string | undefined): string | null =>
+  url && /^https?:\/\/[^\s]+$/i.test(url) && url.length <= REPO_LIMITS.commitLinkMax ? url : null;
 
 /** Hex HMAC-SHA256 of the raw body (Gitea's `X-Gitea-Signature`). */
 export const pushSignature = (secret: string, raw: Uint8Array): string => createHmac('sha256', secret).update(raw).digest('hex');

@@ -36,6 +36,8 @@ export const TOKEN_LIMITS = {
   integratorHomepageUrlMax: 2000,
   /** The description of the catalog row an issued tools-token gets. */
   catalogDescriptionMax: 2000,
+  /** Rotation: the previous value stays accepted this many hours (SPEC Limits "Rotation overlap"). */
+  rotationOverlapHours: 24,
 } as const;
 
 /** The daily limits a person may choose for a self-service personal token. */

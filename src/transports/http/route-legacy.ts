@@ -93,7 +93,7 @@ export const LEGACY_OPERATION_ROUTES: readonly RouteDecl[] = [
     tag: 'legacy',
     operationId: 'legacyClaimToken',
     summary: "Mint or rotate an employee's personal token (older claim)",
-    description: `${OLDER} ${TOOLS} \`{email}\`: 201 on the first mint, 200 on a rotation (the previous value stays valid 24 h). 403 no_approved_request when the email has no approved request.`,
+    description: `${OLDER} ${TOOLS} \`{email}\`: 201 on the first mint, 200 on a rotation (the previous value stays valid ${TOKEN_LIMITS.rotationOverlapHours} h). 403 no_approved_request when the email has no approved request.`,
     deprecated: true,
     security: 'bearer',
     body: { name: 'ClaimTokenRequest', schema: ClaimTokenRequestSchema, required: true },

@@ -37,7 +37,7 @@ export const TOOLS_ROUTES: readonly RouteDecl[] = [
     operationId: 'claimToken',
     summary: "Mint or rotate a pre-approved employee's personal token",
     description:
-      `${TOOLS} The previous value stays valid until expiresPriorAt (24 h). A claim answers with a token value that is never stored, ` +
+      `${TOOLS} The previous value stays valid until expiresPriorAt (${TOKEN_LIMITS.rotationOverlapHours} h). A claim answers with a token value that is never stored, ` +
       'so claims do not replay from an Idempotency-Key. 403 no_approved_request / user_inactive and 422 user-not-found / domain-not-allowed carry `email`.',
     security: 'bearer',
     body: { name: 'ClaimTokenRequest', schema: ClaimTokenRequestSchema, required: true },
