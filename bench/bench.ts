@@ -1,13 +1,7 @@
 // `npm run bench`: throughput and latency of the event publish path (POST /api/v1/events) against
-// a real PostgreSQL + Redis, with the server in a child process (its RSS is measured, and
-// autocannon does not share its event loop). See bench/README.md for how to read the output.
-//
-// Scenarios: NEW events (fresh event_id each, 202), NUDGED events (the same, for users with a chat
-// destination: every event also queues a chat nudge that the service's worker sends to a local
-// receiver while the load runs), REPEAT events (already published event_ids, the dedup path, 200),
-// a bare Fastify route as the ceiling, and the worker's DRAIN rate (a pre-filled outbox timed to
-// the receiver). The 60/min/token sliding window stays on: each token is used at most 55 times in
-// the whole run, so the bench never meets a 429.
+// a real PostgreSQL + Redis, with the server in a child process: new, nudged and repeat events, a
+// bare Fastify ceiling and the worker's drain rate. What each scenario does and how to read the
+// output: bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon, { type Result } from 'autocannon';

@@ -1,14 +1,8 @@
-// `npx tsx bench/hostile-memory.ts`: peak RSS of the service while 8 clients send 64 MB bodies to
-// each listener at once (issue 16: <= 300 MB). The service is a child process started with the heap
-// settings of `npm start` on a fresh database; its peak is the kernel's VmHWM (/proc/<pid>/status),
-// which includes boot. Scenarios, each 8 uploads to PORT (Connect over HTTP/1.1) and 8 to
-// GRPC_PORT (gRPC over h2c) at the same time:
-//   unauthenticated   no Authorization header
-//   unknown token     a well-formed bearer that names no token (looked up before the body is read)
-//   valid token       a live personal token; the length (Content-Length, gRPC frame prefix) is 64 MB
-//   valid, no length  a live token; HTTP/1.1 chunked (no Content-Length) and 64 MB as 1 MB gRPC frames
-// Every client writes 1 MB chunks as fast as the server takes them and stops when it is answered.
-// Exit code 1 when the peak is over the target or an upload was not refused with the expected code.
+// `npx tsx bench/hostile-memory.ts`: peak RSS of the service (target <= 300 MB) while 8 clients at
+// once send 64 MB bodies to each listener, unauthenticated, with an unknown token, and with a valid
+// one (with and without a length). Exit code 1 when the peak is over the target or an upload was
+// not refused with the expected code. Scenarios and how the peak is read: bench/README.md,
+// "hostile-memory".
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

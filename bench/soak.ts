@@ -1,18 +1,7 @@
-// `npm run soak`: several service processes behind a real load balancer (HAProxy), one fresh
-// PostgreSQL database and the shared Redis, mixed load through the balancer for SOAK_DURATION_S,
-// one node killed with SIGKILL and restarted mid-run. A measurement with verdicts, not a test: it
-// prints a table, writes a JSON report, and exits 1 when a verdict fails. See bench/README.md.
-//
-// Load (open loop at the configured rates, at most SOAK_CONNECTIONS requests in flight):
-// - new:    POST /api/v1/events, a fresh event_id (202);
-// - repeat: the token's last accepted event_id again (200, deduped);
-// - read:   GET /api/v1/events/{deliveryId} of the token's last accepted event (200);
-// - mcp:    tools/call whoami / list_inbox with agent tokens (200, no error member);
-// - grpc:   EventService.Publish of a fresh event over gRPC through the balancer's h2c frontend;
-// - limit:  two rounds in which SOAK_LIMIT_TOKENS tokens each send SOAK_LIMIT_SENDS fresh events
-//           within seconds, spread by the balancer over every node: exactly 60 accepted each.
-// Every other token is used at most 55 times per 61 s (publishes and repeats share the 60/min
-// window), so outside the limit rounds no 429 is expected.
+// `npm run soak`: several service processes behind a real load balancer (HAProxy), mixed load
+// through it, one node killed with SIGKILL and restarted mid-run. A measurement with verdicts, not a
+// test: it prints a table, writes a JSON report, and exits 1 when a verdict fails. What it does and
+// how to read the report: bench/README.md, "soak".
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -1,14 +1,7 @@
 // `npm run bench:statement`: the publish statement alone (writeDeliveries, the group commit's
-// statement), without HTTP, Redis or the load generator: PostgreSQL CPU per row and per statement
-// for new and repeat rows at a fixed batch size, one statement at a time on an idle pool. On a
-// shared 2-core box whose HTTP figures drift by ±20 % between runs, this is the figure that tells
-// whether a change to the statement made PostgreSQL do less work.
-//
-// STMT_ROWS (16): rows per statement (the bench's group commit writes about 23 at 50 connections).
-// STMT_VERIFY (1): rows carry their principal's row versions, as a publish from the principal
-// cache does (three primary-key probes per row); 0 leaves them out.
-// STMT_N (600): statements per phase. STMT_TOKENS (1024): tokens (one row per token per statement).
-// STMT_BODY (0): characters of markdown_body per event (0: none; at most 8,000).
+// statement) without HTTP, Redis or the load generator: PostgreSQL CPU per row and per statement.
+// On a shared box whose HTTP figures drift by ±20 % between runs, this is the figure that tells
+// whether a change made PostgreSQL do less work. Knobs (STMT_*): bench/README.md, "bench:statement".
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';

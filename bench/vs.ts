@@ -1,21 +1,8 @@
-// bench:vs: this tree against another commit (or another checkout), both services under the same
-// load AT THE SAME TIME. On a small shared machine the host's speed drifts by ±20 % from one
-// minute to the next, so two runs one after the other compare the drift as much as the code; two
-// services that share every second share the drift, and their CPU time per call compares within
-// about ±4 % (this tree against itself gave medians of 0.995-1.040 in four runs). It reports CPU per call, not
-// rates: the two services share the machine, so neither rate is the one `npm run bench:mcp` gives.
-//
-//   npm run bench:vs -- <git-rev | directory> [--scenario whoami|inbox|publish] [--rounds 6]
-//                       [--requests 20000] [--connections 25]
-//
-// A git rev is checked out into a temporary worktree that borrows this tree's node_modules (a rev
-// with other dependency versions needs a checkout of its own with `npm ci`: pass its directory).
-// Both trees are built (`scripts/build.mjs --if-stale --no-check`) and run as `npm start` runs them
-// (dist/, the start script's V8 flags), each on a fresh database set up by its own code
-// (bench/vs-setup.ts), one user and enough agent tokens that no call meets the 60/min window.
-// Scenarios: MCP tools/call `whoami` (token lookup, rate limit, runner, JSON-RPC) and `inbox`
-// (list_inbox limit 50 over 10,000 rows), and `publish` (POST /api/v1/events with a fresh event_id,
-// personal tokens round robin, as bench.ts's "new events").
+// `npm run bench:vs -- <git-rev | directory> [--scenario whoami|inbox|publish] [--rounds 6]
+//                      [--requests 20000] [--connections 25]`
+// This tree against another commit, both services under the same load AT THE SAME TIME: they share
+// the host's drift, so their CPU time per call compares within about ±4 %. It reports CPU per call,
+// not rates. How both trees are built, started and measured: bench/README.md, "bench:vs".
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';

@@ -1,16 +1,8 @@
-// Work benchmark (issue 6 "Speed"): tools/call list_tasks over 100,000 tasks and search_docs over
-// 100,000 document pages, on real PostgreSQL and Redis, against the service in a child process.
-// Fixtures are bulk-inserted with SQL (generate_series) after the service has migrated the
-// database. The caller is a member of 20 of 200 projects, so visibility filters 90% away; the
-// projects' owner wrote every page (10% drafts, invisible to the member).
-// For each query shape the bench runs the operation once in-process, captures the SQL it sent,
-// and prints `EXPLAIN (ANALYZE, BUFFERS)` of exactly that statement: PASS when the large table
-// (tasks / doc_pages) is read through an index, never by a sequential scan.
-// Latency: each scenario runs with one caller (the query's own latency) and with
-// BENCH_WORK_CONNECTIONS (default 10) callers (throughput; on a small shared machine that p99 is
-// mostly queueing). Targets: list_tasks p99 <= 25 ms, search_docs p99 <= 50 ms, judged for both.
-// The cpu columns (ms per request, /proc) show where the time went and what other jobs took.
-// A measurement, never a test. Run: npm run bench:work.
+// `npm run bench:work`: tools/call list_tasks over 100,000 tasks and search_docs over 100,000
+// document pages on real PostgreSQL and Redis, the service in a child process. PASS when each query
+// shape reads the large table through an index (EXPLAIN of exactly the SQL the operation sent), and
+// the latency at one and at BENCH_WORK_CONNECTIONS callers. A measurement, never a test:
+// bench/README.md, "bench:work".
 import autocannon from 'autocannon';
 import { AGENT_OPERATIONS } from '../src/app/operations.js';
 import { runOperation } from '../src/app/run-operation.js';

@@ -1,20 +1,10 @@
-// The production build: src/ and gen/ compiled by tsc (tsconfig.build.json) into dist/, with every
-// non-TypeScript file under them (the served protocol texts, ...) copied alongside, so code that
-// reads `new URL('./x', import.meta.url)` finds its file in both layouts.
-//
-//   node scripts/build.mjs                      `npm run build`: type-checked; fails on a type error
-//   node scripts/build.mjs --if-stale --no-check  `npm start`: nothing to do when dist/ is current,
-//                                                else transpile only (what tsx did), ~3x faster
+// The production build (README "Production build and container"): src/ and gen/ compiled by tsc into
+// dist/ with their non-TypeScript files copied alongside (so `new URL('./x', import.meta.url)` finds
+// its file in both layouts), and the web app built by Vite into dist/web. Each is built aside and
+// swapped in whole; concurrent builds take turns on dist.lock.
+//   node scripts/build.mjs                         `npm run build`: type-checked; fails on a type error
+//   node scripts/build.mjs --if-stale --no-check   `npm start`: nothing when dist/ is current, else transpile only
 //   node scripts/build.mjs --web-only [--if-stale] only the web app (tests that serve it)
-//
-// The web app (web/, Preact + Vite) is built by Vite into dist/web (index.html, hashed assets/,
-// sw.js) when web/ is present; it is stale when web/**, gen/**, src/domain/**/*.limits.ts or this script changed since
-// (dist/web/.build-stamp). `npm run build` type-checks it too (tsc -p web). A rebuild of the
-// server code carries the current dist/web over into the new dist/.
-//
-// The output is built in dist.tmp-<pid> and swapped in whole: an interrupted or failed build never
-// leaves a half-written dist/, and a process started from the previous one keeps its files.
-// Concurrent builds (two `npm start`s) take turns on dist.lock; the second finds dist/ current.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';

@@ -1,27 +1,8 @@
 #!/usr/bin/env node
-// `npm run lint:layers`: rules of ARCHITECTURE.md that an import rule cannot see, checked on the
-// syntax tree of every file under src/domain/ (scheduling, sql: "Speed machinery lives behind
-// ports") and src/domain/ + src/infra/ (module-state: anti-pattern "Hidden globals"). The TypeScript
-// compiler API parses each file on its own; no type-check, about a second:
-//
-//   scheduling  no timers or event-loop scheduling in the domain: calls of (or references to)
-//               setTimeout, setInterval, setImmediate, queueMicrotask, process.nextTick, and any
-//               `new Promise(...)` (a hand-made scheduler or callback bridge). Batching, group
-//               commit and background refreshes are infra implementations of domain ports.
-//   sql         SQL only in `*.repository.ts` (and src/domain/sql.ts, the one raw-SQL helper those
-//               repositories use) or under src/infra/: no `.execute(`, `.getConnection(`,
-//               `.getKnex(` call and no string or template literal that is an SQL statement
-//               anywhere else in src/domain/.
-//   module-state no state a module keeps for the process: a module-level `let` or `var`; a
-//               `new Map/Set/WeakMap/WeakSet(...)` made at load time, unless it is the whole
-//               initializer of a const typed ReadonlyMap / ReadonlySet (the compiler then refuses
-//               every change through it); an assignment, `++`/`--` or `delete` on a property of a
-//               module-level binding (a settings object, a class's static field, an import), or a
-//               call of a mutating array / Map / Set method on a module-level variable. Settings,
-//               clients and caches are values built in src/deps.ts and passed in (ports, options,
-//               the operation context). MODULE_STATE_ALLOWED names the justified exceptions.
-//
-// Prints `file:line:column rule: what` for each finding and exits 1 when there is any.
+// `npm run lint:layers`: the layer rules an import rule cannot see (docs/architecture.md, "Layer
+// rules CI enforces": scheduling and sql in src/domain/, module-state in src/domain/ and src/infra/),
+// checked on each file's syntax tree by the TypeScript compiler API (no type-check, about a second).
+// Prints `file:line:column rule: what` per finding and exits 1 when there is any.
 // Usage: node scripts/check-layers.mjs [root]   (root defaults to the repository)
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -163,7 +144,7 @@ function runsAtLoad(node) {
 const isAssignment = (kind) => kind >= ts.SyntaxKind.FirstAssignment && kind <= ts.SyntaxKind.LastAssignment;
 const short = (node, sf) => node.getText(sf).replace(/\s+/g, ' ').slice(0, 60);
 
-/** The module-state findings of one file (see the header), before MODULE_STATE_ALLOWED. */
+/** The module-state findings of one file (docs/architecture.md "module-state"), before MODULE_STATE_ALLOWED. */
 function moduleStateFindings(sf, node, report) {
   // let / var at module level
   if (ts.isVariableStatement(node) && (ts.isSourceFile(node.parent) || ts.isModuleBlock(node.parent))) {

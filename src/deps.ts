@@ -26,7 +26,7 @@ import { MaintenanceQueue } from './infra/queue/maintenance-queue.js';
 import { createEgressClient } from './infra/http-egress/egress-client.js';
 import { allowHostSet } from './domain/egress-policy.rules.js';
 import type { CallbackSender } from './domain/actions/callback-sender.js';
-import { MAINTENANCE_TASKS } from './app/maintenance-tasks.js';
+import { MAINTENANCE_TASKS, POLL_TASKS } from './app/maintenance-tasks.js';
 import { loggerWithTracer, startTracing, traceLogFields, traceLogMerge } from './infra/tracing/tracing.js';
 import { createMetrics } from './infra/metrics/metrics.js';
 import { DatabaseEventStore } from './infra/events/event-store.js';
@@ -205,6 +205,7 @@ export async function startMaintenance(deps: Deps, config: Config): Promise<Main
     databaseUrl: config.databaseUrl,
     log,
     jobs: MAINTENANCE_TASKS.map((t) => ({ name: t.name, everySeconds: t.everySeconds, run: () => t.run(deps, deps.clock.now()) })),
+    pollers: POLL_TASKS.map((t) => ({ name: t.name, everyMs: t.everyMs, run: () => t.run(deps, deps.clock.now()) })),
   });
   await queue.start();
   return queue;

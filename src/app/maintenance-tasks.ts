@@ -5,6 +5,7 @@ import { feedbackAutoDeleteTask } from '../domain/feedback/auto-delete-feedback.
 import { tokenInactivityScanTask } from '../domain/tokens/inactivity-scan.js';
 import { mailOutboxTask } from '../infra/mail/mail-outbox.js';
 import { pruneSignInTask } from '../domain/web/prune-sign-in.js';
+import { wakeSnoozedTask } from '../domain/inbox/wake-snoozed-notifications.js';
 
 export interface MaintenanceTask {
   /** Stable job name, e.g. `feedback.auto-delete`. */
@@ -15,3 +16,12 @@ export interface MaintenanceTask {
 }
 
 export const MAINTENANCE_TASKS: MaintenanceTask[] = [feedbackAutoDeleteTask, tokenInactivityScanTask, mailOutboxTask, pruneSignInTask];
+
+/** Work due within seconds, run by every process on its own timer (safe to run at once on several). */
+export interface PollTask {
+  name: string;
+  everyMs: number;
+  run(deps: AppDeps, now: Date): Promise<{ processed: number }>;
+}
+
+export const POLL_TASKS: PollTask[] = [wakeSnoozedTask];

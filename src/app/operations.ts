@@ -8,14 +8,36 @@ import { createPersonalToken } from '../domain/tokens/create-personal-token.js';
 import { createProject } from '../domain/projects/create-project.js';
 import { createToolsToken } from '../domain/tokens/create-tools-token.js';
 import { applyForCatalogItem } from '../domain/catalog/apply-for-catalog-item.js';
-import { whoami } from '../domain/agent/whoami.js';
-import { agentPing } from '../domain/agent/ping.js';
+import { whoami } from '../domain/tokens/whoami.js';
+import { agentPing } from '../domain/tokens/ping-agent-token.js';
 import { listInbox } from '../domain/inbox/list-inbox.js';
 import { getNotification } from '../domain/inbox/get-notification.js';
 import { markNotificationRead } from '../domain/inbox/mark-notification-read.js';
 import { markAllNotificationsRead } from '../domain/inbox/mark-all-notifications-read.js';
-import { AGENT_TOOL_OPERATIONS } from '../domain/agent/tool-operations.js';
-import { startConnectSessionForUser } from '../domain/agent/connect-session.js';
+import { markNotificationsDone } from '../domain/inbox/mark-notifications-done.js';
+import { moveNotificationsToInbox } from '../domain/inbox/move-notifications-to-inbox.js';
+import { snoozeNotification } from '../domain/inbox/snooze-notification.js';
+import { issuePersonalInboundToken } from '../domain/tokens/issue-personal-inbound-token.js';
+import { revokePersonalToken } from '../domain/tokens/revoke-personal-token.js';
+import { revokeAdminToken } from '../domain/tokens/revoke-admin-token.js';
+import { issueAdminToolsClaimToken } from '../domain/tokens/issue-admin-tools-claim-token.js';
+import { listInboundTokens } from '../domain/tokens/list-inbound-tokens.js';
+import { resolveInboundEvent } from '../domain/events/resolve-inbound-event.js';
+import { supplementInboundEvent } from '../domain/events/supplement-inbound-event.js';
+import { broadcastEvent } from '../domain/events/broadcast-event.js';
+import { assignCatalogToEmployee } from '../domain/catalog/assign-catalog-to-employee.js';
+import { adminRevokeCatalogApproval } from '../domain/catalog/revoke-catalog-approval-by-agent.js';
+import { approveTeamSupportRequest } from '../domain/catalog/approve-team-support-request.js';
+import { createTeamSupportRequestOnBehalf } from '../domain/catalog/create-team-support-request-on-behalf.js';
+import { listPendingTeamSupportRequests } from '../domain/catalog/list-pending-team-support-requests.js';
+import { listApprovalsForUser } from '../domain/catalog/list-approvals-for-user.js';
+import { catalogItemCreate } from '../domain/catalog/create-catalog-item-by-agent.js';
+import { catalogItemList } from '../domain/catalog/list-catalog-items-by-agent.js';
+import { catalogItemUpdate } from '../domain/catalog/update-catalog-item-by-agent.js';
+import { catalogItemDelete } from '../domain/catalog/delete-catalog-item-by-agent.js';
+import { inviteUser } from '../domain/users/invite-user.js';
+import { searchUserByUsername } from '../domain/users/search-user-by-username.js';
+import { startConnectSessionForUser } from '../domain/tokens/start-connect-session-for-user.js';
 import { TASK_AGENT_OPERATIONS, TASK_OPERATOR_OPERATIONS } from '../domain/tasks/task-operations.js';
 import { DOC_OPERATIONS } from '../domain/docs/doc-operations.js';
 import { FEEDBACK_OPERATIONS } from '../domain/feedback/feedback-operations.js';
@@ -51,7 +73,30 @@ export const AGENT_OPERATIONS: Record<string, Operation<any, any, any>> = Object
     getNotification,
     markNotificationRead,
     markAllNotificationsRead,
-    ...AGENT_TOOL_OPERATIONS,
+    markNotificationsDone,
+    moveNotificationsToInbox,
+    snoozeNotification,
+    // The account, token, event, catalog and admin tools (SPEC C).
+    issuePersonalInboundToken,
+    revokePersonalToken,
+    revokeAdminToken,
+    issueAdminToolsClaimToken,
+    listInboundTokens,
+    resolveInboundEvent,
+    supplementInboundEvent,
+    broadcastEvent,
+    assignCatalogToEmployee,
+    adminRevokeCatalogApproval,
+    approveTeamSupportRequest,
+    createTeamSupportRequestOnBehalf,
+    listPendingTeamSupportRequests,
+    listApprovalsForUser,
+    catalogItemCreate,
+    catalogItemList,
+    catalogItemUpdate,
+    catalogItemDelete,
+    inviteUser,
+    searchUserByUsername,
     ...TASK_AGENT_OPERATIONS,
     ...DOC_OPERATIONS,
     ...FEEDBACK_OPERATIONS,

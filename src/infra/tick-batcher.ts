@@ -1,16 +1,6 @@
-// Loads that arrive in the same turn of the event loop share one call, without a cache across
-// turns: every request reads fresh rows. Used on hot paths where concurrent requests would
-// otherwise each send a one-row query or one Redis script (token lookups, rate-limit hits): one
-// call for N keys costs one round trip, one wakeup and one execution instead of N.
-//
-// The mechanics are DataLoader's (batching, results matched to keys, a failed call failing only
-// its own callers), with settings of ours: the batch is dispatched by setImmediate, i.e. after
-// every request the event loop's poll phase delivered in this turn (DataLoader's default,
-// process.nextTick after the current promise jobs, would close the batch after the first
-// request's callback), and DataLoader's cache is off: a key asked twice in a batch is asked once
-// because the batch's keys are de-duplicated here. Its cache did the same job for ~8 % more of the
-// service's CPU per MCP whoami call (`npm run bench:vs`, measured against this form); the cost showed
-// in the service as a whole (mostly more GC), not in DataLoader's own functions.
+// Loads that arrive in the same turn of the event loop share one call (token lookups, rate-limit
+// hits): one round trip, one wakeup and one execution for N keys instead of N, and no cache across
+// turns, so every request reads fresh rows. The batching is DataLoader's, with the settings below.
 import DataLoader from 'dataloader';
 
 export class TickBatcher<K, V> {
@@ -26,6 +16,10 @@ export class TickBatcher<K, V> {
         const found = await load(keys.length > 1 ? [...new Set(keys)] : (keys as K[]));
         return keys.map((k) => found.get(k));
       },
+      // setImmediate closes the batch after every request the poll phase delivered in this turn
+      // (DataLoader's default, process.nextTick, closes it after the first request's callback).
+      // DataLoader's cache is off: the keys are de-duplicated above, and its cache did the same job
+      // for ~8 % more service CPU per MCP whoami call (`npm run bench:vs`, mostly more GC).
       { maxBatchSize: maxBatch, batchScheduleFn: (dispatch) => setImmediate(dispatch), cache: false },
     );
   }

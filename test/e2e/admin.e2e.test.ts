@@ -1,5 +1,4 @@
-// The admin pages in a real browser (issue 19 item 5, "Done when": "the admin forwarding a held
-// event; a member refused on admin pages"): a member gets "Admins only" at /admin/*; an admin's
+// The admin pages in a real browser: a member gets "Admins only" at /admin/*; an admin's
 // hold-for-forwarding queue (/admin/moderation: a list named "Held events") with edit, forward to a
 // user (who then has it in their own inbox, the admin as actor) and dismiss; token oversight
 // (/admin/tokens: owner, label, kind, status, last use, never a value) with the emergency revoke,

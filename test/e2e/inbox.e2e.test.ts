@@ -1,4 +1,4 @@
-// The inbox in a real browser (issue 19, "Done when"): sign-in by login link, a REST publish
+// The inbox in a real browser: sign-in by login link, a REST publish
 // appearing live in the list named "Inbox" (latency measured and printed), a repeat updating the
 // fire count in place, resolve and supplements shown, the deep link, a webhook action click showing
 // the real local receiver's status (the receiver verifies the callback signature), url actions in a
@@ -179,7 +179,7 @@ describe('inbox (browser)', () => {
     const { deliveryId, ev } = await published(t, {
       title,
       actions: [
-        // A local receiver, accepted at publish time because EGRESS_ALLOW_HOSTS lists it (issue 19 item 7).
+        // A local receiver, accepted at publish time because EGRESS_ALLOW_HOSTS lists it.
         { label: 'Approve', action_type: 'webhook', webhook_url: `http://127.0.0.1:${receiverPort}${path}` },
         { label: 'Open runbook', action_type: 'url', url: 'https://runbooks.example.test/release' },
       ],

@@ -1,4 +1,4 @@
-// Self-service integrations in a real browser (issue 19 item 4, "Done when"): create a personal
+// Self-service integrations in a real browser: create a personal
 // token (Label, Note, Daily limit, "Create token"), its value and signing secret shown once (gone
 // after a reload) and the value authenticating a REST publish; disable / enable; rotate (a new value,
 // "Old token valid until", the old one still valid in the overlap); delete (confirmed inline; the

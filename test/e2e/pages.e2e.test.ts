@@ -1,4 +1,4 @@
-// Other pages in a real browser (issue 19 items 6, 8): every problem `type` URI a real error
+// Other pages in a real browser: every problem `type` URI a real error
 // response carries opens a page whose heading is that problem's title (/errors/<slug>), axe clean;
 // the strict Content-Security-Policy is on the HTML and the pages run under it without a
 // violation; item bodies (expanded / collapsed / preview, sanitised); a session ended elsewhere;

@@ -1,24 +1,9 @@
-// Browser push and the notification settings page in a real browser (issue 19 item 3, "Done when":
-// "push subscription registered and a real push delivered to the service worker (a local push
-// endpoint)"), plus the chat destination and severity preferences on the same page, axe-core clean.
-//
-// What is real and what stands in for what, exactly:
-// - REAL: headless Chromium, the app's page (/settings/notifications), the permission prompt answered
-//   by a granted permission, navigator.serviceWorker.register('/sw.js') and the service worker itself
-//   (its `push` handler, registration.showNotification with tag = the payload's tag, and
-//   registration.getNotifications), the calls GetVapidPublicKey / RegisterPushSubscription /
-//   RemovePushSubscription from the page, and the server's side: a critical publish -> the nudge
-//   outbox -> a real Web Push request (aes128gcm-encrypted for the subscription's keys, VAPID-signed
-//   with the key the page subscribed with) sent over HTTP to the subscription's endpoint.
-// - STAND-IN for the browser vendor's push service (unreachable: this machine has no internet, and
-//   Chromium's own push service would be): (1) PushManager.prototype.subscribe / getSubscription are
-//   replaced by an init script with ones that return a subscription whose endpoint is a LOCAL push
-//   endpoint (node:http on 127.0.0.1, allowed by NUDGE_EGRESS_ALLOW_HOSTS) and whose p256dh / auth
-//   keys are real P-256 / 16-byte keys the test holds (browserSubscription); (2) that endpoint
-//   receives the server's encrypted push, and the test decrypts it with those keys as the push
-//   service + browser would; (3) the test hands the decrypted payload to the real service worker with
-//   the DevTools Protocol (ServiceWorker.deliverPushMessage), which is what Chromium does when its
-//   push service delivers a message.
+// Browser push and the notification settings page in a real browser: a push subscription registered
+// and a real push delivered to the service worker, the chat destination and severity preferences,
+// axe-core clean. Everything is real (Chromium, the page, the service worker, the server's encrypted,
+// VAPID-signed Web Push) but the browser vendor's push service, unreachable offline: the page
+// subscribes to a local endpoint with keys the test holds (stubPushManager), and the test decrypts
+// what arrives there and hands it to the service worker over the DevTools Protocol, as Chromium does.
 import { randomUUID } from 'node:crypto';
 import type { CDPSession, Page } from 'playwright-core';
 import { createClient } from '@connectrpc/connect';

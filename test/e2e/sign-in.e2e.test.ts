@@ -1,4 +1,4 @@
-// Sign-in in a real browser (issue 19 item 1, "Done when"): the one-time login link the CLI prints
+// Sign-in in a real browser: the one-time login link the CLI prints
 // (a second use signs nobody in), the redirect of a page visited without a session to
 // /auth/login?next=..., OpenID Connect against a real provider run in-process (oidc-provider,
 // test/helpers/oidc-provider.ts), the session cookie's attributes, sign out, and axe on the

@@ -1,7 +1,7 @@
 // Generators for the fuzz suite, derived from the service's own schemas: a small JSON Schema ->
 // fast-check converter (the OpenAPI components and the MCP tools' inputSchema are produced from
 // the operations' zod schemas), a protobuf-es descriptor -> message converter, and the hostile
-// mutations of issue 16 (controls, surrogates, prototype keys, deep nesting, wrong types, size).
+// mutations (controls, surrogates, prototype keys, deep nesting, wrong types, size).
 import fc from 'fast-check';
 import { create, ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
 
@@ -115,7 +115,7 @@ export function arbFromSchema(schema: Schema | boolean | undefined, ctx: GenCont
 // ---------------------------------------------------------------------------------------------
 // Hostile values.
 
-/** Keys that are Object.prototype members or poison prototypes (issue 16 item 2). */
+/** Keys that are Object.prototype members or poison prototypes. */
 export const PROTO_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', 'isPrototypeOf', '__defineGetter__'] as const;
 
 const c0 = fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c));

@@ -3,7 +3,7 @@
 // schema of the same field name when there is one, so many requests get past validation) and with
 // garbage, over Connect JSON and Connect binary on the main port and gRPC on the gRPC port:
 // never a 5xx, Connect `internal`/`unknown` or grpc-status 13/2; errors in the protocol's
-// envelope; nothing stored on refusal; the server healthy after (issue 16 items 1, 3, 4).
+// envelope; nothing stored on refusal; the server healthy after.
 import http2 from 'node:http2';
 import fc from 'fast-check';
 import { toBinary, toJson, type DescMessage, type DescService } from '@bufbuild/protobuf';
@@ -139,7 +139,7 @@ function jsonBody(desc: DescMessage, v: Input): Uint8Array {
   }
   const bytes = Buffer.from(text, 'utf8');
   if (!v.invalidUtf8) return bytes;
-  // Bytes that are no UTF-8 inside the first string value (REST refuses them; issue 16 item 1).
+  // Bytes that are no UTF-8 inside the first string value (REST refuses them).
   const at = text.indexOf(':"');
   if (at < 0) return Buffer.concat([Buffer.from([0xff, 0xfe]), bytes]);
   const cut = Buffer.byteLength(text.slice(0, at + 2), 'utf8');

@@ -47,7 +47,7 @@ it(
     const email = schemas.ClaimTokenRequest.properties.email;
     const routes: Array<{ path: string; own: Kind; schema: any }> = [
       { path: '/api/internal-os/integrations/inbound/personal', own: 'personal', schema: { $ref: '#/components/schemas/InboundEvent' } },
-      // Any JSON body (SPEC B); the internal-os types (item 9) are reachable here.
+      // Any JSON body (SPEC B); the internal-os types are reachable here.
       { path: '/api/internal-os/integrations/inbound/personal/ping', own: 'personal', schema: {} },
       { path: '/api/internal-os/integrations/claim', own: 'tools', schema: { type: 'object', properties: { email }, required: ['email'] } },
       {

@@ -1,5 +1,5 @@
 // Property: every REST v1 route in the served OpenAPI document, fed bodies, path parameters,
-// query strings and headers generated from its own schemas plus the hostile mutations of issue 16,
+// query strings and headers generated from its own schemas plus hostile mutations,
 // answers without 5xx, errors as problem+json (SPEC "REST v1 error envelope"), stores nothing when
 // it refuses, and leaves the server healthy.
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 // Property: hostile transport-level input on every surface (SPEC Limits and "Requirements for the
-// inbound POST"; issue 16 items 1, 3-6): chunked bodies, bodies over 256 KB, invalid UTF-8,
+// inbound POST"): chunked bodies, bodies over 256 KB, invalid UTF-8,
 // nesting 5,000+ deep, wrong media types, cut JSON, garbage gRPC frames. No 5xx or internal
 // code; the surface's envelope; nothing stored; the inbound POSTs and Publish RPCs accept no
 // chunked or oversized body; healthy after.
@@ -212,7 +212,7 @@ it(
             refused = t.surface === 'mcp' ? mcpAllRefused(a) : a.status >= 400;
           }
           serverError = a.status >= 500 || ['internal', 'unknown', 'data_loss'].includes(a.body?.code) || /-32603/.test(a.text);
-          // Chunked is refused on the two inbound JSON POSTs only (SPEC B; issue 16 item 6): Connect
+          // Chunked is refused on the two inbound JSON POSTs only (SPEC B): Connect
           // clients stream bodies by design. Over 256 KB is refused on every inbound surface.
           const chunkRule = v.damage === 'chunked' && (t.surface === 'rest-v1' || t.surface === 'legacy');
           if (t.inbound && (chunkRule || v.damage === 'oversized') && a.status >= 200 && a.status < 300)

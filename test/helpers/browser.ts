@@ -1,4 +1,4 @@
-// End-to-end browser tests (issue 19): headless system Chromium through playwright-core (never a
+// End-to-end browser tests: headless system Chromium through playwright-core (never a
 // downloaded browser), one browser per test file, a fresh context (cookies, storage) per test.
 // Every test leaves a screenshot of each of its pages in test-artifacts/e2e/<file>/<test>.png
 // (<test>.FAILED.png when it failed) and the pages' console and page errors in <test>.log.

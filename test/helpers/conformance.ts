@@ -1,4 +1,4 @@
-// OpenAPI response conformance (issue 18 item 2): checks one HTTP response against an OpenAPI 3.1
+// OpenAPI response conformance: checks one HTTP response against an OpenAPI 3.1
 // document (status documented for the method + path, body valid against the schema of that status
 // and content type, documented headers present and shaped) and a server's route table against the
 // document (every route documented). Pure: no Fastify here; conformance-recorder.ts feeds it.

@@ -1,13 +1,7 @@
 // A real OpenID Connect provider in-process (the `oidc-provider` package, not a mock) for the
-// sign-in tests (issue 19): authorization code + PKCE, one confidential client, its development
-// login form (any login, any password; the login typed is the account id and its email claim).
-//
-//   const idp = await startOidcProvider({ redirectUris: [`http://127.0.0.1:${port}/auth/oidc/callback`] });
-//   startHarness({ env: { ...idp.env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } });
-//   // browser: "Sign in with SSO" -> the provider's form: fill login (the email) and password, "Sign-in"
-//
-// The redirect URIs are fixed when the provider starts, so the service's port is chosen first
-// (freePort in test/helpers/redis-server.ts).
+// sign-in tests: authorization code + PKCE, one confidential client, its development login form (any
+// password; the login typed is the account id and its email claim). Its redirect URIs are fixed when
+// it starts, so the service's port is chosen first (freePort in test/helpers/redis-server.ts).
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +30,13 @@ export interface OidcProviderOptions {
   autoConsent?: boolean;
 }
 
+/**
+ * ```ts
+ * const idp = await startOidcProvider({ redirectUris: [`http://127.0.0.1:${port}/auth/oidc/callback`] });
+ * startHarness({ env: { ...idp.env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } });
+ * // browser: "Sign in with SSO" -> the provider's form: login (the email) and password, "Sign-in"
+ * ```
+ */
 export async function startOidcProvider(opts: OidcProviderOptions): Promise<TestOidcProvider> {
   // The package ships no type declarations: loaded as an untyped module.
   const { default: Provider } = (await import('oidc-provider' as string)) as { default: any };

@@ -1,5 +1,5 @@
-// The OpenAPI response conformance checker of the test harness (test/helpers/conformance*.ts,
-// issue 18 item 2): each kind of drift is reported, a conforming response is not; and the recorder
+// The OpenAPI response conformance checker of the test harness (test/helpers/conformance*.ts):
+// each kind of drift is reported, a conforming response is not; and the recorder
 // sees the responses of a real Fastify instance, routed and unrouted, and its route table.
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';

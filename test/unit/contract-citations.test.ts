@@ -1,24 +1,6 @@
 // Every `SPEC <section>` citation in the repository names a heading (or a numbered item under a
-// heading) of docs/contract.md, the project's own statement of the interface contract. A citation is
-// `SPEC` followed by one clause, which ends at `)`, `(`, `: `, `. ` or the end of the comment:
-//
-//   SPEC "Personal token lifecycle"    a heading, quoted when it has several words; a heading is also
-//                                       known by its text before ` (` or `:`; "A / B" is heading B under A
-//   SPEC Limits, SPEC Errors have ...  unquoted: the longest run of leading words that is a heading
-//   SPEC C, SPEC section B             a letter: the endpoint group "A. ...", "B. ..." or "C. ..."
-//   SPEC Authentication 7, ... 1-3     item numbers under that heading (its own list, else its subsections')
-//   SPEC Events rule 1                 the same ("rule" and "item" are read past)
-//   SPEC Discovery 9                   the bold label of item 9 (`9. **Discovery.**`)
-//   SPEC Limits "Agent rate"           a quoted phrase after a name: a row or term of that section
-//                                       (a phrase with `...` is an abridged quotation and is not checked)
-//   SPEC rule 5, SPEC scope `x`, SPEC 2    shorthands: "Inbound event validation rules" 5, "Agent token
-//                                       scopes" (which must list x), "What the service does" 2
-//
-// Further items of the clause (after `,` `;` ` and ` ` / ` ` + `) are checked too: a quoted one must be
-// a heading or a phrase of the item before it; an unquoted one is checked when it starts with a heading
-// (its item numbers must exist) and is otherwise prose ("scope read:docs", "flat errors");
-// "inbound protocol 9" and "agent protocol 15" name sections of the served protocol texts and are
-// skipped. A few words after SPEC make a sentence about the contract, not a citation (PROSE).
+// heading) of docs/contract.md, the project's own statement of the interface contract, so a
+// citation cannot outlive the section it names. The citation forms: "Resolving a clause" below.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -192,7 +174,26 @@ function* sourceFiles(rel: string): Generator<string> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Resolving a clause against the contract.
+// Resolving a clause against the contract. A citation is `SPEC` followed by one clause, which ends
+// at `)`, `(`, `: `, `. ` or the end of the comment:
+//
+//   SPEC "Personal token lifecycle"    a heading, quoted when it has several words; a heading is also
+//                                       known by its text before ` (` or `:`; "A / B" is heading B under A
+//   SPEC Limits, SPEC Errors have ...  unquoted: the longest run of leading words that is a heading
+//   SPEC C, SPEC section B             a letter: the endpoint group "A. ...", "B. ..." or "C. ..."
+//   SPEC Authentication 7, ... 1-3     item numbers under that heading (its own list, else its subsections')
+//   SPEC Events rule 1                 the same ("rule" and "item" are read past)
+//   SPEC Discovery 9                   the bold label of item 9 (`9. **Discovery.**`)
+//   SPEC Limits "Agent rate"           a quoted phrase after a name: a row or term of that section
+//                                       (a phrase with `...` is an abridged quotation and is not checked)
+//   SPEC rule 5, SPEC scope `x`, SPEC 2    shorthands: "Inbound event validation rules" 5, "Agent token
+//                                       scopes" (which must list x), "What the service does" 2
+//
+// Further items of the clause (after `,` `;` ` and ` ` / ` ` + `) are checked too: a quoted one must be
+// a heading or a phrase of the item before it; an unquoted one is checked when it starts with a heading
+// (its item numbers must exist) and is otherwise prose ("scope read:docs", "flat errors");
+// "inbound protocol 9" and "agent protocol 15" name sections of the served protocol texts and are
+// skipped. A few words after SPEC make a sentence about the contract, not a citation (PROSE).
 
 interface Ref {
   /** What the citation names, as written. */

@@ -1,7 +1,7 @@
 // The protobuf message generator of the fuzz tests (test/fuzz/arbitraries.ts) past its nesting
-// depth: a repeated or map field of messages is empty there. It used to filter "undefined" out of
-// an arbitrary that could give nothing else, which fast-check retries forever, synchronously: the
-// Connect fuzz file then hung the whole run in a loop no test timeout could interrupt.
+// depth: a repeated or map field of messages is empty there. A generator that filters "undefined"
+// out of an arbitrary that can give nothing else makes fast-check retry forever, synchronously: the
+// Connect fuzz file would hang the whole run in a loop no test timeout can interrupt.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PublishBulkRequestSchema } from '../../gen/fluxdesk/events/v1/events_pb.js';

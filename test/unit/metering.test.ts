@@ -1,4 +1,4 @@
-// Every authenticated call counts against a budget (issue 16 item 12): an operation that takes a
+// Every authenticated call counts against a budget: an operation that takes a
 // token is never `budget: null`, except the authentication steps of a call that counts
 // itself: agent.session (the MCP surface counts each JSON-RPC request) and the Connect/gRPC
 // bearer pre-checks (the operation they guard counts), and the reads a WatchInbox stream makes for
@@ -8,14 +8,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentRequest, agentSession } from '../../src/domain/agent/agent-session.js';
-import { watchInbox, watchInboxRead } from '../../src/domain/inbox/watch-inbox.js';
+import { agentRequest } from '../../src/domain/tokens/meter-agent-request.js';
+import { agentSession } from '../../src/domain/tokens/open-agent-session.js';
+import { watchInbox } from '../../src/domain/inbox/watch-inbox.js';
+import { watchInboxRead } from '../../src/domain/inbox/watch-inbox-read.js';
 import { getDelivery } from '../../src/domain/events/get-delivery.js';
 import { listEventTypes } from '../../src/domain/events/list-event-types.js';
 import { resolveDelivery } from '../../src/domain/events/resolve-delivery.js';
 import { supplementDelivery } from '../../src/domain/events/supplement-delivery.js';
 import { publishEvent } from '../../src/domain/events/publish-event.js';
-import { pingToolsToken } from '../../src/domain/tokens/claim-token.js';
+import { pingToolsToken } from '../../src/domain/tokens/ping-tools-token.js';
 
 const AUTH_STEPS = new Set([agentSession.name, 'tokens.check_inbound_bearer', 'tokens.check_agent_bearer', watchInboxRead.name]);
 

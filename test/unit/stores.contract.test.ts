@@ -1,5 +1,5 @@
 // One contract, two implementations: the Redis stores (shared by every process) and the in-memory
-// stores (embedded mode) must answer alike (ARCHITECTURE "Infrastructure behind small interfaces").
+// stores (embedded mode) must answer alike: src/deps.ts picks one, and callers see only the interface.
 // Time is passed explicitly as nowMs; nothing sleeps.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';

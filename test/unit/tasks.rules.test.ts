@@ -1,6 +1,5 @@
-// Pure task rules (tasks.rules.ts, project-roles.rules.ts, intake-templates.rules.ts,
-// daily-updates.rules.ts): the transition table, codes, parent chains, reviewer/cc filtering,
-// project roles and the intake template sources. No database.
+// Pure task rules (src/domain/tasks/tasks.rules.ts): the transition table, codes, parent chains,
+// reviewer/cc filtering. No database.
 import { describe, expect, it } from 'vitest';
 import {
   allowedNextStatuses,
@@ -17,9 +16,6 @@ import {
   type TaskActor,
   type TaskStatus,
 } from '../../src/domain/tasks/tasks.rules.js';
-import { canAssignOthers, canSeeProject, effectiveProjectRole, higherRole } from '../../src/domain/projects/project-roles.rules.js';
-import { resolveIntakeTemplates, SYSTEM_INTAKE_CHECKLISTS, SYSTEM_INTAKE_DESCRIPTION } from '../../src/domain/tasks/intake-templates.rules.js';
-import { utcDay } from '../../src/domain/daily-updates/daily-updates.rules.js';
 
 const assignee: TaskActor = { isAssignee: true, isAdmin: false, isReviewer: false };
 const admin: TaskActor = { isAssignee: false, isAdmin: true, isReviewer: false };
@@ -125,64 +121,5 @@ describe('reviewers and cc', () => {
   });
   it('with a project, drops users who cannot see it', () => {
     expect(keepParticipants(['u3', 'u1'], known, 'me', new Set(['u1']))).toEqual(['u1']);
-  });
-});
-
-describe('project roles', () => {
-  it('the owner column wins; unknown member roles are ignored', () => {
-    expect(effectiveProjectRole('u', { ownerUserId: 'u' }, 'member')).toBe('owner');
-    expect(effectiveProjectRole('u', { ownerUserId: 'x' }, 'tech_lead')).toBe('tech_lead');
-    expect(effectiveProjectRole('u', { ownerUserId: null }, 'weird')).toBeNull();
-    expect(higherRole('lead', 'tech_lead')).toBe('lead');
-  });
-  it('assigning others: super admin, project owner, project tech lead only', () => {
-    expect(canAssignOthers('super_admin', null)).toBe(true);
-    expect(canAssignOthers('member', 'owner')).toBe(true);
-    expect(canAssignOthers('member', 'tech_lead')).toBe(true);
-    expect(canAssignOthers('admin', 'lead')).toBe(false);
-    expect(canAssignOthers('admin', null)).toBe(false);
-    expect(canAssignOthers('member', 'member')).toBe(false);
-  });
-  it('visibility: any project role, or an org-wide role', () => {
-    expect(canSeeProject('member', 'member')).toBe(true);
-    expect(canSeeProject('member', null)).toBe(false);
-    expect(canSeeProject('hr_admin', null)).toBe(false);
-    for (const r of ['admin', 'super_admin', 'coordinator']) expect(canSeeProject(r, null)).toBe(true);
-  });
-});
-
-describe('intake templates', () => {
-  it('no owner row: the system draft and checklists', () => {
-    expect(resolveIntakeTemplates(null)).toEqual({
-      description: SYSTEM_INTAKE_DESCRIPTION,
-      description_source: 'system',
-      checklists: SYSTEM_INTAKE_CHECKLISTS,
-      checklist_source: 'system',
-    });
-  });
-  it('owner values win; an empty checklist list is "none"; null falls back', () => {
-    const own = resolveIntakeTemplates({ descriptionLabel: 'Bug report', descriptionBody: 'Steps', checklists: [{ title: 'T', items: ['a'] }] });
-    expect(own).toMatchObject({
-      description: { label: 'Bug report', body: 'Steps' },
-      description_source: 'owner',
-      checklist_source: 'owner',
-      checklists: [{ title: 'T', items: ['a'] }],
-    });
-    expect(resolveIntakeTemplates({ descriptionLabel: null, descriptionBody: null, checklists: [] })).toMatchObject({
-      description_source: 'system',
-      checklists: [],
-      checklist_source: 'none',
-    });
-    expect(resolveIntakeTemplates({ descriptionLabel: 'L', descriptionBody: 'B', checklists: null })).toMatchObject({
-      description_source: 'owner',
-      checklist_source: 'system',
-    });
-  });
-});
-
-describe('daily updates', () => {
-  it('the UTC day of the clock', () => {
-    expect(utcDay(new Date('2026-11-22T23:59:59.999Z'))).toBe('2026-11-22');
-    expect(utcDay(new Date('2026-11-23T00:30:00+02:00'))).toBe('2026-11-22');
   });
 });

@@ -1,14 +1,7 @@
-// `/settings/notifications`: how the signed-in user is nudged (NotificationSettingsService).
-// - Browser push: "Enable browser notifications" asks the permission, registers the service worker
-//   (/sw.js: it shows each push with tag = the delivery id, so a repeat replaces), subscribes with
-//   the service's VAPID key and stores the subscription (RegisterPushSubscription); "Disable"
-//   removes it (RemovePushSubscription) and unsubscribes. The state is shown as text.
-// - Chat destination: an incoming-webhook URL (Slack or Feishu/Lark style); the stored URL is never
-//   shown back in full (url_hint).
-// - Severity preferences: which severities nudge at all (push, and chat when enabled).
-// - Sign out everywhere: a plain form POST to /auth/logout-everywhere with the session's CSRF token
-//   (as the header's "Sign out"), which ends every session of the user and lands on the sign-in page.
-// Loaded as its own chunk: the inbox route does not ship it.
+// `/settings/notifications`: how the signed-in user is nudged (NotificationSettingsService): browser
+// push (permission, service worker, subscription with the service's VAPID key), a chat destination
+// (its stored URL shown only as url_hint), which severities nudge, and "Sign out everywhere" (a plain
+// form POST with the session's CSRF token). Its own chunk: the inbox route does not ship it.
 import { useEffect, useState } from 'preact/hooks';
 import { ChatStyle, type Preferences } from '../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import { csrfToken, errorText } from './client.js';

@@ -2,7 +2,7 @@
 // review, idempotent), list, revoke (cascades to personal tokens claimed under the approval),
 // review of pending requests, and an operator "apply" that files a pending request, one operation
 // per file. The lookups here and each operation's `*InTransaction` core are shared with the agent
-// tools (domain/agent/), which add the agent-side status vocabulary (pending, approved, ...).
+// tools of this area, which add the agent-side status vocabulary (pending, approved, ...).
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { notFound } from '../errors.js';

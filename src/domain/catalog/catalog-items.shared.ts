@@ -1,18 +1,6 @@
 // Catalog item management (SPEC "Catalog item", "Catalog item archive state", REST v1
-// `/api/v1/catalog/items`): create, list, get, patch, soft archive and hard delete. Every
-// operation needs an admin-owned tools-token.
-//
-// Ownership (SPEC: `linked_tools_token_id` is the "tools-token of the integrator that owns the
-// row", and claims are checked against the integrator's row): a row belongs to `integrator_id`,
-// or to nobody (old rows, rows made without a link). A tools-token is an integrator's identity:
-// it changes and deletes only its own integrator's rows and unowned ones, and links only its own
-// integrator's tools-tokens, only at creation or on its own rows (adopting an unowned row would
-// make the approvals of that row claimable by the integrator). An admin's agent token (the
-// `catalog_item_*` tools) administers every row, but no caller moves an owned row to another
-// integrator by re-linking it, and an admin links an unowned row only to a tools-token they own
-// (a super admin: any).
-//
-// This module holds the ownership checks and audit helpers the operation files share.
+// `/api/v1/catalog/items`): the ownership checks and audit helpers that the create, list, get,
+// patch, archive and delete operations share. Every operation needs an admin-owned tools-token.
 import type { EntityManager } from '@mikro-orm/core';
 import type { OpContext } from '../context.js';
 import type { InboundTokenPrincipal } from '../principal.js';
@@ -72,7 +60,12 @@ export const notOwned = (name: string) =>
 export const linkRefused = (detail: string) =>
   new DomainError('forbidden', `linked_tools_token_id: ${detail}`, { code: 'tools_token_not_owned', extra: { field: 'linked_tools_token_id' } });
 
-/** A tools-token touches only its own integrator's rows and unowned ones (see the file comment). */
+/**
+ * A row belongs to `integrator_id` (SPEC: `linked_tools_token_id` is the "tools-token of the
+ * integrator that owns the row"), or to nobody (old rows, rows made without a link). A tools-token
+ * is an integrator's identity: it changes and deletes only its own integrator's rows and unowned
+ * ones. An admin's agent token (the `catalog_item_*` tools) administers every row.
+ */
 export function assertMayManage(actor: CatalogActor, row: Pick<CatalogItemRow, 'integrator_id'>, name: string): void {
   if (actor.integratorId !== undefined && row.integrator_id !== null && row.integrator_id !== actor.integratorId) throw notOwned(name);
 }
@@ -80,7 +73,8 @@ export function assertMayManage(actor: CatalogActor, row: Pick<CatalogItemRow, '
 /**
  * May `actor` link `link` to the row (`row` undefined: a row being created)? A row never moves to
  * another integrator by a link change; a tools-token links only its own integrator's tokens, and
- * never adopts an unowned row; an admin links an unowned row only to their own tools-token.
+ * never adopts an unowned row (that would make the row's approvals claimable by its integrator); an
+ * admin links an unowned row only to a tools-token they own (a super admin: any).
  */
 export function assertMayLink(actor: CatalogActor, row: Pick<CatalogItemRow, 'integrator_id'> | undefined, link: LinkTarget): void {
   const owner = row?.integrator_id ?? null;

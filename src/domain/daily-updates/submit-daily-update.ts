@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { loadVisibleTask } from '../tasks/task-access.js';
 import { isUuid, normalizeTaskCode, TASK_CODE_PATTERN } from '../tasks/tasks.rules.js';
 import { upsertDailyUpdate } from './daily-updates.repository.js';

@@ -1,32 +1,19 @@
-// Named queries for deliveries. The publish path is one SQL statement (one round trip, one
-// implicit transaction): upsert on (token_id, event_id), then either a new inbox row or an
-// update of the existing one, plus the audit row. `xmax = 0` tells a fresh insert from a repeat,
-// so N concurrent identical posts give one row, fire_count N and exactly one "inserted".
-// The same statement counts new deliveries per token and per user for the UTC day of the service
-// clock (SPEC Limits) and writes the nudge outbox rows (transactional outbox: a nudge exists
-// exactly when its delivery committed; the relay in infra/queue hands the rows to the job queue).
-// A moderation token's delivery (`hold`) gets a hold-for-forwarding queue entry instead of an
-// inbox row, no nudge, and does not count against its owner's per-user inbox budget.
-// Single publishes of personal tokens share statements (group commit, infra/events/group-commit.ts): each
-// row carries its own request id, surface and time; the counters are summed per statement, so
-// rows of one token or one user never share a statement there.
-// A row may carry the row versions its caller was authenticated at (a principal served from the
-// principal cache, infra/tokens/principal-cache.ts): it is written only if the token, its owner (the
-// recipient) and its integrator are still at those versions in the statement's snapshot; otherwise
-// nothing of it is written and no row comes back for it. Three scalar subqueries by primary key:
-// one index probe each, whatever the planner thinks of the table sizes (an EXISTS over a join was
-// planned as hash joins over whole tables).
+// Named queries for deliveries. A publish is one SQL statement (one round trip, one implicit
+// transaction), for one event or a group commit of many: the upsert on (token_id, event_id), the
+// inbox row or hold entry, the daily counters, the nudge outbox rows and the audit row; `xmax = 0`
+// tells a fresh insert from a repeat (docs/architecture.md, "The publish path").
 import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
 import type { PrincipalVersions } from '../principal.js';
 import type { DeliveryRow, NewDelivery } from './event-store.js';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
-import { DEFAULT_NUDGE_SEVERITIES, MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
+import { MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
+import { nudgeChannelSql } from '../nudges/nudges.repository.js';
 import { TERMINAL_EXTERNAL_STATUSES } from './event.limits.js';
 
 // Constants inlined into the fixed SQL text (no apostrophes inside: they are plain words).
 const TERMINAL_SQL = TERMINAL_EXTERNAL_STATUSES.map((st) => `'${st}'`).join(', ');
-const DEFAULT_SEVERITIES_SQL = `{${DEFAULT_NUDGE_SEVERITIES.join(',')}}`;
+const NUDGE_CHANNELS = nudgeChannelSql('d.recipient_user_id', 'd.severity');
 
 /** The stored shape of an accepted InboundEvent for one recipient token. */
 export function newDelivery(ev: InboundEvent, to: { tokenId: string; integratorId: string; recipientUserId: string; projectId: string | null }): NewDelivery {
@@ -74,6 +61,8 @@ const columnsOf = (t: string) =>
     .map((c) => `${t}.${c.trim()}`)
     .join(', ');
 
+// One VALUES row per delivery, with its own request id, surface and time (the rows of a group
+// commit come from different requests; the daily counters are summed per statement).
 // Every placeholder is cast: a VALUES list takes its column types from the casts, and a NULL
 // in the first row must not turn a uuid/jsonb column into text.
 const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar,
@@ -82,6 +71,8 @@ const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, 
 
 // A row carrying its principal's row versions (principal cache) is written only while the token,
 // its owner and its integrator are still at them; rows without versions were looked up just now.
+// Three scalar subqueries by primary key: one index probe each, whatever the planner thinks of the
+// table sizes (an EXISTS over a join was planned as hash joins over whole tables).
 const PRINCIPAL_CURRENT = `(v.token_ver is null or (
       (select t.xmin from inbound_tokens t where t.id = v.token_id) = v.token_ver
       and (select u.xmin from users u where u.id = v.recipient_user_id) = v.user_ver
@@ -129,12 +120,9 @@ function upsertSql(rows: number, hold: boolean): string {
   select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, d.at
   from d
   join lim on lim.id = d.id and not lim.token_over and not lim.user_over
-  left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true
-  left join lateral (select true as has_sub from push_subscriptions s where s.user_id = d.recipient_user_id limit 1) ps on true
-  cross join (values ('push'), ('chat')) as ch (channel)
+  ${NUDGE_CHANNELS.joins}
   where (d.external_status is null or d.external_status not in (${TERMINAL_SQL}))
-    and d.severity = any (coalesce(p.push_severities, '${DEFAULT_SEVERITIES_SQL}'::text[]))
-    and case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end
+    and ${NUDGE_CHANNELS.where}
   returning delivery_id
 )`;
   // A held delivery does not count against its owner's per-user inbox budget and is never nudged.

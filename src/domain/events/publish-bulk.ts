@@ -1,13 +1,7 @@
 // POST /api/v1/events/bulk (SPEC BulkEventRequest, BulkEventDeliveryResult): one template event
-// fanned out to 1-EVENT_LIMITS.bulkRecipientsMax recipients with an admin tools-token. Each recipient gets its own delivery
-// under its own claimed personal token, so dedup is per (recipient, event_id).
-//
-// Transaction boundaries (documented in the inbound protocol): the template is validated once
-// (400 for the whole request, nothing stored); recipients are resolved in one read; the inline
-// auto-claims of all recipients that need one run as ONE set-based claim in its own transaction
-// (committed before the deliveries, as a claim batch would be); all deliveries of the request
-// are then written by ONE statement (atomic together). A recipient that cannot be served gets an
-// `error` row and never blocks the others.
+// fanned out to 1-EVENT_LIMITS.bulkRecipientsMax recipients with an admin tools-token, each under its own claimed personal
+// token (dedup per recipient and event_id). The transaction boundaries (one claim batch, then one
+// statement for every delivery; a failed recipient never blocks another): inbound protocol 13.
 import { z } from 'zod';
 import { defineOperation, type OpContext } from '../context.js';
 import type { InboundTokenPrincipal } from '../principal.js';

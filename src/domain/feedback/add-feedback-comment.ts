@@ -6,7 +6,7 @@
 // (`deduplicated: true`, nothing written); the same id with a different body is a structured
 // conflict (title client_message_id_reused).
 import { z } from 'zod';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';

@@ -9,7 +9,7 @@
 //    `feedback.auto-delete` job removes it and reads hide it from that moment.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { findVisibleProject } from '../projects/projects.repository.js';

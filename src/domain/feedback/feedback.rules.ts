@@ -1,15 +1,7 @@
 // Pure feedback rules (SPEC C create_feedback, add_feedback_comment, list_feedback, get_feedback;
-// Limits "Agent tool bounds": feedback body 8000). The decisions the spec leaves open are this
-// service's and are published in agent-protocol.md section 14:
-//  - triage: no project, or a project_slug that names no active project the caller can see
-//    ("unsure"), puts the feedback in the triage pool; unknown and invisible slugs are treated the
-//    same, so the answer never tells whether a project exists;
-//  - visibility: the author always; project feedback also every member of its active project
-//    (any role) and the org-wide roles; the triage pool also the org-wide roles (admins, super
-//    admins, coordinators); feedback past its delete_after is invisible at once, before the job
-//    removes it;
-//  - anonymous: the author is stored (abuse handling, audit) but no tool shows it to anyone but the
-//    author, not even admins; the author's own comments on it are anonymous too.
+// Limits "Agent tool bounds": feedback body 8000): where feedback goes (a project or the triage
+// pool), auto-delete durations, who sees it and anonymity. The decisions the spec leaves open are
+// this service's and are published in agent protocol 14.
 import type { DomainConfig } from '../context.js';
 import { canSeeAllProjects } from '../projects/project-roles.rules.js';
 import { FEEDBACK_LIMITS } from './feedback.limits.js';

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { actionTypeOf, type StoredAction } from '../actions/action-callback.rules.js';
 import { iso } from '../timestamps.js';
 import type { InboxItemRow } from './inbox-view.repository.js';
+import type { ItemState } from './inbox.limits.js';
 
 export interface InboxActionView {
   index: number;
@@ -50,6 +51,10 @@ export interface InboxItemView {
   supplements: InboxSupplementView[];
   actions: InboxActionView[];
   occurredAt?: string;
+  /** Where the row is: `inbox`, `snoozed` or `done`. */
+  state: ItemState;
+  snoozedUntil?: string;
+  doneAt?: string;
 }
 
 /** Notification id (uuid) of the InboxService requests; the same message as the agent tools. */
@@ -69,7 +74,10 @@ export function toInboxItemView(r: InboxItemRow): InboxItemView {
     labels: {},
     supplements: (r.supplements ?? []).map((s) => ({ id: s.id, markdownBody: s.markdown_body, createdAt: iso(s.created_at) })),
     actions: [],
+    state: r.state,
   };
+  if (r.snoozed_until !== null) v.snoozedUntil = iso(r.snoozed_until);
+  if (r.done_at !== null) v.doneAt = iso(r.done_at);
   if (r.summary !== null) v.summary = r.summary;
   if (r.read_at !== null) v.readAt = iso(r.read_at);
   const actor = actorOf(r);

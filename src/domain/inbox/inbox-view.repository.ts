@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
+import { ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
 
 export interface InboxItemRow {
   id: string;
@@ -39,8 +40,9 @@ export interface InboxItemRow {
   occurred_at: Date | string | null;
   /** [{id, markdown_body, created_at}] oldest first, or null. */
   supplements: Array<{ id: string; markdown_body: string; created_at: string }> | null;
-  /** The row's (created_at, id) position as text, for a page token. */
-  cursor_at: string;
+  state: ItemState;
+  snoozed_until: Date | string | null;
+  done_at: Date | string | null;
 }
 
 // updated_at: the latest of the row's own changes (a read mark, a repeat's new text) and its
@@ -57,7 +59,37 @@ const ITEM_COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.read_at, n.cre
        when d.external_status = 'resolved' and d.resolved_at is not null then d.resolved_at
        else d.last_event_at end as external_status_at,
   d.resolved_at, d.resolution_note, d.fire_count, d.actor as event_actor, d.labels, d.actions, d.occurred_at,
-  s.items as supplements, n.created_at::text as cursor_at`;
+  s.items as supplements, n.state, n.snoozed_until, n.done_at`;
+
+/** What an agent's list item shows (MCP list_inbox): no body, supplements, labels or actions to fetch. */
+const BRIEF_COLUMNS = `n.id, n.type, n.title, n.summary, n.read_at, n.created_at, n.target_url, n.delivery_id, n.actor_user_id,
+  u.email as actor_email, u.name as actor_name, d.event_type, d.severity, d.external_status, d.fire_count,
+  n.state, n.snoozed_until, n.done_at`;
+const BRIEF_JOINS = `left join users u on u.id = n.actor_user_id
+  left join deliveries d on d.id = n.delivery_id`;
+
+/** The columns of BRIEF_COLUMNS. */
+export type BriefItemRow = Pick<
+  InboxItemRow,
+  | 'id'
+  | 'type'
+  | 'title'
+  | 'summary'
+  | 'read_at'
+  | 'created_at'
+  | 'target_url'
+  | 'delivery_id'
+  | 'actor_user_id'
+  | 'actor_email'
+  | 'actor_name'
+  | 'event_type'
+  | 'severity'
+  | 'external_status'
+  | 'fire_count'
+  | 'state'
+  | 'snoozed_until'
+  | 'done_at'
+>;
 
 const ITEM_JOINS = `left join users u on u.id = n.actor_user_id
   left join deliveries d on d.id = n.delivery_id
@@ -69,77 +101,183 @@ const ITEM_JOINS = `left join users u on u.id = n.actor_user_id
 
 export interface InboxViewFilter {
   userId: string;
+  view: InboxView;
   unreadOnly: boolean;
   /** Empty: every severity. */
   severities: readonly string[];
   /** Undefined: every event type. */
   eventType: string | undefined;
-  /** Rows strictly after this (created_at text, id) position, newest first. */
+  /** Undefined: every notification type (`task`, `review`, `meeting`, `system`). */
+  notificationType?: string | undefined;
+  /** Rows strictly after this (list position text, id), newest first. */
   after: { at: string; id: string } | undefined;
 }
 
-export interface InboxViewPage {
+/** Rows and unread rows of one view. */
+export interface ViewCount {
   total: number;
   unread: number;
+}
+
+export interface InboxViewPage<R> {
+  /** Rows matching the view and filters (all pages). */
+  total: number;
+  /** Unread rows among them. */
+  unread: number;
+  /** Every view's counts (the notification type filter applies; the event filters do not). */
+  views: Record<InboxView, ViewCount>;
   /** Up to limit + 1 rows: one more than the page tells that another page follows. */
-  rows: InboxItemRow[];
+  rows: R[];
+}
+
+/** A row's place in every list: where it was listed (a woken snooze: its wake), else its creation. */
+const LIST_KEY = 'coalesce(n.listed_at, n.created_at)';
+
+/** The row conditions of the filters besides owner and state (`alias`: notifications, `d`: its delivery). */
+function filterSql(f: Omit<InboxViewFilter, 'after'>, alias: string, d: string): string {
+  let w = '';
+  if (f.unreadOnly) w += ` and ${alias}.read_at is null`;
+  if (f.severities.length > 0) w += ` and ${d}.severity = any(?::text[])`;
+  if (f.eventType !== undefined) w += ` and ${d}.event_type = ?`;
+  if (f.notificationType !== undefined) w += ` and ${alias}.type = ?`;
+  return w;
+}
+
+/** The values of filterSql's placeholders, in order. */
+function filterParams(f: Omit<InboxViewFilter, 'after'>): unknown[] {
+  return [
+    ...(f.severities.length > 0 ? [pgArray(f.severities)] : []),
+    ...(f.eventType !== undefined ? [f.eventType] : []),
+    ...(f.notificationType !== undefined ? [f.notificationType] : []),
+  ];
 }
 
 /**
- * The page statement for one combination of filters (fixed text, never built from input values;
- * each a prepared statement with its own plan). Counts: unread over the whole inbox from
- * inbox_counters; total from the counters too unless an event filter applies (severity or type
- * live on deliveries: counted over the user's rows then). Items walk the (user_id, created_at, id)
- * index backwards from the page token and stop at limit + 1 or at the number of matching rows.
+ * Moves up to `limit` of the caller's rows of a view (not done) matching the filters to Done,
+ * newest first; the ids it changed. The statement re-checks the state of each row it takes.
  */
-function pageSql(unreadOnly: boolean, bySeverity: boolean, byType: boolean, after: boolean): string {
-  const eventFilter = (bySeverity ? ' and d.severity = any(?::text[])' : '') + (byType ? ' and d.event_type = ?' : '');
-  const unread = unreadOnly ? ' and n.read_at is null' : '';
-  const total =
-    bySeverity || byType
-      ? `(select count(*) from notifications n join deliveries d on d.id = n.delivery_id where n.user_id = ?${unread}${eventFilter})::int`
-      : `coalesce(sum(${unreadOnly ? 'unread' : 'total'}), 0)::int`;
-  const itemFrom = bySeverity || byType ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
-  return `${PREPARED} with c as (
-  select ${total} as total_count, coalesce(sum(unread), 0)::int as unread_count from inbox_counters where user_id = ?
-)
-select c.total_count, c.unread_count, i.* from c left join lateral (
-  select ${ITEM_COLUMNS}
-  from (
-    select n.id from ${itemFrom}
-    where n.user_id = ?${unread}${eventFilter.replaceAll('d.', 'df.')}${after ? ' and (n.created_at, n.id) < (?::timestamptz, ?::uuid)' : ''}
-    order by n.created_at desc, n.id desc limit least(?::int, c.total_count)
-  ) p join notifications n on n.id = p.id
-  ${ITEM_JOINS}
-) i on true
-order by i.created_at desc, i.id desc`;
+export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, 'after'>, limit: number, now: Date): Promise<string[]> {
+  const states = VIEW_STATES[f.view].filter((st) => st !== 'done');
+  if (states.length === 0) return [];
+  const eventFiltered = f.severities.length > 0 || f.eventType !== undefined;
+  const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
+  const at = now.toISOString();
+  const rows = await run<{ id: string }>(
+    em,
+    `update notifications set state = 'done', done_at = ?::timestamptz, snoozed_until = null,
+       read_at = coalesce(read_at, ?::timestamptz), updated_at = ?::timestamptz
+     where id in (
+       select n.id from ${from}
+       where n.user_id = ? and n.state in (${states.map((st) => `'${st}'`).join(', ')})${filterSql(f, 'n', 'df')}
+       order by ${LIST_KEY} desc, n.id desc limit ?::int for update of n skip locked
+     ) and state <> 'done' returning id`,
+    [at, at, at, f.userId, ...filterParams(f), limit],
+  );
+  return rows.map((r) => r.id);
 }
 
-/** Every combination's statement, made once as the module loads: 16 fixed texts, keyed as listInboxView asks. */
-const PAGE_SQL: ReadonlyMap<string, string> = new Map(
-  [false, true].flatMap((u) =>
-    [false, true].flatMap((s) => [false, true].flatMap((t) => [false, true].map((a) => [`${u}:${s}:${t}:${a}`, pageSql(u, s, t, a)] as const))),
-  ),
-);
-
-export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number): Promise<InboxViewPage> {
-  const bySeverity = f.severities.length > 0;
-  const byType = f.eventType !== undefined;
-  const key = `${f.unreadOnly}:${bySeverity}:${byType}:${f.after !== undefined}`;
-  const sql = PAGE_SQL.get(key)!;
-  const filterParams: unknown[] = [];
-  if (bySeverity) filterParams.push(pgArray(f.severities));
-  if (byType) filterParams.push(f.eventType);
+/**
+ * The page statement: counts from inbox_counters (per state, so each view's count is a sum of at
+ * most 4 x 3 rows) unless an event filter applies (severity or type live on deliveries: the view's
+ * rows are counted then); items walk (user_id, state, list key, id) backwards, one index range per
+ * state the view lists (All: three, merged), from the page token, stopping at limit + 1 or at the
+ * number of matching rows. Values are always parameters; the text varies only with which filters
+ * are present, so each combination is one prepared statement.
+ */
+function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
-  if (bySeverity || byType) params.push(f.userId, ...filterParams);
-  params.push(f.userId, f.userId, ...filterParams);
-  if (f.after) params.push(f.after.at, f.after.id);
-  params.push(limit + 1);
-  const rows = await run<InboxItemRow & { total_count: number; unread_count: number }>(em, sql, params);
+  const byKind = f.notificationType !== undefined;
+  const eventFiltered = f.severities.length > 0 || f.eventType !== undefined;
+  const states = VIEW_STATES[f.view];
+  const stateList = states.map((st) => `'${st}'`).join(', ');
+  const count = (col: string, st: string) => `coalesce(sum(${col}) filter (where state = '${st}'), 0)::int`;
+
+  // Counts (CTE c).
+  const counterCols = ITEM_STATES.map((st) => `${count('total', st)} as ${st}_total, ${count('unread', st)} as ${st}_unread`).join(', ');
+  const viewUnread = states.map((st) => `${count('unread', st)}`).join(' + ');
+  const rowFilter = (alias: string, d: string) => filterSql(f, alias, d);
+  const rowParams = () => filterParams(f);
+  let viewTotal: string;
+  if (eventFiltered) {
+    viewTotal = `(select count(*) from notifications n join deliveries d on d.id = n.delivery_id where n.user_id = ? and n.state in (${stateList})${rowFilter('n', 'd')})::int`;
+    params.push(f.userId, ...rowParams());
+  } else {
+    viewTotal = states.map((st) => count(f.unreadOnly ? 'unread' : 'total', st)).join(' + ');
+  }
+  params.push(f.userId);
+  if (byKind) params.push(f.notificationType);
+  const c = `with c as (
+  select ${viewTotal} as total_count, ${viewUnread} as unread_count, ${counterCols}
+  from inbox_counters where user_id = ?${byKind ? ' and type = ?' : ''}
+)`;
+
+  const columns = brief ? BRIEF_COLUMNS : ITEM_COLUMNS;
+  const joins = brief ? BRIEF_JOINS : ITEM_JOINS;
+  const after = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
+  const pushRange = () => {
+    params.push(f.userId, ...rowParams());
+    if (f.after) params.push(f.after.at, f.after.id);
+    params.push(limit + 1);
+  };
+  let items: string;
+  if (states.length === 1) {
+    // One state: one ordered, bounded index range, its columns read as the scan goes (the
+    // delivery joins as `d`, so the event filters apply to it directly).
+    pushRange();
+    items = `select ${columns}, ${LIST_KEY} as list_key${brief ? '' : `, ${LIST_KEY}::text as cursor_at`}
+  from notifications n ${joins}
+  where n.user_id = ? and n.state = '${states[0]}'${rowFilter('n', 'd')}${after}
+  order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
+  } else {
+    // Several states: the ids of each range, merged, then the page's rows by id.
+    const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
+    const branch = (st: string) => {
+      pushRange();
+      return `select n.id, ${LIST_KEY} as k from ${from}
+    where n.user_id = ? and n.state = '${st}'${rowFilter('n', 'df')}${after}
+    order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
+    };
+    const ids = `select x.id, x.k from (${states.map((st) => `(${branch(st)})`).join(' union all ')}) x order by x.k desc, x.id desc limit ?::int`;
+    params.push(limit + 1);
+    items = `select ${columns}, p.k as list_key, p.k::text as cursor_at
+  from (${ids}) p join notifications n on n.id = p.id
+  ${joins}`;
+  }
+
+  const sql = `${PREPARED} ${c}
+select c.*, i.* from c left join lateral (
+  ${items}
+) i on true
+order by i.list_key desc, i.id desc`;
+  return { sql, params };
+}
+
+/** A list row: its list position as text, for a page token. */
+export type ListedItemRow = InboxItemRow & { cursor_at: string };
+
+type PageRow = ListedItemRow & { total_count: number; unread_count: number } & Record<`${ItemState}_${'total' | 'unread'}`, number>;
+
+export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number): Promise<InboxViewPage<ListedItemRow>>;
+export async function listInboxView(
+  em: EntityManager,
+  f: InboxViewFilter,
+  limit: number,
+  brief: true,
+): Promise<InboxViewPage<BriefItemRow & { cursor_at: string }>>;
+export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number, brief = false): Promise<InboxViewPage<ListedItemRow>> {
+  const { sql, params } = pageStatement(f, limit, brief);
+  const rows = await run<PageRow>(em, sql, params);
   const first = rows[0];
+  const n = (v: unknown) => Number(v ?? 0);
+  const byState = Object.fromEntries(ITEM_STATES.map((st) => [st, { total: n(first?.[`${st}_total`]), unread: n(first?.[`${st}_unread`]) }])) as Record<
+    ItemState,
+    ViewCount
+  >;
+  const all = ITEM_STATES.reduce((a, st) => ({ total: a.total + byState[st].total, unread: a.unread + byState[st].unread }), { total: 0, unread: 0 });
   return {
-    total: Number(first?.total_count ?? 0),
-    unread: Number(first?.unread_count ?? 0),
+    total: n(first?.total_count),
+    unread: n(first?.unread_count),
+    views: { ...byState, all },
     // An empty page is one row of counts with null item columns (left join).
     rows: rows.filter((r) => r.id !== null),
   };

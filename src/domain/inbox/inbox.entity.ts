@@ -7,7 +7,7 @@ export const NotificationSchema = defineEntity({
   tableName: 'notifications',
   // Schema lives in the migrations; this mirrors them (Migration20261122120000InboxCounters also
   // adds the inbox_counters table and its triggers).
-  indexes: [{ properties: ['userId', 'createdAt', 'id'] }],
+  // Migration20261128200000InboxTriage: lists walk (user_id, state, coalesce(listed_at, created_at), id).
   properties: {
     id: p.uuid().primary(),
     userId: p.uuid(),
@@ -21,6 +21,12 @@ export const NotificationSchema = defineEntity({
     targetUrl: p.string().length(EVENT_LIMITS.urlMax).nullable(),
     tags: p.json<string[]>().nullable(),
     readAt: p.datetime().nullable(),
+    /** `inbox`, `snoozed` (until snoozedUntil) or `done` (since doneAt). */
+    state: p.string().length(8).default('inbox'),
+    snoozedUntil: p.datetime().nullable(),
+    doneAt: p.datetime().nullable(),
+    /** The row's place in the lists when not its creation (a snooze that came back). */
+    listedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -1,6 +1,7 @@
-// InboxService.ListInbox: the caller's own notifications, newest first, with every event field
-// (inbox-item.view.ts), filtered by read state, severities and event type, paged by an opaque
-// keyset token. total_count counts every row matching the filters; unread_count the whole inbox.
+// InboxService.ListInbox: the caller's own notifications of one view (Inbox, Snoozed, Done, All),
+// newest first, with every event field (inbox-item.view.ts), filtered by read state, severities and
+// event type, paged by an opaque keyset token. totalCount counts the rows matching the view and
+// filters; unreadCount the unread rows of the whole inbox (every view); viewCounts each view's.
 // Scope read:inbox. The MCP tool `list_inbox` (list-inbox.ts) keeps its own contract.
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
@@ -8,10 +9,8 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { SEVERITIES } from '../events/event.limits.js';
 import { type InboxItemView, toInboxItemView } from './inbox-item.view.js';
-import { listInboxView } from './inbox-view.repository.js';
-
-export const INBOX_PAGE_DEFAULT = 50;
-export const INBOX_PAGE_MAX = 500;
+import { listInboxView, type ViewCount } from './inbox-view.repository.js';
+import { INBOX_LIMITS, INBOX_VIEWS, type InboxView } from './inbox.limits.js';
 
 /** A page token: base64url of `<created_at as PostgreSQL text>|<notification id>` of the page's last row. */
 export function encodePageToken(at: string, id: string): string {
@@ -33,11 +32,12 @@ export function decodePageToken(token: string): { at: string; id: string } | und
 }
 
 export const ListInboxItemsInput = z.strictObject({
+  view: z.enum(INBOX_VIEWS).default('inbox'),
   unread_only: z.boolean().optional(),
   severities: z.array(z.enum(SEVERITIES)).max(SEVERITIES.length).optional(),
   // An empty text is no filter (a cleared search field).
-  event_type: z.string().max(120).optional(),
-  limit: z.number().int().min(1).max(INBOX_PAGE_MAX).default(INBOX_PAGE_DEFAULT),
+  event_type: z.string().max(INBOX_LIMITS.eventTypeFilterMax).optional(),
+  limit: z.number().int().min(1).max(INBOX_LIMITS.pageMax).default(INBOX_LIMITS.pageDefault),
   page_token: z
     .string()
     .transform((t, ctx) => {
@@ -54,6 +54,7 @@ export interface ListInboxItemsResult {
   items: InboxItemView[];
   totalCount: number;
   unreadCount: number;
+  viewCounts: Record<InboxView, ViewCount>;
   nextPageToken?: string;
 }
 
@@ -69,6 +70,7 @@ export const listInboxItems = defineOperation<ListInboxItemsInput, ListInboxItem
       ctx.em,
       {
         userId: ctx.principal.userId,
+        view: input.view,
         unreadOnly: input.unread_only === true,
         severities: [...new Set(input.severities ?? [])],
         eventType: input.event_type === undefined || input.event_type === '' ? undefined : input.event_type,
@@ -77,7 +79,8 @@ export const listInboxItems = defineOperation<ListInboxItemsInput, ListInboxItem
       input.limit,
     );
     const rows = page.rows.slice(0, input.limit);
-    const out: ListInboxItemsResult = { items: rows.map(toInboxItemView), totalCount: page.total, unreadCount: page.unread };
+    // unreadCount is the whole inbox's, as before views: done rows are read, so it is Inbox + Snoozed.
+    const out: ListInboxItemsResult = { items: rows.map(toInboxItemView), totalCount: page.total, unreadCount: page.views.all.unread, viewCounts: page.views };
     const last = rows[rows.length - 1];
     if (page.rows.length > input.limit && last) out.nextPageToken = encodePageToken(last.cursor_at, last.id);
     return out;

@@ -1,20 +1,20 @@
-// `list_inbox` (SPEC C read tools, scope read:inbox): the caller's own notifications, newest
-// first. totalCount and unreadCount count every row matching the filters (type, unreadOnly),
-// not only the returned page; they are read from per-user counters kept exact by the database
-// (inbox_counters), so a call costs the same for 10 or 10,000 notifications.
+// `list_inbox` (SPEC C read tools, scope read:inbox): the caller's own notifications of one view
+// (`inbox` by default, `snoozed`, `done`, `all`), newest first. totalCount and unreadCount count
+// every row of that view matching the filters (type, unreadOnly), not only the returned page; they
+// are read from per-user counters kept exact by the database (inbox_counters), so a call costs the
+// same for 10 or 10,000 notifications. Always items, never groups.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { listInboxWithCounts } from './inbox.repository.js';
+import { listInboxView } from './inbox-view.repository.js';
+import { INBOX_LIMITS, INBOX_VIEWS } from './inbox.limits.js';
 import { InboxItem, NOTIFICATION_TYPES, toInboxItem } from './notification.view.js';
 
-export const LIST_INBOX_DEFAULT_LIMIT = 50;
-export const LIST_INBOX_MAX_LIMIT = 200;
-
 export const ListInboxInput = z.strictObject({
+  view: z.enum(INBOX_VIEWS).default('inbox'),
   unreadOnly: z.boolean().optional(),
   type: z.enum(NOTIFICATION_TYPES).optional(),
-  limit: z.number().int().min(1).max(LIST_INBOX_MAX_LIMIT).default(LIST_INBOX_DEFAULT_LIMIT),
+  limit: z.number().int().min(1).max(INBOX_LIMITS.toolPageMax).default(INBOX_LIMITS.toolPageDefault),
 });
 
 export const ListInboxOutput = z.object({
@@ -32,8 +32,21 @@ export const listInbox = defineOperation<z.infer<typeof ListInboxInput>, ListInb
   idempotent: false,
   input: ListInboxInput,
   handler: async (input, ctx) => {
-    const filter = { userId: ctx.principal.userId, type: input.type, unreadOnly: input.unreadOnly };
-    const page = await listInboxWithCounts(ctx.em, filter, input.limit);
-    return { totalCount: page.total, unreadCount: page.unread, items: page.rows.map(toInboxItem) };
+    const page = await listInboxView(
+      ctx.em,
+      {
+        userId: ctx.principal.userId,
+        view: input.view,
+        unreadOnly: input.unreadOnly === true,
+        severities: [],
+        eventType: undefined,
+        notificationType: input.type,
+        after: undefined,
+      },
+      // No page token here: exactly `limit` rows, never the one more that tells a next page.
+      input.limit - 1,
+      true,
+    );
+    return { totalCount: page.total, unreadCount: page.unread, items: page.rows.slice(0, input.limit).map(toInboxItem) };
   },
 });

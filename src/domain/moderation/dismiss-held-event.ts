@@ -6,7 +6,7 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { type HeldEventView, toHeldEventView } from './held-event.view.js';
 import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
 import { MODERATION_LIMITS } from './moderation.limits.js';

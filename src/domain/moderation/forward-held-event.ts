@@ -10,7 +10,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { DomainError, notFound, validationFailed } from '../errors.js';
 import { recordAudit } from '../audit/audit.js';
 import { addAnnouncedNotification } from '../inbox/announce-notification.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { User } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { type HeldEventView, suggestedEmail, toHeldEventView } from './held-event.view.js';

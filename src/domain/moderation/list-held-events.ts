@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from '../users/admin-role.rules.js';
 import { HELD_STATUSES, HeldEventView, toHeldEventView } from './held-event.view.js';
 import { listHeldEvents as listRows } from './moderation.repository.js';
 import { MODERATION_LIMITS } from './moderation.limits.js';

@@ -4,7 +4,17 @@
 // retries it with backoff) or dead (recorded in nudge_failures, visible through ListFailedNudges).
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock, Logger } from '../context.js';
-import { chatPayload, inboxLink, nudgeId, pushPayload, type ChatStyle, type NudgeChannel, type NudgeContent } from './nudge.rules.js';
+import {
+  chatPayload,
+  inboxLink,
+  nudgeId,
+  nudgeTitle,
+  pushPayload,
+  type ChatStyle,
+  type NudgeChannel,
+  type NudgeContent,
+  type NudgeReason,
+} from './nudge.rules.js';
 import { isPushServiceEndpoint } from './push-subscription.rules.js';
 import { dropPushSubscription, listPushSubscriptions, loadDispatchContext, recordNudgeFailure, type PushSubscriptionRow } from './nudges.repository.js';
 import { NUDGE_LIMITS } from './nudges.limits.js';
@@ -15,6 +25,8 @@ export interface NudgeJob {
   deliveryId: string;
   userId: string;
   channel: NudgeChannel;
+  /** An arrival (`event`) or a snoozed row that came back (`snooze`). */
+  reason: NudgeReason;
   /** 1 for the first attempt. */
   attempt: number;
   /** No retry follows a failure of this attempt. */
@@ -67,12 +79,12 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
       // A delivery that no longer exists has nothing to announce.
       if (!c) return { id: job.id, status: 'completed' };
       const content: NudgeContent = {
-        title: c.title,
+        title: nudgeTitle(job.reason, c.title),
         severity: c.severity,
         url: inboxLink(env.publicBaseUrl, c.notification_id ?? job.deliveryId),
         tag: job.deliveryId,
       };
-      const idem = nudgeId(job.deliveryId, job.channel);
+      const idem = nudgeId(job.deliveryId, job.channel, job.reason, job.id);
       let a: Attempt;
       try {
         if (job.channel === 'chat') {

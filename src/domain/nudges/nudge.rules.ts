@@ -36,8 +36,19 @@ export interface NudgeContent {
   tag: string;
 }
 
-/** Receivers dedupe on this id: a job replayed after a crash carries the same one. */
-export const nudgeId = (deliveryId: string, channel: NudgeChannel): string => `${deliveryId}:${channel}`;
+/** Why a nudge goes out: an arrival, or a snoozed inbox row that came back at its time. */
+export type NudgeReason = 'event' | 'snooze';
+
+/**
+ * Receivers dedupe on this id: a job replayed after a crash carries the same one. An arrival's is
+ * `<deliveryId>:<channel>`; a snooze's return adds its outbox row id (the same through retries),
+ * so each return is a new message and never a duplicate of the arrival.
+ */
+export const nudgeId = (deliveryId: string, channel: NudgeChannel, reason: NudgeReason = 'event', jobId = ''): string =>
+  reason === 'snooze' ? `${deliveryId}:${channel}:snooze:${jobId}` : `${deliveryId}:${channel}`;
+
+/** The nudge's title: the event's, marked when a snoozed row came back. */
+export const nudgeTitle = (reason: NudgeReason, title: string): string => (reason === 'snooze' ? `Back from snooze: ${title}` : title);
 
 export const inboxLink = (publicBaseUrl: string, notificationId: string): string => `${publicBaseUrl}/inbox/${notificationId}`;
 

@@ -17,6 +17,25 @@ const severities = (v: unknown): string[] =>
           .filter(Boolean)
       : [...DEFAULT_NUDGE_SEVERITIES];
 
+const DEFAULT_SEVERITIES_SQL = `{${DEFAULT_NUDGE_SEVERITIES.join(',')}}`;
+
+/**
+ * The channels (`ch.channel`: push, chat) a nudge about an item of `severity` goes to for the user
+ * in `user`, per their preferences: the severities they want pushed, a chat destination that is
+ * on, a push subscription. For statements that write outbox rows: `joins` after the row source,
+ * `where` among its conditions. The preferences and subscriptions are read through LATERAL ...
+ * LIMIT 1: one index probe per row, whatever the tables' sizes were when the statement was planned.
+ */
+export function nudgeChannelSql(user: string, severity: string): { joins: string; where: string } {
+  return {
+    joins: `left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = ${user} limit 1) p on true
+  left join lateral (select true as has_sub from push_subscriptions s where s.user_id = ${user} limit 1) ps on true
+  cross join (values ('push'), ('chat')) as ch (channel)`,
+    where: `${severity} = any (coalesce(p.push_severities, '${DEFAULT_SEVERITIES_SQL}'::text[]))
+    and case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end`,
+  };
+}
+
 export interface PreferencesRow {
   pushSeverities: string[];
   chatEnabled: boolean;

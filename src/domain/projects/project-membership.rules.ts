@@ -1,5 +1,5 @@
 // Who may manage a project's members through an agent token (ProjectService SetProjectMember /
-// RemoveProjectMember). Pure; the membership rules themselves are in project-members.ts.
+// RemoveProjectMember). Pure; the membership rules themselves are in project-members.shared.ts.
 //  - organisation admins and super admins: any project;
 //  - the project's owner and its leads: their project;
 //  - naming a new owner (a transfer of ownership) is for the owner, admins and super admins only.

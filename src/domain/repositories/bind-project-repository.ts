@@ -1,21 +1,13 @@
-// `bind_project_repository` (SPEC C write tools): scope `code:repo:bind` or the deprecated
-// `admin:projects`; the caller must be allowed to bind in the project (repository-access.ts).
-//  - `repo_url` is parsed into `full_name`, `web_url` and a default `ssh_url` (repositories.rules.ts);
-//    a bad URL is an input error naming `repo_url` (never a 5xx).
-//  - The repository's identity in the project is `host/full_name` (case-insensitive): binding the
-//    same repository again, by any spelling, answers the same `repo_id` with `created: false` and
-//    applies the `ssh_url` / `default_branch` given. The same address under the other provider is
-//    a CONFLICT (`provider_mismatch`): unbind it first.
-//  - Binding an unbound (archived) repository restores it (`restored: true`, `created: false`) and
-//    issues a new webhook secret; the old one stops working.
-//  - `webhook_url` is where the provider posts pushes; `webhook_secret` keys their signature and is
-//    returned only when it is issued (first bind, restore). Lost it? Unbind and bind again.
+// `bind_project_repository` (SPEC C write tools; agent protocol 15 "Bind"): scope `code:repo:bind`
+// or the deprecated `admin:projects`, and the caller must be allowed to bind in the project
+// (repository-access.ts). One row per repository and project (`host/full_name`, any spelling);
+// binding an unbound one restores it with a new webhook secret, which is returned only when issued.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { pushWebhookUrl, requireBinder, requireVisibleProject } from './repository-access.js';
 import { findRepositoryByKey, insertRepository, updateRepository } from './repositories.repository.js';
 import { DEFAULT_BRANCH, parseRepoUrl, providerPathIssue, REPO_LIMITS, type ParsedRepoUrl } from './repositories.rules.js';

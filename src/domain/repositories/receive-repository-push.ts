@@ -1,18 +1,9 @@
-// How commits arrive (SPEC C list_project_repository_commits; agent protocol 15): the provider
-// posts a Gitea-style push event to the repository's webhook URL,
-//   POST /api/internal-os/integrations/repositories/<repo_id>/push
-// signed with the repository's webhook secret (issued by bind_project_repository): header
-// `X-Gitea-Signature` (or `X-Gogs-Signature`) = hex HMAC-SHA256 of the raw body, or
-// `X-Hub-Signature-256` = `sha256=<hex>`. Checks, in order, each a documented 4xx:
-//   unknown repository 404 -> missing/wrong signature 401 -> unbound repository 410 ->
-//   body not UTF-8 JSON 400 (`malformed_json`) -> payload shape 400 (`schema_invalid`, all issues)
-//   -> payload names another repository 409 (`repository_mismatch`).
-// The signature is verified before the body is parsed, so an unsigned caller learns nothing about
-// the payload rules. That is why the payload is validated here, after the envelope (the runner
-// validated the envelope: repo id, headers, raw bytes); it is the same zod-to-issues mapping.
-// An event other than `push` (`X-Gitea-Event`) and a push to a non-branch ref (tags) are
-// acknowledged and ignored. Commits are stored idempotently: one row per (repository, sha); a
-// redelivery or the same commit on another branch adds nothing but the branch name.
+// The push webhook (SPEC C list_project_repository_commits; agent protocol 15 "How commits arrive"):
+// POST /api/internal-os/integrations/repositories/<repo_id>/push, signed with the repository's
+// webhook secret. Checks in order, each a documented 4xx: unknown repository 404, signature 401,
+// unbound 410, not UTF-8 JSON 400, payload shape 400, another repository 409. The signature is
+// checked before the body is parsed, so an unsigned caller learns nothing of the payload rules:
+// that is why the payload is validated here, not by the runner. One commit row per (repository, sha).
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import { DomainError, notFound, validationFailed } from '../errors.js';

@@ -1,14 +1,6 @@
 // Pure rules of the repositories area: repository URL parsing (SPEC C bind_project_repository:
 // `repo_url` -> `full_name`, `web_url`, `ssh_url`), branch names, commit display fields and the
-// push-webhook signature.
-//
-// Accepted repository addresses (all give the same repository, so binding twice is one row):
-//   https://host[:port]/owner/name[.git][/]     (http:// too, for internal hosts)
-//   ssh://user@host[:port]/owner/name[.git]
-//   user@host:owner/name[.git]                  (scp-like, what `git clone` shows)
-// Refused with a named issue: other schemes, credentials in the URL, a query or fragment, empty
-// or dot segments, characters outside [A-Za-z0-9._-] in a path segment. `gitea` repositories are
-// exactly owner/name; `gitone` also allows groups (group/subgroup/name, at most 5 segments).
+// push-webhook signature. Which addresses are accepted and refused: agent protocol 15.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { REPO_LIMITS } from './repositories.limits.js';
 

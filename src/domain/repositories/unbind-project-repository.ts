@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { notFound } from '../errors.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { REPOSITORY_AUDIT } from './bind-project-repository.js';
 import { requireBinder, requireVisibleProject } from './repository-access.js';
 import { archiveRepository, findRepositoryByKey } from './repositories.repository.js';

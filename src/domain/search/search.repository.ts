@@ -1,25 +1,8 @@
 // Named queries of the cross-type search (SPEC C `search`; What the service does 8: project
-// isolation on the server). One statement: a UNION ALL of one branch per searched type, each
-// with the caller's visibility IN its WHERE clause (nothing is filtered after loading), each
-// ordered by score and cut to `limit`, then merged, ordered and cut again.
-//
-// Matching is a case-insensitive substring: `lower(col) like lower('%q%')` with LIKE wildcards
-// escaped, served by the pg_trgm GIN indexes on lower(col) (Migration20261122110000Search);
-// notifications have none on purpose (publish hot path) and are read through the owner's index.
-// The score adds a full-text rank (ts_rank on a 'simple' tsvector) computed only for matched rows.
-//
-// Visibility per type:
-//  - task: published tasks of active projects the caller is a member or owner of (every active
-//    project for admins, super admins, coordinators), plus the caller's own drafts (the rules of
-//    tasks/task-access.ts and project-roles.rules.ts, as listVisibleTasks applies them);
-//  - comment: task comments of those tasks, and feedback comments of visible feedback;
-//  - meeting: meetings of the projects the caller sees (same project rule);
-//  - notification: the caller's own notifications only;
-//  - feedback: feedback.repository.ts's visibleFeedbackSql (author; members of the active project
-//    for project feedback; org-wide roles for all, triage pool included; hidden once past
-//    delete_after). An anonymous feedback's author is matched by `author_email` only when the
-//    caller is that author (authorShownSql), so the filter never reveals them; the same holds for
-//    that author's comments on it. Hits carry no author at all.
+// isolation on the server). One statement: a UNION ALL of one branch per searched type, each with
+// the caller's visibility IN its WHERE clause (nothing is filtered after loading) and cut to
+// `limit`, then merged, ordered and cut again. Matching, score, indexes and the visibility of each
+// type (tasks/task-access.ts, feedback.repository.ts as they apply them): agent protocol 16.
 import type { EntityManager } from '@mikro-orm/core';
 import { likeContains } from '../docs/docs.rules.js';
 import { authorShownSql, visibleFeedbackSql } from '../feedback/feedback.repository.js';

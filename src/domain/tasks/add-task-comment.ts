@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { loadVisibleTask } from './task-access.js';
 import { TASK_AUDIT } from './tasks.audit.js';
 import { insertComment, touchTask } from './tasks.repository.js';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError, forbidden } from '../errors.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { canSeeAllProjects } from '../projects/project-roles.rules.js';
 import { projectUsersWithRoles } from '../projects/projects.repository.js';

@@ -1,19 +1,12 @@
-// `create_task` (SPEC C write tools, scope write:tasks; structured errors):
-//  - project_slug is required unless as_draft (flat {error: 'project_slug is required'});
-//  - the project must be visible to the caller (else structured not_found on project_slug);
-//  - the code is `<PROJECT-SLUG-UPPER>-<n>` from the project's counter (drafts get theirs at publish);
-//  - assignee_user_id wins over assignee_email; unresolvable -> structured not_found; assigning
-//    someone else needs super admin / project owner / project tech lead -> else structured
-//    forbidden, title permission_denied, with field; a draft keeps its assignee unchecked until
-//    publish_task_draft re-checks it;
-//  - reviewer_user_ids at most 50 (structured validation_failed); unknown, inactive, self (and
-//    non-member) reviewer and cc entries are dropped silently;
-//  - parent_task_code: a visible published task of the same project; cycles and depth > 10 refused.
+// `create_task` (SPEC C write tools, scope write:tasks; structured errors; agent protocol 8 and 11):
+// a task in a project the caller sees, coded `<PROJECT-SLUG-UPPER>-<n>` from the project's counter,
+// or a draft (no code until publish, its assignee and reviewers re-checked by publish_task_draft).
+// Assignee, reviewers and cc, and the parent go through task-placement.ts, shared with that tool.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { findVisibleProject } from '../projects/projects.repository.js';
 import { TASK_AUDIT } from './tasks.audit.js';

@@ -1,19 +1,12 @@
-// `publish_task_draft` (scope write:tasks; structured errors like create_task): turns the
-// caller's own draft into a task. Drafts "keep assignee and reviewers and are re-checked at
-// publish" (SPEC C create_task), so everything create_task checks is checked again here, against
-// the project as it is now:
-//  - the project: the draft's, or project_slug (required when the draft has none; flat
-//    {error: 'project_slug is required'}), visible to the caller;
-//  - the assignee: still active (else not_found) and assignable by the caller (else forbidden,
-//    permission_denied, field assignee_user_id);
-//  - reviewers and cc: those now inactive or outside the project are dropped;
-//  - the parent: visible, same project, no cycle, depth <= 10.
-// The task then gets its number and code and starts in `todo`.
+// `publish_task_draft` (scope write:tasks; structured errors like create_task): turns the caller's
+// own draft into a task. Drafts "keep assignee and reviewers and are re-checked at publish" (SPEC C
+// create_task), so everything create_task checks is checked again here, against the project as it
+// is now (agent protocol 11); the task then gets its number and code and starts in `todo`.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { findVisibleProject } from '../projects/projects.repository.js';
 import { loadVisibleTask } from './task-access.js';

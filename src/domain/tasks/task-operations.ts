@@ -5,7 +5,8 @@
 import type { Operation } from '../context.js';
 import { submitDailyUpdate } from '../daily-updates/submit-daily-update.js';
 import { listProjects } from '../projects/list-projects.js';
-import { removeProjectMember, setProjectMember } from '../projects/project-members.js';
+import { removeProjectMember } from '../projects/remove-project-member.js';
+import { setProjectMember } from '../projects/set-project-member.js';
 import { addTaskComment } from './add-task-comment.js';
 import { claimTask } from './claim-task.js';
 import { createTask } from './create-task.js';

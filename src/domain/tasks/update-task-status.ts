@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { isOrgAdmin } from '../projects/project-roles.rules.js';
 import { loadVisibleTask } from './task-access.js';

@@ -1,15 +1,13 @@
-// The per-token circuit breaker (rules in circuit-breaker.rules.ts). Nothing here runs on an
+// The per-token circuit breaker (rules in circuit-breaker.rules.ts): tripped after a rejected
+// publish, reset by an admin or an operator (reset-circuit-breaker*.ts). Nothing here runs on an
 // accepted event: the authentication row already carries `breaker_open_until` (429 while open),
-// and failures are evaluated only when a publish is rejected, from the audit rows that the
-// publish path writes anyway (inbound.event.received / deduped / rejected; indexed by token).
+// and failures are counted from the audit rows the publish path writes anyway.
 import type { EntityManager } from '@mikro-orm/core';
 import { z } from 'zod';
-import { defineOperation, type OpContext } from '../context.js';
-import type { AgentPrincipal } from '../principal.js';
+import type { OpContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';
-import { requireAdminUser } from './admin-token-operations.js';
 import { closeBreaker, countPublishOutcomes, findBreakerSince, tripBreaker } from './circuit-breaker.repository.js';
 import { BREAKER_SUSPENSION_MS, shouldTrip, windowStart } from './circuit-breaker.rules.js';
 
@@ -70,7 +68,7 @@ export type ResetCircuitBreakerResult = z.infer<typeof ResetCircuitBreakerOutput
  * Closes the breaker and restarts failure counting at now; notifies the owner when it was open.
  * In the caller's transaction (a writing operation's `em`).
  */
-async function resetBreaker(
+export async function resetBreaker(
   em: EntityManager,
   ctx: Pick<OpContext, 'clock' | 'surface' | 'requestId'>,
   tokenId: string,
@@ -98,29 +96,3 @@ async function resetBreaker(
   }
   return { token_id: row.id, was_open: wasOpen };
 }
-
-/** Admin reset (ModerationService.ResetCircuitBreaker): admin role and scope admin:tokens. */
-export const resetCircuitBreaker = defineOperation<z.infer<typeof ResetCircuitBreakerInput>, ResetCircuitBreakerResult, AgentPrincipal>({
-  name: 'tokens.reset_circuit_breaker',
-  auth: { kind: 'agent' },
-  budget: 'agent',
-  requiredScopes: ['admin:tokens'],
-  idempotent: true,
-  writes: true,
-  input: ResetCircuitBreakerInput,
-  handler: async (input, ctx) => {
-    requireAdminUser(ctx.principal);
-    return resetBreaker(ctx.em, ctx, input.token_id, ctx.principal.userId);
-  },
-});
-
-/** Operator reset (CLI `token reset-breaker --token-id ID`). */
-export const resetCircuitBreakerAsOperator = defineOperation<z.infer<typeof ResetCircuitBreakerInput>, ResetCircuitBreakerResult>({
-  name: 'tokens.reset_circuit_breaker_operator',
-  auth: { kind: 'system' },
-  budget: null,
-  idempotent: false,
-  writes: true,
-  input: ResetCircuitBreakerInput,
-  handler: async (input, ctx) => resetBreaker(ctx.em, ctx, input.token_id, null),
-});

@@ -7,8 +7,8 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { addNotification } from '../inbox/notify.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
-import { recordToolAudit } from '../agent/tool-audit.js';
+import { requireAdminUser } from './admin-role.rules.js';
+import { recordToolAudit } from '../audit/tool-audit.js';
 import { insertUser, userAlreadyExists } from './create-user.js';
 import { insertOnboardingRows } from './onboarding.repository.js';
 import {

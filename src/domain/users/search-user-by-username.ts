@@ -6,7 +6,7 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { iso } from '../timestamps.js';
-import { requireAdminUser } from '../tokens/admin-token-operations.js';
+import { requireAdminUser } from './admin-role.rules.js';
 import { searchUsersByLocalPart } from './users.repository.js';
 import { emailDomain } from './users.rules.js';
 import { USER_LIMITS } from './users.limits.js';

@@ -1,82 +1,17 @@
-// Company SSO (OpenID Connect, authorization code + PKCE). The transport talks to the identity
-// provider; these operations keep the server-side half of the request and decide who may sign in
-// (docs/web-sign-in.md "Who signs in"). A person is their identity at the provider, the issuer and
-// its `sub`: bound to their account at their first SSO sign-in, matched on every later one. Only
-// that first sign-in matches by email, and only a verified one. Nobody is created on sign-in (users
-// come from an invite or an operator).
+// Company SSO (OpenID Connect, authorization code + PKCE), after the transport verified the ID
+// token: who may sign in (docs/web-sign-in.md "Who signs in"). A person is their identity at the
+// provider (issuer and `sub`), bound to their account at their first SSO sign-in by verified email
+// and matched on every later one. Nobody is created on sign-in (users come from an invite or an operator).
 import { z } from 'zod';
 import { insertAudit } from '../audit/audit.js';
 import { defineOperation, type OpContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { findUserByEmail } from '../users/users.repository.js';
 import { assertDomainAllowed, normalizeEmail } from '../users/users.rules.js';
-import { bindIdentity, findBoundUser, findSubjectOfUser } from './oidc-identities.repository.js';
-import { OIDC_PENDING_MAX } from './sign-in-limits.rules.js';
-import { newOidcValue, OIDC_LOGIN_TTL_MS, safeNextPath, secretHash } from './web-session.rules.js';
-import { consumeOidcLogin, insertOidcLogin } from './web-sessions.repository.js';
-import { startSession, WEB_AUDIT, type StartedSession } from './start-session.js';
+import { findBoundUser, findSubjectOfUser } from './oidc-identities.repository.js';
+import { type StartedSession, WEB_AUDIT } from './start-session.js';
+import { oidcSession } from './start-oidc-session.js';
 import { WEB_LIMITS } from './web.limits.js';
-
-export const BeginOidcLoginInput = z.strictObject({ next: z.string().max(WEB_LIMITS.nextInputMax).nullish() });
-
-export interface OidcLoginBegun {
-  state: string;
-  nonce: string;
-  code_verifier: string;
-  next: string;
-}
-
-/** GET /auth/oidc/start: new state, nonce and PKCE verifier, kept server-side for 10 minutes. */
-export const beginOidcLogin = defineOperation<z.infer<typeof BeginOidcLoginInput>, OidcLoginBegun>({
-  name: 'web.oidc_begin',
-  auth: { kind: 'none' },
-  budget: null,
-  idempotent: false,
-  writes: true,
-  input: BeginOidcLoginInput,
-  handler: async (input, ctx) => {
-    const now = ctx.clock.now();
-    const begun = { state: newOidcValue(), nonce: newOidcValue(), code_verifier: newOidcValue(), next: safeNextPath(input.next) };
-    const kept = await insertOidcLogin(
-      ctx.em,
-      {
-        stateHash: secretHash(begun.state),
-        codeVerifier: begun.code_verifier,
-        nonce: begun.nonce,
-        nextPath: begun.next,
-        now,
-        expiresAt: new Date(now.getTime() + OIDC_LOGIN_TTL_MS),
-      },
-      OIDC_PENDING_MAX,
-    );
-    if (!kept)
-      throw new DomainError('unavailable', 'too many sign-ins are in progress; try again in a minute', { code: 'sign_in_busy', retryAfterSeconds: 60 });
-    return begun;
-  },
-});
-
-export const TakeOidcLoginInput = z.strictObject({ state: z.string().min(1).max(WEB_LIMITS.secretValueMax) });
-
-export const invalidOidcState = () =>
-  new DomainError('validation', 'this sign-in attempt is unknown, expired or already finished; start again', {
-    code: 'invalid_oidc_state',
-    issues: [{ field: 'state', code: 'invalid_oidc_state', message: 'unknown, expired or already used' }],
-  });
-
-/** GET /auth/oidc/callback, before the code is exchanged: the request's verifier, nonce and next, once. */
-export const takeOidcLogin = defineOperation<z.infer<typeof TakeOidcLoginInput>, { code_verifier: string; nonce: string; next: string }>({
-  name: 'web.oidc_take',
-  auth: { kind: 'none' },
-  budget: null,
-  idempotent: false,
-  writes: true,
-  input: TakeOidcLoginInput,
-  handler: async (input, ctx) => {
-    const row = await consumeOidcLogin(ctx.em, secretHash(input.state), ctx.clock.now());
-    if (!row) throw invalidOidcState();
-    return { code_verifier: row.codeVerifier, nonce: row.nonce, next: row.nextPath };
-  },
-});
 
 export const SignInOidcInput = z.strictObject({
   /** The ID token's `iss`, as the transport verified it. */
@@ -138,43 +73,6 @@ export const signInOidc = defineOperation<SignInOidcInput, StartedSession>({
     return signInAs(ctx, input, user.id, email);
   },
 });
-
-const OidcSessionInput = z.strictObject({
-  issuer: z.string(),
-  subject: z.string(),
-  user_id: z.uuid(),
-  email: z.string(),
-  user_agent: z.string().nullish(),
-  previous_session_token: z.string().nullish(),
-});
-
-/** The identity bound (or its sign-in recorded) and the session started, in one transaction. */
-const oidcSession = defineOperation<z.infer<typeof OidcSessionInput>, StartedSession>({
-  name: 'web.oidc_session',
-  auth: { kind: 'system' },
-  budget: null,
-  idempotent: false,
-  writes: true,
-  input: OidcSessionInput,
-  handler: async (input, ctx) => {
-    const now = ctx.clock.now();
-    const bound = await bindIdentity(ctx.em, { issuer: input.issuer, subject: input.subject, userId: input.user_id, email: input.email, now });
-    if (!bound) throw identityConflict(input.email);
-    return startSession(
-      ctx,
-      { id: input.user_id },
-      {
-        signedInBy: 'oidc',
-        userAgent: input.user_agent,
-        previousSessionToken: input.previous_session_token,
-        detail: { issuer: input.issuer, subject: input.subject },
-      },
-    );
-  },
-});
-
-const identityConflict = (email: string) =>
-  new DomainError('forbidden', `the account of ${email} is bound to another identity at this provider`, { code: 'identity_conflict', extra: { email } });
 
 async function signInAs(ctx: OpContext, input: SignInOidcInput, userId: string, email: string): Promise<StartedSession> {
   try {

@@ -1,15 +1,9 @@
-// Outgoing POSTs of nudges (chat webhooks, push services) with the SAME target rules as the
-// SSRF-guarded egress client (one policy, src/domain/egress-policy.rules.ts: https only unless
-// allowlisted; every resolved address must be public; no redirects; one deadline), but over pooled
-// keep-alive connections. The worker sends thousands of nudges a second to a handful of hosts;
-// a fresh TCP (+TLS) connection per request, as the action-callback client makes, costs more
-// than the request itself.
-//
-// Why pooling keeps the guarantee: the address check runs in the socket's `lookup` hook, i.e. on
-// every NEW connection, and a pooled socket is only ever one that connected to a checked address.
-// A later DNS answer (rebinding) can never redirect an existing socket; a new socket is checked
-// again. IP-literal hosts never reach `lookup` (Node connects directly), so they are checked
-// before the request.
+// Outgoing POSTs of nudges (chat webhooks, push services) under the egress client's target rules
+// (domain/egress-policy.rules.ts), over pooled keep-alive connections: the worker sends thousands a
+// second to a few hosts, and a fresh TCP + TLS connection per request costs more than the request.
+// Pooling keeps the guarantee: the address check runs in the socket's `lookup` hook, on every NEW
+// connection, so a pooled socket only ever connected to a checked address and a rebinding DNS answer
+// reaches only a new (checked) socket. IP literals never reach `lookup`: checked before the request.
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';

@@ -1,16 +1,8 @@
 // PostgreSQL driver whose hot statements (SQL starting with PREPARED, see domain/sql-hints.ts) run
-// as protocol-level named prepared statements: `pg` sends Parse once per pooled connection, then
-// only Bind/Execute with the values, so PostgreSQL stops re-parsing and re-planning them on every
-// request. Everything else, and anything inside a transaction, goes through MikroORM unchanged.
-// Same SQL, same single round trip and autocommit, so a 2xx still means committed. Behind a
-// transaction-mode PgBouncer this needs max_prepared_statements (PgBouncer >= 1.21).
-//
-// Why a Connection subclass: MikroORM formats every query with its values inlined before it reaches
-// the pool (AbstractSqlConnection.execute), so the statement text must be taken before that, at
-// `execute`. The subclass is installed through the driver API MikroORM gives driver authors: the
-// connection class passed to AbstractSqlDriver's constructor (PreparedStatementDriver below, the
-// same three members as PostgreSqlDriver). No private field is touched; `getNativeClient()` (the
-// pg Pool) and the overridden `execute` / `executeQuery` are public or protected API.
+// as protocol-level named prepared statements: Parse once per pooled connection, then only
+// Bind/Execute, so PostgreSQL stops re-parsing and re-planning them. Everything else, and anything
+// inside a transaction, goes through MikroORM unchanged; same SQL, same single round trip and
+// autocommit. Behind a transaction-mode PgBouncer this needs max_prepared_statements (PgBouncer >= 1.21).
 import { createHash } from 'node:crypto';
 import type { EntityManagerType, Configuration, Constructor, LogContext, LoggingOptions, Transaction } from '@mikro-orm/core';
 import {
@@ -47,6 +39,12 @@ export function toNumberedPlaceholders(sql: string): { text: string; placeholder
 
 const MAX_STATEMENTS = 200; // distinct SQL texts; a bound on per-connection server memory
 
+/**
+ * Takes the statement text at `execute`, before MikroORM inlines the values
+ * (AbstractSqlConnection.execute formats every query before it reaches the pool). Installed through
+ * the connection class a driver passes to AbstractSqlDriver (PreparedStatementDriver below); only
+ * public or protected API is used (`getNativeClient()`, `execute`, `executeQuery`).
+ */
 export class PreparedStatementConnection extends PostgreSqlConnection {
   private readonly statements = new Map<string, Statement>();
 

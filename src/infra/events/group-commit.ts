@@ -1,30 +1,7 @@
-// Group commit for single publishes (personal tokens): concurrent events.publish calls queue their
-// prepared delivery and wait; at the next turn of the event loop the queue is written with ONE
-// multi-row upsert statement (writeDeliveries, the bulk path's statement; one implicit
-// transaction), then every caller gets its own row back (inserted / deduped, fire_count, degraded,
-// pushed). A caller is answered only after its statement committed, so a 2xx still means committed.
-//
-// Per-event semantics stay those of a one-row statement because rows that would interact are never
-// written together: one row per token (dedup on (token, event_id) and the token's daily counter)
-// and per recipient user (the user's daily inbox counter) in one statement, and one UTC day per
-// statement. Rows held back go in the next statement, in arrival order. Rows are sorted by token
-// so concurrent statements take their row locks in the same order.
-//
-// Repeats: the group commit remembers the (token, event_id) pairs it wrote lately (at most
-// KNOWN_MAX, in two generations: the older half is forgotten at once). A row of a pair it knows is
-// expected to be a repeat and goes in a statement of expected repeats (writeRepeats: the update of
-// the delivery, its inbox row and the audit row; none of a new delivery's tables), which costs
-// PostgreSQL about a fifth less per row. A row that statement did not write (its delivery is gone,
-// or its principal's rows changed) goes back to the head of the queue for the full statement,
-// which decides it as always. A pair this process does not know (written by another process, or
-// forgotten) simply takes the full statement: the guess picks the statement, never the answer. A
-// statement holds rows of one kind.
-//
-// Failures: a connection-level error fails every caller of that statement with the same error the
-// one-row path gives (503 + Retry-After). A statement that lost a deadlock runs again (it wrote
-// nothing). Any other error of a multi-row statement (e.g. one row's bad data) is retried row by
-// row, so each caller gets its own outcome. A row whose principal versions were out of date
-// (`row.verify`) was not written: its caller gets StalePrincipalError.
+// Group commit of single publishes (personal tokens): concurrent events.publish calls are written by
+// one multi-row statement at the next turn of the event loop, and each caller gets its own row once
+// that statement committed, so a 2xx still means committed. Which rows never share a statement, the
+// repeat statement and the failure rules: docs/architecture.md, "The publish path".
 import type { Connection } from '@mikro-orm/core';
 import { dedupKey, writeDeliveries, writeRepeats, type RowContext } from '../../domain/events/events.repository.js';
 import type { DeliveryRow, NewDelivery } from '../../domain/events/event-store.js';
@@ -108,7 +85,7 @@ export class GroupCommit {
     // A repeat statement starting from idle waits one more turn of the event loop for rows: it is
     // cheap for PostgreSQL, and fuller ones save the service more than the turn costs (bench A/B:
     // repeats faster in 6 of 8 pairs, geometric mean +7 %; the same wait before full statements
-    // made new events 9-20 % slower in 2 of 2 pairs, so they start at the next turn as before).
+    // made new events 9-20 % slower in 2 of 2 pairs, so they start at the next turn).
     const wait = this.inFlight === 0 && this.queue[0]!.repeat;
     setImmediate(wait ? () => setImmediate(this.pump) : this.pump);
   }

@@ -1,19 +1,9 @@
 // Outgoing HTTP POSTs to user-controlled URLs (webhook action callbacks, SPEC "Action callback
-// (outgoing)", Limits: callback timeout 5 s), guarded against SSRF:
-//  - https only; plain http only for a host on the egress allowlist (local test receivers);
-//  - the host is resolved once (all addresses) and refused when ANY address is not public per
-//    domain/egress-policy.rules.ts (the one policy, shared with the nudge client and with the URL
-//    rules at publish time: loopback, private, link-local, CGNAT, unspecified, multicast, reserved,
-//    metadata, and IPv6 forms embedding such an IPv4 address);
-//  - the socket connects to that checked address (pinned through the `lookup` hook), so a second,
-//    rebinding DNS answer is never used; Host and TLS SNI/certificate checks keep the original name;
-//  - redirects are not followed (a 3xx is reported as the status);
-//  - one deadline covers DNS, connect, TLS and the response headers;
-//  - the answer is read for its status only: the status is reported when the headers arrive, then
-//    the body is read and discarded until MAX_DRAINED_RESPONSE_BYTES have arrived (the last socket
-//    read may cross it) and the socket is closed, still within the deadline: an endless or huge
-//    body costs no more than that.
-// A failure is a value ({status: 0, error}), never an exception: the caller shows it as a toast.
+// (outgoing)"), guarded against SSRF by the one address policy (domain/egress-policy.rules.ts):
+// https only unless allowlisted; the host resolved once and refused when ANY address is not public;
+// the socket pinned to that checked address (`lookup` hook; Host and TLS keep the name), so a
+// rebinding answer is never used; no redirects; one deadline for DNS, connect, TLS and headers; the
+// body drained only up to MAX_DRAINED_RESPONSE_BYTES. A failure is a value ({status: 0, error}).
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';

@@ -1,21 +1,7 @@
-// The inbox feed across processes (REDIS_URL): Redis pub/sub on ONE channel, the user id in the
-// message; each process fans out in process by user id (fanout.ts).
-//  - Publishing: changes are gathered and sent as ONE PUBLISH of all of them (a line per user and
-//    kind), on the shared command connection, never awaited. One PUBLISH per change cost the
-//    publish path 11-14 us of CPU per event (ioredis command set-up, even auto-pipelined); batched
-//    per turn, 1.8-2.5 us at 50 events per turn. What a PUBLISH really costs is its write: the
-//    loopback write wakes Redis, and the service waits in the syscall while it runs (a CPU profile
-//    of the publish bench put the feed's writeUtf8String at 5.2 % of the service's busy time with
-//    one PUBLISH per turn, i.e. per group commit). So PUBLISHes are also spaced: at most one per
-//    FLUSH_INTERVAL_MS. After a quiet spell a change goes out at the end of its turn, as before;
-//    under load the changes of the next interval wait for it (up to 50 ms, next to the 1 s the
-//    stream promises). A failure (Redis away: the connection has no offline queue) is counted and
-//    dropped: the writes it reports on have committed and are answered as usual.
-//  - Subscribing: ONE subscriber connection per process, made on the first watcher, subscribed to
-//    the channel while this process has watchers. Every process with watchers receives every
-//    batch (a few bytes per stored event) and keeps the lines of users it watches. ioredis
-//    re-subscribes after a reconnect by itself; changes published while the connection was down
-//    are lost (see domain/inbox/inbox-feed.ts).
+// The inbox feed across processes (REDIS_URL): Redis pub/sub on ONE channel, the user id in each
+// line, and each process fans out to its own watchers by user id (fanout.ts). A turn's changes leave
+// as one PUBLISH, at most one per FLUSH_INTERVAL_MS; a failed one is counted and dropped (the writes
+// it reports on have committed). One subscriber connection per process while it has watchers.
 // Line: `<userId> <kind><ids>`: kind `n` (notification ids) or `d` (delivery ids), ids comma-separated;
 // or `<userId> a`: the user's credentials changed (InboxChanges.access).
 import { Cluster } from 'ioredis';
@@ -28,7 +14,13 @@ export const INBOX_FEED_CHANNEL = 'fluxdesk:inbox-feed';
 const IDS_PER_LINE = 200;
 /** Lines per PUBLISH (a busy turn is split: no message of megabytes). */
 const LINES_PER_MESSAGE = 500;
-/** At most one PUBLISH per this many ms (see the header). */
+/**
+ * At most one PUBLISH per this many ms. What a PUBLISH costs the service is its loopback write: it
+ * wakes Redis, and the service waits in the syscall while Redis runs (one PUBLISH per change cost
+ * 11-14 us of CPU per published event; one per turn, 1.8-2.5 us at 50 events per turn). After a
+ * quiet spell a change leaves at the end of its turn; under load it waits for the interval (up to
+ * 50 ms, next to the 1 s the stream promises).
+ */
 export const FLUSH_INTERVAL_MS = 50;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -178,7 +170,9 @@ export class RedisInboxFeed implements InboxFeed {
   /**
    * The subscriber connection (a connection in subscriber mode carries nothing else). Unlike the
    * command connection it queues commands while (re)connecting: a SUBSCRIBE issued meanwhile goes
-   * out once connected, or fails after the client's one retry (maxRetriesPerRequest).
+   * out once connected, or fails after the client's one retry (maxRetriesPerRequest). ioredis
+   * re-subscribes after a reconnect by itself; changes published while it was down are lost
+   * (domain/inbox/inbox-feed.ts: best effort, at most once).
    */
   private connection(): RedisClient {
     if (this.subscriber) return this.subscriber;

@@ -1,14 +1,9 @@
-// Delivery of the mail outbox (`mail_outbox`, written by domain code inside its own transactions).
-//
-//   queued --claim--> sending --relay accepted--> sent
-//                        |--error, attempts left--> queued (next_attempt_at backs off)
-//                        '--error, attempts used--> failed
-//   queued --no SMTP_URL configured--> skipped
-//
-// A claim is one statement (`for update skip locked`), so concurrent deliverers (two processes, or
-// the periodic task racing the scan's own kick) never send the same row twice. A row left in
-// `sending` by a process that died is reclaimed after STALE_SENDING_MS; the Message-ID is the row id,
-// so the receiver can drop such a replay. Time is the caller's `now` (the injected clock).
+// Delivery of the mail outbox (`mail_outbox`, written by domain code in its own transactions):
+// queued -> (claim) sending -> sent; on an error back to queued with a backoff, or failed once out of
+// attempts; skipped when no SMTP_URL is configured. A claim is one `for update skip locked`
+// statement, so concurrent deliverers never send a row twice; a row left in `sending` by a dead
+// process is reclaimed after STALE_SENDING_MS (its Message-ID is the row id, so a receiver can drop
+// the replay). Time is the caller's `now` (the injected clock).
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import type { Logger } from '../../domain/context.js';
 import type { Mailer } from './mailer.js';

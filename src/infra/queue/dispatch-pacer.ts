@@ -1,15 +1,8 @@
-// Nudge dispatch yields to request handling. Event acceptance is the service's promise (a 2xx is a
-// committed delivery); a nudge is a notice about it that may leave a little later. On a saturated
-// process every nudge sent competes for the same CPU as the requests (the send, its PostgreSQL
-// claim and settle, the receiver's answer), so while the process is busy serving requests the
-// dispatcher trickles (one loop, small batches, a pause between them) instead of racing the
-// requests, and catches up at full speed as soon as the load drops. A busy spell defers nudges
-// for at most `maxDeferMs`: after that the dispatcher runs at full speed even under load, so a
-// sustained overload delays nudges by a bounded time instead of starving them.
-//
-// "Busy" is the number of operations in flight in this process (every surface goes through one
-// runner, src/app/run-operation.ts), not the event loop's utilization: the dispatcher's own work
-// must not count, or a backlog drained with no requests around would throttle itself.
+// Nudge dispatch yields to request handling (README "Nudges": requests come first): while the
+// process is busy the dispatcher trickles, and it runs at full speed once the load drops or after
+// `maxDeferMs` of one busy spell, so overload delays nudges by a bounded time instead of starving
+// them. "Busy" is operations in flight in this process (src/app/run-operation.ts), not event-loop
+// utilization: the dispatcher's own work must not throttle a backlog it drains with no requests.
 
 /** Nudges per claim while yielding (one loop). */
 export const YIELD_BATCH = 20;

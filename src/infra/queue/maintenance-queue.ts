@@ -1,19 +1,9 @@
-// Periodic maintenance jobs (the app's MAINTENANCE_TASKS: token inactivity scan, mail outbox,
-// feedback auto-delete, ...) run through pg-boss, once per period across ALL processes sharing the
-// database, not once per process.
-//
-// How: every process ticks (at start, then every tickSeconds) and sends one job per task with
-// `singletonSeconds = everySeconds` and a fixed singletonKey. pg-boss stamps such a job with its
-// time slot (floor(db_now / everySeconds)) and a unique index on (name, slot, key) refuses a second
-// job for the same slot, whichever process sends it and whatever state the first one reached
-// (queued, active, completed or failed). Any process's worker then runs it once; an active job whose
-// worker died expires and is retried. Completed jobs are kept longer than one period, so the slot's
-// record outlives the slot (a deleted record would let a late tick run the task again).
-// Chosen over pg-boss cron schedules: those only speak whole minutes in cron syntax, while a task
-// states its period in seconds; over self-rescheduling jobs: a chain breaks when one link is lost.
-//
-// Slots follow the database clock (a daily task runs at the first tick after 00:00 UTC); the task
-// itself reads `now` from the service's injected clock, so tests move time instead of sleeping.
+// Periodic maintenance jobs (the app's MAINTENANCE_TASKS) through pg-boss, once per period across
+// ALL processes sharing the database: every process ticks and sends one job per task with
+// `singletonSeconds = everySeconds` and a fixed singletonKey, and pg-boss's unique index on (name,
+// time slot, key) refuses a second job for the slot whatever state the first reached. Slots follow
+// the database clock; the task reads `now` from the injected clock, so tests move time, not sleep.
+// Not pg-boss cron (whole minutes only) nor self-rescheduling jobs (a lost link breaks the chain).
 import { PgBoss, fromPglite, type Job } from 'pg-boss';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Logger } from '../../domain/context.js';
@@ -26,12 +16,25 @@ export interface PeriodicJob {
   run(): Promise<unknown>;
 }
 
+/**
+ * A task every process runs on its own timer, for work due within seconds (a snooze's end): no
+ * job per run. Its statement must be safe to run on several processes at once (row locks with
+ * `skip locked`, a re-checked state): each due row is handled once whichever process takes it.
+ */
+export interface PollJob {
+  name: string;
+  everyMs: number;
+  run(): Promise<unknown>;
+}
+
 export interface MaintenanceQueueOptions {
   orm: MikroORM;
   /** PostgreSQL; absent = embedded PGlite (the ORM's own instance). */
   databaseUrl?: string;
   log: Logger;
   jobs: readonly PeriodicJob[];
+  /** Tasks run on this process's own timer (see PollJob). */
+  pollers?: readonly PollJob[];
   /** How often this process offers each task's job for the current slot (default 30 s). */
   tickSeconds?: number;
   /** A run taking longer is considered dead and retried (default 15 min). */
@@ -48,6 +51,8 @@ export class MaintenanceQueue {
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
   private ticking: Promise<unknown> | null = null;
+  private readonly pollTimers: NodeJS.Timeout[] = [];
+  private readonly polling = new Set<Promise<unknown>>();
 
   constructor(private readonly o: MaintenanceQueueOptions) {
     for (const j of o.jobs) {
@@ -72,7 +77,8 @@ export class MaintenanceQueue {
         retryDelay: 60,
         retryBackoff: true,
         expireInSeconds: this.o.expireInSeconds ?? 900,
-        // The slot's job must outlive the slot (see above); at least a week for the record.
+        // The slot's job must outlive the slot (a deleted record would let a late tick run the task
+        // again); at least a week for the record.
         deleteAfterSeconds: Math.max(2 * job.everySeconds, 7 * 86_400),
       };
       await this.boss.createQueue(queue, policy);
@@ -80,9 +86,32 @@ export class MaintenanceQueue {
       await this.boss.work(queue, { batchSize: 1, pollingIntervalSeconds: 5 }, (jobs: Job[]) => this.run(job, jobs));
     }
     await this.tick();
+    for (const p of this.o.pollers ?? []) this.startPoller(p);
     const every = (this.o.tickSeconds ?? 30) * 1000;
     this.timer = setInterval(() => void this.tick(), every);
     this.timer.unref();
+  }
+
+  /** Runs `p` every everyMs, never two runs of it at once; a failure is logged and the next run tries again. */
+  private startPoller(p: PollJob): void {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running || this.stopping) return;
+      running = true;
+      const run = p
+        .run()
+        .then((result) => {
+          if ((result as { processed?: number } | undefined)?.processed) this.o.log.info({ task: p.name, result }, 'maintenance task done');
+        })
+        .catch((err) => this.o.log.warn({ task: p.name, err: { message: (err as Error).message } }, 'maintenance task failed'))
+        .finally(() => {
+          running = false;
+          this.polling.delete(run);
+        });
+      this.polling.add(run);
+    }, p.everyMs);
+    timer.unref();
+    this.pollTimers.push(timer);
   }
 
   private async run(job: PeriodicJob, _jobs: Job[]): Promise<void> {
@@ -136,6 +165,8 @@ export class MaintenanceQueue {
     if (this.stopping) return;
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
+    for (const t of this.pollTimers) clearInterval(t);
+    await Promise.all(this.polling);
     await this.ticking?.catch(() => undefined);
     await this.boss
       ?.stop({ graceful: true, timeout: 10_000, close: true })

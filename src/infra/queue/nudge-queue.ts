@@ -1,23 +1,9 @@
-// Nudge dispatch: a transactional outbox whose rows are sent straight from the outbox under a
-// lease, with pg-boss (PostgreSQL job queue: retries with exponential backoff, terminal `failed`
-// state) holding only the nudges whose first attempt failed.
-//
-//  publish statement --(same commit)--> nudge_outbox --claim (lease)--> send --ok/dead--> row deleted
-//                                                                          \--failed--> row deleted + pg-boss retry job (one transaction)
-//  pg-boss queue `nudges` --worker--> send again, backoff, ... --> completed | failed (dead)
-//
-// The first attempt needs no queue round trip: a claim is one UPDATE that stamps `lease_until` on
-// a batch of unclaimed rows (`for update skip locked`: several loops and processes share the
-// outbox), and settling is one DELETE by row version (plus the retry jobs, in the same
-// transaction, whose job id is the outbox row id: a replayed settle cannot create a second job).
-// A process that dies between commit and send leaves the rows unclaimed: the next process sends
-// each once. One that dies during a send leaves the row claimed: it is sent again when its lease
-// ends (at least once); every request carries the idempotency id `<deliveryId>:<channel>` so a
-// receiver can dedupe. The same holds for retry jobs through pg-boss's expiry.
-//
-// PostgreSQL: pg-boss has its own small pool on DATABASE_URL, which the claims and settles use too.
-// Embedded PGlite: pg-boss runs on the same single PGlite connection through its `fromPglite`
-// adapter (backend `pglite`); a settle's transaction is PGlite's exclusive transaction.
+// Nudge dispatch (README "Nudges", "Delivery"): a transactional outbox sent straight from
+// `nudge_outbox` under a lease, with pg-boss holding only the nudges whose first attempt failed.
+//  publish statement --(same commit)--> nudge_outbox --claim (lease)--> send --> row deleted (+ on
+//  failure a pg-boss retry job, same transaction) --> pg-boss worker: send again, backoff, ...
+// A claim is one UPDATE stamping `lease_until` (`for update skip locked`); a settle is one DELETE by
+// row version plus the retry jobs, whose job id is the outbox row id (a replay adds no second job).
 import { PgBoss, fromPglite, type Db, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Logger } from '../../domain/context.js';
@@ -25,16 +11,21 @@ import { YIELD_BATCH, YIELD_PAUSE_MS, type DispatchPacer } from './dispatch-pace
 
 export const NUDGE_QUEUE = 'nudges';
 
+import type { NudgeReason } from '../../domain/nudges/nudge.rules.js';
+
 export interface NudgeJobData {
   deliveryId: string;
   userId: string;
   channel: 'push' | 'chat';
+  /** Why: an arrival (`event`, also when absent) or a snoozed row that came back (`snooze`). */
+  reason?: NudgeReason;
   /** Attempts made before this job was queued (the first one, from the outbox). */
   priorAttempts?: number;
 }
 
 export interface QueuedNudge extends NudgeJobData {
   id: string;
+  reason: NudgeReason;
   attempt: number;
   lastAttempt: boolean;
 }
@@ -104,6 +95,8 @@ export class NudgeQueue {
       superviseIntervalSeconds: Math.max(1, Math.min(60, this.o.expireInSeconds)),
       monitorIntervalSeconds: Math.max(1, Math.min(60, this.o.expireInSeconds)),
     };
+    // PostgreSQL: pg-boss's own small pool, which the claims and settles use too. Embedded: the one
+    // PGlite connection, through pg-boss's adapter.
     if (this.o.databaseUrl) {
       this.boss = new PgBoss({ ...common, connectionString: this.o.databaseUrl, max: this.o.poolMax, application_name: 'fluxdesk-nudges' });
     } else {
@@ -155,6 +148,7 @@ export class NudgeQueue {
         deliveryId: j.data.deliveryId,
         userId: j.data.userId,
         channel: j.data.channel,
+        reason: j.data.reason ?? 'event',
         attempt: (j.data.priorAttempts ?? 0) + j.retryCount + 1,
         lastAttempt: j.retryCount >= j.retryLimit,
       })),
@@ -177,7 +171,7 @@ export class NudgeQueue {
       `update nudge_outbox o set lease_until = now() + make_interval(secs => $2), attempts = o.attempts + 1
          from (select ctid from nudge_outbox where lease_until is null or lease_until < now() limit $1 for update skip locked) s
         where o.ctid = s.ctid
-        returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.attempts`,
+        returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.reason, o.attempts`,
       [limit, this.o.expireInSeconds],
     );
     const claimed = rows as Claimed[];
@@ -188,6 +182,7 @@ export class NudgeQueue {
         deliveryId: r.delivery_id,
         userId: r.user_id,
         channel: r.channel,
+        reason: r.reason,
         attempt: r.attempts,
         lastAttempt: r.attempts > this.o.retryLimit,
       })),
@@ -211,7 +206,7 @@ export class NudgeQueue {
           NUDGE_QUEUE,
           retries.map((r) => ({
             id: r.id,
-            data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, priorAttempts: r.attempts },
+            data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, reason: r.reason, priorAttempts: r.attempts },
             retryLimit: Math.max(0, this.o.retryLimit - r.attempts),
             startAfter: this.o.retryDelaySeconds,
           })),
@@ -335,6 +330,7 @@ interface Claimed {
   delivery_id: string;
   user_id: string;
   channel: 'push' | 'chat';
+  reason: NudgeReason;
   /** Attempts including this one. */
   attempts: number;
 }

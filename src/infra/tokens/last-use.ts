@@ -1,14 +1,8 @@
-// last_used_at of inbound and agent tokens (TokenDirectory.recordUse): bookkeeping for the
-// 12-month inactivity rule and the token lists, refreshed at most hourly (TOUCH_INTERVAL_MS). The
-// request that finds a refresh due does not wait for it: the refreshes due in one turn of the
-// event loop are written together, one UPDATE per table, ids sorted so concurrent writers lock rows
-// in one order. Before, each due token cost its request a one-row UPDATE and commit of its own;
-// after a restart (or in the bench, where every token is new) hundreds of them at once pushed the
-// publish p99 from about 20 ms to 35-45 ms.
-//
-// A refresh that fails (database down) or is lost with the process is not retried here: nothing
-// changed, so the token's next call finds it due again. The UPDATE only moves last_used_at forward
-// past the interval, so a refresh scheduled twice writes once.
+// last_used_at of inbound and agent tokens (TokenDirectory.recordUse), for the 12-month inactivity
+// rule and the token lists: refreshed at most hourly (TOUCH_INTERVAL_MS) without making the request
+// wait; the refreshes due in one turn are one UPDATE per table, ids sorted so concurrent writers
+// lock rows in one order. A failed or lost refresh is not retried (the token's next call finds it
+// due again); the UPDATE only moves last_used_at forward past the interval, so it writes once.
 import type { Connection } from '@mikro-orm/core';
 import { pgArray } from '../../domain/sql-hints.js';
 import type { TokenTable } from '../../domain/tokens/token-directory.js';

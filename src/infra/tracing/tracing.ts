@@ -1,18 +1,7 @@
-// OpenTelemetry traces, off unless configured (config.ts tracingConfig). This module is what the rest
-// of the code imports: it loads no OpenTelemetry code at all. startTracing() imports the SDK (otel.ts)
-// only when tracing is on and returns the tracer, which the composition root (src/deps.ts) hands to
-// every instrumentation point (deps.tracer, client and driver options, the logger); each checks it
-// for null, so with tracing off a request pays a property load and a null check per point.
-//
-// Why spans are made by hand at the infra boundaries instead of by instrumentation-pg / -ioredis:
-// those patch the modules when they are loaded (require-in-the-middle, or import-in-the-middle
-// registered with `--import` before the app starts). The tests start the service inside the vitest
-// worker, where pg and ioredis are loaded long before any config is read, and tsx, vitest and the
-// plain-node build would each need their own hook setup; a hook registered at startup also costs
-// something on every import even when tracing is off. So: PostgreSQL statements get their span where
-// every statement of the ORM passes (infra/db/prepared-statements.ts), Redis commands through the
-// tracing channel ioredis 6 publishes (node:diagnostics_channel: no subscriber = no cost), the
-// routes through @fastify/otel registered as a plugin (no patching), the rest in the app's own code.
+// OpenTelemetry traces, off unless configured (config.ts tracingConfig). What the rest of the code
+// imports: it loads no OpenTelemetry code; startTracing() imports the SDK (otel.ts) only when tracing
+// is on, and src/deps.ts hands the tracer (or null) to every instrumentation point, so with tracing
+// off a request pays a null check per point. Why spans are made by hand: README "Tracing".
 import type pino from 'pino';
 import type { TracingConfig } from '../../config.js';
 import type { Logger } from '../../domain/context.js';

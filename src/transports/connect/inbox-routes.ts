@@ -1,13 +1,6 @@
 // fluxdesk.inbox.v1.InboxService and ViewerService: the caller's own inbox as the web app (and any
-// company frontend) shows it, and who is signed in. Unary calls: map -> call -> map. WatchInbox:
-// authenticated once like a unary call (operation inbox.watch), subscribed to the inbox feed
-// (ctx.ports.inboxFeed, domain/inbox/inbox-feed.ts), then `ready`, an `upsert` per changed row
-// read afresh (inbox.watch_read, as the caller already authenticated), a `heartbeat` every
-// HEARTBEAT_MS while nothing changes; it ends when the client leaves, the process drains, or the
-// token or web session stops being valid. The credentials are checked again at every heartbeat, at
-// once when the feed says they changed (a sign-out, a revoked token, an offboarding), and before
-// rows are sent when the last check is older than RECHECK_MS: no row reaches a caller whose access
-// ended longer ago than that, even if the feed's signal was lost.
+// company frontend) shows it, and who is signed in. Unary calls: map -> call -> map. WatchInbox, the
+// stream of the caller's inbox changes, and when it ends: see `watch` below.
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -23,11 +16,16 @@ import { getInboxItem } from '../../domain/inbox/get-inbox-item.js';
 import { markInboxItemRead } from '../../domain/inbox/mark-inbox-item-read.js';
 import { markAllNotificationsRead } from '../../domain/inbox/mark-all-notifications-read.js';
 import { getViewer } from '../../domain/inbox/get-viewer.js';
-import { WATCH_READ_MAX_IDS, watchInbox, watchInboxRead } from '../../domain/inbox/watch-inbox.js';
-import { checkAgentBearer } from '../../domain/tokens/bearer-check.js';
+import { markNotificationsDone } from '../../domain/inbox/mark-notifications-done.js';
+import { moveNotificationsToInbox } from '../../domain/inbox/move-notifications-to-inbox.js';
+import { markViewDoneOp } from '../../domain/inbox/mark-view-done.js';
+import { snoozeNotification } from '../../domain/inbox/snooze-notification.js';
+import { watchInbox } from '../../domain/inbox/watch-inbox.js';
+import { WATCH_READ_MAX_IDS, watchInboxRead } from '../../domain/inbox/watch-inbox-read.js';
+import { checkAgentBearer } from '../../domain/tokens/check-agent-bearer.js';
 import { call, REQUEST_ID, runConnect } from './call.js';
 import { toConnectError } from './errors.js';
-import { defined } from './mappers.js';
+import { defined, isoOfTimestamp } from './mappers.js';
 import { SESSION_PRINCIPAL, sessionOfCall } from './session-auth.js';
 
 /** A heartbeat after this long without a message (proxies close idle streams at 30-60 s). */
@@ -50,6 +48,8 @@ export function inboxItemToProto(v: InboxItemView): MessageInitShape<typeof Inbo
     externalStatusAt: tsOpt(v.externalStatusAt),
     resolvedAt: tsOpt(v.resolvedAt),
     occurredAt: tsOpt(v.occurredAt),
+    snoozedUntil: tsOpt(v.snoozedUntil),
+    doneAt: tsOpt(v.doneAt),
     supplements: v.supplements.map((s) => ({ id: s.id, markdownBody: s.markdownBody, createdAt: ts(s.createdAt) })),
     actions: v.actions.map((a) => ({ index: a.index, label: a.label, kind: a.kind, url: a.url, actionType: a.actionType })),
   };
@@ -61,6 +61,7 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
   router.service(InboxService, {
     async listInbox(req, ctx) {
       const input = defined({
+        view: req.view,
         unread_only: req.unreadOnly,
         severities: req.severities.length > 0 ? req.severities : undefined,
         event_type: req.eventType,
@@ -68,7 +69,13 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
         page_token: req.pageToken,
       });
       const out = await call(deps, listInboxItems, input, ctx);
-      return { items: out.items.map(inboxItemToProto), totalCount: out.totalCount, unreadCount: out.unreadCount, nextPageToken: out.nextPageToken };
+      return {
+        items: out.items.map(inboxItemToProto),
+        totalCount: out.totalCount,
+        unreadCount: out.unreadCount,
+        nextPageToken: out.nextPageToken,
+        viewCounts: out.viewCounts,
+      };
     },
     async getInboxItem(req, ctx) {
       return { item: inboxItemToProto(await call(deps, getInboxItem, { notification_id: req.notificationId }, ctx)) };
@@ -79,6 +86,31 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     },
     async markAllRead(_req, ctx) {
       return { markedCount: (await call(deps, markAllNotificationsRead, {}, ctx)).updatedCount };
+    },
+    async markDone(req, ctx) {
+      return call(deps, markNotificationsDone, { notificationIds: req.notificationIds }, ctx);
+    },
+    async markAllDone(req, ctx) {
+      const input = defined({
+        view: req.view,
+        unread_only: req.unreadOnly,
+        severities: req.severities.length > 0 ? req.severities : undefined,
+        event_type: req.eventType,
+      });
+      return call(deps, markViewDoneOp, input, ctx);
+    },
+    async moveToInbox(req, ctx) {
+      return call(deps, moveNotificationsToInbox, { notificationIds: req.notificationIds }, ctx);
+    },
+    async snooze(req, ctx) {
+      const input = defined({
+        notificationId: req.notificationId,
+        until: req.until === undefined ? undefined : isoOfTimestamp(req.until),
+        preset: req.preset,
+        timeZone: req.timeZone,
+      });
+      const out = await call(deps, snoozeNotification, input, ctx);
+      return { notificationId: out.notificationId, snoozedUntil: ts(out.snoozedUntil) };
     },
     watchInbox: (_req, ctx) => watch(deps, timing, ctx),
   });
@@ -104,6 +136,15 @@ async function runForStream<I, O>(
   return { output: r.output, principal: r.principal as AgentPrincipal };
 }
 
+/**
+ * WatchInbox: authenticated once like a unary call (operation inbox.watch), subscribed to the inbox
+ * feed, then `ready`, an `upsert` per changed row read afresh (inbox.watch_read, as the caller already
+ * authenticated), a `heartbeat` every HEARTBEAT_MS while nothing changes. It ends when the client
+ * leaves, the process drains, or the token or web session stops being valid. The credentials are
+ * checked again at every heartbeat, at once when the feed says they changed (a sign-out, a revoked
+ * token, an offboarding), and before rows are sent when the last check is older than RECHECK_MS: no
+ * row reaches a caller whose access ended longer ago than that, even if the feed's signal was lost.
+ */
 async function* watch(deps: AppDeps, timing: WatchTiming, hctx: HandlerContext): AsyncGenerator<WatchMessage> {
   const authorization = hctx.requestHeader.get('authorization') ?? undefined;
   // A web session (cookie + x-csrf-token, no Authorization header) was resolved by the request gate.

@@ -1,7 +1,7 @@
 // Proto <-> domain JSON shapes. The proto request becomes the same snake_case object the REST
 // surface sends, so the one validator sees identical input.
 import { create, fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
-import { timestampFromDate, ValueSchema } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { InboundEvent, PublishBulkRequest } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import { BulkDeliveryResultSchema, DeliverySchema, type BulkDeliveryResult, type Delivery } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import type { ClaimTokenRequest } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
@@ -34,7 +34,8 @@ import {
 import type { DeliveryView } from '../../domain/events/delivery.view.js';
 import type { BulkRow } from '../../domain/events/publish-bulk.js';
 import type { EventTypeRow as EventTypeRowView, EventTypesResponse } from '../../domain/events/list-event-types.js';
-import type { ClaimBatchRow, ToolsPing } from '../../domain/tokens/claim-token.js';
+import type { ClaimBatchRow } from '../../domain/tokens/claim-token-batch.js';
+import type { ToolsPing } from '../../domain/tokens/ping-tools-token.js';
 import { validationFailed } from '../../domain/errors.js';
 import { toConnectError } from './errors.js';
 import type { CatalogApprovalListItem as ApprovalView } from '../../domain/catalog/catalog-approvals.schemas.js';
@@ -49,9 +50,9 @@ import {
   type ClickActionResponse,
   type PersonalToken,
 } from '../../../gen/fluxdesk/account/v1/account_pb.js';
-import type { OwnTokenView } from '../../domain/tokens/own-token-operations.js';
-import type { AdminTokenView } from '../../domain/tokens/admin-token-operations.js';
-import type { AgentTokenView } from '../../domain/agent/agent-tokens.js';
+import type { OwnTokenView } from '../../domain/tokens/list-own-tokens.js';
+import type { AdminTokenView } from '../../domain/tokens/list-tokens-as-admin.js';
+import type { AgentTokenView } from '../../domain/tokens/list-own-agent-tokens.js';
 import type { CallbackOutcome } from '../../domain/actions/callback-sender.js';
 
 /** Drops unset proto3 `optional` fields, so the validator sees the same keys a JSON body would carry. */
@@ -321,4 +322,13 @@ export function agentTokenToProto(t: AgentTokenView): AgentToken {
 
 export function clickOutcomeToProto(o: CallbackOutcome): ClickActionResponse {
   return create(ClickActionResponseSchema, { status: o.status, ok: o.ok, error: o.error });
+}
+
+/**
+ * A request's Timestamp as the RFC 3339 text the operation validates; one no Date can hold (seconds
+ * beyond year 275760) becomes a text the validator refuses, never an exception.
+ */
+export function isoOfTimestamp(t: Timestamp): string {
+  const d = timestampDate(t);
+  return Number.isNaN(d.getTime()) ? `out of range (${t.seconds} s)` : d.toISOString();
 }

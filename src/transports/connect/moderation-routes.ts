@@ -5,13 +5,13 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { HeldEventStatus, ModerationService, type HeldEventSchema } from '../../../gen/fluxdesk/moderation/v1/moderation_pb.js';
 import type { AppDeps } from '../../app/deps.js';
-import { issueAdminModerationToken } from '../../domain/moderation/issue-moderation-token.js';
+import { issueAdminModerationToken } from '../../domain/moderation/issue-admin-moderation-token.js';
 import { listHeldEvents } from '../../domain/moderation/list-held-events.js';
 import { editHeldEvent } from '../../domain/moderation/edit-held-event.js';
 import { forwardHeldEvent } from '../../domain/moderation/forward-held-event.js';
 import { dismissHeldEvent } from '../../domain/moderation/dismiss-held-event.js';
 import type { HeldEventView } from '../../domain/moderation/held-event.view.js';
-import { resetCircuitBreaker } from '../../domain/tokens/circuit-breaker.js';
+import { resetCircuitBreaker } from '../../domain/tokens/reset-circuit-breaker.js';
 import { defined } from './mappers.js';
 import { call } from './call.js';
 

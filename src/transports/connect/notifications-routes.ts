@@ -6,9 +6,14 @@ import { ChatStyle, NotificationSettingsService } from '../../../gen/fluxdesk/no
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { PreferencesSchema } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import type { AppDeps } from '../../app/deps.js';
-import { getVapidPublicKey, registerPushSubscriptionOperation, removePushSubscription } from '../../domain/nudges/push-subscriptions.js';
-import { clearChatDestination, setChatDestinationOperation } from '../../domain/nudges/chat-destination.js';
-import { getNudgePreferences, setNudgePreferences, type PreferencesView } from '../../domain/nudges/preferences.js';
+import { getVapidPublicKey } from '../../domain/nudges/get-vapid-public-key.js';
+import { registerPushSubscriptionOperation } from '../../domain/nudges/register-push-subscription.js';
+import { removePushSubscription } from '../../domain/nudges/remove-push-subscription.js';
+import { clearChatDestination } from '../../domain/nudges/clear-chat-destination.js';
+import { setChatDestinationOperation } from '../../domain/nudges/set-chat-destination.js';
+import { getNudgePreferences } from '../../domain/nudges/get-nudge-preferences.js';
+import { setNudgePreferences } from '../../domain/nudges/set-nudge-preferences.js';
+import type { PreferencesView } from '../../domain/nudges/preferences.view.js';
 import { listFailedNudges } from '../../domain/nudges/list-failed-nudges.js';
 import { defined } from './mappers.js';
 import { call } from './call.js';

@@ -18,7 +18,9 @@ import { resolveDelivery } from '../../domain/events/resolve-delivery.js';
 import { supplementDelivery } from '../../domain/events/supplement-delivery.js';
 import { publishBulk } from '../../domain/events/publish-bulk.js';
 import { listEventTypes } from '../../domain/events/list-event-types.js';
-import { claimToken, claimTokenBatch, pingToolsToken } from '../../domain/tokens/claim-token.js';
+import { claimToken } from '../../domain/tokens/claim-token.js';
+import { claimTokenBatch } from '../../domain/tokens/claim-token-batch.js';
+import { pingToolsToken } from '../../domain/tokens/ping-tools-token.js';
 import { listIntegrators } from '../../domain/tokens/list-integrators.js';
 import { assignCatalogApproval } from '../../domain/catalog/assign-catalog-approval.js';
 import { createCatalogItem } from '../../domain/catalog/create-catalog-item.js';
@@ -29,17 +31,19 @@ import { listCatalogItems } from '../../domain/catalog/list-catalog-items.js';
 import { reviewCatalogApproval } from '../../domain/catalog/review-catalog-approval.js';
 import { revokeCatalogApproval } from '../../domain/catalog/revoke-catalog-approval.js';
 import { updateCatalogItem } from '../../domain/catalog/update-catalog-item.js';
-import {
-  disableOwnToken,
-  enableOwnToken,
-  issueOwnPersonalToken,
-  listOwnTokens,
-  revokeOwnToken,
-  rotateOwnToken,
-} from '../../domain/tokens/own-token-operations.js';
-import { adminListTokens, adminRevokeToken, offboardUser } from '../../domain/tokens/admin-token-operations.js';
-import { createOwnAgentToken, listOwnAgentTokens, revokeOwnAgentToken } from '../../domain/agent/agent-tokens.js';
-import { startConnectSession } from '../../domain/agent/connect-session.js';
+import { disableOwnToken } from '../../domain/tokens/disable-own-token.js';
+import { enableOwnToken } from '../../domain/tokens/enable-own-token.js';
+import { issueOwnPersonalToken } from '../../domain/tokens/issue-own-personal-token.js';
+import { listOwnTokens } from '../../domain/tokens/list-own-tokens.js';
+import { revokeOwnToken } from '../../domain/tokens/revoke-own-token.js';
+import { rotateOwnToken } from '../../domain/tokens/rotate-own-token.js';
+import { adminListTokens } from '../../domain/tokens/list-tokens-as-admin.js';
+import { adminRevokeToken } from '../../domain/tokens/revoke-token-as-admin.js';
+import { offboardUser } from '../../domain/users/offboard-user.js';
+import { createOwnAgentToken } from '../../domain/tokens/create-own-agent-token.js';
+import { listOwnAgentTokens } from '../../domain/tokens/list-own-agent-tokens.js';
+import { revokeOwnAgentToken } from '../../domain/tokens/revoke-own-agent-token.js';
+import { startConnectSession } from '../../domain/tokens/start-connect-session.js';
 import { clickActionOperation } from '../../domain/actions/click-action.js';
 import {
   adminTokenToProto,

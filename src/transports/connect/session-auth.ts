@@ -36,8 +36,8 @@ export function readCookie(header: string | null | undefined, name: string): str
 
 /**
  * `cookieHeader`: the request's Cookie header; `csrfHeader`: its `x-csrf-token` header.
- * Returns undefined when the request carries no session cookie (the caller goes on as before:
- * a missing Authorization header is refused as it always was). Otherwise the session's user, or
+ * Returns undefined when the request carries no session cookie (the caller then goes on without a
+ * session: a missing Authorization header is refused as usual). Otherwise the session's user, or
  * a DomainError (unauthenticated) is thrown: `session_expired` for an unknown, signed-out or
  * expired session (or a user no longer active), `csrf_mismatch` for a missing or wrong CSRF header.
  */

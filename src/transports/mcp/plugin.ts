@@ -6,7 +6,7 @@ import type { AppDeps } from '../../app/deps.js';
 import { runOperation, toDomainError } from '../../app/run-operation.js';
 import type { Logger } from '../../domain/context.js';
 import type { Principal } from '../../domain/principal.js';
-import { agentSession, type AgentSession } from '../../domain/agent/agent-session.js';
+import { agentSession, type AgentSession } from '../../domain/tokens/open-agent-session.js';
 import { fastifyErrorToDomain, readJsonBody } from '../http/json-body.js';
 import { header } from '../http/invoke.js';
 import { MCP_CODES, wholeRequestError } from './errors.js';

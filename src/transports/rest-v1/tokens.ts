@@ -1,6 +1,7 @@
 // REST v1 tools-token routes, declared once: claims, catalog approvals, integrators. Map -> call -> map.
 import { z } from 'zod';
-import { claimToken, ClaimTokenBatchRequestSchema, claimTokenBatch } from '../../domain/tokens/claim-token.js';
+import { claimToken } from '../../domain/tokens/claim-token.js';
+import { ClaimTokenBatchRequestSchema, claimTokenBatch } from '../../domain/tokens/claim-token-batch.js';
 import { ClaimedTokenSchema, ClaimTokenRequestSchema } from '../../domain/tokens/claim-token.rules.js';
 import { IntegratorsResponseSchema, listIntegrators } from '../../domain/tokens/list-integrators.js';
 import { assignCatalogApproval } from '../../domain/catalog/assign-catalog-approval.js';

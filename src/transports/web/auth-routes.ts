@@ -1,15 +1,8 @@
-// Sign-in and sessions of the web app (docs/web-sign-in.md). Small server-rendered pages
-// (no script, no inline style: the strict CSP) and the cookies of the agreed web contract:
-//   GET  /auth/login?next=        sign-in page ("Sign in with SSO" when OIDC is configured)
-//   GET  /auth/oidc/start?next=   OIDC authorization request (code + PKCE, state, nonce)
-//   GET  /auth/oidc/callback      code exchange, ID token checks, session
-//   GET  /auth/link/<token>       one-time link page with a "Sign in" button; its POST redeems it
-//   POST /auth/logout             this session (form field csrf)
-//   POST /auth/logout-everywhere  every session of the user (form field csrf)
-//   GET  /auth/auth.css           the pages' stylesheet
-// Every decision is an operation in src/domain/web/ called through the runner; this file maps
-// HTTP (cookies, forms, redirects, the identity provider's protocol) to them and back. The routes
-// anyone can call without a session count per client address (sign-in-limits.rules.ts).
+// Sign-in and sessions of the web app (docs/web-sign-in.md): the `/auth/*` routes (sign-in page,
+// OIDC start and callback, one-time link page and redeem, sign-out, sign-out everywhere, the pages'
+// stylesheet) as small server-rendered pages under the strict CSP. Every decision is an operation in
+// src/domain/web/ called through the runner; this file maps HTTP (cookies, forms, redirects, the
+// identity provider's protocol) to them and back.
 import { timingSafeEqual } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -18,7 +11,9 @@ import { limitClientAddress } from '../../app/address-limit.js';
 import { runOperation } from '../../app/run-operation.js';
 import type { Logger, Operation } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
-import { beginOidcLogin, signInOidc, takeOidcLogin } from '../../domain/web/sign-in-oidc.js';
+import { beginOidcLogin } from '../../domain/web/begin-oidc-login.js';
+import { signInOidc } from '../../domain/web/sign-in-oidc.js';
+import { takeOidcLogin } from '../../domain/web/take-oidc-login.js';
 import { redeemLoginLink } from '../../domain/web/redeem-login-link.js';
 import type { AddressBudgetName } from '../../domain/rate-budgets.rules.js';
 import { signOut } from '../../domain/web/sign-out.js';

@@ -1,14 +1,8 @@
-// The built web app (dist/web, scripts/build.mjs), its service worker and the /errors/<slug> pages.
-//   GET /assets/<file>   hashed build output: Cache-Control public, max-age=31536000, immutable
-//   GET /sw.js           the service worker (scope /): no-cache, so an update is picked up at once
-//   GET /favicon.ico     204 (no icon; browsers ask on every page)
-//   GET <app route>      index.html for the single-page app's routes (WEB_APP_ROUTES): no-cache
-//   GET /errors/<slug>   what a problem `type` means and what to do, from the status table
-// Every HTML answer carries the strict CSP and the security headers (html-pages.ts). Without a build
-// (tests run from src/) the app routes answer 503 with a page saying to run `npm run build`.
-// None of these is an API route: each is declared with `schema: { hide: true }` (the @fastify/static
-// and @fastify/swagger convention for "not in the OpenAPI document"), which the conformance harness
-// honours; sign-in routes (auth-routes.ts) carry the same flag.
+// The built web app (dist/web, scripts/build.mjs), its service worker and the /errors/<slug> pages
+// (what a problem `type` means, from the status table), each HTML answer with the strict CSP
+// (html-pages.ts). Without a build (tests run from src/) the app routes answer 503 saying to run
+// `npm run build`. None is an API route: each is declared with `schema: { hide: true }` (the
+// @fastify/swagger convention), which the OpenAPI document and the conformance harness honour.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,6 +98,7 @@ export async function registerWebApp(app: FastifyInstance, opts: WebPluginOption
     return reply.sendFile(name, assetsDir, { cacheControl: false, dotfiles: 'deny' });
   });
 
+  // The service worker (scope /): no-cache, so an update is picked up at once.
   app.get('/sw.js', { schema: NOT_IN_API_DOCUMENT }, async (_req, reply) => {
     if (!existsSync(path.join(webDir, 'sw.js'))) return reply.callNotFound();
     reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff');

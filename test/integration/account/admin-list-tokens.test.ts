@@ -1,4 +1,4 @@
-// AccountService.AdminListTokens (issue 19 item 5, token oversight; SPEC Authentication 6): every
+// AccountService.AdminListTokens (token oversight; SPEC Authentication 6): every
 // user's inbound tokens with owner, label, kind, status and last use, never a value, hash, display
 // prefix or callback signing secret; filters kind / include_revoked / limit; admin only with scope
 // admin:tokens (a member gets permission_denied `forbidden_admin_only`, an admin without the scope

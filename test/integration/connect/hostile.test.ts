@@ -1,4 +1,4 @@
-// Hostile input on the Connect surfaces (issue 16 items 3, 4 and the Connect side of 1 and 5):
+// Hostile input on the Connect surfaces:
 // bounded bodies (resource_exhausted; an unauthenticated body is refused before it is read),
 // malformed binary protobuf, invalid UTF-8 and deep nesting are invalid_argument — never internal,
 // HTTP 500 or grpc-status 13 — on both listeners (Fastify on PORT: Connect and gRPC-Web over
@@ -548,7 +548,7 @@ describe('64 MB bodies are refused without being read', () => {
   });
 });
 
-describe('control characters and unpaired surrogates through Connect (issue 16 item 1): invalid_characters, nothing stored', () => {
+describe('control characters and unpaired surrogates through Connect: invalid_characters, nothing stored', () => {
   it.each(PROTOCOL_CLIENTS())('NUL in the title over %s', async (_name, client) => {
     const eventId = `ev-nul-${_name.replace(/\W/g, '')}-${Date.now()}`;
     const err = await connectErrorOf(client(tok.token).publish({ event: protoEvent(h, { eventId, title: 'a\u0000b' }) }));

@@ -1,4 +1,4 @@
-// gRPC server reflection (grpc.reflection.v1 and v1alpha, issue 17 item 5): tools list the services
+// gRPC server reflection (grpc.reflection.v1 and v1alpha): tools list the services
 // and fetch their schema from the running service, no .proto files needed. `buf curl` drives it as a
 // user would; a raw client checks each request kind and the error answers on both versions.
 import { execFile } from 'node:child_process';

@@ -1,7 +1,7 @@
 // Two service instances on one PostgreSQL database and one Redis behave as one service: the
-// per-token rate limit, dedup and Idempotency-Key are shared, and revocation is immediate on both
-// (ARCHITECTURE "Token lookup"): each process's principal cache is proven by the publish statement
-// itself, so a revocation by any process is refused by every process at once.
+// per-token rate limit, dedup and Idempotency-Key are shared, and revocation is immediate on both:
+// each process's principal cache is proven by the publish statement itself (docs/architecture.md,
+// "The publish path"), so a revocation by any process is refused by every process at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/infra/clock.js';
 import { createDatabase, event, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';

@@ -1,4 +1,4 @@
-// EGRESS_ALLOW_HOSTS (issue 4 item 6): webhook action callbacks refuse, at send time, any target that
+// EGRESS_ALLOW_HOSTS: webhook action callbacks refuse, at send time, any target that
 // resolves to loopback, private, link-local or metadata addresses; the allowlist (config, default
 // empty = strict) exempts named hosts for local test receivers. The composition root builds the
 // action callbacks' egress client with it (deps.callbackSender).
@@ -64,7 +64,7 @@ describe('EGRESS_ALLOW_HOSTS', () => {
     }
   });
 
-  describe('at publish: one allowlist for publish and send (issue 19 item 7)', () => {
+  describe('at publish: one allowlist for publish and send', () => {
     const webhook = (url: string) => [{ label: 'Approve', action_type: 'webhook', webhook_url: url }];
     const storedCount = (h: Harness, tokenId: string) =>
       h.svc.deps.orm.em
@@ -72,7 +72,7 @@ describe('EGRESS_ALLOW_HOSTS', () => {
         .execute('select count(*)::int as n from deliveries where token_id = ?', [tokenId])
         .then((r: any[]) => r[0].n as number);
 
-    it('without the variable, a plain-http loopback webhook_url is refused as before and nothing is stored', async () => {
+    it('without the variable, a plain-http loopback webhook_url is refused and nothing is stored', async () => {
       const h = await startHarness({ env: { WORKER: 'off' } });
       try {
         const t = await newPersonalToken(h);

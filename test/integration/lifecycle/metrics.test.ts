@@ -1,4 +1,4 @@
-// GET /metrics (issue 17 item 3, docs/metrics.md): Prometheus text format, the values move with the
+// GET /metrics (docs/metrics.md): Prometheus text format, the values move with the
 // traffic of every surface, every metric the shipped Grafana dashboard and alert rules name exists,
 // each service instance has its own registry, and METRICS_PORT moves /metrics off the main listener.
 import { randomUUID } from 'node:crypto';

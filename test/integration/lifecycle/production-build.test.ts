@@ -1,4 +1,4 @@
-// The production build and the container (issue 17 item 6, README "Production build" and
+// The production build and the container (README "Production build" and
 // "Container"). No Docker engine runs here, so the test reads the Dockerfile and starts EXACTLY the
 // command its CMD runs (parsed from the file, so the two cannot drift), with the image's ENV, on the
 // build `npm run build` makes: health 200, readiness 200 (the HEALTHCHECK command itself exits 0),

@@ -1,4 +1,4 @@
-// The lifecycle a supervisor sees (issue 17 item 1, README "Probes and shutdown"): the service is
+// The lifecycle a supervisor sees (README "Probes and shutdown"): the service is
 // started with `npm start`, exactly as a supervisor or a newcomer does; SIGTERM to THAT process (npm)
 // stops the service gracefully: readiness and grpc.health turn NOT_SERVING first, a request in
 // flight finishes, an open Watch stream is ended, and the process exits 0 within

@@ -1,4 +1,4 @@
-// OpenTelemetry traces (issue 17 item 4; README "Tracing"), against a local OTLP/HTTP receiver:
+// OpenTelemetry traces (README "Tracing"), against a local OTLP/HTTP receiver:
 // the service exports OTLP/JSON to POST /v1/traces. One publish with a `traceparent` is one trace:
 // route span -> operation span -> PostgreSQL (and Redis) spans, under the caller's span. A webhook
 // action callback carries a `traceparent` of the clicker's trace; a gRPC call joins the caller's

@@ -78,6 +78,12 @@ describe('list_inbox', () => {
       read: false,
       createdAt: expect.any(String),
       targetUrl: 'https://ci.example.test/run/2',
+      state: 'inbox',
+      snoozedUntil: null,
+      deliveryId: expect.any(String),
+      eventType: expect.any(String),
+      severity: expect.any(String),
+      fireCount: 1,
     });
     expect(out.items[0].body).toBeUndefined(); // the list never carries bodies
   });
@@ -153,6 +159,12 @@ describe('get_notification', () => {
       targetUrl: 'https://ci.example.test/run/0',
       deliveryId: expect.any(String),
       tags: [],
+      state: 'inbox',
+      snoozedUntil: null,
+      doneAt: null,
+      eventType: expect.any(String),
+      severity: expect.any(String),
+      fireCount: 1,
     });
     const actor = await newAgent(h);
     const withActor = await insertNotification(a.personal.user.userId, { type: 'review', actorUserId: actor.userId });

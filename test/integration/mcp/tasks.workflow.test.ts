@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operator, startHarness, type Harness } from '../../helpers/harness.js';
 import { runOperation } from '../../../src/app/run-operation.js';
 import type { Operation } from '../../../src/domain/context.js';
-import { setProjectMember } from '../../../src/domain/projects/project-members.js';
+import { setProjectMember } from '../../../src/domain/projects/set-project-member.js';
 import { setOwnerIntakeTemplates } from '../../../src/domain/tasks/set-owner-intake-templates.js';
 import { SYSTEM_INTAKE_CHECKLISTS, SYSTEM_INTAKE_DESCRIPTION } from '../../../src/domain/tasks/intake-templates.rules.js';
 import { newAgent, toolCalls, toolText } from './rpc.js';

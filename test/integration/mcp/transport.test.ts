@@ -125,8 +125,11 @@ describe('tools/list', () => {
       'issue_personal_inbound_token',
       'mark_all_notifications_read',
       'mark_notification_read',
+      'mark_notifications_done',
+      'move_notifications_to_inbox',
       'ping',
       'revoke_personal_token',
+      'snooze_notification',
       'whoami',
     ]);
     // `read:*` grants every read scope and no write scope.

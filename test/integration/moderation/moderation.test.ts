@@ -195,7 +195,7 @@ describe('ModerationService queue', () => {
 
     const edited = await svc.editHeldEvent({ entryId: entry.entryId, title: 'Invoice 9 needs your approval', summary: 'checked by admin' });
     expect(edited.entry).toMatchObject({ title: 'Invoice 9 needs your approval', summary: 'checked by admin', edited: true, status: HeldEventStatus.PENDING });
-    // A repeat no longer overwrites the admin's text.
+    // Once the admin edited it, a repeat does not overwrite the text.
     expect((await publish(h, m.token, { ...ev, title: 'Raw vendor title v2' })).status).toBe(200);
     expect((await heldEntry(m, ev.event_id as string))!.title).toBe('Invoice 9 needs your approval');
 

@@ -1,5 +1,5 @@
 // Idempotency-Key on the REST v1 mutations (SPEC Limits "Idempotency-Key"; inbound protocol 9
-// "Idempotency-Key outcomes"; ARCHITECTURE "Idempotency-Key as a small state machine").
+// "Idempotency-Key outcomes"; the state machine of src/infra/idempotency/idempotency-store.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { event, http, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
 

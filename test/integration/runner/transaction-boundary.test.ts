@@ -1,4 +1,4 @@
-// The runner owns the transaction boundary (issue 18 item 5; app/run-operation.ts, domain/context.ts):
+// The runner owns the transaction boundary (app/run-operation.ts, domain/context.ts):
 // a writing operation (`writes: true`) runs in ONE transaction that commits only when the handler
 // returns, its unit of work flushed once by the runner; afterCommit effects run after that commit and
 // never after a rollback; ctx.call runs another operation through the runner (its scopes and its

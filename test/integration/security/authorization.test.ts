@@ -1,9 +1,8 @@
-// Authorization with the WRONG caller, through the real surfaces (issue 16 items 8-11; SPEC
-// Authentication 6-7, "Introspection and health", "Catalog item", Roles of `invite_user`):
-// - 8: a personal token's event types are its owner's own, not the shared `personal` integrator's;
-// - 9: fluxdeskInternalTypes lists only what fluxdesk's own integrator sent;
-// - 10: a tools-token manages only its own integrator's catalog rows and links only its tokens;
-// - 11: only a super admin offboards a super admin.
+// Authorization with the WRONG caller, through the real surfaces (SPEC Authentication 6-7,
+// "Introspection and health", "Catalog item", Roles of `invite_user`): a personal token's event types
+// are its owner's own, not the shared `personal` integrator's; fluxdeskInternalTypes lists only what
+// fluxdesk's own integrator sent; a tools-token manages only its own integrator's catalog rows and
+// links only its tokens; only a super admin offboards a super admin.
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
@@ -53,7 +52,7 @@ async function fluxdeskSender(): Promise<string> {
 
 // First in the file: the built-in integrators do not exist yet on the fresh database, so the
 // slug allocation alone must keep them from an admin.
-describe("9: an admin cannot take fluxdesk's (or the personal) integrator slug", () => {
+describe("an admin cannot take fluxdesk's (or the personal) integrator slug", () => {
   it("an admin's agent cannot obtain fluxdesk's integrator (or the personal one) by label", async () => {
     expect(await sql(h, `select slug from integrators where slug in ('internal-os', 'personal')`)).toEqual([]);
     const admin = await agentWithRole(h, 'admin', ['admin:tokens']);
@@ -69,7 +68,7 @@ describe("9: an admin cannot take fluxdesk's (or the personal) integrator slug",
   });
 });
 
-describe("8: event types of a personal token are its owner's own", () => {
+describe("event types of a personal token are its owner's own", () => {
   it("REST and Connect: Alice does not see Bob's types, counts or times; each sees their own", async () => {
     const alice = await newPersonalToken(h);
     const bob = await newPersonalToken(h);
@@ -112,13 +111,13 @@ describe("8: event types of a personal token are its owner's own", () => {
   });
 });
 
-describe("9: fluxdeskInternalTypes lists only fluxdesk's own events", () => {
+describe("fluxdeskInternalTypes lists only fluxdesk's own events", () => {
   it("a user token may still send internal-os.* on the older endpoint, but it stays the sender's own type", async () => {
     const sender = await newPersonalToken(h);
     const forged = `internal-os.${tag()}.maintenance`;
     // The older endpoint does not gate the namespace: accepted and delivered to the sender.
     expect((await publishLegacy(h, sender.token, event(h, { event_type: forged }))).status).toBe(202);
-    // /api/v1/events gates it as before.
+    // /api/v1/events gates it.
     expectProblem(await publish(h, sender.token, event(h, { event_type: forged })), 400, 'schema_invalid');
 
     const own = `internal-os.${tag()}.deploy`;
@@ -139,7 +138,7 @@ describe("9: fluxdeskInternalTypes lists only fluxdesk's own events", () => {
   });
 });
 
-describe("10: a tools-token manages only its own integrator's catalog rows", () => {
+describe("a tools-token manages only its own integrator's catalog rows", () => {
   const patch = (token: string, slug: string, body: unknown) => http(h, 'PATCH', `/api/v1/catalog/items/${encodeURIComponent(slug)}`, { token, body });
   const del = (token: string, slug: string, query = '') => http(h, 'DELETE', `/api/v1/catalog/items/${encodeURIComponent(slug)}${query}`, { token });
   const rowOf = async (slug: string) => (await sql(h, `select * from catalog_items where slug = ?`, [slug]))[0];
@@ -244,7 +243,7 @@ describe("10: a tools-token manages only its own integrator's catalog rows", () 
   });
 });
 
-describe('11: only a super admin offboards a super admin', () => {
+describe('only a super admin offboards a super admin', () => {
   const account = (token: string, protocol: Protocol = 'connect') => client(AccountService, token, protocol);
 
   it('an admin gets PermissionDenied (Connect and gRPC) and nothing changes; a super admin succeeds', async () => {

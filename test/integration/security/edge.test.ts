@@ -1,4 +1,4 @@
-// One HTTP edge (issue 18 item 3): REST v1, the legacy endpoints and /mcp answer the same request
+// One HTTP edge: REST v1, the legacy endpoints and /mcp answer the same request
 // the same way, each in its own envelope (SPEC Errors): the same WWW-Authenticate for a request
 // without credentials and for a bad bearer token (RFC 6750 §3.1), the same rate-limit headers on a
 // 429 (SPEC Errors: X-RateLimit-Limit, -Remaining, -Reset, Retry-After), and the same body decision

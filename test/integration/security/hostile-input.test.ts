@@ -1,4 +1,4 @@
-// Hostile input at the HTTP edge (issue 16, items 1, 2, 5 and 6): control characters and unpaired
+// Hostile input at the HTTP edge: control characters and unpaired
 // surrogates in text, Object.prototype member names as field names, deep nesting, chunked bodies.
 // Every case is refused in its surface's documented envelope, stores nothing, and never answers 5xx.
 import { request } from 'node:http';
@@ -36,7 +36,7 @@ function expectProblem(r: { status: number; headers: Headers; body: any }, statu
   expect(r.body).toMatchObject({ status, type: expect.any(String), title: expect.any(String), requestId: expect.any(String) });
 }
 
-describe('control characters and unpaired surrogates (item 1): 400 invalid_characters, the field named, nothing stored', () => {
+describe('control characters and unpaired surrogates: 400 invalid_characters, the field named, nothing stored', () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
     ['NUL in title', { title: NUL }, 'title'],
     ['an escape (U+001B) in summary', { summary: 'ok \u001b[31m red' }, 'summary'],
@@ -122,7 +122,7 @@ describe('control characters and unpaired surrogates (item 1): 400 invalid_chara
   });
 });
 
-describe('field names that are Object.prototype members (item 2): 400, never 500', () => {
+describe('field names that are Object.prototype members: 400, never 500', () => {
   it('GET /api/v1/event-types?toString=1', async () => {
     const t = await newPersonalToken(h);
     const r = await http(h, 'GET', '/api/v1/event-types?toString=1', { token: t.token });
@@ -232,7 +232,7 @@ describe("gRPC errors that echo the caller's input stay within the trailers a cl
   });
 });
 
-describe('deep nesting (item 5): bounded at parse time, 400', () => {
+describe('deep nesting: bounded at parse time, 400', () => {
   const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
   it('catalog use_cases 5,000 levels deep', async () => {
     const tools = await adminTools(h);
@@ -279,7 +279,7 @@ describe('deep nesting (item 5): bounded at parse time, 400', () => {
   });
 });
 
-describe('chunked bodies on the inbound POSTs (item 6): 411', () => {
+describe('chunked bodies on the inbound POSTs: 411', () => {
   function chunked(path: string, token: string, body: string): Promise<{ status: number; body: any }> {
     return new Promise((resolve, reject) => {
       const u = new URL(h.baseUrl);

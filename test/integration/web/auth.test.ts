@@ -1,5 +1,5 @@
 // Web sign-in by one-time login link, server-side sessions and the session as a Connect caller
-// (issue 19; docs/web-sign-in.md): single use, expiry, refusals, cookie attributes, CSRF on every
+// (docs/web-sign-in.md): single use, expiry, refusals, cookie attributes, CSRF on every
 // Connect call and on sign-out, rotation, sign out and sign out everywhere, idle and absolute expiry.
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Web sign-in through company SSO (issue 19; docs/web-sign-in.md) against a real OpenID Connect
+// Web sign-in through company SSO (docs/web-sign-in.md) against a real OpenID Connect
 // provider run in-process (oidc-provider, test/helpers/oidc-provider.ts), over plain HTTP: our
 // /auth/oidc/start -> the provider's login form -> our /auth/oidc/callback (code + PKCE, state
 // bound to the browser, nonce) -> a session that authenticates Connect calls. Refusals are pages.

@@ -107,7 +107,7 @@ describe('the single-page app', () => {
       expect(body.equals(readFileSync(path.join(ROOT, 'dist/web', a)))).toBe(true);
       if (a.endsWith('.js')) gzipJs += (await import('node:zlib')).gzipSync(body).length;
     }
-    // The inbox route's JavaScript budget (issue 19): at most 150 KB gzipped.
+    // The inbox route's JavaScript budget: at most 150 KB gzipped.
     expect(gzipJs).toBeLessThanOrEqual(150 * 1024);
     // A conditional request is answered 304 (ETag from @fastify/static).
     const first = await get(assets[0]!);
@@ -199,7 +199,7 @@ describe('/errors/<slug>', () => {
 });
 
 describe('no route is shadowed', () => {
-  it('API, health, metrics, the OpenAPI document and Connect paths answer as before', async () => {
+  it('API, health, metrics, the OpenAPI document and Connect paths still answer as themselves', async () => {
     const nope = await get('/api/v1/nope');
     expect(nope.status).toBe(404);
     expect(nope.headers.get('content-type')).toMatch(/^application\/problem\+json/);

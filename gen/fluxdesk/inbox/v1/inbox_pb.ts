@@ -29,7 +29,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fluxdesk/inbox/v1/inbox.proto.
  */
 export const file_fluxdesk_inbox_v1_inbox: GenFile = /*@__PURE__*/
-  fileDesc("Ch1mbHV4ZGVzay9pbmJveC92MS9pbmJveC5wcm90bxIRZmx1eGRlc2suaW5ib3gudjEivgEKEExpc3RJbmJveFJlcXVlc3QSGAoLdW5yZWFkX29ubHkYASABKAhIAIgBARISCgpzZXZlcml0aWVzGAIgAygJEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARISCgVsaW1pdBgEIAEoBUgCiAEBEhcKCnBhZ2VfdG9rZW4YBSABKAlIA4gBAUIOCgxfdW5yZWFkX29ubHlCDQoLX2V2ZW50X3R5cGVCCAoGX2xpbWl0Qg0KC19wYWdlX3Rva2VuIp0BChFMaXN0SW5ib3hSZXNwb25zZRIrCgVpdGVtcxgBIAMoCzIcLmZsdXhkZXNrLmluYm94LnYxLkluYm94SXRlbRITCgt0b3RhbF9jb3VudBgCIAEoBRIUCgx1bnJlYWRfY291bnQYAyABKAUSHAoPbmV4dF9wYWdlX3Rva2VuGAQgASgJSACIAQFCEgoQX25leHRfcGFnZV90b2tlbiIuChNHZXRJbmJveEl0ZW1SZXF1ZXN0EhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCSJCChRHZXRJbmJveEl0ZW1SZXNwb25zZRIqCgRpdGVtGAEgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuSW5ib3hJdGVtIioKD01hcmtSZWFkUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkiVAoQTWFya1JlYWRSZXNwb25zZRIqCgRpdGVtGAEgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuSW5ib3hJdGVtEhQKDHVucmVhZF9jb3VudBgCIAEoBSIUChJNYXJrQWxsUmVhZFJlcXVlc3QiKwoTTWFya0FsbFJlYWRSZXNwb25zZRIUCgxtYXJrZWRfY291bnQYASABKAUiEwoRV2F0Y2hJbmJveFJlcXVlc3QiwgEKEldhdGNoSW5ib3hSZXNwb25zZRIpCgVyZWFkeRgBIAEoCzIYLmZsdXhkZXNrLmluYm94LnYxLlJlYWR5SAASLgoGdXBzZXJ0GAIgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuSW5ib3hJdGVtSAASMQoJaGVhcnRiZWF0GAMgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuSGVhcnRiZWF0SAASFAoMdW5yZWFkX2NvdW50GAQgASgFQggKBmNoYW5nZSIHCgVSZWFkeSILCglIZWFydGJlYXQizQkKCUluYm94SXRlbRIXCg9ub3RpZmljYXRpb25faWQYASABKAkSDAoEdHlwZRgCIAEoCRINCgV0aXRsZRgDIAEoCRIUCgdzdW1tYXJ5GAQgASgJSACIAQESDAoEcmVhZBgFIAEoCBIwCgdyZWFkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjEKBWFjdG9yGAkgASgLMh0uZmx1eGRlc2suaW5ib3gudjEuSW5ib3hBY3RvckgCiAEBEhcKCnRhcmdldF91cmwYCiABKAlIA4gBARIYCgtkZWxpdmVyeV9pZBgLIAEoCUgEiAEBEhcKCmV2ZW50X3R5cGUYDCABKAlIBYgBARIVCghzZXZlcml0eRgNIAEoCUgGiAEBEhEKBHRvbmUYDiABKAlIB4gBARIaCg1tYXJrZG93bl9ib2R5GA8gASgJSAiIAQESJAoXbWFya2Rvd25fYm9keV9yZW5kZXJpbmcYECABKAlICYgBARIZCgxleHRlcm5hbF91cmwYESABKAlICogBARIcCg9leHRlcm5hbF9zdGF0dXMYEiABKAlIC4gBARI7ChJleHRlcm5hbF9zdGF0dXNfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAyIAQESNAoLcmVzb2x2ZWRfYXQYFCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSA2IAQESHAoPcmVzb2x1dGlvbl9ub3RlGBUgASgJSA6IAQESEgoKZmlyZV9jb3VudBgWIAEoBRI4CgZsYWJlbHMYFyADKAsyKC5mbHV4ZGVzay5pbmJveC52MS5JbmJveEl0ZW0uTGFiZWxzRW50cnkSNwoLc3VwcGxlbWVudHMYGCADKAsyIi5mbHV4ZGVzay5pbmJveC52MS5JbmJveFN1cHBsZW1lbnQSLwoHYWN0aW9ucxgZIAMoCzIeLmZsdXhkZXNrLmluYm94LnYxLkluYm94QWN0aW9uEjQKC29jY3VycmVkX2F0GBogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgPiAEBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3N1bW1hcnlCCgoIX3JlYWRfYXRCCAoGX2FjdG9yQg0KC190YXJnZXRfdXJsQg4KDF9kZWxpdmVyeV9pZEINCgtfZXZlbnRfdHlwZUILCglfc2V2ZXJpdHlCBwoFX3RvbmVCEAoOX21hcmtkb3duX2JvZHlCGgoYX21hcmtkb3duX2JvZHlfcmVuZGVyaW5nQg8KDV9leHRlcm5hbF91cmxCEgoQX2V4dGVybmFsX3N0YXR1c0IVChNfZXh0ZXJuYWxfc3RhdHVzX2F0Qg4KDF9yZXNvbHZlZF9hdEISChBfcmVzb2x1dGlvbl9ub3RlQg4KDF9vY2N1cnJlZF9hdCIpCgpJbmJveEFjdG9yEg0KBWVtYWlsGAEgASgJEgwKBG5hbWUYAiABKAkiZAoPSW5ib3hTdXBwbGVtZW50EgoKAmlkGAEgASgJEhUKDW1hcmtkb3duX2JvZHkYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAifQoLSW5ib3hBY3Rpb24SDQoFaW5kZXgYASABKAUSDQoFbGFiZWwYAiABKAkSDAoEa2luZBgDIAEoCRIQCgN1cmwYBCABKAlIAIgBARIYCgthY3Rpb25fdHlwZRgFIAEoCUgBiAEBQgYKBF91cmxCDgoMX2FjdGlvbl90eXBlIhIKEEdldFZpZXdlclJlcXVlc3QiTwoRR2V0Vmlld2VyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRuYW1lGAMgASgJEgwKBHJvbGUYBCABKAky1wMKDEluYm94U2VydmljZRJWCglMaXN0SW5ib3gSIy5mbHV4ZGVzay5pbmJveC52MS5MaXN0SW5ib3hSZXF1ZXN0GiQuZmx1eGRlc2suaW5ib3gudjEuTGlzdEluYm94UmVzcG9uc2USXwoMR2V0SW5ib3hJdGVtEiYuZmx1eGRlc2suaW5ib3gudjEuR2V0SW5ib3hJdGVtUmVxdWVzdBonLmZsdXhkZXNrLmluYm94LnYxLkdldEluYm94SXRlbVJlc3BvbnNlElMKCE1hcmtSZWFkEiIuZmx1eGRlc2suaW5ib3gudjEuTWFya1JlYWRSZXF1ZXN0GiMuZmx1eGRlc2suaW5ib3gudjEuTWFya1JlYWRSZXNwb25zZRJcCgtNYXJrQWxsUmVhZBIlLmZsdXhkZXNrLmluYm94LnYxLk1hcmtBbGxSZWFkUmVxdWVzdBomLmZsdXhkZXNrLmluYm94LnYxLk1hcmtBbGxSZWFkUmVzcG9uc2USWwoKV2F0Y2hJbmJveBIkLmZsdXhkZXNrLmluYm94LnYxLldhdGNoSW5ib3hSZXF1ZXN0GiUuZmx1eGRlc2suaW5ib3gudjEuV2F0Y2hJbmJveFJlc3BvbnNlMAEyZwoNVmlld2VyU2VydmljZRJWCglHZXRWaWV3ZXISIy5mbHV4ZGVzay5pbmJveC52MS5HZXRWaWV3ZXJSZXF1ZXN0GiQuZmx1eGRlc2suaW5ib3gudjEuR2V0Vmlld2VyUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1mbHV4ZGVzay9pbmJveC92MS9pbmJveC5wcm90bxIRZmx1eGRlc2suaW5ib3gudjEi2gEKEExpc3RJbmJveFJlcXVlc3QSGAoLdW5yZWFkX29ubHkYASABKAhIAIgBARISCgpzZXZlcml0aWVzGAIgAygJEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARISCgVsaW1pdBgEIAEoBUgCiAEBEhcKCnBhZ2VfdG9rZW4YBSABKAlIA4gBARIRCgR2aWV3GAYgASgJSASIAQFCDgoMX3VucmVhZF9vbmx5Qg0KC19ldmVudF90eXBlQggKBl9saW1pdEINCgtfcGFnZV90b2tlbkIHCgVfdmlldyLRAQoRTGlzdEluYm94UmVzcG9uc2USKwoFaXRlbXMYASADKAsyHC5mbHV4ZGVzay5pbmJveC52MS5JbmJveEl0ZW0SEwoLdG90YWxfY291bnQYAiABKAUSFAoMdW5yZWFkX2NvdW50GAMgASgFEhwKD25leHRfcGFnZV90b2tlbhgEIAEoCUgAiAEBEjIKC3ZpZXdfY291bnRzGAUgASgLMh0uZmx1eGRlc2suaW5ib3gudjEuVmlld0NvdW50c0ISChBfbmV4dF9wYWdlX3Rva2VuIr8BCgpWaWV3Q291bnRzEisKBWluYm94GAEgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuVmlld0NvdW50Ei0KB3Nub296ZWQYAiABKAsyHC5mbHV4ZGVzay5pbmJveC52MS5WaWV3Q291bnQSKgoEZG9uZRgDIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLlZpZXdDb3VudBIpCgNhbGwYBCABKAsyHC5mbHV4ZGVzay5pbmJveC52MS5WaWV3Q291bnQiKgoJVmlld0NvdW50Eg0KBXRvdGFsGAEgASgFEg4KBnVucmVhZBgCIAEoBSIrCg9NYXJrRG9uZVJlcXVlc3QSGAoQbm90aWZpY2F0aW9uX2lkcxgBIAMoCSIpChBNYXJrRG9uZVJlc3BvbnNlEhUKDXVwZGF0ZWRfY291bnQYASABKAUilgEKEk1hcmtBbGxEb25lUmVxdWVzdBIRCgR2aWV3GAEgASgJSACIAQESGAoLdW5yZWFkX29ubHkYAiABKAhIAYgBARISCgpzZXZlcml0aWVzGAMgAygJEhcKCmV2ZW50X3R5cGUYBCABKAlIAogBAUIHCgVfdmlld0IOCgxfdW5yZWFkX29ubHlCDQoLX2V2ZW50X3R5cGUiOgoTTWFya0FsbERvbmVSZXNwb25zZRIVCg11cGRhdGVkX2NvdW50GAEgASgFEgwKBG1vcmUYAiABKAgiLgoSTW92ZVRvSW5ib3hSZXF1ZXN0EhgKEG5vdGlmaWNhdGlvbl9pZHMYASADKAkiLAoTTW92ZVRvSW5ib3hSZXNwb25zZRIVCg11cGRhdGVkX2NvdW50GAEgASgFIpkBCg1Tbm9vemVSZXF1ZXN0EhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIpCgV1bnRpbBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoGcHJlc2V0GAMgASgJSACIAQESFgoJdGltZV96b25lGAQgASgJSAGIAQFCCQoHX3ByZXNldEIMCgpfdGltZV96b25lIlwKDlNub296ZVJlc3BvbnNlEhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIxCg1zbm9vemVkX3VudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIuChNHZXRJbmJveEl0ZW1SZXF1ZXN0EhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCSJCChRHZXRJbmJveEl0ZW1SZXNwb25zZRIqCgRpdGVtGAEgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuSW5ib3hJdGVtIioKD01hcmtSZWFkUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkiVAoQTWFya1JlYWRSZXNwb25zZRIqCgRpdGVtGAEgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuSW5ib3hJdGVtEhQKDHVucmVhZF9jb3VudBgCIAEoBSIUChJNYXJrQWxsUmVhZFJlcXVlc3QiKwoTTWFya0FsbFJlYWRSZXNwb25zZRIUCgxtYXJrZWRfY291bnQYASABKAUiEwoRV2F0Y2hJbmJveFJlcXVlc3QiwgEKEldhdGNoSW5ib3hSZXNwb25zZRIpCgVyZWFkeRgBIAEoCzIYLmZsdXhkZXNrLmluYm94LnYxLlJlYWR5SAASLgoGdXBzZXJ0GAIgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuSW5ib3hJdGVtSAASMQoJaGVhcnRiZWF0GAMgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuSGVhcnRiZWF0SAASFAoMdW5yZWFkX2NvdW50GAQgASgFQggKBmNoYW5nZSIHCgVSZWFkeSILCglIZWFydGJlYXQi5AoKCUluYm94SXRlbRIXCg9ub3RpZmljYXRpb25faWQYASABKAkSDAoEdHlwZRgCIAEoCRINCgV0aXRsZRgDIAEoCRIUCgdzdW1tYXJ5GAQgASgJSACIAQESDAoEcmVhZBgFIAEoCBIwCgdyZWFkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjEKBWFjdG9yGAkgASgLMh0uZmx1eGRlc2suaW5ib3gudjEuSW5ib3hBY3RvckgCiAEBEhcKCnRhcmdldF91cmwYCiABKAlIA4gBARIYCgtkZWxpdmVyeV9pZBgLIAEoCUgEiAEBEhcKCmV2ZW50X3R5cGUYDCABKAlIBYgBARIVCghzZXZlcml0eRgNIAEoCUgGiAEBEhEKBHRvbmUYDiABKAlIB4gBARIaCg1tYXJrZG93bl9ib2R5GA8gASgJSAiIAQESJAoXbWFya2Rvd25fYm9keV9yZW5kZXJpbmcYECABKAlICYgBARIZCgxleHRlcm5hbF91cmwYESABKAlICogBARIcCg9leHRlcm5hbF9zdGF0dXMYEiABKAlIC4gBARI7ChJleHRlcm5hbF9zdGF0dXNfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAyIAQESNAoLcmVzb2x2ZWRfYXQYFCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSA2IAQESHAoPcmVzb2x1dGlvbl9ub3RlGBUgASgJSA6IAQESEgoKZmlyZV9jb3VudBgWIAEoBRI4CgZsYWJlbHMYFyADKAsyKC5mbHV4ZGVzay5pbmJveC52MS5JbmJveEl0ZW0uTGFiZWxzRW50cnkSNwoLc3VwcGxlbWVudHMYGCADKAsyIi5mbHV4ZGVzay5pbmJveC52MS5JbmJveFN1cHBsZW1lbnQSLwoHYWN0aW9ucxgZIAMoCzIeLmZsdXhkZXNrLmluYm94LnYxLkluYm94QWN0aW9uEjQKC29jY3VycmVkX2F0GBogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgPiAEBEg0KBXN0YXRlGBsgASgJEjYKDXNub296ZWRfdW50aWwYHCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSBCIAQESMAoHZG9uZV9hdBgdIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIEYgBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF9zdW1tYXJ5QgoKCF9yZWFkX2F0QggKBl9hY3RvckINCgtfdGFyZ2V0X3VybEIOCgxfZGVsaXZlcnlfaWRCDQoLX2V2ZW50X3R5cGVCCwoJX3NldmVyaXR5QgcKBV90b25lQhAKDl9tYXJrZG93bl9ib2R5QhoKGF9tYXJrZG93bl9ib2R5X3JlbmRlcmluZ0IPCg1fZXh0ZXJuYWxfdXJsQhIKEF9leHRlcm5hbF9zdGF0dXNCFQoTX2V4dGVybmFsX3N0YXR1c19hdEIOCgxfcmVzb2x2ZWRfYXRCEgoQX3Jlc29sdXRpb25fbm90ZUIOCgxfb2NjdXJyZWRfYXRCEAoOX3Nub296ZWRfdW50aWxCCgoIX2RvbmVfYXQiKQoKSW5ib3hBY3RvchINCgVlbWFpbBgBIAEoCRIMCgRuYW1lGAIgASgJImQKD0luYm94U3VwcGxlbWVudBIKCgJpZBgBIAEoCRIVCg1tYXJrZG93bl9ib2R5GAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KC0luYm94QWN0aW9uEg0KBWluZGV4GAEgASgFEg0KBWxhYmVsGAIgASgJEgwKBGtpbmQYAyABKAkSEAoDdXJsGAQgASgJSACIAQESGAoLYWN0aW9uX3R5cGUYBSABKAlIAYgBAUIGCgRfdXJsQg4KDF9hY3Rpb25fdHlwZSISChBHZXRWaWV3ZXJSZXF1ZXN0Ik8KEUdldFZpZXdlclJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSDQoFZW1haWwYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgRyb2xlGAQgASgJMrcGCgxJbmJveFNlcnZpY2USVgoJTGlzdEluYm94EiMuZmx1eGRlc2suaW5ib3gudjEuTGlzdEluYm94UmVxdWVzdBokLmZsdXhkZXNrLmluYm94LnYxLkxpc3RJbmJveFJlc3BvbnNlEl8KDEdldEluYm94SXRlbRImLmZsdXhkZXNrLmluYm94LnYxLkdldEluYm94SXRlbVJlcXVlc3QaJy5mbHV4ZGVzay5pbmJveC52MS5HZXRJbmJveEl0ZW1SZXNwb25zZRJTCghNYXJrUmVhZBIiLmZsdXhkZXNrLmluYm94LnYxLk1hcmtSZWFkUmVxdWVzdBojLmZsdXhkZXNrLmluYm94LnYxLk1hcmtSZWFkUmVzcG9uc2USXAoLTWFya0FsbFJlYWQSJS5mbHV4ZGVzay5pbmJveC52MS5NYXJrQWxsUmVhZFJlcXVlc3QaJi5mbHV4ZGVzay5pbmJveC52MS5NYXJrQWxsUmVhZFJlc3BvbnNlElMKCE1hcmtEb25lEiIuZmx1eGRlc2suaW5ib3gudjEuTWFya0RvbmVSZXF1ZXN0GiMuZmx1eGRlc2suaW5ib3gudjEuTWFya0RvbmVSZXNwb25zZRJcCgtNYXJrQWxsRG9uZRIlLmZsdXhkZXNrLmluYm94LnYxLk1hcmtBbGxEb25lUmVxdWVzdBomLmZsdXhkZXNrLmluYm94LnYxLk1hcmtBbGxEb25lUmVzcG9uc2USXAoLTW92ZVRvSW5ib3gSJS5mbHV4ZGVzay5pbmJveC52MS5Nb3ZlVG9JbmJveFJlcXVlc3QaJi5mbHV4ZGVzay5pbmJveC52MS5Nb3ZlVG9JbmJveFJlc3BvbnNlEk0KBlNub296ZRIgLmZsdXhkZXNrLmluYm94LnYxLlNub296ZVJlcXVlc3QaIS5mbHV4ZGVzay5pbmJveC52MS5Tbm9vemVSZXNwb25zZRJbCgpXYXRjaEluYm94EiQuZmx1eGRlc2suaW5ib3gudjEuV2F0Y2hJbmJveFJlcXVlc3QaJS5mbHV4ZGVzay5pbmJveC52MS5XYXRjaEluYm94UmVzcG9uc2UwATJnCg1WaWV3ZXJTZXJ2aWNlElYKCUdldFZpZXdlchIjLmZsdXhkZXNrLmluYm94LnYxLkdldFZpZXdlclJlcXVlc3QaJC5mbHV4ZGVzay5pbmJveC52MS5HZXRWaWV3ZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * ListInboxRequest filters and bounds the page.
@@ -73,6 +73,14 @@ export type ListInboxRequest = Message<"fluxdesk.inbox.v1.ListInboxRequest"> & {
    * @generated from field: optional string page_token = 5;
    */
   pageToken?: string | undefined;
+
+  /**
+   * Which notifications: `inbox` (default: neither done nor snoozed),
+   * `snoozed`, `done` or `all`.
+   *
+   * @generated from field: optional string view = 6;
+   */
+  view?: string | undefined;
 };
 
 /**
@@ -116,6 +124,13 @@ export type ListInboxResponse = Message<"fluxdesk.inbox.v1.ListInboxResponse"> &
    * @generated from field: optional string next_page_token = 4;
    */
   nextPageToken?: string | undefined;
+
+  /**
+   * Every view's counts (the event filters do not apply to them).
+   *
+   * @generated from field: fluxdesk.inbox.v1.ViewCounts view_counts = 5;
+   */
+  viewCounts?: ViewCounts | undefined;
 };
 
 /**
@@ -124,6 +139,302 @@ export type ListInboxResponse = Message<"fluxdesk.inbox.v1.ListInboxResponse"> &
  */
 export const ListInboxResponseSchema: GenMessage<ListInboxResponse> = /*@__PURE__*/
   messageDesc(file_fluxdesk_inbox_v1_inbox, 1);
+
+/**
+ * ViewCounts is the size of each view of the caller's inbox.
+ *
+ * @generated from message fluxdesk.inbox.v1.ViewCounts
+ */
+export type ViewCounts = Message<"fluxdesk.inbox.v1.ViewCounts"> & {
+  /**
+   * Neither done nor snoozed.
+   *
+   * @generated from field: fluxdesk.inbox.v1.ViewCount inbox = 1;
+   */
+  inbox?: ViewCount | undefined;
+
+  /**
+   * Snoozed until a time.
+   *
+   * @generated from field: fluxdesk.inbox.v1.ViewCount snoozed = 2;
+   */
+  snoozed?: ViewCount | undefined;
+
+  /**
+   * Done.
+   *
+   * @generated from field: fluxdesk.inbox.v1.ViewCount done = 3;
+   */
+  done?: ViewCount | undefined;
+
+  /**
+   * Every notification.
+   *
+   * @generated from field: fluxdesk.inbox.v1.ViewCount all = 4;
+   */
+  all?: ViewCount | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.ViewCounts.
+ * Use `create(ViewCountsSchema)` to create a new message.
+ */
+export const ViewCountsSchema: GenMessage<ViewCounts> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 2);
+
+/**
+ * ViewCount is the size of one view.
+ *
+ * @generated from message fluxdesk.inbox.v1.ViewCount
+ */
+export type ViewCount = Message<"fluxdesk.inbox.v1.ViewCount"> & {
+  /**
+   * Notifications in the view.
+   *
+   * @generated from field: int32 total = 1;
+   */
+  total: number;
+
+  /**
+   * Unread notifications in the view.
+   *
+   * @generated from field: int32 unread = 2;
+   */
+  unread: number;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.ViewCount.
+ * Use `create(ViewCountSchema)` to create a new message.
+ */
+export const ViewCountSchema: GenMessage<ViewCount> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 3);
+
+/**
+ * MarkDoneRequest names the notifications.
+ *
+ * @generated from message fluxdesk.inbox.v1.MarkDoneRequest
+ */
+export type MarkDoneRequest = Message<"fluxdesk.inbox.v1.MarkDoneRequest"> & {
+  /**
+   * Notification ids (uuid), 1-500.
+   *
+   * @generated from field: repeated string notification_ids = 1;
+   */
+  notificationIds: string[];
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.MarkDoneRequest.
+ * Use `create(MarkDoneRequestSchema)` to create a new message.
+ */
+export const MarkDoneRequestSchema: GenMessage<MarkDoneRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 4);
+
+/**
+ * MarkDoneResponse reports how many changed.
+ *
+ * @generated from message fluxdesk.inbox.v1.MarkDoneResponse
+ */
+export type MarkDoneResponse = Message<"fluxdesk.inbox.v1.MarkDoneResponse"> & {
+  /**
+   * How many were not done before.
+   *
+   * @generated from field: int32 updated_count = 1;
+   */
+  updatedCount: number;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.MarkDoneResponse.
+ * Use `create(MarkDoneResponseSchema)` to create a new message.
+ */
+export const MarkDoneResponseSchema: GenMessage<MarkDoneResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 5);
+
+/**
+ * MarkAllDoneRequest names the view and filters (as ListInboxRequest).
+ *
+ * @generated from message fluxdesk.inbox.v1.MarkAllDoneRequest
+ */
+export type MarkAllDoneRequest = Message<"fluxdesk.inbox.v1.MarkAllDoneRequest"> & {
+  /**
+   * `inbox` (default), `snoozed` or `all`.
+   *
+   * @generated from field: optional string view = 1;
+   */
+  view?: string | undefined;
+
+  /**
+   * Only unread notifications when true.
+   *
+   * @generated from field: optional bool unread_only = 2;
+   */
+  unreadOnly?: boolean | undefined;
+
+  /**
+   * Only events of these severities; empty = all.
+   *
+   * @generated from field: repeated string severities = 3;
+   */
+  severities: string[];
+
+  /**
+   * Only events of this exact event type.
+   *
+   * @generated from field: optional string event_type = 4;
+   */
+  eventType?: string | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.MarkAllDoneRequest.
+ * Use `create(MarkAllDoneRequestSchema)` to create a new message.
+ */
+export const MarkAllDoneRequestSchema: GenMessage<MarkAllDoneRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 6);
+
+/**
+ * MarkAllDoneResponse reports how many changed and whether more remain.
+ *
+ * @generated from message fluxdesk.inbox.v1.MarkAllDoneResponse
+ */
+export type MarkAllDoneResponse = Message<"fluxdesk.inbox.v1.MarkAllDoneResponse"> & {
+  /**
+   * How many moved to Done in this call.
+   *
+   * @generated from field: int32 updated_count = 1;
+   */
+  updatedCount: number;
+
+  /**
+   * More matching notifications remain: call again.
+   *
+   * @generated from field: bool more = 2;
+   */
+  more: boolean;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.MarkAllDoneResponse.
+ * Use `create(MarkAllDoneResponseSchema)` to create a new message.
+ */
+export const MarkAllDoneResponseSchema: GenMessage<MarkAllDoneResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 7);
+
+/**
+ * MoveToInboxRequest names the notifications.
+ *
+ * @generated from message fluxdesk.inbox.v1.MoveToInboxRequest
+ */
+export type MoveToInboxRequest = Message<"fluxdesk.inbox.v1.MoveToInboxRequest"> & {
+  /**
+   * Notification ids (uuid), 1-500.
+   *
+   * @generated from field: repeated string notification_ids = 1;
+   */
+  notificationIds: string[];
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.MoveToInboxRequest.
+ * Use `create(MoveToInboxRequestSchema)` to create a new message.
+ */
+export const MoveToInboxRequestSchema: GenMessage<MoveToInboxRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 8);
+
+/**
+ * MoveToInboxResponse reports how many changed.
+ *
+ * @generated from message fluxdesk.inbox.v1.MoveToInboxResponse
+ */
+export type MoveToInboxResponse = Message<"fluxdesk.inbox.v1.MoveToInboxResponse"> & {
+  /**
+   * How many were done or snoozed before.
+   *
+   * @generated from field: int32 updated_count = 1;
+   */
+  updatedCount: number;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.MoveToInboxResponse.
+ * Use `create(MoveToInboxResponseSchema)` to create a new message.
+ */
+export const MoveToInboxResponseSchema: GenMessage<MoveToInboxResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 9);
+
+/**
+ * SnoozeRequest names the notification and when it comes back: `until`, or
+ * `preset` with `time_zone`.
+ *
+ * @generated from message fluxdesk.inbox.v1.SnoozeRequest
+ */
+export type SnoozeRequest = Message<"fluxdesk.inbox.v1.SnoozeRequest"> & {
+  /**
+   * Notification id (uuid). Required.
+   *
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+
+  /**
+   * When it comes back: after now, at most 90 days ahead.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 2;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * `one_hour`, `this_evening` (18:00), `tomorrow` (09:00) or `next_week`
+   * (Monday 09:00), on the wall clock of `time_zone`.
+   *
+   * @generated from field: optional string preset = 3;
+   */
+  preset?: string | undefined;
+
+  /**
+   * IANA time zone of the preset, e.g. `Europe/Berlin`.
+   *
+   * @generated from field: optional string time_zone = 4;
+   */
+  timeZone?: string | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.SnoozeRequest.
+ * Use `create(SnoozeRequestSchema)` to create a new message.
+ */
+export const SnoozeRequestSchema: GenMessage<SnoozeRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 10);
+
+/**
+ * SnoozeResponse says until when.
+ *
+ * @generated from message fluxdesk.inbox.v1.SnoozeResponse
+ */
+export type SnoozeResponse = Message<"fluxdesk.inbox.v1.SnoozeResponse"> & {
+  /**
+   * Notification id (uuid).
+   *
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+
+  /**
+   * When it comes back.
+   *
+   * @generated from field: google.protobuf.Timestamp snoozed_until = 2;
+   */
+  snoozedUntil?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.SnoozeResponse.
+ * Use `create(SnoozeResponseSchema)` to create a new message.
+ */
+export const SnoozeResponseSchema: GenMessage<SnoozeResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 11);
 
 /**
  * GetInboxItemRequest names one notification.
@@ -144,7 +455,7 @@ export type GetInboxItemRequest = Message<"fluxdesk.inbox.v1.GetInboxItemRequest
  * Use `create(GetInboxItemRequestSchema)` to create a new message.
  */
 export const GetInboxItemRequestSchema: GenMessage<GetInboxItemRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 2);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 12);
 
 /**
  * GetInboxItemResponse is the notification.
@@ -165,7 +476,7 @@ export type GetInboxItemResponse = Message<"fluxdesk.inbox.v1.GetInboxItemRespon
  * Use `create(GetInboxItemResponseSchema)` to create a new message.
  */
 export const GetInboxItemResponseSchema: GenMessage<GetInboxItemResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 3);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 13);
 
 /**
  * MarkReadRequest names one notification.
@@ -186,7 +497,7 @@ export type MarkReadRequest = Message<"fluxdesk.inbox.v1.MarkReadRequest"> & {
  * Use `create(MarkReadRequestSchema)` to create a new message.
  */
 export const MarkReadRequestSchema: GenMessage<MarkReadRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 4);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 14);
 
 /**
  * MarkReadResponse is the notification after the mark.
@@ -214,7 +525,7 @@ export type MarkReadResponse = Message<"fluxdesk.inbox.v1.MarkReadResponse"> & {
  * Use `create(MarkReadResponseSchema)` to create a new message.
  */
 export const MarkReadResponseSchema: GenMessage<MarkReadResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 5);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 15);
 
 /**
  * MarkAllReadRequest has no fields.
@@ -229,7 +540,7 @@ export type MarkAllReadRequest = Message<"fluxdesk.inbox.v1.MarkAllReadRequest">
  * Use `create(MarkAllReadRequestSchema)` to create a new message.
  */
 export const MarkAllReadRequestSchema: GenMessage<MarkAllReadRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 6);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 16);
 
 /**
  * MarkAllReadResponse reports how many were marked.
@@ -250,7 +561,7 @@ export type MarkAllReadResponse = Message<"fluxdesk.inbox.v1.MarkAllReadResponse
  * Use `create(MarkAllReadResponseSchema)` to create a new message.
  */
 export const MarkAllReadResponseSchema: GenMessage<MarkAllReadResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 7);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 17);
 
 /**
  * WatchInboxRequest has no fields: the stream is the caller's own inbox.
@@ -265,7 +576,7 @@ export type WatchInboxRequest = Message<"fluxdesk.inbox.v1.WatchInboxRequest"> &
  * Use `create(WatchInboxRequestSchema)` to create a new message.
  */
 export const WatchInboxRequestSchema: GenMessage<WatchInboxRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 8);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 18);
 
 /**
  * WatchInboxResponse is one message of the stream.
@@ -318,7 +629,7 @@ export type WatchInboxResponse = Message<"fluxdesk.inbox.v1.WatchInboxResponse">
  * Use `create(WatchInboxResponseSchema)` to create a new message.
  */
 export const WatchInboxResponseSchema: GenMessage<WatchInboxResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 9);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 19);
 
 /**
  * Ready opens a stream.
@@ -333,7 +644,7 @@ export type Ready = Message<"fluxdesk.inbox.v1.Ready"> & {
  * Use `create(ReadySchema)` to create a new message.
  */
 export const ReadySchema: GenMessage<Ready> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 10);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 20);
 
 /**
  * Heartbeat keeps an idle stream alive through proxies.
@@ -348,7 +659,7 @@ export type Heartbeat = Message<"fluxdesk.inbox.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 11);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 21);
 
 /**
  * InboxItem is one notification as a person sees it. Event fields are set
@@ -544,6 +855,27 @@ export type InboxItem = Message<"fluxdesk.inbox.v1.InboxItem"> & {
    * @generated from field: optional google.protobuf.Timestamp occurred_at = 26;
    */
   occurredAt?: Timestamp | undefined;
+
+  /**
+   * Where it is: `inbox`, `snoozed` or `done`.
+   *
+   * @generated from field: string state = 27;
+   */
+  state: string;
+
+  /**
+   * When a snoozed notification comes back; unset unless snoozed.
+   *
+   * @generated from field: optional google.protobuf.Timestamp snoozed_until = 28;
+   */
+  snoozedUntil?: Timestamp | undefined;
+
+  /**
+   * When it was marked done; unset unless done.
+   *
+   * @generated from field: optional google.protobuf.Timestamp done_at = 29;
+   */
+  doneAt?: Timestamp | undefined;
 };
 
 /**
@@ -551,7 +883,7 @@ export type InboxItem = Message<"fluxdesk.inbox.v1.InboxItem"> & {
  * Use `create(InboxItemSchema)` to create a new message.
  */
 export const InboxItemSchema: GenMessage<InboxItem> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 12);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 22);
 
 /**
  * InboxActor is who caused a notification.
@@ -579,7 +911,7 @@ export type InboxActor = Message<"fluxdesk.inbox.v1.InboxActor"> & {
  * Use `create(InboxActorSchema)` to create a new message.
  */
 export const InboxActorSchema: GenMessage<InboxActor> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 13);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 23);
 
 /**
  * InboxSupplement is one follow-up note.
@@ -614,7 +946,7 @@ export type InboxSupplement = Message<"fluxdesk.inbox.v1.InboxSupplement"> & {
  * Use `create(InboxSupplementSchema)` to create a new message.
  */
 export const InboxSupplementSchema: GenMessage<InboxSupplement> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 14);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 24);
 
 /**
  * InboxAction is one action button.
@@ -664,7 +996,7 @@ export type InboxAction = Message<"fluxdesk.inbox.v1.InboxAction"> & {
  * Use `create(InboxActionSchema)` to create a new message.
  */
 export const InboxActionSchema: GenMessage<InboxAction> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 15);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 25);
 
 /**
  * GetViewerRequest has no fields.
@@ -679,7 +1011,7 @@ export type GetViewerRequest = Message<"fluxdesk.inbox.v1.GetViewerRequest"> & {
  * Use `create(GetViewerRequestSchema)` to create a new message.
  */
 export const GetViewerRequestSchema: GenMessage<GetViewerRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 16);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 26);
 
 /**
  * GetViewerResponse is the signed-in user.
@@ -721,7 +1053,7 @@ export type GetViewerResponse = Message<"fluxdesk.inbox.v1.GetViewerResponse"> &
  * Use `create(GetViewerResponseSchema)` to create a new message.
  */
 export const GetViewerResponseSchema: GenMessage<GetViewerResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 17);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 27);
 
 /**
  * InboxService reads and marks the caller's own inbox and streams its
@@ -771,6 +1103,54 @@ export const InboxService: GenService<{
     methodKind: "unary";
     input: typeof MarkAllReadRequestSchema;
     output: typeof MarkAllReadResponseSchema;
+  },
+  /**
+   * MarkDone moves 1-500 of the caller's notifications to Done (and read).
+   * Any id that is not the caller's answers not_found and changes nothing.
+   *
+   * @generated from rpc fluxdesk.inbox.v1.InboxService.MarkDone
+   */
+  markDone: {
+    methodKind: "unary";
+    input: typeof MarkDoneRequestSchema;
+    output: typeof MarkDoneResponseSchema;
+  },
+  /**
+   * MarkAllDone moves the caller's notifications of a view that match the
+   * filters to Done, newest first, at most 1,000 per call; call again while
+   * `more` is true.
+   *
+   * @generated from rpc fluxdesk.inbox.v1.InboxService.MarkAllDone
+   */
+  markAllDone: {
+    methodKind: "unary";
+    input: typeof MarkAllDoneRequestSchema;
+    output: typeof MarkAllDoneResponseSchema;
+  },
+  /**
+   * MoveToInbox brings 1-500 of the caller's done or snoozed notifications
+   * back to the Inbox at their old place (undoes done and snooze). Any id
+   * that is not the caller's answers not_found and changes nothing.
+   *
+   * @generated from rpc fluxdesk.inbox.v1.InboxService.MoveToInbox
+   */
+  moveToInbox: {
+    methodKind: "unary";
+    input: typeof MoveToInboxRequestSchema;
+    output: typeof MoveToInboxResponseSchema;
+  },
+  /**
+   * Snooze hides one of the caller's notifications from the Inbox view until
+   * a time (at most 90 days ahead) or a preset in a time zone. At that time
+   * it returns to the top of the Inbox, unread, and the caller is nudged
+   * once.
+   *
+   * @generated from rpc fluxdesk.inbox.v1.InboxService.Snooze
+   */
+  snooze: {
+    methodKind: "unary";
+    input: typeof SnoozeRequestSchema;
+    output: typeof SnoozeResponseSchema;
   },
   /**
    * WatchInbox streams the caller's inbox changes: first one `ready`

@@ -17,6 +17,7 @@ import { Migration20261124100000TrigramFastupdate } from './Migration20261124100
 import { Migration20261125000000WebSessions } from './Migration20261125000000WebSessions.js';
 import { Migration20261128000000ExternalStatusAt } from './Migration20261128000000ExternalStatusAt.js';
 import { Migration20261128100000OidcIdentities } from './Migration20261128100000OidcIdentities.js';
+import { Migration20261128200000InboxTriage } from './Migration20261128200000InboxTriage.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261125000000WebSessions', class: Migration20261125000000WebSessions },
   { name: 'Migration20261128000000ExternalStatusAt', class: Migration20261128000000ExternalStatusAt },
   { name: 'Migration20261128100000OidcIdentities', class: Migration20261128100000OidcIdentities },
+  { name: 'Migration20261128200000InboxTriage', class: Migration20261128200000InboxTriage },
 ];

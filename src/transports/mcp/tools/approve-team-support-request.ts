@@ -1,4 +1,4 @@
-import { approveTeamSupportRequest, ApproveTeamSupportRequestOutput } from '../../../domain/agent/approve-team-support-request.js';
+import { approveTeamSupportRequest, ApproveTeamSupportRequestOutput } from '../../../domain/catalog/approve-team-support-request.js';
 import type { ToolDefinition } from './tool.js';
 
 export const approveTeamSupportRequestTool: ToolDefinition = {

@@ -1,4 +1,4 @@
-import { assignCatalogToEmployee, AssignCatalogToEmployeeOutput } from '../../../domain/agent/assign-catalog-to-employee.js';
+import { assignCatalogToEmployee, AssignCatalogToEmployeeOutput } from '../../../domain/catalog/assign-catalog-to-employee.js';
 import type { ToolDefinition } from './tool.js';
 
 export const assignCatalogToEmployeeTool: ToolDefinition = {

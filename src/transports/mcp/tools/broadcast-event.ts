@@ -1,4 +1,4 @@
-import { broadcastEvent, BroadcastEventOutput } from '../../../domain/agent/broadcast-event.js';
+import { broadcastEvent, BroadcastEventOutput } from '../../../domain/events/broadcast-event.js';
 import type { ToolDefinition } from './tool.js';
 import { EVENT_LIMITS } from '../../../domain/events/event.limits.js';
 

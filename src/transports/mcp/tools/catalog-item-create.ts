@@ -1,4 +1,5 @@
-import { catalogItemCreate, CatalogItemEnvelopeOutput } from '../../../domain/agent/catalog-item-tools.js';
+import { CatalogItemEnvelopeOutput } from '../../../domain/catalog/catalog-item-tools.shared.js';
+import { catalogItemCreate } from '../../../domain/catalog/create-catalog-item-by-agent.js';
 import type { ToolDefinition } from './tool.js';
 
 export const catalogItemCreateTool: ToolDefinition = {

@@ -1,4 +1,4 @@
-import { catalogItemDelete, CatalogItemDeleteOutput } from '../../../domain/agent/catalog-item-tools.js';
+import { catalogItemDelete, CatalogItemDeleteOutput } from '../../../domain/catalog/delete-catalog-item-by-agent.js';
 import type { ToolDefinition } from './tool.js';
 
 export const catalogItemDeleteTool: ToolDefinition = {

@@ -1,4 +1,4 @@
-import { catalogItemList, CatalogItemListOutput } from '../../../domain/agent/catalog-item-tools.js';
+import { catalogItemList, CatalogItemListOutput } from '../../../domain/catalog/list-catalog-items-by-agent.js';
 import type { ToolDefinition } from './tool.js';
 import { CATALOG_LIMITS } from '../../../domain/catalog/catalog.limits.js';
 

@@ -1,4 +1,5 @@
-import { catalogItemUpdate, CatalogItemEnvelopeOutput } from '../../../domain/agent/catalog-item-tools.js';
+import { CatalogItemEnvelopeOutput } from '../../../domain/catalog/catalog-item-tools.shared.js';
+import { catalogItemUpdate } from '../../../domain/catalog/update-catalog-item-by-agent.js';
 import type { ToolDefinition } from './tool.js';
 
 export const catalogItemUpdateTool: ToolDefinition = {

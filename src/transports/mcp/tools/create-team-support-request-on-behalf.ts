@@ -1,4 +1,4 @@
-import { createTeamSupportRequestOnBehalf, CreateTeamSupportRequestOnBehalfOutput } from '../../../domain/agent/create-team-support-request-on-behalf.js';
+import { createTeamSupportRequestOnBehalf, CreateTeamSupportRequestOnBehalfOutput } from '../../../domain/catalog/create-team-support-request-on-behalf.js';
 import type { ToolDefinition } from './tool.js';
 
 export const createTeamSupportRequestOnBehalfTool: ToolDefinition = {

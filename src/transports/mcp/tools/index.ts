@@ -4,6 +4,9 @@ import { getNotificationTool } from './get-notification.js';
 import { listInboxTool } from './list-inbox.js';
 import { markAllNotificationsReadTool } from './mark-all-notifications-read.js';
 import { markNotificationReadTool } from './mark-notification-read.js';
+import { markNotificationsDoneTool } from './mark-notifications-done.js';
+import { moveNotificationsToInboxTool } from './move-notifications-to-inbox.js';
+import { snoozeNotificationTool } from './snooze-notification.js';
 import { pingTool } from './ping.js';
 import { toListing, type ToolDefinition, type ToolListing } from './tool.js';
 import { whoamiTool } from './whoami.js';
@@ -40,6 +43,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   listInboxTool,
   getNotificationTool,
   markNotificationReadTool,
+  markNotificationsDoneTool,
+  moveNotificationsToInboxTool,
+  snoozeNotificationTool,
   markAllNotificationsReadTool,
   issuePersonalInboundTokenTool,
   revokePersonalTokenTool,

@@ -1,4 +1,4 @@
-import { issueAdminToolsClaimToken, IssueAdminToolsClaimTokenOutput } from '../../../domain/agent/issue-admin-tools-claim-token.js';
+import { issueAdminToolsClaimToken, IssueAdminToolsClaimTokenOutput } from '../../../domain/tokens/issue-admin-tools-claim-token.js';
 import type { ToolDefinition } from './tool.js';
 
 export const issueAdminToolsClaimTokenTool: ToolDefinition = {

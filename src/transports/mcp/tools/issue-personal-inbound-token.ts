@@ -1,4 +1,4 @@
-import { issuePersonalInboundToken, IssuePersonalInboundTokenOutput } from '../../../domain/agent/token-tools.js';
+import { issuePersonalInboundToken, IssuePersonalInboundTokenOutput } from '../../../domain/tokens/issue-personal-inbound-token.js';
 import type { ToolDefinition } from './tool.js';
 import { TOKEN_LIMITS } from '../../../domain/tokens/tokens.limits.js';
 

@@ -1,4 +1,4 @@
-import { listApprovalsForUser, ListApprovalsForUserOutput } from '../../../domain/agent/list-approvals-for-user.js';
+import { listApprovalsForUser, ListApprovalsForUserOutput } from '../../../domain/catalog/list-approvals-for-user.js';
 import type { ToolDefinition } from './tool.js';
 
 export const listApprovalsForUserTool: ToolDefinition = {

@@ -1,4 +1,4 @@
-import { listInboundTokens, ListInboundTokensOutput } from '../../../domain/agent/list-inbound-tokens.js';
+import { listInboundTokens, ListInboundTokensOutput } from '../../../domain/tokens/list-inbound-tokens.js';
 import type { ToolDefinition } from './tool.js';
 import { TOKEN_LIMITS } from '../../../domain/tokens/tokens.limits.js';
 

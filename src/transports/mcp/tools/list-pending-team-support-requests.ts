@@ -1,4 +1,4 @@
-import { listPendingTeamSupportRequests, ListPendingTeamSupportRequestsOutput } from '../../../domain/agent/list-pending-team-support-requests.js';
+import { listPendingTeamSupportRequests, ListPendingTeamSupportRequestsOutput } from '../../../domain/catalog/list-pending-team-support-requests.js';
 import type { ToolDefinition } from './tool.js';
 import { CATALOG_LIMITS } from '../../../domain/catalog/catalog.limits.js';
 

@@ -1,4 +1,4 @@
-import { agentPing, PingOutput } from '../../../domain/agent/ping.js';
+import { agentPing, PingOutput } from '../../../domain/tokens/ping-agent-token.js';
 import type { ToolDefinition } from './tool.js';
 
 export const pingTool: ToolDefinition = {

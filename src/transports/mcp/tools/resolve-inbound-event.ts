@@ -1,4 +1,4 @@
-import { resolveInboundEvent, ResolveInboundEventOutput } from '../../../domain/agent/resolve-inbound-event.js';
+import { resolveInboundEvent, ResolveInboundEventOutput } from '../../../domain/events/resolve-inbound-event.js';
 import type { ToolDefinition } from './tool.js';
 
 export const resolveInboundEventTool: ToolDefinition = {

@@ -1,4 +1,5 @@
-import { revokeAdminToken, RevokedOutput } from '../../../domain/agent/token-tools.js';
+import { revokeAdminToken } from '../../../domain/tokens/revoke-admin-token.js';
+import { RevokedOutput } from '../../../domain/tokens/tokens.schemas.js';
 import type { ToolDefinition } from './tool.js';
 
 export const revokeAdminTokenTool: ToolDefinition = {

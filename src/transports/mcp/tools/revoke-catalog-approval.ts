@@ -1,4 +1,4 @@
-import { adminRevokeCatalogApproval, RevokeCatalogApprovalOutput } from '../../../domain/agent/revoke-catalog-approval.js';
+import { adminRevokeCatalogApproval, RevokeCatalogApprovalOutput } from '../../../domain/catalog/revoke-catalog-approval-by-agent.js';
 import type { ToolDefinition } from './tool.js';
 
 export const revokeCatalogApprovalTool: ToolDefinition = {

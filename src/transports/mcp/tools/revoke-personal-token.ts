@@ -1,4 +1,5 @@
-import { revokePersonalToken, RevokedOutput } from '../../../domain/agent/token-tools.js';
+import { revokePersonalToken } from '../../../domain/tokens/revoke-personal-token.js';
+import { RevokedOutput } from '../../../domain/tokens/tokens.schemas.js';
 import type { ToolDefinition } from './tool.js';
 
 export const revokePersonalTokenTool: ToolDefinition = {

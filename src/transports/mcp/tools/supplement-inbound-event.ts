@@ -1,4 +1,4 @@
-import { supplementInboundEvent, SupplementInboundEventOutput } from '../../../domain/agent/supplement-inbound-event.js';
+import { supplementInboundEvent, SupplementInboundEventOutput } from '../../../domain/events/supplement-inbound-event.js';
 import type { ToolDefinition } from './tool.js';
 import { EVENT_LIMITS } from '../../../domain/events/event.limits.js';
 

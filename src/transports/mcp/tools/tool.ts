@@ -1,6 +1,6 @@
 // One agent tool = a domain operation (agent auth, its scopes, its zod input) plus what MCP
 // clients see. The operation's own schema is validated once, in the runner, and is also the
-// advertised inputSchema (ARCHITECTURE habit 3).
+// advertised inputSchema: one schema, so what clients are told and what is accepted never drift.
 import { z } from 'zod';
 import type { Operation } from '../../../domain/context.js';
 import type { AgentPrincipal } from '../../../domain/principal.js';

@@ -1,4 +1,4 @@
-import { whoami, WhoamiOutput } from '../../../domain/agent/whoami.js';
+import { whoami, WhoamiOutput } from '../../../domain/tokens/whoami.js';
 import type { ToolDefinition } from './tool.js';
 
 export const whoamiTool: ToolDefinition = {

@@ -1,4 +1,4 @@
-import { issueAdminModerationToken, IssueAdminModerationTokenOutput } from '../../../../domain/moderation/issue-moderation-token.js';
+import { issueAdminModerationToken, IssueAdminModerationTokenOutput } from '../../../../domain/moderation/issue-admin-moderation-token.js';
 import type { ToolDefinition } from '../tool.js';
 import { TOKEN_LIMITS } from '../../../../domain/tokens/tokens.limits.js';
 import { MODERATION_LIMITS } from '../../../../domain/moderation/moderation.limits.js';

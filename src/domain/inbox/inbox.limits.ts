@@ -1,0 +1,38 @@
+// Every limit and vocabulary of the inbox and its triage, named once (docs/contract.md "Inbox
+// triage"): the zod schemas, the SQL builders, the MCP tool descriptions, the protocol texts
+// ({{limit.inbox.<name>}}) and the web app read them here. No imports: the web app imports it too.
+
+export const INBOX_LIMITS = {
+  /** InboxService.ListInbox page size. */
+  pageDefault: 50,
+  pageMax: 500,
+  /** MCP list_inbox page size. */
+  toolPageDefault: 50,
+  toolPageMax: 200,
+  /** Ids per done / back-to-inbox call. */
+  bulkIdsMax: 500,
+  /** Rows one "mark all done" call changes; the answer says when more remain (call again). */
+  bulkViewMax: 1000,
+  /** A snooze ends at most this many days ahead. */
+  snoozeMaxDays: 90,
+  /** Event type filter of ListInbox. */
+  eventTypeFilterMax: 120,
+} as const;
+
+export type InboxLimitName = keyof typeof INBOX_LIMITS;
+
+/** Where a row is: in the Inbox, snoozed until a time, or done. */
+export const ITEM_STATES = ['inbox', 'snoozed', 'done'] as const;
+export type ItemState = (typeof ITEM_STATES)[number];
+
+/** The lists a person (or their agent) looks at: one state each, or every row. */
+export const INBOX_VIEWS = ['inbox', 'snoozed', 'done', 'all'] as const;
+export type InboxView = (typeof INBOX_VIEWS)[number];
+
+/** The states a view lists. */
+export const VIEW_STATES: Readonly<Record<InboxView, readonly ItemState[]>> = {
+  inbox: ['inbox'],
+  snoozed: ['snoozed'],
+  done: ['done'],
+  all: ITEM_STATES,
+};
