@@ -29,8 +29,11 @@ const webOnly = args.has('--web-only');
 const WEB_SRC = 'web';
 const WEB_OUT = path.join(OUT_DIR, 'web');
 const WEB_INPUTS = [WEB_SRC, 'gen'];
-// The one module of src/ the web app imports: the event limits its forms state.
-const WEB_INPUT_FILES = ['scripts/build.mjs', 'package-lock.json', 'src/domain/events/event.limits.ts'];
+const WEB_INPUT_FILES = ['scripts/build.mjs', 'package-lock.json'];
+// The modules of src/ the web app imports: the areas' limits and vocabularies (src/domain/**/*.limits.ts,
+// which import nothing) its pages state.
+const WEB_DOMAIN_DIR = 'src/domain';
+const isLimitsFile = (f) => f.endsWith('.limits.ts');
 
 function walkFiles(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -45,6 +48,11 @@ function webFingerprint(root) {
   const files = [];
   for (const dir of WEB_INPUTS) if (existsSync(path.join(root, dir))) walkFiles(path.join(root, dir), files);
   for (const f of WEB_INPUT_FILES) if (existsSync(path.join(root, f))) files.push(path.join(root, f));
+  if (existsSync(path.join(root, WEB_DOMAIN_DIR))) {
+    const domain = [];
+    walkFiles(path.join(root, WEB_DOMAIN_DIR), domain);
+    files.push(...domain.filter(isLimitsFile));
+  }
   files.sort();
   const hash = createHash('sha256');
   for (const f of files) {

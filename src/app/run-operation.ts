@@ -11,6 +11,7 @@ import type { Principal } from '../domain/principal.js';
 import { DomainError, validationFailed, type Issue, type RateLimitInfo } from '../domain/errors.js';
 import { budgetFor, RATE_BUDGETS, windowTag, type BudgetName, type CallerKind, type OperationBudget } from '../domain/rate-budgets.rules.js';
 import { authenticate } from '../domain/tokens/authenticate.js';
+import { REQUEST_LIMITS } from '../domain/request.limits.js';
 import { hasScope } from '../domain/tokens/scopes.rules.js';
 import { StalePrincipalError } from '../domain/tokens/token-directory.js';
 import { textIssues, zodToIssues } from '../domain/validation.js';
@@ -19,9 +20,9 @@ import { LazyChildLogger } from './lazy-logger.js';
 import type { FailureInfo, Tracer } from '../infra/tracing/tracing.js';
 import { isConnectionFailure, isTransientConflict, sqlState } from '../infra/db/sql-state.js';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_TTL_MS = REQUEST_LIMITS.idempotencyKeptHours * 60 * 60 * 1000;
 const IDEMPOTENCY_LOCK_MS = 60_000;
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+const IDEMPOTENCY_KEY = new RegExp(`^[\\x21-\\x7e]{1,${REQUEST_LIMITS.idempotencyKeyMax}}$`);
 
 export interface Invocation {
   surface: Surface;
@@ -360,7 +361,9 @@ async function withIdempotency<O>(
   run: () => Promise<O>,
 ): Promise<RunResult<O>> {
   if (!IDEMPOTENCY_KEY.test(key)) {
-    throw validationFailed([{ field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1-200 visible ASCII characters' }]);
+    throw validationFailed([
+      { field: 'Idempotency-Key', code: 'invalid_format', message: `must be 1-${REQUEST_LIMITS.idempotencyKeyMax} visible ASCII characters` },
+    ]);
   }
   const principalKey = ctx.principal.type === 'system' ? 'system' : ctx.principal.tokenId;
   const storeKey = `${principalKey}:${op.name}:${key}`;

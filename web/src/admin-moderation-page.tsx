@@ -11,6 +11,8 @@ import { errorText } from './client.js';
 import { AdminNav } from './admin-nav.js';
 import { moderation } from './settings-clients.js';
 import { Field, Time, useToast } from './ui.js';
+import { MODERATION_LIMITS } from '../../src/domain/moderation/moderation.limits.js';
+import { USER_LIMITS } from '../../src/domain/users/users.limits.js';
 
 const STATUS_TEXT: Record<HeldEventStatus, string> = {
   [HeldEventStatus.UNSPECIFIED]: 'unknown',
@@ -26,7 +28,7 @@ export function AdminModerationPage() {
 
   const load = async (everything = all) => {
     try {
-      const res = await moderation.listHeldEvents({ all: everything, limit: 200 });
+      const res = await moderation.listHeldEvents({ all: everything, limit: MODERATION_LIMITS.listMax });
       setItems(res.items);
       setError('');
     } catch (e) {
@@ -190,7 +192,9 @@ function HeldItem({ item, onChanged }: { item: HeldEvent; onChanged: () => Promi
       {pending && (
         <form class="held-forward" onSubmit={forward}>
           <Field label="Forward to (email)">
-            {(id) => <input id={id} type="email" maxLength={120} value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />}
+            {(id) => (
+              <input id={id} type="email" maxLength={USER_LIMITS.emailMax} value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+            )}
           </Field>
           <button type="submit" disabled={busy}>
             Forward
@@ -200,7 +204,15 @@ function HeldItem({ item, onChanged }: { item: HeldEvent; onChanged: () => Promi
       {pending && (
         <div class="held-dismiss">
           <Field label="Dismiss reason (optional)">
-            {(id) => <input id={id} type="text" maxLength={500} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />}
+            {(id) => (
+              <input
+                id={id}
+                type="text"
+                maxLength={MODERATION_LIMITS.dismissReasonMax}
+                value={reason}
+                onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+              />
+            )}
           </Field>
           <button type="button" class="danger" disabled={busy} onClick={dismiss}>
             Dismiss

@@ -7,10 +7,10 @@ import type { AdminTokenListItem } from '../../gen/fluxdesk/account/v1/account_p
 import { AdminNav } from './admin-nav.js';
 import { account, errorText } from './client.js';
 import { Field, Time, useToast } from './ui.js';
+import { TOKEN_KINDS, TOKEN_LIMITS } from '../../src/domain/tokens/tokens.limits.js';
 
-const KINDS = ['personal', 'moderation', 'tools_claim'] as const;
 /** The RPC's maximum page. */
-const LIMIT = 500;
+const LIMIT = TOKEN_LIMITS.listMax;
 
 export function AdminTokensPage() {
   const toast = useToast();
@@ -59,7 +59,7 @@ export function AdminTokensPage() {
           {(id) => (
             <select id={id} value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
               <option value="">All</option>
-              {KINDS.map((k) => (
+              {TOKEN_KINDS.map((k) => (
                 <option key={k} value={k}>
                   {k}
                 </option>
@@ -121,7 +121,13 @@ export function AdminTokensPage() {
                       <>
                         <Field label="Reason (optional)">
                           {(id) => (
-                            <input id={id} type="text" maxLength={500} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+                            <input
+                              id={id}
+                              type="text"
+                              maxLength={TOKEN_LIMITS.revokeReasonMax}
+                              value={reason}
+                              onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+                            />
                           )}
                         </Field>
                         <button type="button" class="danger" onClick={() => revoke(t)}>

@@ -8,8 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PersonalToken } from '../../gen/fluxdesk/account/v1/account_pb.js';
 import { account, errorText } from './client.js';
 import { dateOf, Field, formatTime, Time, useToast } from './ui.js';
-
-const LIMITS = [50, 200, 500, 1000];
+import { SELF_SERVICE_DAILY_LIMITS, TOKEN_LIMITS } from '../../src/domain/tokens/tokens.limits.js';
 
 interface Shown {
   label: string;
@@ -24,7 +23,7 @@ export function IntegrationsPage() {
   const [error, setError] = useState('');
   const [label, setLabel] = useState('');
   const [note, setNote] = useState('');
-  const [limit, setLimit] = useState(200);
+  const [limit, setLimit] = useState<number>(TOKEN_LIMITS.selfServiceDailyLimitDefault);
   const [busy, setBusy] = useState(false);
   const [shown, setShown] = useState<Shown | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -61,7 +60,7 @@ export function IntegrationsPage() {
       setShown({ label: label.trim(), value: res.tokenValue, secret: t?.callbackSecret ?? '' });
       setLabel('');
       setNote('');
-      setLimit(200);
+      setLimit(TOKEN_LIMITS.selfServiceDailyLimitDefault);
     } catch (err) {
       toast(`Create failed: ${errorText(err)}`);
     } finally {
@@ -97,15 +96,24 @@ export function IntegrationsPage() {
       <form class="token-form" onSubmit={create}>
         <h2>New personal token</h2>
         <Field label="Label">
-          {(id) => <input id={id} type="text" required maxLength={80} value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />}
+          {(id) => (
+            <input
+              id={id}
+              type="text"
+              required
+              maxLength={TOKEN_LIMITS.labelMax}
+              value={label}
+              onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
+            />
+          )}
         </Field>
         <Field label="Note">
-          {(id) => <input id={id} type="text" maxLength={500} value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />}
+          {(id) => <input id={id} type="text" maxLength={TOKEN_LIMITS.noteMax} value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />}
         </Field>
         <Field label="Daily limit">
           {(id) => (
             <select id={id} value={String(limit)} onChange={(e) => setLimit(Number((e.target as HTMLSelectElement).value))}>
-              {LIMITS.map((n) => (
+              {SELF_SERVICE_DAILY_LIMITS.map((n) => (
                 <option key={n} value={String(n)}>
                   {n}
                 </option>

@@ -12,6 +12,7 @@ import { itemClasses, Meta, Severity } from './item-parts.js';
 import { subscribe } from './live.js';
 import { previewOf, renderMarkdown } from './markdown.js';
 import { Link, Time, useToast } from './ui.js';
+import { TASK_LIMITS } from '../../src/domain/tasks/tasks.limits.js';
 
 export function ItemPage({ id }: { id: string }) {
   const [item, setItem] = useState<InboxItem | null>(null);
@@ -91,7 +92,7 @@ function ItemView({ item, onChange }: { item: InboxItem; onChange: (i: InboxItem
 
   const escalate = async () => {
     try {
-      await tasks.createTask({ title: item.title.slice(0, 200), description: escalationDescription(item), asDraft: true });
+      await tasks.createTask({ title: item.title.slice(0, TASK_LIMITS.titleMax), description: escalationDescription(item), asDraft: true });
       toast('Task draft created');
     } catch (e) {
       toast(`Escalate failed: ${errorText(e)}`);

@@ -4,6 +4,7 @@
 // tracking pixels, no data: payloads), and links only to http:, https: and mailto: targets, opened
 // in a new tab without an opener or a referrer. Anything else stays literal, escaped text.
 import MarkdownIt from 'markdown-it';
+import { EVENT_LIMITS } from '../../src/domain/events/event.limits.js';
 
 const ALLOWED_LINK = /^(https?:|mailto:)/i;
 
@@ -44,7 +45,7 @@ export function markdownText(src: string): string {
 }
 
 /** The summary of a `preview` body: its first ~`max` characters of plain text. */
-export function previewOf(src: string, max = 200): string {
+export function previewOf(src: string, max: number = EVENT_LIMITS.previewChars): string {
   const text = markdownText(src);
   if (text.length <= max) return text;
   const cut = text.slice(0, max);

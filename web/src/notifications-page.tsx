@@ -7,9 +7,9 @@ import { ChatStyle, type Preferences } from '../../gen/fluxdesk/notifications/v1
 import { csrfToken, errorText } from './client.js';
 import { notificationSettings as api } from './settings-clients.js';
 import { Field, Link, useToast } from './ui.js';
+import { SEVERITIES } from '../../src/domain/events/event.limits.js';
+import { NUDGE_LIMITS } from '../../src/domain/nudges/nudges.limits.js';
 import './admin.css';
-
-const SEVERITIES = ['critical', 'warn', 'info', 'success'] as const;
 
 type PushState = 'checking' | 'unsupported' | 'blocked' | 'off' | 'on' | 'working';
 
@@ -232,7 +232,7 @@ export function NotificationsPage() {
                 id={id}
                 type="url"
                 required
-                maxLength={2000}
+                maxLength={NUDGE_LIMITS.receiverUrlMax}
                 placeholder="https://hooks.slack.com/services/…"
                 value={url}
                 onInput={(e) => setUrl((e.target as HTMLInputElement).value)}

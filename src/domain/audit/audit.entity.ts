@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { AUDIT_COLUMNS } from './audit.limits.js';
 
 /** Audit trail. `summary` never holds token values or event bodies. */
 export const AuditEntrySchema = defineEntity({
@@ -7,13 +8,13 @@ export const AuditEntrySchema = defineEntity({
   indexes: [{ properties: ['actorUserId', 'createdAt'] }, { properties: ['action', 'createdAt'] }],
   properties: {
     id: p.uuid().primary(),
-    action: p.string().length(60),
-    source: p.string().length(20),
+    action: p.string().length(AUDIT_COLUMNS.action),
+    source: p.string().length(AUDIT_COLUMNS.source),
     actorUserId: p.uuid().nullable(),
     tokenId: p.uuid().nullable(),
-    targetType: p.string().length(40).nullable(),
-    targetId: p.string().length(120).nullable(),
-    requestId: p.string().length(130).nullable(),
+    targetType: p.string().length(AUDIT_COLUMNS.targetType).nullable(),
+    targetId: p.string().length(AUDIT_COLUMNS.targetId).nullable(),
+    requestId: p.string().length(AUDIT_COLUMNS.requestId).nullable(),
     summary: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime(),
   },

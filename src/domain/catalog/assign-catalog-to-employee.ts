@@ -11,9 +11,15 @@ import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { catalogRefFields, catalogRefOf, exactlyOne } from './catalog-ref.rules.js';
 import { recordToolAudit } from '../audit/tool-audit.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { CATALOG_LIMITS } from './catalog.limits.js';
 
 export const AssignCatalogToEmployeeInput = z
-  .strictObject({ ...catalogRefFields, email: z.email({ error: 'must be a valid email address' }).max(120), note: z.string().max(500).optional() })
+  .strictObject({
+    ...catalogRefFields,
+    email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
+    note: z.string().max(CATALOG_LIMITS.noteMax).optional(),
+  })
   .superRefine(exactlyOne('catalog_slug', 'catalog_id'));
 
 export const AssignCatalogToEmployeeOutput = z.object({ approval_id: z.uuid(), status: z.string(), idempotent: z.boolean() });

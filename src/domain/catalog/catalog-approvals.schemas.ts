@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { iso } from '../timestamps.js';
 import type { ApprovalViewRow } from './catalog.repository.js';
 import { REST_APPROVAL_STATUSES, restApprovalStatus } from './catalog.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { CATALOG_LIMITS } from './catalog.limits.js';
 
 export const CatalogApprovalListItemSchema = z.strictObject({
   id: z.uuid(),
@@ -17,8 +19,8 @@ export const CatalogApprovalListItemSchema = z.strictObject({
 export type CatalogApprovalListItem = z.infer<typeof CatalogApprovalListItemSchema>;
 
 export const CatalogApprovalAssignRequestSchema = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120),
-  catalog_slug: z.string().min(1).max(80),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
+  catalog_slug: z.string().min(1).max(CATALOG_LIMITS.slugMax),
 });
 
 export const toView = (r: ApprovalViewRow): CatalogApprovalListItem => ({
@@ -35,8 +37,8 @@ export const toView = (r: ApprovalViewRow): CatalogApprovalListItem => ({
 export type CatalogItemRef = { slug: string } | { id: string };
 
 export const ListApprovalsInput = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
-  catalog_slug: z.string().min(1).max(80).optional(),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
+  catalog_slug: z.string().min(1).max(CATALOG_LIMITS.slugMax).optional(),
   status: z.enum(REST_APPROVAL_STATUSES).optional(),
 });
 
@@ -45,7 +47,11 @@ export const RevokeApprovalInput = CatalogApprovalAssignRequestSchema.extend({ n
 export const CatalogApprovalReviewRequestSchema = z.strictObject({
   request_id: z.uuid({ error: 'must be a UUID' }),
   decision: z.enum(['approve', 'reject']),
-  note: z.string().max(500).optional(),
+  note: z.string().max(CATALOG_LIMITS.reviewNoteMax).optional(),
 });
 
-export const ApplyInput = z.strictObject({ email: z.email().max(120), catalog_slug: z.string().min(1).max(80), note: z.string().max(500).optional() });
+export const ApplyInput = z.strictObject({
+  email: z.email().max(USER_LIMITS.emailMax),
+  catalog_slug: z.string().min(1).max(CATALOG_LIMITS.slugMax),
+  note: z.string().max(CATALOG_LIMITS.noteMax).optional(),
+});

@@ -10,6 +10,7 @@ import { AccessAsset } from './catalog.entity.js';
 import { findApprovalView, findItemById, findItemBySlug, findRequestsOfUser, type CatalogItemRow, type UserApprovalRow } from './catalog.repository.js';
 import { AGENT_APPROVAL_FILTERS, type AgentApprovalFilter } from './catalog.rules.js';
 import { toView, type CatalogApprovalListItem, type CatalogItemRef } from './catalog-approvals.schemas.js';
+import { CATALOG_LIMITS } from './catalog.limits.js';
 
 export async function loadView(em: EntityManager, requestId: string): Promise<CatalogApprovalListItem> {
   return toView((await findApprovalView(em, requestId))!);
@@ -43,6 +44,11 @@ export function grantAsset(em: EntityManager, now: Date, req: { id: string; user
 }
 
 /** One user's requests, newest first. */
-export async function listRequestsOfUser(em: EntityManager, userId: string, filter: AgentApprovalFilter, limit = 500): Promise<UserApprovalRow[]> {
+export async function listRequestsOfUser(
+  em: EntityManager,
+  userId: string,
+  filter: AgentApprovalFilter,
+  limit: number = CATALOG_LIMITS.approvalsListMax,
+): Promise<UserApprovalRow[]> {
   return findRequestsOfUser(em, userId, AGENT_APPROVAL_FILTERS[filter], limit);
 }

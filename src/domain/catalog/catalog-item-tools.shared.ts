@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { OpContext } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { CatalogItemViewSchema, type CatalogActor, type ItemRef } from './catalog-items.schemas.js';
+import { CATALOG_LIMITS } from './catalog.limits.js';
 
 export const common = { auth: { kind: 'agent' } as const, budget: 'agent' as const, requiredScopes: ['admin:catalog'] };
 
@@ -17,7 +18,7 @@ export const actor = (ctx: OpContext<AgentPrincipal>, tool: string): CatalogActo
 });
 
 /** Lookups accept any stored slug (old rows may predate the pattern). */
-export const itemRefFields = { slug: z.string().min(1).max(80).optional(), id: z.uuid({ error: 'must be a UUID' }).optional() };
+export const itemRefFields = { slug: z.string().min(1).max(CATALOG_LIMITS.slugMax).optional(), id: z.uuid({ error: 'must be a UUID' }).optional() };
 export const refOf = (v: { slug?: string; id?: string }): ItemRef => (v.id !== undefined ? { id: v.id } : { slug: v.slug! });
 
 export const CatalogItemEnvelopeOutput = z.object({ ok: z.literal(true), item: CatalogItemViewSchema });

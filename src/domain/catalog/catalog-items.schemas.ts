@@ -5,7 +5,9 @@ import type { OpContext } from '../context.js';
 import { iso } from '../timestamps.js';
 import { urlIssues } from '../urls.rules.js';
 import type { CatalogItemRow, ItemUpdatableColumn } from './catalog.repository.js';
-import { ASSET_TYPES, CATALOG_SLUG, categoryDisplay, type AssetType } from './catalog.rules.js';
+import { ASSET_TYPES, categoryDisplay, type AssetType } from './catalog.rules.js';
+import { CATALOG_LIMITS, CATALOG_SLUG } from './catalog.limits.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 /**
  * Who changes the catalog: an admin tools-token (REST, Connect) or an admin's agent token (the
@@ -84,14 +86,14 @@ const nullableUuid = z.uuid({ error: 'must be a UUID' }).nullable();
 
 /** The editable fields, shared by create and update (update has no defaults). */
 const editable = {
-  name: z.string().min(1).max(200),
+  name: z.string().min(1).max(CATALOG_LIMITS.nameMax),
   description: z.string().nullable(),
-  category: z.string().max(120).nullable(),
+  category: z.string().max(CATALOG_LIMITS.categoryMax).nullable(),
   // No credentials stored (SPEC "What the service does" 3): the event URL secret rules apply to an
   // absolute URL; the field stays free text otherwise (no https rule in the spec for catalog rows).
   url: z
     .string()
-    .max(2000)
+    .max(CATALOG_LIMITS.urlMax)
     .superRefine((u, ctx) => {
       for (const issue of urlIssues(u))
         if (issue.code !== 'invalid_format') ctx.addIssue({ code: 'custom', message: issue.message, params: { code: issue.code } });
@@ -107,7 +109,10 @@ const editable = {
 };
 
 export const CatalogItemCreateRequestSchema = z.strictObject({
-  slug: z.string().max(80).regex(CATALOG_SLUG, { error: 'must match ^[a-z0-9][a-z0-9._-]{0,79}$' }),
+  slug: z
+    .string()
+    .max(CATALOG_LIMITS.slugMax)
+    .regex(CATALOG_SLUG, { error: `must match ${CATALOG_SLUG.source}` }),
   name: editable.name,
   type: z.enum(ASSET_TYPES),
   description: editable.description.optional(),
@@ -143,7 +148,7 @@ export const CatalogItemUpdateRequestSchema = z.strictObject({
   linked_tools_token_id: editable.linked_tools_token_id.optional(),
 });
 /** Lookups accept any stored slug (old rows may predate the pattern); a miss is a 404. */
-const pathSlug = z.string().min(1).max(80);
+const pathSlug = z.string().min(1).max(CATALOG_LIMITS.slugMax);
 export const UpdateCatalogItemInput = CatalogItemUpdateRequestSchema.extend({ path_slug: pathSlug });
 export type UpdateCatalogItemInput = z.infer<typeof UpdateCatalogItemInput>;
 
@@ -152,14 +157,12 @@ const queryBoolean = z.preprocess((v) => (v === 'true' ? true : v === 'false' ? 
 /** Query-string integers arrive as decimal strings. */
 const queryInt = (schema: z.ZodNumber) => z.preprocess((v) => (typeof v === 'string' && /^-?\d{1,12}$/.test(v) ? Number(v) : v), schema);
 
-export const CATALOG_LIST_LIMIT = { min: 1, max: 200, default: 50 } as const;
-
 export const ListCatalogItemsInput = z.strictObject({
   active_only: queryBoolean.default(true),
-  category: z.string().min(1).max(120).optional(),
+  category: z.string().min(1).max(CATALOG_LIMITS.categoryMax).optional(),
   type: z.enum(ASSET_TYPES).optional(),
-  integrator_slug: z.string().min(1).max(80).optional(),
-  limit: queryInt(z.number().int().min(CATALOG_LIST_LIMIT.min).max(CATALOG_LIST_LIMIT.max)).default(CATALOG_LIST_LIMIT.default),
+  integrator_slug: z.string().min(1).max(TOKEN_LIMITS.integratorSlugMax).optional(),
+  limit: queryInt(z.number().int().min(1).max(CATALOG_LIMITS.listMax)).default(CATALOG_LIMITS.listDefault),
 });
 export type ListCatalogItemsInput = z.infer<typeof ListCatalogItemsInput>;
 

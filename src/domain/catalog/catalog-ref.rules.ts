@@ -2,9 +2,10 @@
 // assign_catalog_to_employee; catalog_item_update and _delete take `slug` or `id` likewise).
 import { z } from 'zod';
 import type { CatalogItemRef } from './catalog-approvals.schemas.js';
+import { CATALOG_LIMITS } from './catalog.limits.js';
 
 export const catalogRefFields = {
-  catalog_slug: z.string().min(1).max(80).optional(),
+  catalog_slug: z.string().min(1).max(CATALOG_LIMITS.slugMax).optional(),
   catalog_id: z.uuid({ error: 'must be a UUID' }).optional(),
 };
 

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { CATALOG_COLUMNS, CATALOG_LIMITS } from './catalog.limits.js';
 
 /** A catalog row (SPEC "Catalog item"). `slug` is immutable; old rows may have none. */
 export const CatalogItemSchema = defineEntity({
@@ -6,12 +7,12 @@ export const CatalogItemSchema = defineEntity({
   tableName: 'catalog_items',
   properties: {
     id: p.uuid().primary(),
-    slug: p.string().length(80).nullable().unique(),
-    name: p.string().length(200),
-    type: p.string().length(30),
+    slug: p.string().length(CATALOG_LIMITS.slugMax).nullable().unique(),
+    name: p.string().length(CATALOG_LIMITS.nameMax),
+    type: p.string().length(CATALOG_COLUMNS.type),
     description: p.text().nullable(),
-    category: p.string().length(120).nullable(),
-    url: p.string().length(2000).nullable(),
+    category: p.string().length(CATALOG_LIMITS.categoryMax).nullable(),
+    url: p.string().length(CATALOG_LIMITS.urlMax).nullable(),
     applicationGuide: p.text().nullable(),
     useCases: p.json<unknown[]>(),
     isPinned: p.boolean(),
@@ -40,12 +41,12 @@ export const CatalogRequestSchema = defineEntity({
     id: p.uuid().primary(),
     userId: p.uuid(),
     catalogItemId: p.uuid(),
-    status: p.string().length(20),
-    note: p.string().length(500).nullable(),
+    status: p.string().length(CATALOG_COLUMNS.requestStatus),
+    note: p.string().length(CATALOG_LIMITS.noteMax).nullable(),
     requestedAt: p.datetime(),
     reviewedAt: p.datetime().nullable(),
     reviewedByUserId: p.uuid().nullable(),
-    reviewNote: p.string().length(500).nullable(),
+    reviewNote: p.string().length(CATALOG_LIMITS.reviewNoteMax).nullable(),
     createdByUserId: p.uuid().nullable(),
     updatedAt: p.datetime(),
   },
@@ -62,7 +63,7 @@ export const AccessAssetSchema = defineEntity({
     userId: p.uuid(),
     catalogItemId: p.uuid(),
     requestId: p.uuid(),
-    status: p.string().length(20),
+    status: p.string().length(CATALOG_COLUMNS.assetStatus),
     createdAt: p.datetime(),
     revokedAt: p.datetime().nullable(),
   },

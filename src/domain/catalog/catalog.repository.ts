@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { CatalogItem } from './catalog.entity.js';
 import { integratorCatalogSlug, LIVE_APPROVED, LIVE_STATUSES } from './catalog.rules.js';
+import { CATALOG_LIMITS } from './catalog.limits.js';
 
 export interface CatalogItemRow {
   id: string;
@@ -138,7 +139,7 @@ export async function findApprovalView(em: EntityManager, requestId: string): Pr
   return rows[0];
 }
 
-/** Newest first, at most 500; every filter optional (`statuses`: stored statuses, from catalog.rules). */
+/** Newest first, at most CATALOG_LIMITS.approvalsListMax; every filter optional (`statuses`: stored statuses, from catalog.rules). */
 export async function listApprovalViews(
   em: EntityManager,
   f: { email?: string; catalogSlug?: string; statuses?: readonly string[] },
@@ -160,7 +161,7 @@ export async function listApprovalViews(
        from catalog_requests r join users u on u.id = r.user_id join catalog_items c on c.id = r.catalog_item_id
        left join users rv on rv.id = r.reviewed_by_user_id
       ${where.length ? `where ${where.join(' and ')}` : ''}
-      order by r.requested_at desc, r.id limit 500`,
+      order by r.requested_at desc, r.id limit ${CATALOG_LIMITS.approvalsListMax}`,
     params,
   )) as ApprovalViewRow[];
 }

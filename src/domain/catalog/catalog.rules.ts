@@ -3,8 +3,6 @@
 export const ASSET_TYPES = ['saas_account', 'api_key', 'server_access', 'repo_access', 'ai_server', 'account_resource', 'other'] as const;
 export type AssetType = (typeof ASSET_TYPES)[number];
 
-export const CATALOG_SLUG = /^[a-z0-9][a-z0-9._-]{0,79}$/;
-
 /** Live-access statuses (agent side); the REST surface shows them as `approved`. */
 export const LIVE_APPROVED = ['approved', 'in_execution', 'completed'] as const;
 export const LIVE_STATUSES = ['pending', ...LIVE_APPROVED] as const;

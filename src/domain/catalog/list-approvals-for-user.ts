@@ -11,9 +11,10 @@ import { listRequestsOfUser } from './catalog-approvals.shared.js';
 import { AGENT_APPROVAL_FILTERS, type AgentApprovalFilter } from './catalog.rules.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const ListApprovalsForUserInput = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
   status: z.enum(Object.keys(AGENT_APPROVAL_FILTERS) as [AgentApprovalFilter, ...AgentApprovalFilter[]]).default('approved'),
 });
 

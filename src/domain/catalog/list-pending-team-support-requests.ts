@@ -9,12 +9,14 @@ import { listPendingRequests } from './catalog.repository.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { atMostOne, catalogRefFields, catalogRefOf } from './catalog-ref.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { CATALOG_LIMITS } from '../catalog/catalog.limits.js';
 
 export const ListPendingTeamSupportRequestsInput = z
   .strictObject({
     ...catalogRefFields,
-    email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
-    limit: z.number().int().min(1).max(200).default(50),
+    email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
+    limit: z.number().int().min(1).max(CATALOG_LIMITS.pendingListMax).default(CATALOG_LIMITS.pendingListDefault),
   })
   .superRefine(atMostOne('catalog_slug', 'catalog_id'));
 

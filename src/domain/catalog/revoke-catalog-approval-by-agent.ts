@@ -13,11 +13,13 @@ import type { CatalogItemRow } from './catalog.repository.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { recordToolAudit } from '../audit/tool-audit.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { CATALOG_LIMITS } from './catalog.limits.js';
 
 export const RevokeCatalogApprovalInput = z
   .strictObject({
-    catalog_slug: z.string().min(1).max(80).optional(),
-    email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+    catalog_slug: z.string().min(1).max(CATALOG_LIMITS.slugMax).optional(),
+    email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
     approval_id: z.uuid({ error: 'must be a UUID' }).optional(),
     notify_employee: z.boolean().default(true),
   })

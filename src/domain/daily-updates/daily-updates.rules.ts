@@ -8,10 +8,5 @@
 export const AVAILABILITY_STATUSES = ['available', 'limited', 'unavailable', 'out_of_office'] as const;
 export type AvailabilityStatus = (typeof AVAILABILITY_STATUSES)[number];
 
-export const MAX_MAIN_TASKS = 20;
-export const MAX_CONTACT_WINDOW = 200;
-export const MAX_BLOCKERS = 2000;
-export const MAX_NOTE = 2000;
-
 /** The UTC calendar day of `now` as YYYY-MM-DD. */
 export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);

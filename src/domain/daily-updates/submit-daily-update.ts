@@ -11,7 +11,8 @@ import { recordToolAudit } from '../audit/tool-audit.js';
 import { loadVisibleTask } from '../tasks/task-access.js';
 import { isUuid, normalizeTaskCode, TASK_CODE_PATTERN } from '../tasks/tasks.rules.js';
 import { upsertDailyUpdate } from './daily-updates.repository.js';
-import { AVAILABILITY_STATUSES, MAX_BLOCKERS, MAX_CONTACT_WINDOW, MAX_MAIN_TASKS, MAX_NOTE, utcDay } from './daily-updates.rules.js';
+import { AVAILABILITY_STATUSES, utcDay } from './daily-updates.rules.js';
+import { DAILY_UPDATE_LIMITS } from './daily-updates.limits.js';
 
 export const DAILY_UPDATE_AUDIT = { submitted: 'daily_update.submitted' } as const;
 
@@ -22,10 +23,10 @@ const taskRef = z
 
 export const SubmitDailyUpdateInput = z.strictObject({
   availabilityStatus: z.enum(AVAILABILITY_STATUSES),
-  mainTaskIds: z.array(taskRef).max(MAX_MAIN_TASKS),
-  contactWindow: z.string().trim().max(MAX_CONTACT_WINDOW).optional(),
-  blockers: z.string().trim().max(MAX_BLOCKERS).optional(),
-  note: z.string().trim().max(MAX_NOTE).optional(),
+  mainTaskIds: z.array(taskRef).max(DAILY_UPDATE_LIMITS.mainTasksMax),
+  contactWindow: z.string().trim().max(DAILY_UPDATE_LIMITS.contactWindowMax).optional(),
+  blockers: z.string().trim().max(DAILY_UPDATE_LIMITS.blockersMax).optional(),
+  note: z.string().trim().max(DAILY_UPDATE_LIMITS.noteMax).optional(),
 });
 export type SubmitDailyUpdateInput = z.infer<typeof SubmitDailyUpdateInput>;
 

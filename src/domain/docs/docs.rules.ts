@@ -1,6 +1,7 @@
 // Pure rules of the documents area (SPEC "Document states", C doc tools, "Agent token scopes"
 // read:docs / write:docs:*): kinds, statuses, slugs, tags, tree limits, who may do what, snippets.
 // No database and no I/O here; docs.repository.ts holds the SQL.
+import { DOC_LIMITS } from './docs.limits.js';
 
 export const DOC_KINDS = ['page', 'guide', 'runbook', 'decision', 'note'] as const;
 export type DocKind = (typeof DOC_KINDS)[number];
@@ -9,24 +10,7 @@ export const DEFAULT_DOC_KIND: DocKind = 'page';
 export const DOC_STATUSES = ['draft', 'published', 'archived'] as const;
 export type DocStatus = (typeof DOC_STATUSES)[number];
 
-export const DOC_LIMITS = {
-  title: 300,
-  body: 100_000,
-  slug: 120,
-  spaceSlug: 100,
-  changeSummary: 500,
-  query: 200,
-  /** list/search `limit`: 1-100, default 20. */
-  listMax: 100,
-  listDefault: 20,
-  /** Pages on the path from a root page to a page, both included. */
-  maxDepth: 20,
-  tag: 50,
-  tagsPerCall: 20,
-  tagsPerPage: 50,
-  /** Characters of context on each side of the first match in a search snippet. */
-  snippetContext: 80,
-} as const;
+export { DOC_LIMITS };
 
 /** Page and space slugs: lowercase letters, digits and single dashes. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

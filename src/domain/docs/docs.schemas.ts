@@ -2,10 +2,11 @@
 // are exactly the spec's shapes; they are also advertised as the tools' outputSchema.
 import { z } from 'zod';
 import { DOC_KINDS, DOC_LIMITS, DOC_STATUSES, SLUG_PATTERN, TAG_PATTERN, normalizeTag } from './docs.rules.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
 
 export const pageSlugField = z.string().min(1).max(DOC_LIMITS.slug);
 export const spaceSlugField = z.string().min(1).max(DOC_LIMITS.spaceSlug);
-export const projectSlugField = z.string().min(1).max(80);
+export const projectSlugField = z.string().min(1).max(PROJECT_LIMITS.slugMax);
 export const kindField = z.enum(DOC_KINDS);
 export const statusField = z.enum(DOC_STATUSES);
 export const limitField = z.number().int().min(1).max(DOC_LIMITS.listMax).default(DOC_LIMITS.listDefault);

@@ -13,7 +13,7 @@ export const ListTagsInput = z.strictObject({
   space_slug: spaceSlugField.optional(),
   /** Only tags starting with this text (compared like tags: trimmed, lowercased). */
   prefix: z.string().min(1).max(DOC_LIMITS.tag).transform(normalizeTag).optional(),
-  limit: z.number().int().min(1).max(200).default(100),
+  limit: z.number().int().min(1).max(DOC_LIMITS.tagListMax).default(DOC_LIMITS.tagListDefault),
 });
 
 export const ListTagsOutput = z.object({ count: z.number().int().min(0), tags: z.array(z.object({ tag: z.string(), count: z.number().int().min(1) })) });

@@ -14,13 +14,15 @@ import { normalizeEmail } from '../users/users.rules.js';
 import { errorEnvelope, rowErrorField, type ErrorEnvelope } from './broadcast-envelope.rules.js';
 import { principalForToolsToken } from '../tokens/tools-principal.js';
 import { insertToolAudit } from '../audit/tool-audit.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { EVENT_LIMITS } from './event.limits.js';
 
 const E = InboundEventSchema.shape;
-export const BROADCAST_MAX_RECIPIENTS = 100;
+export const BROADCAST_MAX_RECIPIENTS = EVENT_LIMITS.bulkRecipientsMax;
 
 export const BroadcastEventInput = z.strictObject({
   recipients: z
-    .array(z.email({ error: 'must be a valid email address' }).max(120))
+    .array(z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax))
     .min(1)
     .max(BROADCAST_MAX_RECIPIENTS),
   event_type: E.event_type,
@@ -32,7 +34,7 @@ export const BroadcastEventInput = z.strictObject({
   event_id_prefix: z
     .string()
     .min(1)
-    .max(80)
+    .max(EVENT_LIMITS.eventIdPrefixMax)
     .regex(/^[a-zA-Z0-9_-]+$/, { error: 'must match ^[a-zA-Z0-9_-]+$' })
     .optional(),
   project_slug: E.project_slug,

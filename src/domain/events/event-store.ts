@@ -29,7 +29,7 @@ export interface DeliveryRow {
   resolution_note: string | null;
   fire_count: number;
   inserted?: boolean;
-  /** Publish only: over the token's daily_limit or the user's 500/day (inbox only, no nudge). */
+  /** Publish only: over the token's daily_limit or the user's daily inbox limit (inbox only, no nudge). */
   degraded?: boolean;
   /** Publish only: at least one nudge (push or chat) was queued in the outbox. */
   pushed?: boolean;

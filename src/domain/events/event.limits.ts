@@ -26,6 +26,16 @@ export const EVENT_LIMITS = {
   localeMax: 35,
   /** Resolving a delivery: its optional note. */
   resolutionNoteMax: 500,
+  /** Recipients of one bulk fan-out or broadcast_event, also after a group is expanded (SPEC Limits "Bulk recipients"). */
+  bulkRecipientsMax: 100,
+  /** broadcast_event: its event_id_prefix. */
+  eventIdPrefixMax: 80,
+  /** supplement_inbound_event: the follow-up's markdown_body (SPEC Limits "Agent tool bounds"; the REST supplement takes markdownBodyMax). */
+  toolSupplementMax: 4000,
+  /** GET /api/v1/event-types counts the deliveries of this many days. */
+  eventTypeWindowDays: 90,
+  /** markdown_body_rendering `preview`: about this many characters of plain text as the toggle text. */
+  previewChars: 200,
 } as const;
 
 export type EventLimitName = keyof typeof EVENT_LIMITS;
@@ -45,6 +55,9 @@ export const TERMINAL_EXTERNAL_STATUSES = ['resolved', 'approved', 'rejected', '
 export const TONES = ['neutral', 'positive', 'negative'] as const;
 export const RENDERINGS = ['collapsed', 'expanded', 'preview'] as const;
 export const ACTION_TYPES = ['url', 'webhook'] as const;
+
+/** Widths of the varchar columns that hold one of these vocabularies' words (deliveries). */
+export const EVENT_COLUMNS = { severity: 10, tone: 10, rendering: 10, externalStatus: 10 } as const;
 
 /** Top-level keys always refused (validation rule 1). */
 export const FORBIDDEN_EVENT_KEYS: ReadonlySet<string> = new Set([

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { EVENT_LIMITS } from './event.limits.js';
+import { EVENT_COLUMNS, EVENT_LIMITS } from './event.limits.js';
 
 /**
  * One delivered event. Unique on (token_id, event_id): the dedup key of the spec.
@@ -19,14 +19,14 @@ export const DeliverySchema = defineEntity({
     projectId: p.uuid().nullable(),
     eventId: p.string().length(EVENT_LIMITS.eventIdMax),
     eventType: p.string().length(EVENT_LIMITS.eventTypeMax),
-    severity: p.string().length(10),
-    tone: p.string().length(10).nullable(),
+    severity: p.string().length(EVENT_COLUMNS.severity),
+    tone: p.string().length(EVENT_COLUMNS.tone).nullable(),
     title: p.string().length(EVENT_LIMITS.titleMax),
     summary: p.string().length(EVENT_LIMITS.summaryMax).nullable(),
     markdownBody: p.text().nullable(),
-    markdownBodyRendering: p.string().length(10).nullable(),
+    markdownBodyRendering: p.string().length(EVENT_COLUMNS.rendering).nullable(),
     externalUrl: p.string().length(EVENT_LIMITS.urlMax).nullable(),
-    externalStatus: p.string().length(10).nullable(),
+    externalStatus: p.string().length(EVENT_COLUMNS.externalStatus).nullable(),
     /** When externalStatus took its present value (null before Migration20261128000000ExternalStatusAt). */
     externalStatusAt: p.datetime().nullable(),
     actor: p.json<{ email: string; name?: string }>().nullable(),

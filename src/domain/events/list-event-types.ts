@@ -1,4 +1,4 @@
-// GET /api/v1/event-types: event types seen in the last 90 days for the caller's integrator, and
+// GET /api/v1/event-types: event types seen in the last EVENT_LIMITS.eventTypeWindowDays days for the caller's integrator, and
 // the service's own `internal-os.` types (visible to every integrator).
 // Whose deliveries count (SPEC Authentication 7, "event types of own integrator"):
 // - a personal token: its owner's own deliveries only (every self-service token shares the
@@ -16,10 +16,12 @@ import { ADMIN_ROLES } from '../users/users.entity.js';
 import { iso } from '../timestamps.js';
 import { FLUXDESK_INTEGRATOR, findIntegratorIdBySlug, findLiveIntegratorBySlug } from '../tokens/integrators.repository.js';
 import { eventTypesOfIntegrator, eventTypesOfOwner, internalEventTypesOfIntegrator, type EventTypeAggregate } from './deliveries.repository.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
+import { EVENT_LIMITS } from './event.limits.js';
 
-export const EVENT_TYPE_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
+export const EVENT_TYPE_WINDOW_MS = EVENT_LIMITS.eventTypeWindowDays * 24 * 60 * 60 * 1000;
 
-export const ListEventTypesInput = z.strictObject({ integrator_slug: z.string().min(1).max(80).optional() });
+export const ListEventTypesInput = z.strictObject({ integrator_slug: z.string().min(1).max(TOKEN_LIMITS.integratorSlugMax).optional() });
 
 export const EventTypeRowSchema = z.strictObject({
   eventType: z.string(),

@@ -11,6 +11,7 @@ import { authenticate } from '../tokens/authenticate.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { findUserByEmail } from '../users/users.repository.js';
 import { findItemForIntegrator, findLiveApproval } from '../catalog/catalog.repository.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export async function probeNoApproval(
   d: { em: EntityManager; clock: Clock; tokens: TokenDirectory; callerToolsToken?: string },
@@ -20,7 +21,7 @@ export async function probeNoApproval(
   const { em, clock, callerToolsToken } = d;
   if (original.code !== 'token_not_found' || callerToolsToken === undefined) return original;
   const targetEmail = (body as { target_email?: unknown } | null)?.target_email;
-  if (typeof targetEmail !== 'string' || targetEmail.length === 0 || targetEmail.length > 120) return original;
+  if (typeof targetEmail !== 'string' || targetEmail.length === 0 || targetEmail.length > USER_LIMITS.emailMax) return original;
   let tools: InboundTokenPrincipal;
   try {
     tools = (await authenticate(

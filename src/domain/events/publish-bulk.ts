@@ -1,5 +1,5 @@
 // POST /api/v1/events/bulk (SPEC BulkEventRequest, BulkEventDeliveryResult): one template event
-// fanned out to 1-100 recipients with an admin tools-token, each under its own claimed personal
+// fanned out to 1-EVENT_LIMITS.bulkRecipientsMax recipients with an admin tools-token, each under its own claimed personal
 // token (dedup per recipient and event_id). The transaction boundaries (one claim batch, then one
 // statement for every delivery; a failed recipient never blocks another): inbound protocol 13.
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import { requireAdminToolsToken } from '../tokens/tools-access.rules.js';
 import { claimMany } from '../tokens/claim.js';
 import { normalizeEmail } from '../users/users.rules.js';
 import { eventContextIssues, InboundEventSchema, type InboundEvent } from './event-validation.rules.js';
-import { FORBIDDEN_EVENT_KEYS, LEGACY_EVENT_KEYS } from './event.limits.js';
+import { FORBIDDEN_EVENT_KEYS, LEGACY_EVENT_KEYS, EVENT_LIMITS } from './event.limits.js';
 import { newDelivery } from './events.repository.js';
 import type { NewDelivery } from './event-store.js';
 import {
@@ -22,16 +22,17 @@ import {
   type RecipientUserRow,
 } from './bulk-recipients.repository.js';
 import { utcDay } from '../nudges/nudge.rules.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 export const BulkRecipientSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('email'), email: z.email({ error: 'must be a valid email address' }).max(120) }),
+  z.strictObject({ type: z.literal('email'), email: z.email({ error: 'must be a valid email address' }).max(EVENT_LIMITS.emailMax) }),
   z.strictObject({ type: z.literal('user_id'), user_id: z.uuid({ error: 'must be a UUID' }) }),
-  z.strictObject({ type: z.literal('group'), slug: z.string().min(1).max(80) }),
+  z.strictObject({ type: z.literal('group'), slug: z.string().min(1).max(EVENT_LIMITS.projectSlugMax) }),
 ]);
 
 export const BulkEventRequestSchema = z.strictObject({
   event: InboundEventSchema,
-  recipients: z.array(BulkRecipientSchema).min(1).max(100),
+  recipients: z.array(BulkRecipientSchema).min(1).max(EVENT_LIMITS.bulkRecipientsMax),
   auto_claim: z.boolean().default(true),
 });
 export type BulkEventRequest = z.infer<typeof BulkEventRequestSchema>;
@@ -44,7 +45,7 @@ export const BulkEventDeliveryResultSchema = z.object({
   autoClaimed: z.literal(true).optional(),
   error: z.string().optional(),
   userId: z.uuid().optional(),
-  /** Over the recipient token's daily_limit or the user's 500/day: inbox only, no nudge. */
+  /** Over the recipient token's daily_limit or the user's daily inbox limit: inbox only, no nudge. */
   degraded: z.literal(true).optional(),
 });
 export type BulkRow = z.infer<typeof BulkEventDeliveryResultSchema>;
@@ -203,7 +204,7 @@ async function autoClaim(ctx: OpContext<InboundTokenPrincipal>, emails: string[]
   try {
     results = await claimMany(
       ctx,
-      emails.map((email) => ({ email, daily_limit: 50, reuseExisting: true })),
+      emails.map((email) => ({ email, daily_limit: TOKEN_LIMITS.claimDailyLimitDefault, reuseExisting: true })),
     );
   } catch (err) {
     ctx.log.warn({ err: { message: (err as Error).message } }, 'auto-claim lookup failed');
@@ -239,10 +240,10 @@ async function expandRecipients(ctx: OpContext<InboundTokenPrincipal>, recipient
       for (const email of emails) out.push({ email, lookupEmail: email });
     }
   }
-  if (out.length > 100) {
-    throw new DomainError('validation', 'at most 100 recipients after expanding groups', {
+  if (out.length > EVENT_LIMITS.bulkRecipientsMax) {
+    throw new DomainError('validation', `at most ${EVENT_LIMITS.bulkRecipientsMax} recipients after expanding groups`, {
       code: 'schema_invalid',
-      issues: [{ field: 'recipients', code: 'too_many', message: `expands to ${out.length} recipients; at most 100` }],
+      issues: [{ field: 'recipients', code: 'too_many', message: `expands to ${out.length} recipients; at most ${EVENT_LIMITS.bulkRecipientsMax}` }],
     });
   }
   return out;

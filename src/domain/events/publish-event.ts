@@ -7,7 +7,7 @@ import { hasUnsafeText } from '../validation.js';
 import { recordAudit, AUDIT } from '../audit/audit.js';
 import { findProjectForMember } from '../projects/projects.repository.js';
 import { eventContextIssues, InboundEventSchema, normalizeLegacyEvent, type InboundEvent } from './event-validation.rules.js';
-import { FORBIDDEN_EVENT_KEYS, LEGACY_EVENT_KEYS } from './event.limits.js';
+import { FORBIDDEN_EVENT_KEYS, LEGACY_EVENT_KEYS, EVENT_LIMITS } from './event.limits.js';
 import { newDelivery } from './events.repository.js';
 import { probeNoApproval } from './no-approval-probe.js';
 import { toDeliveryView, type DeliveryView } from './delivery.view.js';
@@ -88,7 +88,7 @@ async function recordRejection(ctx: OpContext<InboundTokenPrincipal>, raw: unkno
   // The rejected text itself may be unstorable (NUL, unpaired surrogates): the id is kept only when
   // it is safe, and field paths are kept with such characters escaped.
   const rawId = (raw as { event_id?: unknown })?.event_id;
-  const eventId = typeof rawId === 'string' && !hasUnsafeText(rawId) ? rawId.slice(0, 120) : null;
+  const eventId = typeof rawId === 'string' && !hasUnsafeText(rawId) ? rawId.slice(0, EVENT_LIMITS.eventIdMax) : null;
   const em = ctx.em.fork();
   recordAudit(em, ctx, {
     action: AUDIT.eventRejected,

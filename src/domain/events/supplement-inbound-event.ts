@@ -1,5 +1,5 @@
-// `supplement_inbound_event` (SPEC C write tools; original sender or admin; body at most 4000
-// characters, Limits "Agent tool bounds"): appends a follow-up through the supplement operation of
+// `supplement_inbound_event` (SPEC C write tools; original sender or admin; body at most
+// EVENT_LIMITS.toolSupplementMax characters, Limits "Agent tool bounds"): appends a follow-up through the supplement operation of
 // POST /api/v1/events/{id}/supplement, with the sending token's principal. Append-only.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
@@ -8,8 +8,9 @@ import { SupplementDeliveryInput, supplementDelivery } from './supplement-delive
 import { listSupplements } from './events.repository.js';
 import { loadDeliveryForAgent } from './delivery-access.js';
 import { recordToolAudit } from '../audit/tool-audit.js';
+import { EVENT_LIMITS } from './event.limits.js';
 
-export const SUPPLEMENT_TOOL_MAX = 4000;
+export const SUPPLEMENT_TOOL_MAX = EVENT_LIMITS.toolSupplementMax;
 
 export const SupplementInboundEventInput = SupplementDeliveryInput.extend({ markdown_body: z.string().min(1).max(SUPPLEMENT_TOOL_MAX) });
 

@@ -1,6 +1,6 @@
 // `add_feedback_comment` (SPEC C write tools; scope write:feedback; structured errors): anyone
 // who can see the feedback may comment (feedback.rules.ts visibility); anything else is a
-// structured not_found on feedbackId, exactly like an unknown id. body 1-8000 characters (longer:
+// structured not_found on feedbackId, exactly like an unknown id. body 1-FEEDBACK_LIMITS.commentMax characters (longer:
 // structured validation_failed, title body_too_long). `client_message_id` makes a retry safe: the
 // same id from the same author on the same feedback returns the first comment's id
 // (`deduplicated: true`, nothing written); the same id with a different body is a structured
@@ -13,16 +13,16 @@ import { DomainError } from '../errors.js';
 import { FEEDBACK_AUDIT } from './feedback.audit.js';
 import { assertBodyLength, feedbackNotFound } from './feedback-errors.js';
 import { findVisibleFeedback, insertCommentOnce, touchFeedback } from './feedback.repository.js';
-import { MAX_CLIENT_MESSAGE_ID, MAX_FEEDBACK_COMMENT } from './feedback.rules.js';
+import { FEEDBACK_LIMITS } from './feedback.limits.js';
 
 export const AddFeedbackCommentInput = z.strictObject({
   feedbackId: z.uuid({ error: 'must be a feedback id (UUID)' }),
-  /** At most 8000 characters (checked by the tool: a structured validation_failed, nothing stored). */
+  /** At most FEEDBACK_LIMITS.commentMax characters (checked by the tool: a structured validation_failed, nothing stored). */
   body: z
     .string()
     .refine((s) => s.trim().length > 0, { error: 'must not be empty', params: { code: 'required' } })
-    .meta({ maxLength: MAX_FEEDBACK_COMMENT }),
-  client_message_id: z.string().trim().min(1).max(MAX_CLIENT_MESSAGE_ID).optional(),
+    .meta({ maxLength: FEEDBACK_LIMITS.commentMax }),
+  client_message_id: z.string().trim().min(1).max(FEEDBACK_LIMITS.clientMessageIdMax).optional(),
 });
 export type AddFeedbackCommentInput = z.infer<typeof AddFeedbackCommentInput>;
 
@@ -42,7 +42,7 @@ export const addFeedbackComment = defineOperation<AddFeedbackCommentInput, AddFe
   input: AddFeedbackCommentInput,
   writes: true,
   handler: async (input, ctx) => {
-    assertBodyLength(input.body, MAX_FEEDBACK_COMMENT);
+    assertBodyLength(input.body, FEEDBACK_LIMITS.commentMax);
     const principal = ctx.principal;
     const { em } = ctx;
     const now = ctx.clock.now();

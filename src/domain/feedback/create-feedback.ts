@@ -1,5 +1,5 @@
 // `create_feedback` (SPEC C write tools; scope write:feedback; structured errors):
-//  - title 1-200, body 1-8000 characters: a longer body is rejected (structured validation_failed,
+//  - title and body lengths (FEEDBACK_LIMITS): a longer body is rejected (structured validation_failed,
 //    title body_too_long), never truncated;
 //  - a missing project_slug, or one naming no active project the caller can see, puts the
 //    feedback in the triage pool (triage_reason no_project / unknown_project; unknown and invisible
@@ -16,32 +16,26 @@ import { findVisibleProject } from '../projects/projects.repository.js';
 import { FEEDBACK_AUDIT } from './feedback.audit.js';
 import { assertBodyLength } from './feedback-errors.js';
 import { insertFeedback } from './feedback.repository.js';
-import {
-  deleteAfterFrom,
-  feedbackUrl,
-  INITIAL_FEEDBACK_STATUS,
-  MAX_FEEDBACK_BODY,
-  MAX_FEEDBACK_TITLE,
-  parseAutoDeleteAfter,
-  placeFeedback,
-} from './feedback.rules.js';
+import { deleteAfterFrom, feedbackUrl, INITIAL_FEEDBACK_STATUS, parseAutoDeleteAfter, placeFeedback } from './feedback.rules.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
+import { FEEDBACK_LIMITS } from './feedback.limits.js';
 
 const nonBlank = (s: string) => s.trim().length > 0;
 
 export const CreateFeedbackInput = z.strictObject({
-  title: z.string().trim().min(1).max(MAX_FEEDBACK_TITLE),
-  /** At most 8000 characters (checked by the tool: a structured validation_failed, nothing stored). */
+  title: z.string().trim().min(1).max(FEEDBACK_LIMITS.titleMax),
+  /** At most FEEDBACK_LIMITS.bodyMax characters (checked by the tool: a structured validation_failed, nothing stored). */
   body: z
     .string()
     .refine(nonBlank, { error: 'must not be empty', params: { code: 'required' } })
-    .meta({ maxLength: MAX_FEEDBACK_BODY }),
+    .meta({ maxLength: FEEDBACK_LIMITS.bodyMax }),
   /** Omitted, null or empty: the triage pool. */
-  project_slug: z.string().trim().max(80).nullish(),
+  project_slug: z.string().trim().max(PROJECT_LIMITS.slugMax).nullish(),
   is_anonymous: z.boolean().default(false),
   /** ISO-8601 duration in weeks, days and/or hours (P30D, P2W, PT12H, P1DT12H), PT1H..P365D. */
   auto_delete_after: z
     .string()
-    .max(20)
+    .max(FEEDBACK_LIMITS.autoDeleteAfterMax)
     .transform((s, ctx) => {
       const r = parseAutoDeleteAfter(s);
       if ('error' in r) {

@@ -4,12 +4,7 @@
 // this service's and are published in agent protocol 14.
 import type { DomainConfig } from '../context.js';
 import { canSeeAllProjects } from '../projects/project-roles.rules.js';
-
-export const MAX_FEEDBACK_TITLE = 200;
-/** SPEC Limits: feedback body 8000; a longer body is rejected, never truncated. */
-export const MAX_FEEDBACK_BODY = 8000;
-export const MAX_FEEDBACK_COMMENT = 8000;
-export const MAX_CLIENT_MESSAGE_ID = 100;
+import { FEEDBACK_LIMITS } from './feedback.limits.js';
 
 /** Only `open` is written today; the others are the vocabulary for triage work to come. */
 export const FEEDBACK_STATUSES = ['open', 'acknowledged', 'resolved', 'closed'] as const;
@@ -30,8 +25,8 @@ export function placeFeedback(
 
 // ---- auto_delete_after: an ISO-8601 duration in weeks, days and/or hours ----
 
-export const AUTO_DELETE_MIN_HOURS = 1;
-export const AUTO_DELETE_MAX_HOURS = 365 * 24;
+export const AUTO_DELETE_MIN_HOURS = FEEDBACK_LIMITS.autoDeleteMinHours;
+export const AUTO_DELETE_MAX_HOURS = FEEDBACK_LIMITS.autoDeleteMaxDays * 24;
 /** `P30D`, `P2W`, `PT12H`, `P1DT12H` (no months or years: their length varies). */
 const DURATION = /^P(?:(\d{1,4})W|(?:(\d{1,4})D)?(?:T(\d{1,5})H)?)$/i;
 
@@ -42,7 +37,8 @@ export function parseAutoDeleteAfter(s: string): { hours: number } | { error: st
     return { error: 'must be an ISO-8601 duration in weeks, days or hours, e.g. P30D, P2W, PT12H, P1DT12H' };
   }
   const hours = Number(m[1] ?? 0) * 7 * 24 + Number(m[2] ?? 0) * 24 + Number(m[3] ?? 0);
-  if (hours < AUTO_DELETE_MIN_HOURS || hours > AUTO_DELETE_MAX_HOURS) return { error: 'must be between PT1H and P365D' };
+  if (hours < AUTO_DELETE_MIN_HOURS || hours > AUTO_DELETE_MAX_HOURS)
+    return { error: `must be between PT${AUTO_DELETE_MIN_HOURS}H and P${FEEDBACK_LIMITS.autoDeleteMaxDays}D` };
   return { hours };
 }
 

@@ -7,8 +7,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { feedbackNotFound } from './feedback-errors.js';
 import { findVisibleFeedback, recentFeedbackComments } from './feedback.repository.js';
 import { type FeedbackDetail, toFeedbackDetail } from './feedback.view.js';
-
-export const GET_FEEDBACK_COMMENTS = 100;
+import { FEEDBACK_LIMITS } from './feedback.limits.js';
 
 const id = z.uuid({ error: 'must be a feedback id (UUID)' });
 
@@ -38,7 +37,7 @@ export const getFeedback = defineOperation<GetFeedbackInput, FeedbackDetail, Age
     const feedbackId = (input.feedback_id ?? input.feedbackId)!.toLowerCase();
     const f = await findVisibleFeedback(ctx.em, feedbackId, ctx.principal, ctx.clock.now());
     if (!f) throw feedbackNotFound(input.feedback_id !== undefined ? 'feedback_id' : 'feedbackId');
-    const comments = await recentFeedbackComments(ctx.em, f.id, GET_FEEDBACK_COMMENTS);
+    const comments = await recentFeedbackComments(ctx.em, f.id, FEEDBACK_LIMITS.commentsShown);
     return toFeedbackDetail(ctx.config, ctx.principal.userId, f, comments);
   },
 });

@@ -9,18 +9,17 @@ import type { AgentPrincipal } from '../principal.js';
 import { listVisibleFeedback } from './feedback.repository.js';
 import { FEEDBACK_STATUSES } from './feedback.rules.js';
 import { FeedbackListItem, toFeedbackListItem } from './feedback.view.js';
-
-export const LIST_FEEDBACK_DEFAULT_LIMIT = 20;
-export const LIST_FEEDBACK_MAX_LIMIT = 100;
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
+import { FEEDBACK_LIMITS } from './feedback.limits.js';
 
 export const ListFeedbackInput = z.strictObject({
-  project_slug: z.string().trim().min(1).max(80).optional(),
+  project_slug: z.string().trim().min(1).max(PROJECT_LIMITS.slugMax).optional(),
   /** true: only the triage pool; false: only feedback filed under a project. */
   triage: z.boolean().optional(),
   /** true: only feedback the caller wrote (anonymous included). */
   mine: z.boolean().optional(),
   status: z.enum(FEEDBACK_STATUSES).optional(),
-  limit: z.number().int().min(1).max(LIST_FEEDBACK_MAX_LIMIT).default(LIST_FEEDBACK_DEFAULT_LIMIT),
+  limit: z.number().int().min(1).max(FEEDBACK_LIMITS.listMax).default(FEEDBACK_LIMITS.listDefault),
 });
 export type ListFeedbackInput = z.infer<typeof ListFeedbackInput>;
 

@@ -4,11 +4,13 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { createModerationTokenInTransaction, dailyLimit } from './moderation-tokens.shared.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 export const CreateModerationTokenInput = z.strictObject({
-  owner: z.email().max(120),
-  label: z.string().trim().min(1).max(80),
-  note: z.string().max(500).optional(),
+  owner: z.email().max(USER_LIMITS.emailMax),
+  label: z.string().trim().min(1).max(TOKEN_LIMITS.labelMax),
+  note: z.string().max(TOKEN_LIMITS.noteMax).optional(),
   daily_limit: dailyLimit,
 });
 

@@ -9,10 +9,11 @@ import { recordAudit } from '../audit/audit.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { type HeldEventView, toHeldEventView } from './held-event.view.js';
 import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
+import { MODERATION_LIMITS } from './moderation.limits.js';
 
 export const DismissHeldEventInput = z.strictObject({
   entry_id: z.uuid({ error: 'must be a UUID' }),
-  reason: z.string().max(500).optional(),
+  reason: z.string().max(MODERATION_LIMITS.dismissReasonMax).optional(),
 });
 
 export const dismissHeldEvent = defineOperation<z.infer<typeof DismissHeldEventInput>, HeldEventView, AgentPrincipal>({

@@ -15,11 +15,12 @@ import { User } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { type HeldEventView, suggestedEmail, toHeldEventView } from './held-event.view.js';
 import { findHeldEvent, updateHeldEvent } from './moderation.repository.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const ForwardHeldEventInput = z.strictObject({
   entry_id: z.uuid({ error: 'must be a UUID' }),
   /** The target user; default: the event's recipient suggestion. */
-  email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
 });
 
 export const forwardHeldEvent = defineOperation<z.infer<typeof ForwardHeldEventInput>, HeldEventView, AgentPrincipal>({

@@ -7,10 +7,11 @@ import { notFound } from '../errors.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { User } from '../users/users.entity.js';
 import { createModerationTokenInTransaction, dailyLimit } from './moderation-tokens.shared.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
 
 export const IssueAdminModerationTokenInput = z.strictObject({
-  label: z.string().trim().min(1).max(80),
-  source_note: z.string().max(500).optional(),
+  label: z.string().trim().min(1).max(TOKEN_LIMITS.labelMax),
+  source_note: z.string().max(TOKEN_LIMITS.noteMax).optional(),
   daily_limit: dailyLimit,
 });
 

@@ -6,10 +6,11 @@ import type { AgentPrincipal } from '../principal.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { HELD_STATUSES, HeldEventView, toHeldEventView } from './held-event.view.js';
 import { listHeldEvents as listRows } from './moderation.repository.js';
+import { MODERATION_LIMITS } from './moderation.limits.js';
 
 export const ListHeldEventsInput = z.strictObject({
   status: z.enum([...HELD_STATUSES, 'all']).default('pending'),
-  limit: z.number().int().min(1).max(200).default(50),
+  limit: z.number().int().min(1).max(MODERATION_LIMITS.listMax).default(MODERATION_LIMITS.listDefault),
 });
 export const ListHeldEventsOutput = z.object({ items: z.array(HeldEventView) });
 

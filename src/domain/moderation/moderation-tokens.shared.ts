@@ -11,10 +11,10 @@ import { slugifyLabel, uniqueIntegratorSlug } from '../tokens/issue-admin-tools-
 import { ensureIntegrator, lockIntegratorSlugBase } from '../tokens/integrators.repository.js';
 import { ADMIN_ROLES } from '../users/users.entity.js';
 import { auditTokenCreated, createInboundTokenRow } from '../tokens/new-inbound-token.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
+import { MODERATION_LIMITS } from './moderation.limits.js';
 
-export const MODERATION_DAILY_LIMIT = { min: 1, max: 1000, default: 200 } as const;
-
-export const dailyLimit = z.number().int().min(MODERATION_DAILY_LIMIT.min).max(MODERATION_DAILY_LIMIT.max).default(MODERATION_DAILY_LIMIT.default);
+export const dailyLimit = z.number().int().min(1).max(TOKEN_LIMITS.dailyLimitMax).default(MODERATION_LIMITS.tokenDailyLimitDefault);
 
 export interface ModerationTokenCreated {
   tokenId: string;

@@ -17,6 +17,7 @@ import {
 } from './nudge.rules.js';
 import { isPushServiceEndpoint } from './push-subscription.rules.js';
 import { dropPushSubscription, listPushSubscriptions, loadDispatchContext, recordNudgeFailure, type PushSubscriptionRow } from './nudges.repository.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 export interface NudgeJob {
   /** Job id (= the outbox row id). */
@@ -95,7 +96,7 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
           a = await sendPush(em, env, subsByUser.get(job.userId) ?? [], content, idem, job.deliveryId);
         }
       } catch (err) {
-        a = { ok: false, permanent: false, error: `${job.channel}: ${(err as Error).message}`.slice(0, 200) };
+        a = { ok: false, permanent: false, error: `${job.channel}: ${(err as Error).message}`.slice(0, NUDGE_LIMITS.attemptErrorMax) };
       }
       if (a.ok) return { id: job.id, status: 'completed' };
       if (!a.permanent && !job.lastAttempt) return { id: job.id, status: 'failed', error: a.error };

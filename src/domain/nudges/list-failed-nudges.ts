@@ -4,6 +4,7 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { listFailedNudges as listFailed } from './nudges.repository.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 export interface FailedNudgeView {
   deliveryId: string;
@@ -21,7 +22,7 @@ export const listFailedNudges = defineOperation<{ limit: number }, { items: Fail
   budget: 'agent',
   requiredScopes: ['read:inbox'],
   idempotent: false,
-  input: z.strictObject({ limit: z.number().int().min(1).max(200).default(50) }),
+  input: z.strictObject({ limit: z.number().int().min(1).max(NUDGE_LIMITS.failedListMax).default(NUDGE_LIMITS.failedListDefault) }),
   handler: async (input, ctx) => {
     const rows = await listFailed(ctx.em, ctx.principal.userId, input.limit);
     return {

@@ -1,8 +1,9 @@
 // Pure rules of nudges (browser push and chat messages for a new delivery).
 // SPEC "What the service does" 1, "Side effects of a new delivery", "Delivery external status",
-// Limits (daily notifications per token, 500 inbox notifications per user per day, 00:00 UTC reset).
+// Limits (daily notifications per token, inbox notifications per user per day, 00:00 UTC reset).
 import type { SEVERITIES } from '../events/event.limits.js';
 import { allowHostSet, egressDecision } from '../egress-policy.rules.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 export type Severity = (typeof SEVERITIES)[number];
 export type NudgeChannel = 'push' | 'chat';
@@ -16,7 +17,7 @@ export type ChatStyle = (typeof CHAT_STYLES)[number];
 export const DEFAULT_NUDGE_SEVERITIES: readonly Severity[] = ['critical', 'warn'];
 
 /** SPEC Limits: inbox notifications per user per day, not adjustable. */
-export const MAX_INBOX_PER_USER_PER_DAY = 500;
+export const MAX_INBOX_PER_USER_PER_DAY = NUDGE_LIMITS.inboxPerUserPerDay;
 
 /** The day the daily counters count in: the UTC date of the service clock (reset at 00:00 UTC). */
 export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);
@@ -72,14 +73,14 @@ const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 export const pushPayload = (c: NudgeContent): string => JSON.stringify({ title: c.title, severity: c.severity, url: c.url, tag: c.tag });
 
 /**
- * A user-supplied receiver URL (chat webhook, push endpoint): at most 2000 chars, no credentials in
+ * A user-supplied receiver URL (chat webhook, push endpoint): at most NUDGE_LIMITS.receiverUrlMax chars, no credentials in
  * the userinfo part, and a target the one egress policy allows (https only; plain http and private
  * or loopback addresses only for `allowHttpHosts`, an explicit deployment option for local test
  * receivers, empty by default). A host name's addresses are checked again at send time, after DNS.
  * A push endpoint must also be on a browser push service (push-subscription.rules.ts).
  */
 export function receiverUrlIssue(raw: string, allowHttpHosts: readonly string[]): string | null {
-  if (raw.length > 2000) return 'at most 2000 characters';
+  if (raw.length > NUDGE_LIMITS.receiverUrlMax) return `at most ${NUDGE_LIMITS.receiverUrlMax} characters`;
   let u: URL;
   try {
     u = new URL(raw);

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { DEFAULT_NUDGE_SEVERITIES, type ChatStyle, type NudgeChannel } from './nudge.rules.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 /** Severities come back as a JS array from pg and PGlite; a text form is parsed defensively. */
 const severities = (v: unknown): string[] =>
@@ -180,7 +181,7 @@ export async function recordNudgeFailure(
     em,
     `insert into nudge_failures (id, delivery_id, user_id, channel, attempts, last_error, failed_at) values (gen_random_uuid(), ?, ?, ?, ?, ?, ?)
      on conflict (delivery_id, channel) do update set attempts = excluded.attempts, last_error = excluded.last_error, failed_at = excluded.failed_at`,
-    [f.deliveryId, f.userId, f.channel, f.attempts, f.error.slice(0, 500), now.toISOString()],
+    [f.deliveryId, f.userId, f.channel, f.attempts, f.error.slice(0, NUDGE_LIMITS.failureErrorMax), now.toISOString()],
   );
 }
 

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import type { Issue } from '../errors.js';
 import { normalizeHost } from '../urls.rules.js';
 import { receiverUrlIssue } from './nudge.rules.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 /**
  * The push services of the browsers that support Web Push: Chrome and other Chromium browsers
@@ -22,7 +23,7 @@ export const KNOWN_PUSH_SERVICE_HOSTS: readonly string[] = [
 export const PUSH_ENDPOINT_ALLOW_HOSTS_SETTING = 'PUSH_ENDPOINT_ALLOW_HOSTS';
 
 /** Subscriptions a user keeps (one per browser profile); a new endpoint beyond them replaces the oldest. */
-export const MAX_PUSH_SUBSCRIPTIONS_PER_USER = 20;
+export const MAX_PUSH_SUBSCRIPTIONS_PER_USER = NUDGE_LIMITS.pushSubscriptionsPerUser;
 
 export const PUSH_SERVICE_NOT_ALLOWED = 'push_service_not_allowed';
 

@@ -7,6 +7,7 @@ import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { MAX_PUSH_SUBSCRIPTIONS_PER_USER, pushEndpointIssue } from './push-subscription.rules.js';
 import { countPushSubscriptions, savePushSubscription } from './nudges.repository.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 const base64url = (max: number) =>
   z
@@ -16,9 +17,9 @@ const base64url = (max: number) =>
     .regex(/^[A-Za-z0-9_-]+=*$/, { error: 'must be base64url' });
 
 export const RegisterPushSubscriptionInput = z.strictObject({
-  endpoint: z.string().min(1).max(2000),
-  p256dh: base64url(200),
-  auth: base64url(100),
+  endpoint: z.string().min(1).max(NUDGE_LIMITS.receiverUrlMax),
+  p256dh: base64url(NUDGE_LIMITS.pushP256dhMax),
+  auth: base64url(NUDGE_LIMITS.pushAuthMax),
 });
 
 export interface RegisterPushSubscriptionOutput {

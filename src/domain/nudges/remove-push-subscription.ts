@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
 import { countPushSubscriptions, deletePushSubscription } from './nudges.repository.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 export const RemovePushSubscriptionInput = z
-  .strictObject({ subscription_id: z.uuid({ error: 'must be a UUID' }).optional(), endpoint: z.string().min(1).max(2000).optional() })
+  .strictObject({ subscription_id: z.uuid({ error: 'must be a UUID' }).optional(), endpoint: z.string().min(1).max(NUDGE_LIMITS.receiverUrlMax).optional() })
   .refine((v) => v.subscription_id !== undefined || v.endpoint !== undefined, { error: 'give subscription_id or endpoint', path: ['subscription_id'] });
 
 export const removePushSubscription = defineOperation<

@@ -6,9 +6,10 @@ import type { AgentPrincipal } from '../principal.js';
 import { CHAT_STYLES, receiverUrlIssue } from './nudge.rules.js';
 import { savePreferences } from './nudges.repository.js';
 import { preferencesView, type PreferencesView } from './preferences.view.js';
+import { NUDGE_LIMITS } from './nudges.limits.js';
 
 export const SetChatDestinationInput = z.strictObject({
-  url: z.string().min(1).max(2000),
+  url: z.string().min(1).max(NUDGE_LIMITS.receiverUrlMax),
   style: z.enum(CHAT_STYLES),
 });
 

@@ -9,7 +9,7 @@ import { preferencesView, type PreferencesView } from './preferences.view.js';
 
 export const SetPreferencesInput = z.strictObject({
   /** Severities that nudge; an empty list turns nudges off (everything lands in the inbox only). */
-  push_severities: z.array(z.enum(SEVERITIES)).max(4).optional(),
+  push_severities: z.array(z.enum(SEVERITIES)).max(SEVERITIES.length).optional(),
   chat_enabled: z.boolean().optional(),
 });
 

@@ -5,13 +5,15 @@ import { defineOperation } from '../context.js';
 import { DomainError } from '../errors.js';
 import { Project, ProjectMember } from './projects.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
+import { PROJECT_LIMITS, PROJECT_SLUG_PATTERN } from './projects.limits.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
-const emailList = z.array(z.email().max(120)).max(500).default([]);
+const emailList = z.array(z.email().max(USER_LIMITS.emailMax)).max(PROJECT_LIMITS.membersPerListMax).default([]);
 
 export const CreateProjectInput = z.strictObject({
-  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/, { error: 'must match ^[a-z0-9][a-z0-9-]{0,79}$' }),
-  name: z.string().min(1).max(200),
-  owner: z.email().max(120).optional(),
+  slug: z.string().regex(PROJECT_SLUG_PATTERN, { error: `must match ${PROJECT_SLUG_PATTERN.source}` }),
+  name: z.string().min(1).max(PROJECT_LIMITS.nameMax),
+  owner: z.email().max(USER_LIMITS.emailMax).optional(),
   members: emailList,
   leads: emailList,
   tech_leads: emailList,

@@ -13,16 +13,18 @@ import { canManageMembers } from './project-membership.rules.js';
 import { PROJECT_ROLES, type ProjectRole } from './project-roles.rules.js';
 import { Project, ProjectMember } from './projects.entity.js';
 import { findVisibleProject } from './projects.repository.js';
+import { PROJECT_SLUG_PATTERN } from './projects.limits.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const PROJECT_AUDIT = {
   memberSet: 'project.member.set',
   memberRemoved: 'project.member.removed',
 } as const;
 
-const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/, { error: 'must match ^[a-z0-9][a-z0-9-]{0,79}$' });
+const slug = z.string().regex(PROJECT_SLUG_PATTERN, { error: `must match ${PROJECT_SLUG_PATTERN.source}` });
 
-export const SetProjectMemberInput = z.strictObject({ slug, email: z.email().max(120), role: z.enum(PROJECT_ROLES) });
-export const RemoveProjectMemberInput = z.strictObject({ slug, email: z.email().max(120) });
+export const SetProjectMemberInput = z.strictObject({ slug, email: z.email().max(USER_LIMITS.emailMax), role: z.enum(PROJECT_ROLES) });
+export const RemoveProjectMemberInput = z.strictObject({ slug, email: z.email().max(USER_LIMITS.emailMax) });
 export type SetProjectMemberInput = z.infer<typeof SetProjectMemberInput>;
 export type RemoveProjectMemberInput = z.infer<typeof RemoveProjectMemberInput>;
 

@@ -1,12 +1,13 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { PROJECT_COLUMNS, PROJECT_LIMITS } from './projects.limits.js';
 
 export const ProjectSchema = defineEntity({
   name: 'Project',
   tableName: 'projects',
   properties: {
     id: p.uuid().primary(),
-    slug: p.string().length(80).unique(),
-    name: p.string().length(200),
+    slug: p.string().length(PROJECT_LIMITS.slugMax).unique(),
+    name: p.string().length(PROJECT_LIMITS.nameMax),
     ownerUserId: p.uuid().nullable(),
     createdAt: p.datetime(),
     archivedAt: p.datetime().nullable(),
@@ -22,7 +23,7 @@ export const ProjectMemberSchema = defineEntity({
   properties: {
     projectId: p.uuid().primary(),
     userId: p.uuid().primary(),
-    role: p.string().length(20),
+    role: p.string().length(PROJECT_COLUMNS.role),
     createdAt: p.datetime(),
   },
 });

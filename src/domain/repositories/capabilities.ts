@@ -8,8 +8,9 @@ import { defineOperation } from '../context.js';
 import { recordAudit } from '../audit/audit.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { CAPABILITIES, grantCapability, revokeCapability } from './repositories.repository.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
-const CapabilityInput = z.strictObject({ email: z.email().max(120), capability: z.enum(CAPABILITIES) });
+const CapabilityInput = z.strictObject({ email: z.email().max(USER_LIMITS.emailMax), capability: z.enum(CAPABILITIES) });
 type CapabilityInput = z.infer<typeof CapabilityInput>;
 
 export interface CapabilityResult {

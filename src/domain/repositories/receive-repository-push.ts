@@ -14,26 +14,28 @@ import { branchOfRef, commitTitle, REPO_LIMITS, safeLink, signatureMatches } fro
 export const ReceivePushInput = z.strictObject({
   repo_id: z.uuid({ error: 'must be a repository id (UUID)' }),
   /** The signature header's value, whichever of the accepted headers carried it. */
-  signature: z.string().max(200).optional(),
+  signature: z.string().max(REPO_LIMITS.pushSignatureMax).optional(),
   /** `X-Gitea-Event` (or `X-Gogs-Event`, `X-GitHub-Event`). */
-  event: z.string().max(100).optional(),
+  event: z.string().max(REPO_LIMITS.pushEventMax).optional(),
   body: z.instanceof(Uint8Array),
 });
 export type ReceivePushInput = z.infer<typeof ReceivePushInput>;
 
 const PushCommit = z.looseObject({
   id: z.string().regex(/^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$/, { error: 'must be a full commit sha (40 or 64 hex characters)' }),
-  message: z.string().max(100_000),
-  url: z.string().max(2000).optional(),
-  author: z.looseObject({ name: z.string().max(200).optional(), email: z.string().max(320).optional() }).optional(),
+  message: z.string().max(REPO_LIMITS.commitMessageMax),
+  url: z.string().max(REPO_LIMITS.commitUrlMax).optional(),
+  author: z
+    .looseObject({ name: z.string().max(REPO_LIMITS.commitAuthorNameMax).optional(), email: z.string().max(REPO_LIMITS.commitAuthorEmailMax).optional() })
+    .optional(),
   timestamp: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with offset' }),
 });
 
 export const PushPayload = z.looseObject({
-  ref: z.string().min(1).max(300),
+  ref: z.string().min(1).max(REPO_LIMITS.pushRefMax),
   commits: z.array(PushCommit).max(REPO_LIMITS.commitsPerPush).nullable().optional(),
   repository: z
-    .looseObject({ full_name: z.string().max(300).optional() })
+    .looseObject({ full_name: z.string().max(REPO_LIMITS.pushFullNameMax).optional() })
     .nullable()
     .optional(),
 });

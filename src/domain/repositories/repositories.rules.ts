@@ -2,23 +2,12 @@
 // `repo_url` -> `full_name`, `web_url`, `ssh_url`), branch names, commit display fields and the
 // push-webhook signature. Which addresses are accepted and refused: agent protocol 15.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { REPO_LIMITS } from './repositories.limits.js';
 
 export const REPOSITORY_PROVIDERS = ['gitone', 'gitea'] as const;
 export type RepositoryProvider = (typeof REPOSITORY_PROVIDERS)[number];
 
-export const REPO_LIMITS = {
-  url: 500,
-  branch: 255,
-  maxSegments: 5,
-  title: 300,
-  shortSha: 7,
-  commitsDefault: 20,
-  commitsMax: 100,
-  /** Commits stored from one push delivery. */
-  commitsPerPush: 2000,
-  /** Push webhook body (bytes). */
-  pushBody: 1024 * 1024,
-} as const;
+export { REPO_LIMITS };
 
 export const DEFAULT_BRANCH = 'main';
 
@@ -39,7 +28,7 @@ export interface ParsedRepoUrl {
 
 export type ParseResult = { ok: true; value: ParsedRepoUrl } | { ok: false; code: string; message: string };
 
-const SEGMENT = /^[A-Za-z0-9_.-]{1,100}$/;
+const SEGMENT = new RegExp(`^[A-Za-z0-9_.-]{1,${REPO_LIMITS.segmentMax}}$`);
 const HOST = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const SCP_LIKE = /^([A-Za-z0-9._-]{1,64})@([^:/\s]+):(?!\/)(.+)$/;
 
@@ -154,7 +143,8 @@ export function commitTitle(message: string): string {
 }
 
 /** Only http(s) links are shown (a push payload is data from outside). */
-export const safeLink = (url: string | undefined): string | null => (url && /^https?:\/\/[^\s]+$/i.test(url) && url.length <= 1000 ? url : null);
+export const safeLink = (url: string | undefined): string | null =>
+  url && /^https?:\/\/[^\s]+$/i.test(url) && url.length <= REPO_LIMITS.commitLinkMax ? url : null;
 
 /** Hex HMAC-SHA256 of the raw body (Gitea's `X-Gitea-Signature`). */
 export const pushSignature = (secret: string, raw: Uint8Array): string => createHmac('sha256', secret).update(raw).digest('hex');

@@ -2,8 +2,9 @@
 // spec's shapes (plus the webhook fields of bind); they are also the tools' outputSchema.
 import { z } from 'zod';
 import { branchNameIssue, normalizeBranch, parseRepoUrl, REPO_LIMITS, REPOSITORY_PROVIDERS } from './repositories.rules.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
 
-export const projectSlugField = z.string().trim().min(1).max(80);
+export const projectSlugField = z.string().trim().min(1).max(PROJECT_LIMITS.slugMax);
 export const providerField = z.enum(REPOSITORY_PROVIDERS);
 
 /** A repository address; the structural rules are checked here so every issue is reported at once. */

@@ -8,16 +8,19 @@ import { DomainError } from '../errors.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { findLiveProjectBySlug, insertMeeting } from './meetings.repository.js';
 import { meetingUrl } from './search.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
+import { SEARCH_LIMITS } from './search.limits.js';
 
 const dateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with offset' });
 
 export const CreateMeetingInput = z
   .strictObject({
-    project_slug: z.string().trim().toLowerCase().min(1).max(80),
-    title: z.string().trim().min(1).max(200),
+    project_slug: z.string().trim().toLowerCase().min(1).max(PROJECT_LIMITS.slugMax),
+    title: z.string().trim().min(1).max(SEARCH_LIMITS.meetingTitleMax),
     starts_at: dateTime,
     ends_at: dateTime.optional(),
-    created_by_email: z.email().max(120),
+    created_by_email: z.email().max(USER_LIMITS.emailMax),
   })
   .superRefine((v, c) => {
     if (v.ends_at !== undefined && Date.parse(v.ends_at) < Date.parse(v.starts_at)) {

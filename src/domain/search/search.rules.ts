@@ -5,24 +5,12 @@ import { feedbackUrl as feedbackLink } from '../feedback/feedback.rules.js';
 import { inboxLink } from '../nudges/nudge.rules.js';
 import { taskUrl } from '../tasks/task.view.js';
 import { iso } from '../timestamps.js';
+import { SEARCH_LIMITS } from './search.limits.js';
 
 export const SEARCH_TYPES = ['feedback', 'task', 'meeting', 'notification', 'comment'] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];
 
-export const SEARCH_LIMITS = {
-  query: 200,
-  defaultLimit: 20,
-  maxLimit: 100,
-  /** Characters of context on each side of the match in a snippet. */
-  snippetContext: 80,
-  /** Full-text rank is computed on at most this many characters of a long field. */
-  rankChars: 20_000,
-  /**
-   * Per type, only this many matches (title matches first, then newest) are ranked: a query that
-   * matches most of a large table stays bounded in cost (about 50 µs of ranking per candidate).
-   */
-  rankCandidates: 500,
-} as const;
+export { SEARCH_LIMITS };
 
 /**
  * The score, in [0.25, 1): a hit in the type's title weighs 0.5, in any other field 0.25, plus

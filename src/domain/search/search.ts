@@ -8,6 +8,8 @@ import { normalizeEmail } from '../users/users.rules.js';
 import { searchVisible } from './search.repository.js';
 import { hitSnippet, hitUrl, meetingSnippet, roundScore, SEARCH_LIMITS, SEARCH_TYPES, type SearchType } from './search.rules.js';
 import { iso } from '../timestamps.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
 
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
@@ -21,12 +23,12 @@ export const SearchInput = z.strictObject({
   types: z.array(z.enum(SEARCH_TYPES)).min(1).max(SEARCH_TYPES.length).optional(),
   filters: z
     .strictObject({
-      project_slug: z.string().trim().toLowerCase().min(1).max(80).optional(),
-      author_email: z.email().max(120).optional(),
+      project_slug: z.string().trim().toLowerCase().min(1).max(PROJECT_LIMITS.slugMax).optional(),
+      author_email: z.email().max(USER_LIMITS.emailMax).optional(),
       since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with offset, e.g. 2026-11-01T00:00:00Z' }).optional(),
       status: z
         .string()
-        .regex(/^[a-z_]{1,30}$/, { error: 'must be a status such as todo, in_progress, done, open, read or unread' })
+        .regex(new RegExp(`^[a-z_]{1,${SEARCH_LIMITS.statusMax}}$`), { error: 'must be a status such as todo, in_progress, done, open, read or unread' })
         .optional(),
     })
     .optional(),

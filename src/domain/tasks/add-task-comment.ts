@@ -8,14 +8,15 @@ import { recordToolAudit } from '../audit/tool-audit.js';
 import { loadVisibleTask } from './task-access.js';
 import { TASK_AUDIT } from './tasks.audit.js';
 import { insertComment, touchTask } from './tasks.repository.js';
-import { isUuid, MAX_COMMENT, normalizeTaskCode, TASK_CODE_PATTERN } from './tasks.rules.js';
+import { isUuid, normalizeTaskCode, TASK_CODE_PATTERN } from './tasks.rules.js';
+import { TASK_LIMITS } from './tasks.limits.js';
 
 export const AddTaskCommentInput = z.strictObject({
   taskId: z
     .string()
     .trim()
     .refine((s) => isUuid(s) || TASK_CODE_PATTERN.test(s), { error: 'must be a task id (UUID) or code' }),
-  body: z.string().trim().min(1).max(MAX_COMMENT),
+  body: z.string().trim().min(1).max(TASK_LIMITS.commentMax),
 });
 export type AddTaskCommentInput = z.infer<typeof AddTaskCommentInput>;
 

@@ -15,6 +15,7 @@ import { PersonRef, refineTaskRef, TaskRefFields, taskRefOf, taskUrl } from './t
 import { TASK_AUDIT } from './tasks.audit.js';
 import { claimUnassigned, userById } from './tasks.repository.js';
 import { CLAIMABLE_STATUSES, TASK_STATUSES } from './tasks.rules.js';
+import { EVENT_LIMITS } from '../events/event.limits.js';
 
 export const ClaimTaskInput = z.strictObject({ ...TaskRefFields }).superRefine(refineTaskRef);
 export type ClaimTaskInput = z.infer<typeof ClaimTaskInput>;
@@ -72,7 +73,7 @@ export const claimTask = defineOperation<ClaimTaskInput, ClaimTaskResult, AgentP
         userId,
         type: 'task',
         title: `${task.code} claimed by ${me?.name ?? principal.userEmail}`,
-        summary: task.title.slice(0, 500),
+        summary: task.title.slice(0, EVENT_LIMITS.summaryMax),
         targetUrl: taskUrl(ctx.config, task),
         actorUserId: principal.userId,
         tags: [task.code!],

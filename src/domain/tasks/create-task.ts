@@ -26,10 +26,6 @@ import {
   DEFAULT_TASK_KIND,
   DEFAULT_TASK_PRIORITY,
   INITIAL_TASK_STATUS,
-  MAX_CC,
-  MAX_DESCRIPTION,
-  MAX_REVIEWERS,
-  MAX_TITLE,
   normalizeTaskCode,
   TASK_CODE_PATTERN,
   TASK_KINDS,
@@ -37,19 +33,22 @@ import {
   TASK_STATUSES,
   taskCode,
 } from './tasks.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
+import { TASK_LIMITS } from './tasks.limits.js';
 
 export const CreateTaskInput = z.strictObject({
-  title: z.string().trim().min(1).max(MAX_TITLE),
+  title: z.string().trim().min(1).max(TASK_LIMITS.titleMax),
   /** Required unless as_draft; empty or null counts as missing. */
-  project_slug: z.string().trim().max(80).nullish(),
-  description: z.string().max(MAX_DESCRIPTION).optional(),
+  project_slug: z.string().trim().max(PROJECT_LIMITS.slugMax).nullish(),
+  description: z.string().max(TASK_LIMITS.descriptionMax).optional(),
   parent_task_code: z.string().trim().regex(TASK_CODE_PATTERN, { error: 'must be a task code such as PROJECT-12' }).optional(),
-  assignee_email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+  assignee_email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
   assignee_user_id: z.uuid({ error: 'must be a UUID' }).optional(),
-  /** At most 50 (checked by the tool: a structured validation_failed). Unknown, inactive and self ids are dropped. */
-  reviewer_user_ids: z.array(z.string().max(64)).default([]),
-  cc_emails: z.array(z.string().max(120)).max(MAX_CC).default([]),
-  cc_user_ids: z.array(z.string().max(64)).max(MAX_CC).default([]),
+  /** At most TASK_LIMITS.reviewersMax (checked by the tool: a structured validation_failed). Unknown, inactive and self ids are dropped. */
+  reviewer_user_ids: z.array(z.string().max(TASK_LIMITS.userIdMax)).default([]),
+  cc_emails: z.array(z.string().max(USER_LIMITS.emailMax)).max(TASK_LIMITS.ccMax).default([]),
+  cc_user_ids: z.array(z.string().max(TASK_LIMITS.userIdMax)).max(TASK_LIMITS.ccMax).default([]),
   priority: z.enum(TASK_PRIORITIES).default(DEFAULT_TASK_PRIORITY),
   due_date: z.iso.date({ error: 'must be a date YYYY-MM-DD' }).optional(),
   kind: z.enum(TASK_KINDS).default(DEFAULT_TASK_KIND),
@@ -81,8 +80,8 @@ export const createTask = defineOperation<CreateTaskInput, CreatedTask, AgentPri
   handler: async (input, ctx) => {
     const slug = input.project_slug ? input.project_slug : null;
     if (!slug && !input.as_draft) throw projectSlugRequired();
-    if (input.reviewer_user_ids.length > MAX_REVIEWERS) {
-      throw fieldError('validation', `reviewer_user_ids takes at most ${MAX_REVIEWERS} ids`, 'too_many_reviewers', 'reviewer_user_ids');
+    if (input.reviewer_user_ids.length > TASK_LIMITS.reviewersMax) {
+      throw fieldError('validation', `reviewer_user_ids takes at most ${TASK_LIMITS.reviewersMax} ids`, 'too_many_reviewers', 'reviewer_user_ids');
     }
     const principal = ctx.principal;
     const { em } = ctx;

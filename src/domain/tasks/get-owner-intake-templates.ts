@@ -9,9 +9,10 @@ import { notFound } from '../errors.js';
 import { IntakeChecklist, IntakeDescription, INTAKE_SOURCES, resolveIntakeTemplates } from './intake-templates.rules.js';
 import { findOwnerTemplates } from './intake-templates.repository.js';
 import { userByEmail, userById } from './tasks.repository.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
 export const GetOwnerIntakeTemplatesInput = z.strictObject({
-  owner_email: z.email({ error: 'must be a valid email address' }).max(120).optional(),
+  owner_email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax).optional(),
   owner_user_id: z.uuid({ error: 'must be a UUID' }).optional(),
 });
 export type GetOwnerIntakeTemplatesInput = z.infer<typeof GetOwnerIntakeTemplatesInput>;

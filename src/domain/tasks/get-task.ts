@@ -7,8 +7,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { loadVisibleTask } from './task-access.js';
 import { personRef, projectRefOf, refineTaskRef, type TaskDetail, TaskRefFields, taskRefOf, taskUrl } from './task.view.js';
 import { recentComments, statusHistory, taskPeople, userById } from './tasks.repository.js';
-
-export const GET_TASK_COMMENTS = 50;
+import { TASK_LIMITS } from './tasks.limits.js';
 
 export const GetTaskInput = z.strictObject({ ...TaskRefFields }).superRefine(refineTaskRef);
 export type GetTaskInput = z.infer<typeof GetTaskInput>;
@@ -29,7 +28,7 @@ export const getTask = defineOperation<GetTaskInput, TaskDetail, AgentPrincipal>
     const reviewers = await taskPeople(em, 'reviewers', task.id);
     const cc = await taskPeople(em, 'cc', task.id);
     const history = await statusHistory(em, task.id);
-    const comments = await recentComments(em, task.id, GET_TASK_COMMENTS);
+    const comments = await recentComments(em, task.id, TASK_LIMITS.commentsShown);
     return {
       task_id: task.id,
       code: task.code,

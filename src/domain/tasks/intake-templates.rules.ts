@@ -4,16 +4,22 @@
 // default when the owner has none. Sources: `owner`, `system`, or `none` when the owner saved an
 // empty checklist list on purpose (they want no checklist).
 import { z } from 'zod';
+import { TASK_LIMITS } from './tasks.limits.js';
 
 export const INTAKE_SOURCES = ['owner', 'system', 'none'] as const;
 export type IntakeSource = (typeof INTAKE_SOURCES)[number];
 
-export const IntakeDescription = z.object({ label: z.string().trim().min(1).max(200), body: z.string().min(1).max(8000) });
+export const IntakeDescription = z.object({
+  label: z.string().trim().min(1).max(TASK_LIMITS.intakeLabelMax),
+  body: z.string().min(1).max(TASK_LIMITS.intakeBodyMax),
+});
 export type IntakeDescription = z.infer<typeof IntakeDescription>;
 
-export const IntakeChecklist = z.object({ title: z.string().trim().min(1).max(200), items: z.array(z.string().trim().min(1).max(200)).min(1).max(50) });
+export const IntakeChecklist = z.object({
+  title: z.string().trim().min(1).max(TASK_LIMITS.intakeChecklistTitleMax),
+  items: z.array(z.string().trim().min(1).max(TASK_LIMITS.intakeChecklistItemMax)).min(1).max(TASK_LIMITS.intakeChecklistItemsMax),
+});
 export type IntakeChecklist = z.infer<typeof IntakeChecklist>;
-export const MAX_INTAKE_CHECKLISTS = 20;
 
 export const SYSTEM_INTAKE_DESCRIPTION: IntakeDescription = {
   label: 'Request',

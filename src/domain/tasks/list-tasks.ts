@@ -9,18 +9,17 @@ import { canSeeAllProjects } from '../projects/project-roles.rules.js';
 import { TaskListItem, toTaskListItem } from './task.view.js';
 import { listVisibleTasks } from './tasks.repository.js';
 import { TASK_PRIORITIES, TASK_STATUSES } from './tasks.rules.js';
-
-export const LIST_TASKS_DEFAULT_LIMIT = 50;
-export const LIST_TASKS_MAX_LIMIT = 200;
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
+import { TASK_LIMITS } from './tasks.limits.js';
 
 export const ListTasksInput = z.strictObject({
   /** `me` or a user id. */
   assignee: z.union([z.literal('me'), z.uuid()], { error: 'must be "me" or a user id (UUID)' }).optional(),
   /** A project slug. */
-  project: z.string().trim().min(1).max(80).optional(),
+  project: z.string().trim().min(1).max(PROJECT_LIMITS.slugMax).optional(),
   status: z.enum(TASK_STATUSES).optional(),
   priority: z.enum(TASK_PRIORITIES).optional(),
-  limit: z.number().int().min(1).max(LIST_TASKS_MAX_LIMIT).default(LIST_TASKS_DEFAULT_LIMIT),
+  limit: z.number().int().min(1).max(TASK_LIMITS.listMax).default(TASK_LIMITS.listDefault),
 });
 export type ListTasksInput = z.infer<typeof ListTasksInput>;
 

@@ -15,11 +15,12 @@ import { assertMayAssign, createdTaskOutput, fieldError, projectSlugRequired, re
 import { TASK_AUDIT } from './tasks.audit.js';
 import { insertStatusHistory, nextTaskNumber, publishDraftRow, retainTaskPeople, taskPeople, userById } from './tasks.repository.js';
 import { INITIAL_TASK_STATUS, taskCode } from './tasks.rules.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
 
 export const PublishTaskDraftInput = z.strictObject({
   task_id: z.uuid({ error: 'must be a UUID' }),
   /** Needed when the draft was saved without a project; otherwise moves it to this project. */
-  project_slug: z.string().trim().max(80).nullish(),
+  project_slug: z.string().trim().max(PROJECT_LIMITS.slugMax).nullish(),
 });
 export type PublishTaskDraftInput = z.infer<typeof PublishTaskDraftInput>;
 

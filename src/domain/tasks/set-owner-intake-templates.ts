@@ -5,14 +5,16 @@ import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import { recordAudit } from '../audit/audit.js';
 import { requireUserByEmail } from '../users/users.repository.js';
-import { IntakeChecklist, IntakeDescription, MAX_INTAKE_CHECKLISTS } from './intake-templates.rules.js';
+import { IntakeChecklist, IntakeDescription } from './intake-templates.rules.js';
 import { deleteOwnerTemplates, upsertOwnerTemplates } from './intake-templates.repository.js';
 import { TASK_AUDIT } from './tasks.audit.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { TASK_LIMITS } from './tasks.limits.js';
 
 export const SetOwnerIntakeTemplatesInput = z.strictObject({
-  owner_email: z.email().max(120),
+  owner_email: z.email().max(USER_LIMITS.emailMax),
   description: IntakeDescription.nullable().default(null),
-  checklists: z.array(IntakeChecklist).max(MAX_INTAKE_CHECKLISTS).nullable().default(null),
+  checklists: z.array(IntakeChecklist).max(TASK_LIMITS.intakeChecklistsMax).nullable().default(null),
   clear: z.boolean().default(false),
 });
 

@@ -118,7 +118,7 @@ export const TaskDetail = z.object({
   reviewers: z.array(PersonRef),
   cc: z.array(PersonRef),
   status_history: z.array(StatusHistoryEntry),
-  /** The newest comments (at most 50), oldest first; comment_count counts all. */
+  /** The newest comments (at most TASK_LIMITS.commentsShown), oldest first; comment_count counts all. */
   comments: z.array(TaskComment),
   comment_count: z.number().int().min(0),
   created_at: z.string(),

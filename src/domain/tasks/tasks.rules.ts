@@ -3,6 +3,8 @@
 // (update_task_status is for the assignee, an admin, or a reviewer for review -> done or
 // in_progress; claim_task takes an unassigned task of kind issue); the table below is this
 // service's decision and is published in the agent protocol text (TASK_TRANSITIONS).
+import { TASK_LIMITS } from './tasks.limits.js';
+import { PROJECT_LIMITS } from '../projects/projects.limits.js';
 
 export const TASK_STATUSES = ['todo', 'in_progress', 'review', 'done', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -21,15 +23,8 @@ export const TASK_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export type TaskPriority = (typeof TASK_PRIORITIES)[number];
 export const DEFAULT_TASK_PRIORITY: TaskPriority = 'medium';
 
-/** SPEC Limits "Agent tool bounds": reviewer_user_ids 50. */
-export const MAX_REVIEWERS = 50;
-/** cc_emails and cc_user_ids, each (no bound in the spec; ours). */
-export const MAX_CC = 50;
 /** A task tree is at most this many levels deep (a root task is level 1). */
-export const MAX_TASK_DEPTH = 10;
-export const MAX_TITLE = 200;
-export const MAX_DESCRIPTION = 8000;
-export const MAX_COMMENT = 8000;
+export const MAX_TASK_DEPTH = TASK_LIMITS.depthMax;
 
 /**
  * Who may take a transition:
@@ -124,7 +119,7 @@ export const CLAIMABLE_STATUSES: readonly TaskStatus[] = ['todo', 'in_progress']
 export const taskCode = (projectSlug: string, n: number): string => `${projectSlug.toUpperCase()}-${n}`;
 
 /** Codes are matched case-insensitively; stored upper case. */
-export const TASK_CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,79}-[0-9]{1,9}$/;
+export const TASK_CODE_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9-]{0,${PROJECT_LIMITS.slugMax - 1}}-[0-9]{1,9}$`);
 export const normalizeTaskCode = (code: string): string => code.trim().toUpperCase();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

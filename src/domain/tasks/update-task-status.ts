@@ -15,7 +15,8 @@ import { loadVisibleTask } from './task-access.js';
 import { refineTaskRef, TaskRefFields, taskRefOf, taskUrl } from './task.view.js';
 import { TASK_AUDIT } from './tasks.audit.js';
 import { insertComment, insertStatusHistory, isReviewer, setTaskStatus, taskPeople } from './tasks.repository.js';
-import { checkTransition, MAX_COMMENT, TASK_STATUSES, type TaskStatus } from './tasks.rules.js';
+import { checkTransition, TASK_STATUSES, type TaskStatus } from './tasks.rules.js';
+import { TASK_LIMITS } from './tasks.limits.js';
 
 export const UpdateTaskStatusInput = z
   .strictObject({
@@ -23,7 +24,7 @@ export const UpdateTaskStatusInput = z
     status: z.enum(TASK_STATUSES).optional(),
     /** Deprecated alias of `status`. */
     new_status: z.enum(TASK_STATUSES).optional(),
-    progress_note: z.string().trim().min(1).max(MAX_COMMENT).optional(),
+    progress_note: z.string().trim().min(1).max(TASK_LIMITS.commentMax).optional(),
   })
   .superRefine((v, ctx) => {
     refineTaskRef(v, ctx);

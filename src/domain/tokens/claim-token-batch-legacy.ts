@@ -1,4 +1,4 @@
-// The older claim batch (/api/internal-os): at most 50 emails (more: 400 emails_too_many), always
+// The older claim batch (/api/internal-os): at most TOKEN_LIMITS.legacyClaimBatchMax emails (more: 400 emails_too_many), always
 // 200 with per-row results.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
@@ -6,10 +6,12 @@ import type { InboundTokenPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { claimInTransaction } from './claim.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 export const LegacyClaimBatchSchema = z.strictObject({
-  // The 50 cap is checked in the handler: it answers with its own code, emails_too_many.
-  emails: z.array(z.email({ error: 'must be a valid email address' }).max(120)).min(1),
+  // The cap is checked in the handler: it answers with its own code, emails_too_many.
+  emails: z.array(z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax)).min(1),
 });
 
 export interface LegacyClaimBatchResult {
@@ -27,16 +29,17 @@ export const legacyClaimBatch = defineOperation<z.infer<typeof LegacyClaimBatchS
   input: LegacyClaimBatchSchema,
   handler: async (input, ctx) => {
     requireAdminToolsToken(ctx.principal);
-    if (input.emails.length > 50) {
-      throw new DomainError('validation', 'at most 50 emails per batch', {
+    if (input.emails.length > TOKEN_LIMITS.legacyClaimBatchMax) {
+      const message = `at most ${TOKEN_LIMITS.legacyClaimBatchMax} emails per batch`;
+      throw new DomainError('validation', message, {
         code: 'emails_too_many',
-        issues: [{ field: 'emails', code: 'emails_too_many', message: 'at most 50 emails per batch' }],
+        issues: [{ field: 'emails', code: 'emails_too_many', message }],
       });
     }
     const rows = await claimInTransaction(
       ctx.em,
       ctx,
-      input.emails.map((email) => ({ email, daily_limit: 50 })),
+      input.emails.map((email) => ({ email, daily_limit: TOKEN_LIMITS.claimDailyLimitDefault })),
     );
     const results = rows.map((r) =>
       r.ok

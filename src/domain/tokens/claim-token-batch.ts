@@ -6,8 +6,9 @@ import type { InboundTokenPrincipal } from '../principal.js';
 import { claimInTransaction } from './claim.js';
 import { ClaimTokenRequestSchema } from './claim-token.rules.js';
 import { requireAdminToolsToken } from './tools-access.rules.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
-export const ClaimTokenBatchRequestSchema = z.strictObject({ claims: z.array(ClaimTokenRequestSchema).min(1).max(100) });
+export const ClaimTokenBatchRequestSchema = z.strictObject({ claims: z.array(ClaimTokenRequestSchema).min(1).max(TOKEN_LIMITS.claimBatchMax) });
 
 export interface ClaimBatchRow {
   email: string;

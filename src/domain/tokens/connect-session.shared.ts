@@ -7,6 +7,7 @@ import { recordAudit } from '../audit/audit.js';
 import { RequestedScopes } from './agent-tokens.shared.js';
 import { connectSessionExpiry, connectSessionHash, newConnectSessionId } from './connect-session.rules.js';
 import { insertConnectSession } from './connect-session.repository.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 export const CONNECT_AUDIT = {
   sessionStarted: 'agent.connect_session.started',
@@ -19,7 +20,7 @@ export interface ConnectSessionStarted {
 
 export const StartConnectSessionInput = z.strictObject({
   scopes: RequestedScopes,
-  label: z.string().min(1).max(80).default('connect'),
+  label: z.string().min(1).max(TOKEN_LIMITS.labelMax).default('connect'),
 });
 
 /** In the caller's transaction (a writing operation's `em`). */

@@ -7,17 +7,19 @@ import { AgentToken } from './tokens.entity.js';
 import { newTokenValue, sha256Hex, TOKEN_PREFIX } from './token-crypto.js';
 import { displayPrefix } from './token-format.rules.js';
 import { requireUserByEmail } from '../users/users.repository.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 const SCOPE = /^(\*|[a-z_]+:(\*|[a-z_]+(:[a-z_]+)?))$/;
 
 export const CreateAgentTokenInput = z.strictObject({
-  email: z.email().max(120),
+  email: z.email().max(USER_LIMITS.emailMax),
   scopes: z
     .array(z.string().regex(SCOPE, { error: 'must be a scope such as read:inbox, read:*, or *' }))
     .min(1)
-    .max(50)
+    .max(TOKEN_LIMITS.agentScopesMax)
     .optional(),
-  label: z.string().min(1).max(80).default('cli'),
+  label: z.string().min(1).max(TOKEN_LIMITS.labelMax).default('cli'),
 });
 
 export interface AgentTokenCreated {

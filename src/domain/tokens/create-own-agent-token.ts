@@ -6,10 +6,11 @@ import type { AgentPrincipal } from '../principal.js';
 import { recordAudit } from '../audit/audit.js';
 import { AGENT_AUDIT, effectiveScopes, RequestedScopes, requireScopesWithin, SELF_MANAGEMENT_SCOPES } from './agent-tokens.shared.js';
 import { insertAgentToken, type AgentTokenCreated } from './create-agent-token.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 export const CreateOwnAgentTokenInput = z.strictObject({
   scopes: RequestedScopes,
-  label: z.string().min(1).max(80).default('self-service'),
+  label: z.string().min(1).max(TOKEN_LIMITS.labelMax).default('self-service'),
 });
 
 export const createOwnAgentToken = defineOperation<z.infer<typeof CreateOwnAgentTokenInput>, AgentTokenCreated, AgentPrincipal>({

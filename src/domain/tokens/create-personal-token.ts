@@ -4,27 +4,28 @@
 import { z } from 'zod';
 import type { EntityManager } from '@mikro-orm/core';
 import { defineOperation, type OpContext } from '../context.js';
-import { SELF_SERVICE_DAILY_LIMITS } from './token-lifecycle.rules.js';
 import { ensureIntegrator, PERSONAL_INTEGRATOR } from './integrators.repository.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { DomainError } from '../errors.js';
 import { auditTokenCreated, createInboundTokenRow } from './new-inbound-token.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { SELF_SERVICE_DAILY_LIMITS, TOKEN_LIMITS } from './tokens.limits.js';
 
 /** A token's free-text note (self-service and operator creation alike). */
-export const TokenNote = z.string().max(500);
+export const TokenNote = z.string().max(TOKEN_LIMITS.noteMax);
 
 export const CreatePersonalTokenInput = z.strictObject({
-  email: z.email().max(120),
-  label: z.string().min(1).max(80),
+  email: z.email().max(USER_LIMITS.emailMax),
+  label: z.string().min(1).max(TOKEN_LIMITS.labelMax),
   note: TokenNote.optional(),
   daily_limit: z
     .number()
     .int()
     .refine((n) => (SELF_SERVICE_DAILY_LIMITS as readonly number[]).includes(n), {
-      error: 'must be one of 50, 200, 500, 1000',
+      error: `must be one of ${SELF_SERVICE_DAILY_LIMITS.join(', ')}`,
       params: { code: 'invalid_enum' },
     })
-    .default(200),
+    .default(TOKEN_LIMITS.selfServiceDailyLimitDefault),
 });
 
 export interface PersonalTokenCreated {

@@ -11,18 +11,20 @@ import { ADMIN_ROLES } from '../users/users.entity.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { ensureIntegrator } from './integrators.repository.js';
 import { auditTokenCreated, createInboundTokenRow } from './new-inbound-token.js';
+import { USER_LIMITS } from '../users/users.limits.js';
+import { INTEGRATOR_SLUG, TOKEN_LIMITS } from './tokens.limits.js';
+import { CATALOG_LIMITS } from '../catalog/catalog.limits.js';
 
-export const INTEGRATOR_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** A tools-token's daily budget (the organisation cap). */
-export const TOOLS_TOKEN_DAILY_LIMIT = 1000;
+export const TOOLS_TOKEN_DAILY_LIMIT = TOKEN_LIMITS.dailyLimitMax;
 
 export const CreateToolsTokenInput = z.strictObject({
-  owner: z.email().max(120),
-  integrator: z.string().regex(INTEGRATOR_SLUG, { error: 'must match ^[a-z0-9][a-z0-9-]{0,62}$' }),
-  name: z.string().min(1).max(80),
-  integrator_name: z.string().min(1).max(200).optional(),
-  catalog_display_name: z.string().min(1).max(200).optional(),
-  catalog_description: z.string().max(2000).optional(),
+  owner: z.email().max(USER_LIMITS.emailMax),
+  integrator: z.string().regex(INTEGRATOR_SLUG, { error: `must match ${INTEGRATOR_SLUG.source}` }),
+  name: z.string().min(1).max(TOKEN_LIMITS.labelMax),
+  integrator_name: z.string().min(1).max(TOKEN_LIMITS.integratorNameMax).optional(),
+  catalog_display_name: z.string().min(1).max(CATALOG_LIMITS.nameMax).optional(),
+  catalog_description: z.string().max(TOKEN_LIMITS.catalogDescriptionMax).optional(),
 });
 
 export interface ToolsTokenCreated {

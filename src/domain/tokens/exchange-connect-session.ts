@@ -11,10 +11,11 @@ import { AGENT_AUDIT } from './agent-tokens.shared.js';
 import { connectSessionHash } from './connect-session.rules.js';
 import { consumeConnectSession } from './connect-session.repository.js';
 import { insertAgentToken } from './create-agent-token.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 export const ExchangeConnectSessionInput = z.strictObject({
   // Any string: a malformed id is just another unknown session (same answer).
-  session_id: z.string().min(1).max(200),
+  session_id: z.string().min(1).max(TOKEN_LIMITS.connectSessionIdMax),
 });
 
 export interface ConnectSessionExchanged {

@@ -5,6 +5,7 @@
 // "Last use" is last_used_at, or created_at for a token never used. An expiry cycle is identified by
 // that instant: any use moves it and so starts a new cycle (a new warning may follow 11 months later).
 import { INACTIVITY_EXPIRY_MS } from './token-lifecycle.rules.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -63,7 +64,7 @@ export function renderInactivityWarning(m: WarningMailInput): { subject: string;
   const lastUse = m.lastUsedAt ?? m.createdAt;
   const expiry = expiresAt(lastUse);
   const what = m.family === 'agent' ? 'agent token' : m.kind === 'moderation' ? 'moderation token' : 'personal event token';
-  const label = m.label.replace(/[\r\n]+/g, ' ').slice(0, 80);
+  const label = m.label.replace(/[\r\n]+/g, ' ').slice(0, TOKEN_LIMITS.labelMax);
   const subject = `fluxdesk: your ${what} "${label}" expires on ${day(expiry)}`;
   const text = [
     `Your fluxdesk ${what} "${label}" (${m.displayPrefix}...) has not been used since ${m.lastUsedAt ? day(m.lastUsedAt) : `it was created on ${day(m.createdAt)}`}.`,

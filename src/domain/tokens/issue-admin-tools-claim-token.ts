@@ -11,12 +11,14 @@ import { requireAdminUser } from '../users/admin-role.rules.js';
 import { createToolsTokenInTransaction, TOOLS_TOKEN_DAILY_LIMIT } from './create-tools-token.js';
 import { findTakenIntegratorSlugs, lockIntegratorSlugBase, RESERVED_INTEGRATOR_SLUGS } from './integrators.repository.js';
 import { User } from '../users/users.entity.js';
+import { TOKEN_LIMITS } from '../tokens/tokens.limits.js';
+import { CATALOG_LIMITS } from '../catalog/catalog.limits.js';
 
 export const IssueAdminToolsClaimTokenInput = z.strictObject({
-  label: z.string().trim().min(1).max(80),
-  source_note: z.string().max(500).optional(),
-  catalog_display_name: z.string().trim().min(1).max(200).optional(),
-  catalog_description: z.string().max(2000).optional(),
+  label: z.string().trim().min(1).max(TOKEN_LIMITS.labelMax),
+  source_note: z.string().max(TOKEN_LIMITS.noteMax).optional(),
+  catalog_display_name: z.string().trim().min(1).max(CATALOG_LIMITS.nameMax).optional(),
+  catalog_description: z.string().max(TOKEN_LIMITS.catalogDescriptionMax).optional(),
 });
 
 export const IssueAdminToolsClaimTokenOutput = z.object({

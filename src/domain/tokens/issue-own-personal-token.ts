@@ -6,13 +6,14 @@ import type { AgentPrincipal } from '../principal.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { mintSelfServiceToken, TokenNote } from './create-personal-token.js';
 import { ownOp } from './own-tokens.shared.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
 const endpointUrl = (ctx: OpContext) => `${ctx.config.publicBaseUrl}/api/internal-os/integrations/inbound/personal`;
 
 export const IssueOwnTokenInput = z.strictObject({
-  label: z.string().min(1).max(80),
+  label: z.string().min(1).max(TOKEN_LIMITS.labelMax),
   note: TokenNote.optional(),
-  daily_limit: z.number().int().min(1).max(1000).default(50),
+  daily_limit: z.number().int().min(1).max(TOKEN_LIMITS.dailyLimitMax).default(TOKEN_LIMITS.claimDailyLimitDefault),
 });
 
 export const issueOwnPersonalToken = defineOperation<

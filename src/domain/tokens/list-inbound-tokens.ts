@@ -8,14 +8,12 @@ import type { AgentPrincipal } from '../principal.js';
 import { iso } from '../timestamps.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { listInboundTokensForAdmin } from './inbound-tokens.repository.js';
-
-export const TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;
-export const LIST_TOKENS_LIMIT = { max: 500, default: 200 } as const;
+import { TOKEN_KINDS, TOKEN_LIMITS } from './tokens.limits.js';
 
 export const ListInboundTokensInput = z.strictObject({
   kind: z.enum(TOKEN_KINDS).optional(),
   include_revoked: z.boolean().default(false),
-  limit: z.number().int().min(1).max(LIST_TOKENS_LIMIT.max).default(LIST_TOKENS_LIMIT.default),
+  limit: z.number().int().min(1).max(TOKEN_LIMITS.listMax).default(TOKEN_LIMITS.listDefault),
 });
 
 export const InboundTokenListItem = z.object({

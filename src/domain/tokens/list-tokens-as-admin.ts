@@ -6,20 +6,18 @@ import type { AgentPrincipal } from '../principal.js';
 import { iso, isoOrNull } from '../timestamps.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { listInboundTokensForOversight } from './inbound-tokens.repository.js';
-
-export const ADMIN_LIST_TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;
-export const ADMIN_LIST_TOKENS_LIMIT = { max: 500, default: 200 } as const;
+import { TOKEN_KINDS, TOKEN_LIMITS } from './tokens.limits.js';
 
 export const AdminListTokensInput = z.strictObject({
-  kind: z.enum(ADMIN_LIST_TOKEN_KINDS).optional(),
+  kind: z.enum(TOKEN_KINDS).optional(),
   include_revoked: z.boolean().default(false),
-  limit: z.number().int().min(1).max(ADMIN_LIST_TOKENS_LIMIT.max).default(ADMIN_LIST_TOKENS_LIMIT.default),
+  limit: z.number().int().min(1).max(TOKEN_LIMITS.listMax).default(TOKEN_LIMITS.listDefault),
 });
 
 /** One inbound token as token oversight shows it: never its value, hash, display prefix or callback secret. */
 export interface AdminTokenView {
   tokenId: string;
-  kind: (typeof ADMIN_LIST_TOKEN_KINDS)[number];
+  kind: (typeof TOKEN_KINDS)[number];
   label: string;
   status: string;
   ownerUserId: string;

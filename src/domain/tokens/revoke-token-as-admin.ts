@@ -8,8 +8,12 @@ import { AUDIT, recordAudit } from '../audit/audit.js';
 import { addNotification } from '../inbox/notify.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { InboundToken } from './tokens.entity.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
-export const AdminRevokeInput = z.strictObject({ token_id: z.uuid({ error: 'must be a UUID' }), reason: z.string().max(500).optional() });
+export const AdminRevokeInput = z.strictObject({
+  token_id: z.uuid({ error: 'must be a UUID' }),
+  reason: z.string().max(TOKEN_LIMITS.revokeReasonMax).optional(),
+});
 
 export const adminRevokeToken = defineOperation<z.infer<typeof AdminRevokeInput>, { revoked: true }, AgentPrincipal>({
   name: 'tokens.admin_revoke',

@@ -6,8 +6,9 @@ import { DomainError } from '../errors.js';
 import { requireUserByEmail } from '../users/users.repository.js';
 import { effectiveScopes } from './agent-tokens.shared.js';
 import { beginConnectSession, StartConnectSessionInput, type ConnectSessionStarted } from './connect-session.shared.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
-export const StartConnectSessionForUserInput = StartConnectSessionInput.extend({ email: z.email().max(120) });
+export const StartConnectSessionForUserInput = StartConnectSessionInput.extend({ email: z.email().max(USER_LIMITS.emailMax) });
 
 export const startConnectSessionForUser = defineOperation<z.infer<typeof StartConnectSessionForUserInput>, ConnectSessionStarted>({
   name: 'agent_connect.start',

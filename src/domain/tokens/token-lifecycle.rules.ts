@@ -1,10 +1,10 @@
 // Pure rules of the personal token lifecycle (SPEC "Personal token lifecycle", Limits).
 import { hashesEqual, sha256Hex } from './token-crypto.js';
+import { TOKEN_LIMITS } from './tokens.limits.js';
 
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+export const ROTATION_OVERLAP_MS = TOKEN_LIMITS.rotationOverlapHours * 60 * 60 * 1000;
 export const INACTIVITY_EXPIRY_MS = 365 * 24 * 60 * 60 * 1000;
 export const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
-export const SELF_SERVICE_DAILY_LIMITS = [50, 200, 500, 1000] as const;
 
 export const hashToken = sha256Hex;
 
@@ -34,7 +34,7 @@ export function isUsable(t: UsabilityInput, presentedHash: string, now: Date): {
   // The daily scan marks these auto_expired; until it runs, the age alone already refuses them.
   if (t.status === 'auto_expired' || isInactiveExpired(t, now)) return { ok: false, reason: 'token expired after 12 months without use' };
   if (hashesEqual(t.token_hash, presentedHash)) return { ok: true };
-  // Presented value is the previous one: accepted during the 24 h rotation overlap only.
+  // Presented value is the previous one: accepted during the rotation overlap only.
   if (t.prior_token_hash !== null && hashesEqual(t.prior_token_hash, presentedHash) && t.prior_valid_until !== null && now < new Date(t.prior_valid_until)) {
     return { ok: true };
   }

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { TOKEN_COLUMNS, TOKEN_LIMITS } from './tokens.limits.js';
 
 /** Registry of integrators; each personal token belongs to one and carries its event prefix. */
 export const IntegratorSchema = defineEntity({
@@ -6,10 +7,11 @@ export const IntegratorSchema = defineEntity({
   tableName: 'integrators',
   properties: {
     id: p.uuid().primary(),
-    slug: p.string().length(80).unique(),
-    name: p.string().length(200),
-    allowedEventPrefix: p.string().length(81),
-    homepageUrl: p.string().length(2000).nullable(),
+    slug: p.string().length(TOKEN_LIMITS.integratorSlugMax).unique(),
+    name: p.string().length(TOKEN_LIMITS.integratorNameMax),
+    /** The integrator's slug and a dot. */
+    allowedEventPrefix: p.string().length(TOKEN_LIMITS.integratorSlugMax + 1),
+    homepageUrl: p.string().length(TOKEN_LIMITS.integratorHomepageUrlMax).nullable(),
     description: p.text().nullable(),
     createdAt: p.datetime(),
     archivedAt: p.datetime().nullable(),
@@ -27,23 +29,23 @@ export const InboundTokenSchema = defineEntity({
   tableName: 'inbound_tokens',
   properties: {
     id: p.uuid().primary(),
-    kind: p.string().length(20),
+    kind: p.string().length(TOKEN_COLUMNS.kind),
     tokenHash: p.string().length(64).unique(),
     priorTokenHash: p.string().length(64).nullable().unique(),
     priorValidUntil: p.datetime().nullable(),
     displayPrefix: p.string().length(20),
     ownerUserId: p.uuid(),
     integratorId: p.uuid(),
-    label: p.string().length(80),
+    label: p.string().length(TOKEN_LIMITS.labelMax),
     note: p.text().nullable(),
     dailyLimit: p.integer(),
-    status: p.string().length(20),
+    status: p.string().length(TOKEN_COLUMNS.status),
     callbackSecret: p.string().length(64).hidden(),
     createdAt: p.datetime(),
     rotatedAt: p.datetime().nullable(),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
-    revokedReason: p.string().length(500).nullable(),
+    revokedReason: p.string().length(TOKEN_LIMITS.revokeReasonMax).nullable(),
     /** Set on personal tokens minted by a tools-token claim. */
     claimedByToolsTokenId: p.uuid().nullable(),
     /** The approved request a claimed token was minted under (revoking it invalidates the token). */
@@ -62,7 +64,7 @@ export const AgentTokenSchema = defineEntity({
     tokenHash: p.string().length(64).unique(),
     displayPrefix: p.string().length(20),
     userId: p.uuid(),
-    label: p.string().length(80),
+    label: p.string().length(TOKEN_LIMITS.labelMax),
     scopes: p.json<string[]>(),
     createdAt: p.datetime(),
     lastUsedAt: p.datetime().nullable(),

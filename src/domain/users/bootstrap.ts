@@ -8,10 +8,11 @@ import { insertUser } from './create-user.js';
 import { assertDomainAllowed, normalizeEmail } from './users.rules.js';
 import { findUserByEmail } from './users.repository.js';
 import { insertAgentToken } from '../tokens/create-agent-token.js';
+import { USER_LIMITS } from './users.limits.js';
 
 export const BootstrapInput = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120),
-  name: z.string().min(1).max(200),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
+  name: z.string().min(1).max(USER_LIMITS.nameMax),
 });
 
 export interface Bootstrapped {

@@ -8,10 +8,11 @@ import { DomainError } from '../errors.js';
 import { User, USER_ROLES } from './users.entity.js';
 import { assertDomainAllowed, normalizeEmail } from './users.rules.js';
 import { findUserByEmail } from './users.repository.js';
+import { USER_LIMITS } from './users.limits.js';
 
 export const CreateUserInput = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120),
-  name: z.string().min(1).max(200),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
+  name: z.string().min(1).max(USER_LIMITS.nameMax),
   role: z.enum(USER_ROLES).default('member'),
 });
 

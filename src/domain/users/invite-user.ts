@@ -23,10 +23,11 @@ import {
 } from './onboarding.rules.js';
 import { findUserByEmail } from './users.repository.js';
 import { assertDomainAllowed, normalizeEmail } from './users.rules.js';
+import { USER_LIMITS } from './users.limits.js';
 
 export const InviteUserInput = z.strictObject({
-  email: z.email({ error: 'must be a valid email address' }).max(120),
-  name: z.string().trim().min(1).max(200),
+  email: z.email({ error: 'must be a valid email address' }).max(USER_LIMITS.emailMax),
+  name: z.string().trim().min(1).max(USER_LIMITS.nameMax),
   role: z.enum(INVITABLE_ROLES).default('member'),
   employment_type: z.enum(EMPLOYMENT_TYPES).default('full_time'),
   location: z.enum(LOCATIONS).default('overseas'),

@@ -9,6 +9,7 @@ import { announceAccessChanged } from '../inbox/announce-notification.js';
 import { revokeEveryTokenOfUser } from '../tokens/own-tokens.repository.js';
 import { requireAdminUser, requireRankOver } from './admin-role.rules.js';
 import { requireUserByEmail } from './users.repository.js';
+import { USER_LIMITS } from './users.limits.js';
 
 /** Revokes every inbound and agent token of a user in the caller's transaction. */
 export async function revokeAllTokensOf(
@@ -24,7 +25,7 @@ export async function revokeAllTokensOf(
   return inboundIds.length + agentCount;
 }
 
-export const OffboardInput = z.strictObject({ email: z.email().max(120) });
+export const OffboardInput = z.strictObject({ email: z.email().max(USER_LIMITS.emailMax) });
 
 export const offboardUser = defineOperation<z.infer<typeof OffboardInput>, { userId: string; status: 'offboarded'; tokensRevoked: number }, AgentPrincipal>({
   name: 'users.offboard',

@@ -9,11 +9,10 @@ import { iso } from '../timestamps.js';
 import { requireAdminUser } from './admin-role.rules.js';
 import { searchUsersByLocalPart } from './users.repository.js';
 import { emailDomain } from './users.rules.js';
-
-export const SEARCH_USER_LIMIT = 20;
+import { USER_LIMITS } from './users.limits.js';
 
 export const SearchUserByUsernameInput = z.strictObject({
-  username: z.string().trim().min(1).max(120),
+  username: z.string().trim().min(1).max(USER_LIMITS.usernameMax),
   only_active: z.boolean().default(true),
 });
 
@@ -46,7 +45,7 @@ export const searchUserByUsername = defineOperation<z.infer<typeof SearchUserByU
       });
     }
     // Emails are stored lower-case; the match and the ranking happen in SQL.
-    const rows = await searchUsersByLocalPart(ctx.em, input.username.toLowerCase(), input.only_active, SEARCH_USER_LIMIT);
+    const rows = await searchUsersByLocalPart(ctx.em, input.username.toLowerCase(), input.only_active, USER_LIMITS.searchResultsMax);
     return {
       items: rows.map((r) => ({
         user_id: r.id,

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { USER_COLUMNS, USER_LIMITS } from './users.limits.js';
 
 export const USER_ROLES = ['member', 'admin', 'hr_admin', 'super_admin', 'assistant', 'coordinator'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -9,10 +10,10 @@ export const UserSchema = defineEntity({
   tableName: 'users',
   properties: {
     id: p.uuid().primary(),
-    email: p.string().length(120).unique(),
-    name: p.string().length(200),
-    role: p.string().length(20),
-    status: p.string().length(20),
+    email: p.string().length(USER_LIMITS.emailMax).unique(),
+    name: p.string().length(USER_LIMITS.nameMax),
+    role: p.string().length(USER_COLUMNS.role),
+    status: p.string().length(USER_COLUMNS.status),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -6,8 +6,9 @@ import { DomainError } from '../errors.js';
 import { OIDC_PENDING_MAX } from './sign-in-limits.rules.js';
 import { newOidcValue, OIDC_LOGIN_TTL_MS, safeNextPath, secretHash } from './web-session.rules.js';
 import { insertOidcLogin } from './web-sessions.repository.js';
+import { WEB_LIMITS } from './web.limits.js';
 
-export const BeginOidcLoginInput = z.strictObject({ next: z.string().max(4000).nullish() });
+export const BeginOidcLoginInput = z.strictObject({ next: z.string().max(WEB_LIMITS.nextInputMax).nullish() });
 
 export interface OidcLoginBegun {
   state: string;

@@ -10,8 +10,9 @@ import { assertDomainAllowed, normalizeEmail } from '../users/users.rules.js';
 import { LOGIN_LINK_PREFIX, LOGIN_LINK_TTL_MS, newSecret, secretHash } from './web-session.rules.js';
 import { insertLoginLink } from './web-sessions.repository.js';
 import { WEB_AUDIT } from './start-session.js';
+import { USER_LIMITS } from '../users/users.limits.js';
 
-export const CreateLoginLinkInput = z.strictObject({ email: z.email().max(120) });
+export const CreateLoginLinkInput = z.strictObject({ email: z.email().max(USER_LIMITS.emailMax) });
 
 export interface LoginLinkCreated {
   url: string;

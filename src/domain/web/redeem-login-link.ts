@@ -7,12 +7,13 @@ import { User } from '../users/users.entity.js';
 import { secretHash } from './web-session.rules.js';
 import { consumeLoginLink } from './web-sessions.repository.js';
 import { startSession, type StartedSession } from './start-session.js';
+import { WEB_LIMITS } from './web.limits.js';
 
 export const RedeemLoginLinkInput = z.strictObject({
   // Any string: a malformed token is just another unknown link (same answer).
-  token: z.string().min(1).max(200),
-  user_agent: z.string().max(2000).nullish(),
-  previous_session_token: z.string().max(200).nullish(),
+  token: z.string().min(1).max(WEB_LIMITS.secretValueMax),
+  user_agent: z.string().max(WEB_LIMITS.userAgentInputMax).nullish(),
+  previous_session_token: z.string().max(WEB_LIMITS.secretValueMax).nullish(),
 });
 
 export const invalidLoginLink = () =>

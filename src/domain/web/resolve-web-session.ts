@@ -6,11 +6,12 @@ import type { AgentPrincipal } from '../principal.js';
 import { DomainError } from '../errors.js';
 import { matchesHash, secretHash, sessionLive, sessionScopes, touchDue } from './web-session.rules.js';
 import { findSession, touchSession } from './web-sessions.repository.js';
+import { WEB_LIMITS } from './web.limits.js';
 
 export const ResolveWebSessionInput = z.strictObject({
-  session_token: z.string().min(1).max(200),
+  session_token: z.string().min(1).max(WEB_LIMITS.secretValueMax),
   /** The `x-csrf-token` header (Connect) or the `csrf` form field; required when check_csrf. */
-  csrf_token: z.string().max(200).nullish(),
+  csrf_token: z.string().max(WEB_LIMITS.secretValueMax).nullish(),
   check_csrf: z.boolean().default(true),
 });
 

@@ -11,17 +11,18 @@ import { assertDomainAllowed, normalizeEmail } from '../users/users.rules.js';
 import { findBoundUser, findSubjectOfUser } from './oidc-identities.repository.js';
 import { type StartedSession, WEB_AUDIT } from './start-session.js';
 import { oidcSession } from './start-oidc-session.js';
+import { WEB_LIMITS } from './web.limits.js';
 
 export const SignInOidcInput = z.strictObject({
   /** The ID token's `iss`, as the transport verified it. */
-  issuer: z.string().min(1).max(500),
-  subject: z.string().min(1).max(255),
-  email: z.string().max(320).nullish(),
+  issuer: z.string().min(1).max(WEB_LIMITS.oidcIssuerMax),
+  subject: z.string().min(1).max(WEB_LIMITS.oidcSubjectMax),
+  email: z.string().max(WEB_LIMITS.oidcEmailMax).nullish(),
   email_verified: z.boolean().nullish(),
   /** OIDC_TRUST_EMAIL: the provider never sends `email_verified`, so its absence is not a refusal. */
   trust_unverified_email: z.boolean().default(false),
-  user_agent: z.string().max(2000).nullish(),
-  previous_session_token: z.string().max(200).nullish(),
+  user_agent: z.string().max(WEB_LIMITS.userAgentInputMax).nullish(),
+  previous_session_token: z.string().max(WEB_LIMITS.secretValueMax).nullish(),
 });
 type SignInOidcInput = z.infer<typeof SignInOidcInput>;
 

@@ -8,10 +8,11 @@ import { matchesHash, secretHash } from './web-session.rules.js';
 import { findSession, revokeSessionByHash, revokeUserSessions } from './web-sessions.repository.js';
 import { WEB_AUDIT } from './start-session.js';
 import { announceAccessChanged } from '../inbox/announce-notification.js';
+import { WEB_LIMITS } from './web.limits.js';
 
 export const SignOutInput = z.strictObject({
-  session_token: z.string().min(1).max(200),
-  csrf_token: z.string().max(200).nullish(),
+  session_token: z.string().min(1).max(WEB_LIMITS.secretValueMax),
+  csrf_token: z.string().max(WEB_LIMITS.secretValueMax).nullish(),
   everywhere: z.boolean().default(false),
 });
 

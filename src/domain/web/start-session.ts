@@ -5,6 +5,7 @@ import type { OpContext } from '../context.js';
 import { recordAudit } from '../audit/audit.js';
 import { CSRF_PREFIX, newSecret, secretHash, SESSION_ABSOLUTE_MS, SESSION_PREFIX } from './web-session.rules.js';
 import { insertSession, revokeSessionByHash } from './web-sessions.repository.js';
+import { WEB_LIMITS } from './web.limits.js';
 
 export const WEB_AUDIT = {
   signedIn: 'web.session.created',
@@ -40,7 +41,7 @@ export async function startSession(
     csrfHash: secretHash(csrfToken),
     now,
     expiresAt,
-    userAgent: how.userAgent ? how.userAgent.slice(0, 300) : null,
+    userAgent: how.userAgent ? how.userAgent.slice(0, WEB_LIMITS.userAgentKeptMax) : null,
     signedInBy: how.signedInBy,
   });
   recordAudit(ctx.em, ctx, {

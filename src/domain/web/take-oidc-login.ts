@@ -5,8 +5,9 @@ import { defineOperation } from '../context.js';
 import { DomainError } from '../errors.js';
 import { secretHash } from './web-session.rules.js';
 import { consumeOidcLogin } from './web-sessions.repository.js';
+import { WEB_LIMITS } from './web.limits.js';
 
-export const TakeOidcLoginInput = z.strictObject({ state: z.string().min(1).max(200) });
+export const TakeOidcLoginInput = z.strictObject({ state: z.string().min(1).max(WEB_LIMITS.secretValueMax) });
 
 export const invalidOidcState = () =>
   new DomainError('validation', 'this sign-in attempt is unknown, expired or already finished; start again', {

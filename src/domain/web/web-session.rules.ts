@@ -2,6 +2,7 @@
 // names, the `next` redirect rule and the scopes a session carries.
 import { randomBytes } from 'node:crypto';
 import { hashesEqual, sha256Hex } from '../tokens/token-crypto.js';
+import { WEB_LIMITS } from './web.limits.js';
 
 /** A session ends after 12 hours without a request (idle) ... */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
@@ -73,7 +74,7 @@ export function cookieNames(publicBaseUrl: string): CookieNames {
 }
 
 /** The longest `next` kept (percent-encoded); a longer one becomes `/`. */
-export const NEXT_PATH_MAX = 2000;
+export const NEXT_PATH_MAX = WEB_LIMITS.nextPathMax;
 
 /**
  * Where to go after sign-in: a same-origin path only (one leading `/`, not `//` or `/\`, which

@@ -2,6 +2,7 @@
 // node:util parseArgs reads the flags (--kebab-case, `--flag value` or `--flag=value`), and the
 // declaration maps each flag to the operation's input field.
 import { parseArgs } from 'node:util';
+import { SELF_SERVICE_DAILY_LIMITS } from '../../domain/tokens/tokens.limits.js';
 
 /** `migrate` has no operation input: it runs the migrator. */
 export type ParsedCommand = { op: string; input: Record<string, unknown> } | { op: 'migrate'; input?: undefined };
@@ -15,7 +16,7 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   agent-connect --email E [--scopes a,b] [--label L] one-click client setup: {session_id, expires_at} (10 min, single use)
   login-link --email E                               one-time web sign-in link: {url, expiresAt} (10 min, single use)
   project create --slug S --name N [--owner E] [--members E,..] [--leads E,..] [--tech-leads E,..]
-  token create --email E --label L [--daily-limit 50|200|500|1000] [--note T]
+  token create --email E --label L [--daily-limit ${SELF_SERVICE_DAILY_LIMITS.join('|')}] [--note T]
   tools-token create --owner E --integrator SLUG --name N   {tokenId,token,integratorSlug,catalogSlug}
   catalog apply --email E --catalog SLUG [--note T]  file a pending request for a catalog row
   moderation-token create --owner E --label L [--daily-limit N]   {tokenId,token} (mode 2, owner an admin)

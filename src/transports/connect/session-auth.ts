@@ -11,6 +11,7 @@ import { toConnectError } from './errors.js';
 import { requestIdFrom } from '../http/request-id.js';
 import { cookieNames } from '../../domain/web/web-session.rules.js';
 import { resolveWebSession } from '../../domain/web/resolve-web-session.js';
+import { WEB_LIMITS } from '../../domain/web/web.limits.js';
 
 /** The principal the request gate (serving.ts) resolved from the session cookie, when it did. */
 export const SESSION_PRINCIPAL = createContextKey<AgentPrincipal | undefined>(undefined, { description: 'web session principal' });
@@ -53,7 +54,11 @@ export async function sessionPrincipal(
     surface: 'connect',
     channel: 'v1',
     requestId: rid,
-    input: { session_token: token.slice(0, 200), csrf_token: csrfHeader ? csrfHeader.slice(0, 200) : null, check_csrf: true },
+    input: {
+      session_token: token.slice(0, WEB_LIMITS.secretValueMax),
+      csrf_token: csrfHeader ? csrfHeader.slice(0, WEB_LIMITS.secretValueMax) : null,
+      check_csrf: true,
+    },
     log: deps.log.child({ requestId: rid }) as Logger,
   });
   return r.output.principal;

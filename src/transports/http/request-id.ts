@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
+import { REQUEST_ID_CHARS, REQUEST_LIMITS } from '../../domain/request.limits.js';
 
-const VALID = /^[A-Za-z0-9_-]{1,120}$/;
+const VALID = new RegExp(`^[${REQUEST_ID_CHARS}]{1,${REQUEST_LIMITS.requestIdMax}}$`);
 
 // randomBytes() per request is one OpenSSL call (~4 µs here); ids are cut from a pool refilled
 // 256 ids at a time instead (~0.2 µs; same 12 random bytes, same format).

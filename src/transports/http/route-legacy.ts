@@ -16,6 +16,7 @@ import { ExchangeConnectSessionInput, exchangeConnectSession } from '../../domai
 import { receiveRepositoryPush } from '../../domain/repositories/receive-repository-push.js';
 import { InboundEventBody, PUBLISH_EVENT_CORE } from './publish-route-core.js';
 import { route, type DocumentedRoute, type HttpMethod, type RouteDecl, type RouteDocBase } from './route-declaration.js';
+import { TOKEN_LIMITS } from '../../domain/tokens/tokens.limits.js';
 
 const endpointOf = (deps: AppDeps) => `${deps.config.publicBaseUrl}/api/internal-os/integrations/inbound/personal`;
 const OLDER = 'Older endpoint (SPEC B), kept for existing integrations; new integrations use /api/v1.';
@@ -94,7 +95,7 @@ export const LEGACY_OPERATION_ROUTES: readonly RouteDecl[] = [
     tag: 'legacy',
     operationId: 'legacyClaimToken',
     summary: "Mint or rotate an employee's personal token (older claim)",
-    description: `${OLDER} ${TOOLS} \`{email}\`: 201 on the first mint, 200 on a rotation (the previous value stays valid 24 h). 403 no_approved_request when the email has no approved request.`,
+    description: `${OLDER} ${TOOLS} \`{email}\`: 201 on the first mint, 200 on a rotation (the previous value stays valid ${TOKEN_LIMITS.rotationOverlapHours} h). 403 no_approved_request when the email has no approved request.`,
     deprecated: true,
     security: 'bearer',
     body: { name: 'ClaimTokenRequest', schema: ClaimTokenRequestSchema, required: true },
@@ -113,8 +114,8 @@ export const LEGACY_OPERATION_ROUTES: readonly RouteDecl[] = [
     path: '/api/internal-os/integrations/claim/batch',
     tag: 'legacy',
     operationId: 'legacyClaimBatch',
-    summary: 'Claim tokens for up to 50 emails (older batch)',
-    description: `${OLDER} ${TOOLS} \`{emails}\`: at most 50 (more is 400 emails_too_many); always 200 with per-row results.`,
+    summary: `Claim tokens for up to ${TOKEN_LIMITS.legacyClaimBatchMax} emails (older batch)`,
+    description: `${OLDER} ${TOOLS} \`{emails}\`: at most ${TOKEN_LIMITS.legacyClaimBatchMax} (more is 400 emails_too_many); always 200 with per-row results.`,
     deprecated: true,
     security: 'bearer',
     body: { name: 'LegacyClaimBatchRequest', schema: LegacyClaimBatchSchema, required: true },

@@ -9,7 +9,7 @@ import type { AppDeps } from '../../app/deps.js';
 import { toDomainError } from '../../app/run-operation.js';
 import type { Logger } from '../../domain/context.js';
 import { receiveRepositoryPush } from '../../domain/repositories/receive-repository-push.js';
-import { REPO_LIMITS } from '../../domain/repositories/repositories.rules.js';
+import { REPO_LIMITS } from '../../domain/repositories/repositories.limits.js';
 import { DomainError } from '../../domain/errors.js';
 import { contentTypeError, fastifyErrorToDomain } from '../http/json-body.js';
 import { header, invoke } from '../http/invoke.js';

@@ -15,9 +15,10 @@ import { listCatalogItems } from '../../domain/catalog/list-catalog-items.js';
 import { updateCatalogItem } from '../../domain/catalog/update-catalog-item.js';
 import { withPathParams } from '../http/invoke.js';
 import { queryObject, route, type RouteDecl } from '../http/route-declaration.js';
+import { CATALOG_LIMITS } from '../../domain/catalog/catalog.limits.js';
 
 const slugOf = (req: { params: unknown }) => (req.params as { slug: string }).slug;
-const SLUG = { slug: { type: 'string', minLength: 1, maxLength: 80, description: 'The catalog item slug' } };
+const SLUG = { slug: { type: 'string', minLength: 1, maxLength: CATALOG_LIMITS.slugMax, description: 'The catalog item slug' } };
 const Envelope = { name: 'CatalogItemResponse', schema: CatalogItemEnvelopeSchema };
 const TOOLS = 'Admin tools-token (svc-tools-...) only: a tools-token whose owner is not an admin gets 403 forbidden_admin_only.';
 // A tools-token manages only its own integrator's rows (and unowned ones) and links only its own

@@ -10,6 +10,7 @@ import { DeliveryViewSchema } from '../../domain/events/delivery.view.js';
 import { withPathParams } from '../http/invoke.js';
 import { route, type RouteDecl } from '../http/route-declaration.js';
 import { InboundEventBody, PUBLISH_EVENT_CORE } from '../http/publish-route-core.js';
+import { EVENT_LIMITS } from '../../domain/events/event.limits.js';
 
 type IdParams = { deliveryId: string };
 const deliveryId = (req: { params: unknown }) => (req.params as IdParams).deliveryId;
@@ -54,7 +55,7 @@ export const EVENT_ROUTES: readonly RouteDecl[] = [
     path: '/api/v1/events/bulk',
     tag: 'events',
     operationId: 'publishBulk',
-    summary: 'Fan one template event out to 1-100 recipients',
+    summary: `Fan one template event out to 1-${EVENT_LIMITS.bulkRecipientsMax} recipients`,
     description:
       `${TOOLS} Each recipient gets its own delivery under its own claimed personal token (dedup per recipient and event_id). ` +
       'Failures are per row (`error`: no_token, no_approved_request, user_not_found, user_inactive, token_disabled, cross_project_blocked, ' +
@@ -118,7 +119,7 @@ export const EVENT_ROUTES: readonly RouteDecl[] = [
     path: '/api/v1/event-types',
     tag: 'introspection',
     operationId: 'listEventTypes',
-    summary: "Event types of your integrator (90 days) and the service's internal-os. types",
+    summary: `Event types of your integrator (${EVENT_LIMITS.eventTypeWindowDays} days) and the service's internal-os. types`,
     description:
       "Any valid personal, moderation or tools-token. `integrator_slug` (another integrator's types) is for admin tools-tokens only " +
       '(403 forbidden_admin_only); an unknown or archived integrator is 404.',

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { DocumentedRoute, NamedSchema, RouteDecl, RouteDocBase, SuccessDoc } from '../http/route-declaration.js';
 import { LEGACY_ROUTES } from '../http/route-legacy.js';
 import { CatalogItemDeleteBlockersSchema } from '../../domain/catalog/catalog-items.schemas.js';
+import { REQUEST_ID_CHARS, REQUEST_LIMITS } from '../../domain/request.limits.js';
 import { errorResponses, HEADERS, js, legacyErrorSchema, problemSchema, ref, SERVICE_CLOSING, successHeaders, type Json } from './openapi-kit.js';
 import { EVENT_ROUTES } from './events.js';
 import { TOOLS_ROUTES } from './tokens.js';
@@ -165,15 +166,14 @@ export function buildOpenApi(publicBaseUrl: string, opts: OpenApiOptions = {}): 
           in: 'header',
           required: false,
           description: 'Your request id (echoed back); else one is generated',
-          schema: { type: 'string', maxLength: 120, pattern: '^[A-Za-z0-9_-]+$' },
+          schema: { type: 'string', maxLength: REQUEST_LIMITS.requestIdMax, pattern: `^[${REQUEST_ID_CHARS}]+$` },
         },
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description:
-            'Scoped to (token, operation): the same key with the same body replays the first answer for 24 h; with another body, or while the first is in flight, 409',
-          schema: { type: 'string', minLength: 1, maxLength: 200 },
+          description: `Scoped to (token, operation): the same key with the same body replays the first answer for ${REQUEST_LIMITS.idempotencyKeptHours} h; with another body, or while the first is in flight, 409`,
+          schema: { type: 'string', minLength: 1, maxLength: REQUEST_LIMITS.idempotencyKeyMax },
         },
       },
       headers: HEADERS,

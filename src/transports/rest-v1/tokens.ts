@@ -16,6 +16,8 @@ import { listCatalogApprovals } from '../../domain/catalog/list-catalog-approval
 import { reviewCatalogApproval } from '../../domain/catalog/review-catalog-approval.js';
 import { revokeCatalogApproval } from '../../domain/catalog/revoke-catalog-approval.js';
 import { route, type RouteDecl } from '../http/route-declaration.js';
+import { TOKEN_LIMITS } from '../../domain/tokens/tokens.limits.js';
+import { CATALOG_LIMITS } from '../../domain/catalog/catalog.limits.js';
 
 const TOOLS = 'Admin tools-token (svc-tools-...) only: a tools-token whose owner is not an admin gets 403 forbidden_admin_only.';
 
@@ -36,7 +38,7 @@ export const TOOLS_ROUTES: readonly RouteDecl[] = [
     operationId: 'claimToken',
     summary: "Mint or rotate a pre-approved employee's personal token",
     description:
-      `${TOOLS} The previous value stays valid until expiresPriorAt (24 h). A claim answers with a token value that is never stored, ` +
+      `${TOOLS} The previous value stays valid until expiresPriorAt (${TOKEN_LIMITS.rotationOverlapHours} h). A claim answers with a token value that is never stored, ` +
       'so claims do not replay from an Idempotency-Key. 403 no_approved_request / user_inactive and 422 user-not-found / domain-not-allowed carry `email`.',
     security: 'bearer',
     body: { name: 'ClaimTokenRequest', schema: ClaimTokenRequestSchema, required: true },
@@ -51,7 +53,7 @@ export const TOOLS_ROUTES: readonly RouteDecl[] = [
     path: '/api/v1/tokens/claim/batch',
     tag: 'tokens',
     operationId: 'claimTokenBatch',
-    summary: 'Claim 1-100 tokens; each row independent',
+    summary: `Claim 1-${TOKEN_LIMITS.claimBatchMax} tokens; each row independent`,
     description: `${TOOLS} A refused row carries \`ok\` false and \`reason\` (no_approved_request, user_not_found, user_inactive, domain_not_allowed); the others are claimed.`,
     security: 'bearer',
     body: { name: 'ClaimTokenBatchRequest', schema: ClaimTokenBatchRequestSchema, required: true },
@@ -65,7 +67,7 @@ export const TOOLS_ROUTES: readonly RouteDecl[] = [
     path: '/api/v1/catalog/approvals',
     tag: 'catalog-approvals',
     operationId: 'listCatalogApprovals',
-    summary: 'List approvals (newest first, at most 500)',
+    summary: `List approvals (newest first, at most ${CATALOG_LIMITS.approvalsListMax})`,
     description: `${TOOLS} Status values: pending, approved (also in_execution and completed), rejected, revoked (also withdrawn and cancelled).`,
     security: 'bearer',
     query: ListApprovalsInput,

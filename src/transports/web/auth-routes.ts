@@ -23,6 +23,7 @@ import { HTTP_STATUS } from '../http/status.js';
 import type { OidcConfig } from '../../config.js';
 import type { WebPluginOptions } from './plugin-options.js';
 import { escapeHtml, HTML_HEADERS, htmlPage, NOT_IN_API_DOCUMENT } from './html-pages.js';
+import { WEB_LIMITS } from '../../domain/web/web.limits.js';
 
 /** OIDC_ISSUER_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_TRUST_EMAIL. */
 export type OidcSettings = OidcConfig;
@@ -160,7 +161,7 @@ async function authRoutes(app: FastifyInstance, opts: AuthRoutesOptions): Promis
   };
   const userAgent = (req: FastifyRequest): string | null => {
     const ua = req.headers['user-agent'];
-    return typeof ua === 'string' ? ua.slice(0, 300) : null;
+    return typeof ua === 'string' ? ua.slice(0, WEB_LIMITS.userAgentKeptMax) : null;
   };
 
   /** A route's per-address window, checked before it does anything else; over it, a 429 page with Retry-After. */
@@ -322,7 +323,11 @@ ${ssoLink}
     try {
       const session = await run(
         redeemLoginLink,
-        { token: req.params.token.slice(0, 200), user_agent: userAgent(req), previous_session_token: sessionTokenOrNull(req.cookies[names.session]) },
+        {
+          token: req.params.token.slice(0, WEB_LIMITS.secretValueMax),
+          user_agent: userAgent(req),
+          previous_session_token: sessionTokenOrNull(req.cookies[names.session]),
+        },
         req,
       );
       setSessionCookies(reply, session);

@@ -270,8 +270,10 @@ describe('scripts/build.mjs --web-only (`npm start` and the browser tests build 
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'fluxdesk-webbuild-'));
     for (const d of ['web', 'gen', 'scripts']) cpSync(path.join(ROOT, d), path.join(dir, d), { recursive: true });
-    // The one module of src/ the web app imports (its forms state the event limits).
-    cpSync(path.join(ROOT, 'src/domain/events/event.limits.ts'), path.join(dir, 'src/domain/events/event.limits.ts'));
+    // The modules of src/ the web app imports: the areas' limits files (src/domain/**/*.limits.ts).
+    for (const f of readdirSync(path.join(ROOT, 'src/domain'), { recursive: true, encoding: 'utf8' })) {
+      if (f.endsWith('.limits.ts')) cpSync(path.join(ROOT, 'src/domain', f), path.join(dir, 'src/domain', f));
+    }
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'web-build-fixture', private: true, type: 'module' }));
   });
