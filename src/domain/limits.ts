@@ -6,6 +6,7 @@ import { CATALOG_LIMITS } from './catalog/catalog.limits.js';
 import { DOC_LIMITS } from './docs/docs.limits.js';
 import { DAILY_UPDATE_LIMITS } from './daily-updates/daily-updates.limits.js';
 import { FEEDBACK_LIMITS } from './feedback/feedback.limits.js';
+import { INBOX_LIMITS } from './inbox/inbox.limits.js';
 import { MODERATION_LIMITS } from './moderation/moderation.limits.js';
 import { NUDGE_LIMITS } from './nudges/nudges.limits.js';
 import { PROJECT_LIMITS } from './projects/projects.limits.js';
@@ -21,6 +22,7 @@ const LIMIT_TABLES: Readonly<Record<string, Readonly<Record<string, number>>>> =
   dailyUpdate: DAILY_UPDATE_LIMITS,
   doc: DOC_LIMITS,
   feedback: FEEDBACK_LIMITS,
+  inbox: INBOX_LIMITS,
   moderation: MODERATION_LIMITS,
   nudge: NUDGE_LIMITS,
   project: PROJECT_LIMITS,
