@@ -227,7 +227,7 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
     // One state: one ordered, bounded index range, its columns read as the scan goes (the
     // delivery joins as `d`, so the event filters apply to it directly).
     pushRange();
-    items = `select ${columns}, ${LIST_KEY} as list_key${brief ? '' : `, ${LIST_KEY}::text as cursor_at`}
+    items = `select ${columns}, extract(epoch from ${LIST_KEY}) as list_key${brief ? '' : `, ${LIST_KEY}::text as cursor_at`}
   from notifications n ${joins}
   where n.user_id = ? and n.state = '${states[0]}'${rowFilter('n', 'd')}${after}
   order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
@@ -242,11 +242,13 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
     };
     const ids = `select x.id, x.k from (${states.map((st) => `(${branch(st)})`).join(' union all ')}) x order by x.k desc, x.id desc limit ?::int`;
     params.push(limit + 1);
-    items = `select ${columns}, p.k as list_key, p.k::text as cursor_at
+    items = `select ${columns}, extract(epoch from p.k) as list_key, p.k::text as cursor_at
   from (${ids}) p join notifications n on n.id = p.id
   ${joins}`;
   }
 
+  // The outer order needs the list position, but the caller does not: as a number it costs the
+  // driver no Date per row.
   const sql = `${PREPARED} ${c}
 select c.*, i.* from c left join lateral (
   ${items}
