@@ -93,3 +93,13 @@ export function cpuColumns(c: CpuPerRequest): Record<string, string> {
     'cpu idle': `${(100 * c.idle).toFixed(0)} %`,
   };
 }
+
+/** A memory figure of a process from /proc/<pid>/status, in MB (0 when it cannot be read). */
+export function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}

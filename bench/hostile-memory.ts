@@ -5,7 +5,6 @@
 // "hostile-memory".
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import { loadConfig } from '../src/config.js';
@@ -13,6 +12,7 @@ import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 import { freePort, ROOT } from './service.js';
+import { procStatusMb } from './cpu.js';
 
 const MB = 1024 * 1024;
 const BODY = Number(process.env.HOSTILE_BODY_MB ?? 64) * MB;
@@ -25,10 +25,7 @@ const CHUNK = Buffer.alloc(MB, 0x5a);
 
 const log = (msg: string) => process.stderr.write(`[hostile] ${msg}\n`);
 
-function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
-}
+const status = procStatusMb;
 
 interface Upload {
   /** HTTP status (HTTP/1.1) or grpc-status (h2), or the error that ended it. */
