@@ -29,8 +29,9 @@ const webOnly = args.has('--web-only');
 const WEB_SRC = 'web';
 const WEB_OUT = path.join(OUT_DIR, 'web');
 const WEB_INPUTS = [WEB_SRC, 'gen'];
-// The one module of src/ the web app imports: the event limits its forms state.
-const WEB_INPUT_FILES = ['scripts/build.mjs', 'package-lock.json', 'src/domain/events/event.limits.ts'];
+// The modules of src/ the web app imports: the event limits its forms state, the inbox's views,
+// limits and snooze presets.
+const WEB_INPUT_FILES = ['scripts/build.mjs', 'package-lock.json', 'src/domain/events/event.limits.ts', 'src/domain/inbox/inbox.limits.ts'];
 
 function walkFiles(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
