@@ -481,7 +481,9 @@ export function InboxPage() {
         setHelp(true);
         return;
       case 'clear':
-        if (selected.size > 0) setSelected(new Set());
+        // A menu whose focus is elsewhere still closes first.
+        if (menu) closeMenu(true);
+        else if (selected.size > 0) setSelected(new Set());
         return;
     }
   };

@@ -1,11 +1,11 @@
 // The "Keyboard shortcuts" dialog of the inbox page (`?`): a modal <dialog> (Escape and "Close"
 // close it; the browser returns the focus to where it was).
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { SHORTCUTS } from './triage.js';
 
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
     return () => d?.close();

@@ -2,7 +2,7 @@
 // evening" only before 18:00) and "Pick a time…", a datetime-local field. A menu by the ARIA pattern:
 // focus on the first item when it opens, arrow keys / Home / End move, Escape closes (focus back
 // where it was), a click outside or Tab closes.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { SnoozePreset } from '../../src/domain/inbox/inbox.limits.js';
 import { parsePicked, pickBounds, snoozePresets, toLocalInput } from './triage.js';
 import { Field } from './ui.js';
@@ -34,7 +34,8 @@ export function SnoozeMenu({
   const [value, setValue] = useState(() => toLocalInput(presets.find((p) => p.preset === 'tomorrow')!.at));
   const [problem, setProblem] = useState('');
 
-  useEffect(() => {
+  // Before the next key can arrive: the focus is in the menu as soon as it shows.
+  useLayoutEffect(() => {
     const first = ref.current?.querySelector<HTMLElement>(picking ? 'input' : '[role="menuitem"]');
     first?.focus();
   }, [picking]);
@@ -81,7 +82,7 @@ export function SnoozeMenu({
   // On the popup (the menu and the "Pick a time" form both): a listener, as the popup itself is no control.
   const keydownRef = useRef(keydown);
   keydownRef.current = keydown;
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = ref.current;
     const on = (e: KeyboardEvent) => keydownRef.current(e);
     el?.addEventListener('keydown', on);
