@@ -1,11 +1,12 @@
-// The inbox list's live-change rule (web/src/inbox-list.ts): an upsert from WatchInbox replaces its
+// The inbox list's live-change rules (web/src/inbox-list.ts): an upsert from WatchInbox replaces its
 // row in place (a dedup repeat updates the fire count, no second row), a new notification goes in
-// newest-first order, and filters decide whether a row is (still) shown.
+// newest-first order, a woken snooze goes on top, and the view (the row's state) and the filters
+// decide whether a row is (still) shown.
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
-import { type InboxItem, InboxItemSchema } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
-import { upsert } from '../../web/src/inbox-list.ts';
+import { type InboxItem, InboxItemSchema, ListInboxResponseSchema } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
+import { countsOf, type KnownState, placeOf, shiftCounts, upsert, viewOf } from '../../web/src/inbox-list.ts';
 
 const ALL = { severity: '', eventType: '' };
 const at = (minute: number) => timestampFromDate(new Date(Date.UTC(2026, 10, 25, 12, minute)));
@@ -17,6 +18,7 @@ const item = (id: string, minute: number, over: MessageInitShape<typeof InboxIte
     fireCount: 1,
     severity: 'info',
     eventType: 'ci.build.failed',
+    state: 'inbox',
     ...over,
   });
 const ids = (items: InboxItem[]) => items.map((i) => i.notificationId);
@@ -26,7 +28,7 @@ describe('upsert', () => {
 
   it('replaces a row in place: a repeat updates the fire count, no second row, the order unchanged', () => {
     const repeat = item('b', 20, { fireCount: 2, title: 'T b (again)' });
-    const next = upsert(list, repeat, ALL);
+    const next = upsert(list, repeat, ALL, 'inbox');
     expect(ids(next)).toEqual(['c', 'b', 'a']);
     expect(next[1]!.fireCount).toBe(2);
     expect(next[1]!.title).toBe('T b (again)');
@@ -34,20 +36,115 @@ describe('upsert', () => {
   });
 
   it('inserts a new row newest first, in order of creation', () => {
-    expect(ids(upsert(list, item('d', 40), ALL))).toEqual(['d', 'c', 'b', 'a']);
-    expect(ids(upsert(list, item('m', 25), ALL))).toEqual(['c', 'm', 'b', 'a']);
-    expect(ids(upsert(list, item('z', 5), ALL))).toEqual(['c', 'b', 'a', 'z']);
-    expect(ids(upsert([], item('x', 1), ALL))).toEqual(['x']);
+    expect(ids(upsert(list, item('d', 40), ALL, 'inbox'))).toEqual(['d', 'c', 'b', 'a']);
+    expect(ids(upsert(list, item('m', 25), ALL, 'inbox'))).toEqual(['c', 'm', 'b', 'a']);
+    expect(ids(upsert(list, item('z', 5), ALL, 'inbox'))).toEqual(['c', 'b', 'a', 'z']);
+    expect(ids(upsert([], item('x', 1), ALL, 'inbox'))).toEqual(['x']);
   });
 
   it('applies the filters: a non-matching new row is not shown, a row that stops matching leaves', () => {
     const crit = { severity: 'critical', eventType: '' };
     const critical = [item('c', 30, { severity: 'critical' })];
-    expect(ids(upsert(critical, item('n', 40, { severity: 'info' }), crit))).toEqual(['c']);
-    expect(ids(upsert(critical, item('n', 40, { severity: 'critical' }), crit))).toEqual(['n', 'c']);
-    expect(ids(upsert(critical, item('c', 30, { severity: 'warn' }), crit))).toEqual([]);
+    expect(ids(upsert(critical, item('n', 40, { severity: 'info' }), crit, 'inbox'))).toEqual(['c']);
+    expect(ids(upsert(critical, item('n', 40, { severity: 'critical' }), crit, 'inbox'))).toEqual(['n', 'c']);
+    expect(ids(upsert(critical, item('c', 30, { severity: 'warn' }), crit, 'inbox'))).toEqual([]);
     const byType = { severity: '', eventType: 'deploy.done' };
-    expect(ids(upsert([], item('t', 1, { eventType: 'deploy.done' }), byType))).toEqual(['t']);
-    expect(ids(upsert([], item('u', 1), byType))).toEqual([]);
+    expect(ids(upsert([], item('t', 1, { eventType: 'deploy.done' }), byType, 'inbox'))).toEqual(['t']);
+    expect(ids(upsert([], item('u', 1), byType, 'inbox'))).toEqual([]);
+  });
+});
+
+describe('views', () => {
+  const at0 = [item('c', 30), item('b', 20), item('a', 10)];
+
+  it('a row whose state no longer matches the view leaves it; one that now matches comes in at its place by creation', () => {
+    expect(ids(upsert(at0, item('b', 20, { state: 'done' }), ALL, 'inbox'))).toEqual(['c', 'a']);
+    expect(ids(upsert(at0, item('b', 20, { state: 'snoozed' }), ALL, 'inbox'))).toEqual(['c', 'a']);
+    expect(ids(upsert(at0, item('b', 20, { state: 'done' }), ALL, 'all'))).toEqual(['c', 'b', 'a']);
+    const done = [item('d', 40, { state: 'done' }), item('e', 5, { state: 'done' })];
+    expect(ids(upsert(done, item('b', 20, { state: 'done' }), ALL, 'done'))).toEqual(['d', 'b', 'e']);
+    expect(ids(upsert(done, item('d', 40, { state: 'inbox' }), ALL, 'done'))).toEqual(['e']);
+    expect(ids(upsert(done, item('x', 50, { state: 'snoozed' }), ALL, 'done'))).toEqual(['d', 'e']);
+  });
+
+  it('top puts the row first, moving it when present; order keeps a present row where it is', () => {
+    expect(ids(upsert(at0, item('z', 1), ALL, 'inbox', 'top'))).toEqual(['z', 'c', 'b', 'a']);
+    expect(ids(upsert(at0, item('a', 10), ALL, 'all', 'top'))).toEqual(['a', 'c', 'b']);
+    expect(ids(upsert(at0, item('a', 10, { read: true }), ALL, 'inbox', 'order'))).toEqual(['c', 'b', 'a']);
+  });
+
+  it('an arriving row goes after the last row created at or after it: a woken row on top (created long ago) stays above it', () => {
+    const woken = [item('w', 1), item('c', 30), item('a', 10)];
+    expect(ids(upsert(woken, item('m', 20), ALL, 'inbox'))).toEqual(['w', 'c', 'm', 'a']);
+    expect(ids(upsert(woken, item('n', 60), ALL, 'inbox'))).toEqual(['n', 'w', 'c', 'a']);
+  });
+
+  it('viewOf: the four views by name, anything else the Inbox', () => {
+    expect(['inbox', 'snoozed', 'done', 'all'].map(viewOf)).toEqual(['inbox', 'snoozed', 'done', 'all']);
+    expect([null, undefined, '', 'Done', 'archive'].map(viewOf)).toEqual(['inbox', 'inbox', 'inbox', 'inbox', 'inbox']);
+  });
+});
+
+describe('placeOf', () => {
+  const now = Date.UTC(2026, 10, 25, 13, 0);
+  const snoozedUntil = (ms: number): KnownState => ({ state: 'snoozed', snoozedUntil: ms });
+  // An item created at 12:10 and changed at 13:00 (not a new notification).
+  const changed = (over: MessageInitShape<typeof InboxItemSchema> = {}) => item('r', 10, { updatedAt: timestampFromDate(new Date(now)), ...over });
+
+  it('a snoozed row back in the Inbox, unread, at its time: a wake, on top', () => {
+    expect(placeOf(snoozedUntil(now - 1000), changed(), now)).toEqual({ place: 'top', recheck: false });
+  });
+
+  it('a move back to the Inbox keeps the old place: it stayed read, its snooze was not due, or it was done', () => {
+    expect(placeOf(snoozedUntil(now - 1000), changed({ read: true }), now).place).toBe('order');
+    expect(placeOf(snoozedUntil(now + 3_600_000), changed(), now).place).toBe('order');
+    expect(placeOf({ state: 'done' }, changed(), now)).toEqual({ place: 'order', recheck: false });
+  });
+
+  it('rows leaving for Done or Snoozed, and rows already in the Inbox, keep their order', () => {
+    expect(placeOf({ state: 'inbox' }, changed({ state: 'done' }), now)).toEqual({ place: 'order', recheck: false });
+    expect(placeOf({ state: 'inbox' }, changed(), now)).toEqual({ place: 'order', recheck: false });
+    expect(placeOf(undefined, changed({ state: 'snoozed' }), now)).toEqual({ place: 'order', recheck: false });
+  });
+
+  it('a row not seen before: a new notification by creation; an older one on top when unread (likely a wake), by creation when read, both re-checked', () => {
+    const fresh = item('n', 60, { updatedAt: at(60) });
+    expect(placeOf(undefined, fresh, now)).toEqual({ place: 'order', recheck: false });
+    expect(placeOf(undefined, changed(), now)).toEqual({ place: 'top', recheck: true });
+    expect(placeOf(undefined, changed({ read: true }), now)).toEqual({ place: 'order', recheck: true });
+  });
+});
+
+describe('counts', () => {
+  const c = countsOf(
+    create(ListInboxResponseSchema, {
+      viewCounts: { inbox: { total: 3, unread: 2 }, snoozed: { total: 1, unread: 1 }, done: { total: 2 }, all: { total: 6, unread: 3 } },
+    }).viewCounts,
+  )!;
+
+  it('countsOf: every view, missing numbers 0; none without view counts', () => {
+    expect(c).toEqual({ inbox: { total: 3, unread: 2 }, snoozed: { total: 1, unread: 1 }, done: { total: 2, unread: 0 }, all: { total: 6, unread: 3 } });
+    expect(countsOf(undefined)).toBeUndefined();
+  });
+
+  it('shiftCounts: an unread row done (read by it) leaves Inbox and its unread count, joins Done; All keeps its rows, loses one unread', () => {
+    expect(shiftCounts(c, { state: 'inbox', read: false }, { state: 'done', read: true })).toEqual({
+      inbox: { total: 2, unread: 1 },
+      snoozed: { total: 1, unread: 1 },
+      done: { total: 3, unread: 0 },
+      all: { total: 6, unread: 2 },
+    });
+  });
+
+  it('shiftCounts: snoozed back to the Inbox, unread; marked read in place', () => {
+    expect(shiftCounts(c, { state: 'snoozed', read: false }, { state: 'inbox', read: false })).toMatchObject({
+      inbox: { total: 4, unread: 3 },
+      snoozed: { total: 0, unread: 0 },
+      all: { total: 6, unread: 3 },
+    });
+    expect(shiftCounts(c, { state: 'inbox', read: false }, { state: 'inbox', read: true })).toMatchObject({
+      inbox: { total: 3, unread: 1 },
+      all: { total: 6, unread: 2 },
+    });
   });
 });

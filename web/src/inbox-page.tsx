@@ -1,66 +1,187 @@
-// The inbox at `/`: the caller's notifications newest first, live through the app's WatchInbox
-// stream (an upsert replaces its row in place or inserts it in order; every `ready` re-lists),
-// the unread count, "Mark all read" and filters by severity and event type.
+// The inbox at `/`: the caller's notifications newest first in four views (Inbox, Snoozed, Done,
+// All: `?view=`, with each view's count and unread count), live through the app's WatchInbox stream
+// (an upsert replaces its row in place, moves it to another view when its state changed, or inserts
+// it at its place; every `ready` re-lists), the unread count, "Mark all read", filters by severity
+// and event type, and triage: per row "Done", "Move to Inbox" and "Snooze" (a menu of presets or a
+// picked time), a selection, a toast with "Undo" after each action, and keyboard shortcuts (`?`).
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
-import { type Filters, upsert } from './inbox-list.js';
+import { INBOX_VIEWS, type InboxView } from '../../src/domain/inbox/inbox.limits.js';
 import { errorText, inbox } from './client.js';
+import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, placeOf, shiftCounts, upsert, viewOf } from './inbox-list.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { type LiveState, onLiveState, subscribe } from './live.js';
-import { Field, Link, useToast } from './ui.js';
+import { ShortcutsDialog } from './shortcuts-dialog.js';
+import { type SnoozeChoice, SnoozeMenu } from './snooze-menu.js';
+import { browserTimeZone, chunks, commandOf, type Prior, restorePlan, SEQUENCE_MS, type TriageKind, triageText } from './triage.js';
+import { Field, formatTime, Link, navigate, onNavigate, Time, useDismissToast, useToast } from './ui.js';
 
 /** The first page: a whole day of a busy inbox (500 rows renders well inside the 500 ms budget). */
 const PAGE = 500;
 /** ListInbox's largest page. */
 const MAX_PAGE = 500;
 const SEVERITY_OPTIONS = ['critical', 'warn', 'info', 'success'];
+const VIEW_LABELS: Record<InboxView, string> = { inbox: 'Inbox', snoozed: 'Snoozed', done: 'Done', all: 'All' };
+const hrefOf = (v: InboxView) => (v === 'inbox' ? '/' : `/?view=${v}`);
+const viewOfLocation = () => viewOf(new URLSearchParams(location.search).get('view'));
 
-const listRequest = (f: Filters, limit: number, pageToken?: string) =>
-  inbox.listInbox({ severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit, pageToken });
+const listRequest = (f: Filters, view: InboxView, limit: number, pageToken?: string) =>
+  inbox.listInbox({ view, severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit, pageToken });
 
-let prefetched: ReturnType<typeof listRequest> | undefined;
+let prefetched: { view: InboxView; res: ReturnType<typeof listRequest> } | undefined;
 /** Starts the first page's request at once (in parallel with GetViewer), for the first render of `/`. */
 export function prefetchInbox(): void {
-  prefetched = listRequest({ severity: '', eventType: '' }, PAGE);
-  prefetched.catch(() => {}); // consumed (and its error handled) by the first list
+  const view = viewOfLocation();
+  prefetched = { view, res: listRequest({ severity: '', eventType: '' }, view, PAGE) };
+  prefetched.res.catch(() => {}); // consumed (and its error handled) by the first list
+}
+
+/** The view named in the address, following in-app navigation and back/forward. */
+function useView(): InboxView {
+  const [view, setView] = useState(viewOfLocation);
+  useEffect(() => {
+    const sync = () => setView(viewOfLocation());
+    const off = onNavigate(sync);
+    window.addEventListener('popstate', sync);
+    return () => {
+      off();
+      window.removeEventListener('popstate', sync);
+    };
+  }, []);
+  return view;
+}
+
+const millis = (t: InboxItem['snoozedUntil']) => (t ? timestampDate(t).getTime() : undefined);
+
+/** The row as it is after a triage action (what the server's upsert will say too). */
+function withState(i: InboxItem, state: 'inbox' | 'snoozed' | 'done', until?: Date): InboxItem {
+  return {
+    ...i,
+    state,
+    snoozedUntil: state === 'snoozed' && until ? timestampFromDate(until) : undefined,
+    doneAt: state === 'done' ? timestampFromDate(new Date()) : undefined,
+    read: state === 'done' ? true : i.read,
+  } as InboxItem;
+}
+
+/** A triage action that can be undone: the rows as they were before it, and its toast. */
+interface Undoable {
+  kind: TriageKind;
+  before: InboxItem[];
+  toast?: number;
+}
+
+/** Typing in a field: the shortcuts keep out of the way (a checkbox or a button is not typing). */
+function isTyping(t: EventTarget | null): boolean {
+  if (!(t instanceof HTMLElement)) return false;
+  if (t.isContentEditable || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return true;
+  return t instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(t.type);
+}
+
+const rowSelector = (id: string) => `li[data-id="${CSS.escape(id)}"]`;
+/** Moves the keyboard focus to a row (its title link); false when the row is not on the page. */
+function focusRow(id: string): boolean {
+  const a = document.querySelector<HTMLElement>(`${rowSelector(id)} .item-title`);
+  a?.focus();
+  return !!a && document.activeElement === a;
 }
 
 export function InboxPage() {
   const toast = useToast();
+  const dismissToast = useDismissToast();
+  const view = useView();
   const [filters, setFilters] = useState<Filters>({ severity: '', eventType: '' });
   const [eventTypeDraft, setEventTypeDraft] = useState('');
   const [items, setItems] = useState<InboxItem[] | null>(null);
   const [unread, setUnread] = useState(0);
   const [total, setTotal] = useState(0);
+  const [counts, setCounts] = useState<Counts | undefined>();
   const [next, setNext] = useState<string | undefined>();
   const [error, setError] = useState('');
   const [live, setLive] = useState<LiveState>('connecting');
+  /** The row the keyboard acts on (j / k move it; a focused row becomes it). */
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  /** The open snooze menu: for which rows, shown at a row or at the selection bar. */
+  const [menu, setMenu] = useState<{ ids: string[]; at: string } | null>(null);
+  const [help, setHelp] = useState(false);
+
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
+  const viewRef = useRef(view);
+  viewRef.current = view;
+  const itemsRef = useRef(items);
+  itemsRef.current = items;
   // Upserts seen while a list call is in flight, applied over its answer.
   const sinceList = useRef<InboxItem[] | null>(null);
   const listSeq = useRef(0);
+  const countsSeq = useRef(0);
+  const countsTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const relistTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  /** What the page last knew of every row it saw (any view): tells a woken snooze from a move. */
+  const known = useRef(new Map<string, KnownState>());
+  /** Triage actions that can still be undone, the last one last (`z`). */
+  const undoStack = useRef<Undoable[]>([]);
+  /** The cursor row's index, to land on its neighbour when it leaves the list. */
+  const cursorAt = useRef(0);
+  /** After a user's action removed the focused element: put the focus on the cursor row. */
+  const wantFocus = useRef(false);
+  /** A row to focus once it is on the page (an undo brought it back). */
+  const focusTarget = useRef<string | null>(null);
+  const pending = useRef(0);
+  const gAt = useRef(0);
+  const menuReturn = useRef<HTMLElement | null>(null);
 
   const shown = useRef(0);
   shown.current = items?.length ?? 0;
 
+  /** The current view's and every view's counts, a moment after changes (one small ListInbox call). */
+  const refreshCounts = () => {
+    clearTimeout(countsTimer.current);
+    countsTimer.current = setTimeout(async () => {
+      const seq = ++countsSeq.current;
+      const v = viewRef.current;
+      try {
+        const res = await listRequest(filtersRef.current, v, 1);
+        if (seq !== countsSeq.current || v !== viewRef.current) return;
+        setCounts(countsOf(res.viewCounts));
+        setTotal(res.totalCount);
+        setUnread(res.unreadCount);
+      } catch {
+        // The next change or re-list brings them.
+      }
+    }, 250);
+  };
+
   /** (Re)lists from the top, as many rows as are shown now (a re-list after a reconnect keeps what "Load more" fetched). */
   const list = async (keepExtent = false) => {
     const seq = ++listSeq.current;
+    const cseq = ++countsSeq.current;
     const f = filtersRef.current;
+    const v = viewRef.current;
     sinceList.current = [];
     const limit = keepExtent ? Math.min(MAX_PAGE, Math.max(PAGE, shown.current)) : PAGE;
     try {
       const first = prefetched;
       prefetched = undefined;
-      const res = await (first && !keepExtent && !f.severity && !f.eventType ? first : listRequest(f, limit));
+      const usePrefetched = first && first.view === v && !keepExtent && !f.severity && !f.eventType;
+      const res = await (usePrefetched ? first.res : listRequest(f, v, limit));
       if (seq !== listSeq.current) return;
+      for (const i of res.items) known.current.set(i.notificationId, knownStateOf(i));
       let fresh = res.items;
-      for (const u of sinceList.current ?? []) fresh = upsert(fresh, u, f);
+      for (const u of sinceList.current ?? []) {
+        fresh = upsert(fresh, u, f, v);
+        known.current.set(u.notificationId, knownStateOf(u));
+      }
       sinceList.current = null;
       setItems(fresh);
-      setUnread(res.unreadCount);
-      setTotal(res.totalCount);
+      if (cseq === countsSeq.current) {
+        setUnread(res.unreadCount);
+        setTotal(res.totalCount);
+        setCounts(countsOf(res.viewCounts));
+      }
       setNext(res.nextPageToken);
       setError('');
     } catch (e) {
@@ -70,9 +191,9 @@ export function InboxPage() {
 
   const more = async () => {
     if (!next) return;
-    const f = filtersRef.current;
     try {
-      const res = await listRequest(f, PAGE, next);
+      const res = await listRequest(filtersRef.current, viewRef.current, PAGE, next);
+      for (const i of res.items) known.current.set(i.notificationId, knownStateOf(i));
       setItems((cur) => {
         const have = new Set((cur ?? []).map((i) => i.notificationId));
         return [...(cur ?? []), ...res.items.filter((i) => !have.has(i.notificationId))];
@@ -83,9 +204,19 @@ export function InboxPage() {
     }
   };
 
+  const lastView = useRef<InboxView | null>(null);
   useEffect(() => {
+    if (lastView.current !== view) {
+      // Another view: its own rows, no cursor, selection or menu carried over.
+      if (lastView.current !== null) setItems(null);
+      lastView.current = view;
+      setCursor(null);
+      setSelected(new Set());
+      setMenu(null);
+    }
+    document.title = view === 'inbox' ? 'Inbox · fluxdesk' : `${VIEW_LABELS[view]} · Inbox · fluxdesk`;
     void list();
-  }, [filters]);
+  }, [filters, view]);
 
   useEffect(() => {
     const offState = onLiveState(setLive);
@@ -93,20 +224,284 @@ export function InboxPage() {
       setUnread(e.unreadCount);
       if (e.kind === 'ready') void list(true);
       else if (e.kind === 'upsert') {
-        sinceList.current?.push(e.item);
-        setItems((cur) => {
-          if (!cur) return cur;
-          const nextItems = upsert(cur, e.item, filtersRef.current);
-          if (nextItems.length > cur.length) setTotal((t) => t + 1);
-          return nextItems;
-        });
+        const item = e.item;
+        sinceList.current?.push(item);
+        const { place, recheck } = placeOf(known.current.get(item.notificationId), item, Date.now());
+        known.current.set(item.notificationId, knownStateOf(item));
+        setItems((cur) => cur && upsert(cur, item, filtersRef.current, viewRef.current, place));
+        if (recheck && inView(item, viewRef.current)) {
+          clearTimeout(relistTimer.current);
+          relistTimer.current = setTimeout(() => void list(true), 300);
+        }
+        refreshCounts();
       }
     });
     return () => {
       off();
       offState();
+      clearTimeout(countsTimer.current);
+      clearTimeout(relistTimer.current);
     };
   }, []);
+
+  // The cursor stays on a row of the list: when its row left, on the row that took its place.
+  let cursorId = cursor;
+  if (items && cursorId !== null) {
+    const at = items.findIndex((i) => i.notificationId === cursorId);
+    if (at >= 0) cursorAt.current = at;
+    else cursorId = items[Math.min(cursorAt.current, items.length - 1)]?.notificationId ?? null;
+  }
+  useEffect(() => {
+    if (cursorId !== cursor) setCursor(cursorId);
+  }, [cursorId, cursor]);
+  // Rows that left the list leave the selection.
+  useEffect(() => {
+    if (!items || selected.size === 0) return;
+    const here = new Set(items.map((i) => i.notificationId));
+    if ([...selected].some((id) => !here.has(id))) setSelected(new Set([...selected].filter((id) => here.has(id))));
+  }, [items]);
+  // After an action took away the focused element (its row left, a menu closed): focus on the cursor row.
+  useEffect(() => {
+    if (focusTarget.current && focusRow(focusTarget.current)) {
+      focusTarget.current = null;
+      return;
+    }
+    if (!wantFocus.current) return;
+    const active = document.activeElement;
+    if (active && active !== document.body) {
+      if (pending.current === 0) wantFocus.current = false;
+      return;
+    }
+    if (cursorId && focusRow(cursorId) && pending.current === 0) wantFocus.current = false;
+  });
+
+  /** Applies this page's own change to its rows at once (the stream's upserts confirm it). */
+  const applyLocal = (changed: InboxItem[]) => {
+    const v = viewRef.current;
+    for (const i of changed) {
+      const before = known.current.get(i.notificationId);
+      const after = knownStateOf(i);
+      known.current.set(i.notificationId, after);
+      if (!before) continue;
+      setCounts((c) => c && shiftCounts(c, before, after));
+      // The list's total moves too (the row matches the filters: it was or is in the list).
+      const delta = (inView(after, v) ? 1 : 0) - (inView(before, v) ? 1 : 0);
+      if (delta !== 0) setTotal((t) => Math.max(0, t + delta));
+    }
+    setItems((cur) => cur && changed.reduce((acc, i) => upsert(acc, i, filtersRef.current, viewRef.current), cur));
+  };
+
+  const rowsOf = (ids: readonly string[]): InboxItem[] => {
+    const byId = new Map((itemsRef.current ?? []).map((i) => [i.notificationId, i]));
+    return ids.map((id) => byId.get(id)).filter((i): i is InboxItem => !!i);
+  };
+
+  /** Snoozes the rows: the first call resolves the choice (a preset in this browser's time zone), the others get the same time. */
+  const snoozeAll = async (ids: string[], choice: SnoozeChoice): Promise<Date> => {
+    const first = await inbox.snooze(
+      'preset' in choice
+        ? { notificationId: ids[0]!, preset: choice.preset, timeZone: browserTimeZone() }
+        : { notificationId: ids[0]!, until: timestampFromDate(choice.until) },
+    );
+    const until = first.snoozedUntil ? timestampDate(first.snoozedUntil) : 'until' in choice ? choice.until : new Date();
+    for (const part of chunks(ids.slice(1), 8)) await Promise.all(part.map((id) => inbox.snooze({ notificationId: id, until: timestampFromDate(until) })));
+    return until;
+  };
+
+  const triage = async (kind: TriageKind, ids: string[], choice?: SnoozeChoice) => {
+    const rows = rowsOf(ids).filter((r) => (kind === 'done' ? r.state !== 'done' : kind === 'inbox' ? r.state !== 'inbox' : true));
+    if (rows.length === 0) return;
+    const rowIds = rows.map((r) => r.notificationId);
+    wantFocus.current = true;
+    pending.current++;
+    setSelected((s) => (s.size === 0 ? s : new Set([...s].filter((id) => !rowIds.includes(id)))));
+    try {
+      let untilText: string | undefined;
+      if (kind === 'done') {
+        applyLocal(rows.map((r) => withState(r, 'done')));
+        for (const part of chunks(rowIds)) await inbox.markDone({ notificationIds: part });
+      } else if (kind === 'inbox') {
+        applyLocal(rows.map((r) => withState(r, 'inbox')));
+        for (const part of chunks(rowIds)) await inbox.moveToInbox({ notificationIds: part });
+      } else {
+        const until = await snoozeAll(rowIds, choice ?? { preset: 'tomorrow' });
+        applyLocal(rows.map((r) => withState(r, 'snoozed', until)));
+        untilText = formatTime(until);
+      }
+      const action: Undoable = { kind, before: rows };
+      undoStack.current = [...undoStack.current.slice(-19), action];
+      action.toast = toast(triageText(kind, rows.length, untilText), { label: 'Undo', run: () => void undo(action) });
+    } catch (e) {
+      toast(`${kind === 'done' ? 'Done' : kind === 'inbox' ? 'Move to Inbox' : 'Snooze'} failed: ${errorText(e)}`);
+      void list(true);
+    } finally {
+      pending.current--;
+      refreshCounts();
+    }
+  };
+
+  /** Puts the rows of an action back where they were (the toast's "Undo", `z`). */
+  const undo = async (action: Undoable) => {
+    if (!undoStack.current.includes(action)) return;
+    undoStack.current = undoStack.current.filter((a) => a !== action);
+    if (action.toast) dismissToast(action.toast);
+    const prior: Prior[] = action.before.map((r) => ({ id: r.notificationId, state: r.state, snoozedUntil: millis(r.snoozedUntil) }));
+    const plan = restorePlan(prior, Date.now());
+    wantFocus.current = true;
+    pending.current++;
+    // Done marked them read; nothing marks them unread again.
+    applyLocal(action.before.map((r) => (action.kind === 'done' ? ({ ...r, read: true } as InboxItem) : r)));
+    const back = action.before.find((r) => inView(r, viewRef.current));
+    if (back) {
+      setCursor(back.notificationId);
+      focusTarget.current = back.notificationId;
+    }
+    try {
+      for (const part of chunks(plan.toInbox)) await inbox.moveToInbox({ notificationIds: part });
+      for (const part of chunks(plan.toDone)) await inbox.markDone({ notificationIds: part });
+      for (const r of plan.resnooze) await inbox.snooze({ notificationId: r.id, until: timestampFromDate(new Date(r.until)) });
+      toast('Undone');
+    } catch (e) {
+      toast(`Undo failed: ${errorText(e)}`);
+      void list(true);
+    } finally {
+      pending.current--;
+      refreshCounts();
+    }
+  };
+
+  const markRead = async (ids: string[]) => {
+    const rows = rowsOf(ids).filter((r) => !r.read);
+    if (rows.length === 0) {
+      toast('Already read (marking unread is not available yet)');
+      return;
+    }
+    try {
+      for (const r of rows) {
+        const res = await inbox.markRead({ notificationId: r.notificationId });
+        if (res.item) applyLocal([res.item]);
+        setUnread(res.unreadCount);
+      }
+    } catch (e) {
+      toast(`Mark read failed: ${errorText(e)}`);
+    } finally {
+      refreshCounts();
+    }
+  };
+
+  const openMenu = (ids: string[], at: string) => {
+    if (ids.length === 0) return;
+    if (menu?.at === at) {
+      setMenu(null);
+      return;
+    }
+    menuReturn.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setMenu({ ids, at });
+  };
+  const closeMenu = (restoreFocus: boolean) => {
+    setMenu(null);
+    if (restoreFocus) {
+      const back = menuReturn.current;
+      if (back?.isConnected) back.focus();
+      else wantFocus.current = true;
+    }
+  };
+  const pickSnooze = (choice: SnoozeChoice) => {
+    const ids = menu?.ids ?? [];
+    wantFocus.current = true;
+    setMenu(null);
+    void triage('snooze', ids, choice);
+  };
+  const menuFor = (at: string, labelledBy: string) =>
+    menu?.at === at ? <SnoozeMenu id="snooze-menu" labelledBy={labelledBy} onPick={pickSnooze} onClose={closeMenu} /> : null;
+
+  /** The rows a key acts on: the selection, else the cursor row. */
+  const targets = (): string[] => (selected.size > 0 ? [...selected] : cursorId ? [cursorId] : []);
+
+  const moveCursor = (by: number) => {
+    const list = itemsRef.current ?? [];
+    if (list.length === 0) return;
+    const at = cursorId ? list.findIndex((i) => i.notificationId === cursorId) : -1;
+    const to = at < 0 ? 0 : Math.max(0, Math.min(list.length - 1, at + by));
+    const id = list[to]!.notificationId;
+    setCursor(id);
+    focusRow(id);
+  };
+
+  const keydown = (e: KeyboardEvent) => {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+    if (document.querySelector('dialog[open]') || (e.target as Element | null)?.closest?.('.snooze-pop')) return;
+    const afterG = Date.now() - gAt.current < SEQUENCE_MS;
+    gAt.current = 0;
+    const cmd = commandOf(e.key, afterG);
+    if (cmd === undefined) return;
+    if (cmd === 'g') {
+      gAt.current = Date.now();
+      e.preventDefault();
+      return;
+    }
+    if (typeof cmd === 'object') {
+      e.preventDefault();
+      if (cmd.go !== viewRef.current) navigate(hrefOf(cmd.go));
+      return;
+    }
+    // Enter on a link, a button or a checkbox does what it does there.
+    const target = e.target as Element | null;
+    if (cmd === 'open' && e.key === 'Enter' && target?.closest?.('a, button, input, select, textarea, summary')) return;
+    e.preventDefault();
+    switch (cmd) {
+      case 'next':
+        return moveCursor(1);
+      case 'prev':
+        return moveCursor(-1);
+      case 'open':
+        if (cursorId) navigate(`/inbox/${cursorId}`);
+        return;
+      case 'done': {
+        const ids = targets();
+        if (ids.length > 0 && rowsOf(ids).every((r) => r.state === 'done')) toast('Already done');
+        else void triage('done', ids);
+        return;
+      }
+      case 'snooze':
+        return openMenu(targets(), selected.size > 0 ? 'bulk' : (cursorId ?? ''));
+      case 'read':
+        if (targets().length > 0) void markRead(targets());
+        return;
+      case 'select':
+        if (cursorId) toggleSelected(cursorId);
+        return;
+      case 'undo': {
+        const last = undoStack.current[undoStack.current.length - 1];
+        if (last) void undo(last);
+        else toast('Nothing to undo');
+        return;
+      }
+      case 'help':
+        setHelp(true);
+        return;
+      case 'clear':
+        // A menu whose focus is elsewhere still closes first.
+        if (menu) closeMenu(true);
+        else if (selected.size > 0) setSelected(new Set());
+        return;
+    }
+  };
+  const keydownRef = useRef(keydown);
+  keydownRef.current = keydown;
+  useEffect(() => {
+    const on = (e: KeyboardEvent) => keydownRef.current(e);
+    document.addEventListener('keydown', on);
+    return () => document.removeEventListener('keydown', on);
+  }, []);
+
+  const toggleSelected = (id: string) =>
+    setSelected((s) => {
+      const n = new Set(s);
+      if (n.has(id)) n.delete(id);
+      else n.add(id);
+      return n;
+    });
 
   const markAll = async () => {
     try {
@@ -114,6 +509,7 @@ export function InboxPage() {
       toast(res.markedCount === 1 ? 'Marked 1 notification read' : `Marked ${res.markedCount} notifications read`);
       setItems((cur) => cur?.map((i) => (i.read ? i : ({ ...i, read: true } as InboxItem))) ?? cur);
       setUnread(0);
+      refreshCounts();
     } catch (e) {
       toast(`Mark all read failed: ${errorText(e)}`);
     }
@@ -123,6 +519,8 @@ export function InboxPage() {
     e.preventDefault();
     setFilters((f) => ({ ...f, eventType: eventTypeDraft.trim() }));
   };
+
+  const selectedRows = selected.size > 0 ? rowsOf([...selected]) : [];
 
   return (
     <section class="inbox" aria-labelledby="inbox-heading">
@@ -135,7 +533,27 @@ export function InboxPage() {
         <button type="button" onClick={markAll} disabled={unread === 0}>
           Mark all read
         </button>
+        <button type="button" class="help-button" onClick={() => setHelp(true)} aria-keyshortcuts="?">
+          Keyboard shortcuts
+        </button>
       </div>
+      <nav aria-label="Views">
+        <ul class="view-tabs">
+          {INBOX_VIEWS.map((v) => (
+            <li key={v}>
+              <Link class="view-tab" href={hrefOf(v)} aria-current={v === view ? 'page' : undefined}>
+                {VIEW_LABELS[v]}
+                {counts?.[v] && (
+                  <>
+                    {' '}
+                    <span class="view-counts">{countText(counts[v])}</span>
+                  </>
+                )}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
       <form class="filters" onSubmit={applyEventType}>
         <Field label="Severity">
           {(id) => (
@@ -173,12 +591,61 @@ export function InboxPage() {
       {items !== null && (
         <>
           <p class="total">{total === 1 ? '1 notification' : `${total} notifications`}</p>
-          <ul class="items" aria-label="Inbox">
+          {selected.size > 0 && (
+            <fieldset class="bulk">
+              <legend class="bulk-count">{selected.size} selected</legend>
+              {selectedRows.some((r) => r.state !== 'done') && (
+                <button type="button" onClick={() => void triage('done', [...selected])}>
+                  Done
+                </button>
+              )}
+              {selectedRows.some((r) => r.state !== 'inbox') && (
+                <button type="button" onClick={() => void triage('inbox', [...selected])}>
+                  Move to Inbox
+                </button>
+              )}
+              <div class="snooze-wrap">
+                <button
+                  type="button"
+                  id="snooze-bulk"
+                  aria-haspopup="menu"
+                  aria-expanded={menu?.at === 'bulk'}
+                  aria-controls={menu?.at === 'bulk' ? 'snooze-menu' : undefined}
+                  onClick={() => openMenu([...selected], 'bulk')}
+                >
+                  Snooze
+                </button>
+                {menuFor('bulk', 'snooze-bulk')}
+              </div>
+              <button type="button" onClick={() => setSelected(new Set())}>
+                Clear selection
+              </button>
+            </fieldset>
+          )}
+          <ul
+            class="items"
+            aria-label="Inbox"
+            onFocusIn={(e) => {
+              const li = (e.target as Element).closest<HTMLElement>('li[data-id]');
+              if (li?.dataset.id && li.dataset.id !== cursorId) setCursor(li.dataset.id);
+            }}
+          >
             {items.map((i) => (
-              <InboxRow key={i.notificationId} item={i} />
+              <InboxRow
+                key={i.notificationId}
+                item={i}
+                cursor={i.notificationId === cursorId}
+                selected={selected.has(i.notificationId)}
+                menuOpen={menu?.at === i.notificationId}
+                menu={menuFor(i.notificationId, `snooze-${i.notificationId}`)}
+                onSelect={() => toggleSelected(i.notificationId)}
+                onDone={() => void triage('done', [i.notificationId])}
+                onMove={() => void triage('inbox', [i.notificationId])}
+                onSnooze={() => openMenu([i.notificationId], i.notificationId)}
+              />
             ))}
           </ul>
-          {items.length === 0 && <p class="empty">Nothing here.</p>}
+          {items.length === 0 && <p class="empty">{EMPTY[view]}</p>}
           {next && (
             <button type="button" class="more" onClick={more}>
               Load more
@@ -186,23 +653,96 @@ export function InboxPage() {
           )}
         </>
       )}
+      {help && <ShortcutsDialog onClose={() => setHelp(false)} />}
     </section>
   );
 }
 
-function InboxRow({ item }: { item: InboxItem }) {
+const EMPTY: Record<InboxView, string> = {
+  inbox: 'Nothing here.',
+  snoozed: 'Nothing snoozed.',
+  done: 'Nothing done yet.',
+  all: 'Nothing here.',
+};
+
+/** A view's count in its link: "12", or "12 · 3 unread" (one text: "3 unread" alone is the page's unread count). */
+function countText(c: { total: number; unread: number }): string {
+  return c.unread > 0 ? `${c.total} · ${c.unread} unread` : `${c.total}`;
+}
+
+function InboxRow({
+  item,
+  cursor,
+  selected,
+  menuOpen,
+  menu,
+  onSelect,
+  onDone,
+  onMove,
+  onSnooze,
+}: {
+  item: InboxItem;
+  cursor: boolean;
+  selected: boolean;
+  menuOpen: boolean;
+  menu: ComponentChildren;
+  onSelect: () => void;
+  onDone: () => void;
+  onMove: () => void;
+  onSnooze: () => void;
+}) {
+  const id = item.notificationId;
+  const titleId = `title-${id}`;
+  const cls = `${itemClasses(item, 'item')} triage-row${cursor ? ' is-cursor' : ''}${selected ? ' is-selected' : ''}`;
   return (
-    <li class={itemClasses(item, 'item')}>
+    <li class={cls} data-id={id}>
+      <input type="checkbox" class="select" checked={selected} onChange={onSelect} aria-label={`Select ${item.title}`} />
       <article>
         <header class="item-head">
           <Severity item={item} />
-          <Link class="item-title" href={`/inbox/${item.notificationId}`}>
+          <Link id={titleId} class="item-title" href={`/inbox/${id}`}>
             {item.title}
           </Link>
         </header>
         {item.summary && <p class="summary">{item.summary}</p>}
         <Meta item={item} />
+        {item.state === 'snoozed' && (
+          <p class="triage-state">
+            Snoozed until <Time at={item.snoozedUntil} />
+          </p>
+        )}
+        {item.state === 'done' && (
+          <p class="triage-state">
+            Done <Time at={item.doneAt} />
+          </p>
+        )}
       </article>
+      <div class="triage-buttons">
+        {item.state !== 'done' && (
+          <button type="button" aria-describedby={titleId} onClick={onDone}>
+            Done
+          </button>
+        )}
+        {item.state !== 'inbox' && (
+          <button type="button" aria-describedby={titleId} onClick={onMove}>
+            Move to Inbox
+          </button>
+        )}
+        <div class="snooze-wrap">
+          <button
+            type="button"
+            id={`snooze-${id}`}
+            aria-describedby={titleId}
+            aria-haspopup="menu"
+            aria-expanded={menuOpen}
+            aria-controls={menuOpen ? 'snooze-menu' : undefined}
+            onClick={onSnooze}
+          >
+            Snooze
+          </button>
+          {menu}
+        </div>
+      </div>
     </li>
   );
 }

@@ -141,7 +141,7 @@ function App() {
   // After an in-app navigation, keyboard and screen-reader users start at the new page's content.
   const firstPath = useRef(true);
   useEffect(() => {
-    if (path === '/') document.title = 'Inbox · fluxdesk';
+    // `/` titles itself by its view (inbox-page.tsx).
     if (firstPath.current) firstPath.current = false;
     else document.getElementById('main')?.focus({ preventScroll: true });
   }, [path]);

@@ -58,28 +58,64 @@ export function Time({ at }: { at: Timestamp | undefined }) {
 }
 
 // ---- toasts ----
+/** A button a toast offers (e.g. "Undo"); the toast goes away once it is pressed. */
+export interface ToastAction {
+  label: string;
+  run: () => void;
+}
 interface Toast {
   id: number;
   text: string;
+  action?: ToastAction | undefined;
 }
-const ToastContext = createContext<(text: string) => void>(() => {});
+/** Shows a toast; its id, for dismissToast. */
+export type ShowToast = (text: string, action?: ToastAction) => number;
+const ToastContext = createContext<ShowToast>(() => 0);
+const DismissContext = createContext<(id: number) => void>(() => {});
 export const useToast = () => useContext(ToastContext);
+/** Takes a toast away before its time (e.g. its action was done another way). */
+export const useDismissToast = () => useContext(DismissContext);
+
+/** How long a toast stays; one with keyboard focus or the pointer on it stays until they leave. */
+const TOAST_MS = 8000;
 
 let toastSeq = 0;
 export function ToastProvider({ children }: { children: ComponentChildren }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
-  const push = useCallback((text: string) => {
-    const id = ++toastSeq;
-    setToasts((t) => [...t.slice(-4), { id, text }]);
-    setTimeout(() => setToasts((t) => t.filter((x) => x.id !== id)), 8000);
-  }, []);
+  const drop = useCallback((id: number) => setToasts((t) => t.filter((x) => x.id !== id)), []);
+  const push = useCallback(
+    (text: string, action?: ToastAction) => {
+      const id = ++toastSeq;
+      setToasts((t) => [...t.slice(-4), { id, text, action }]);
+      const expire = () => {
+        const el = document.querySelector(`.toast[data-toast="${id}"]`);
+        if (el && (el.contains(document.activeElement) || el.matches(':hover'))) setTimeout(expire, 1000);
+        else drop(id);
+      };
+      setTimeout(expire, TOAST_MS);
+      return id;
+    },
+    [drop],
+  );
   return (
     <ToastContext.Provider value={push}>
-      {children}
+      <DismissContext.Provider value={drop}>{children}</DismissContext.Provider>
       <div class="toasts" role="status" aria-live="polite">
         {toasts.map((t) => (
-          <p key={t.id} class="toast">
-            {t.text}
+          <p key={t.id} class="toast" data-toast={t.id}>
+            <span>{t.text}</span>
+            {t.action && (
+              <button
+                type="button"
+                class="toast-action"
+                onClick={() => {
+                  drop(t.id);
+                  t.action!.run();
+                }}
+              >
+                {t.action.label}
+              </button>
+            )}
           </p>
         ))}
       </div>

@@ -39,3 +39,10 @@ export const VIEW_STATES: Readonly<Record<InboxView, readonly ItemState[]>> = {
   done: ['done'],
   all: ITEM_STATES,
 };
+
+/** The snooze presets a person picks from, on the wall clock of their time zone (snooze.rules.ts computes them). */
+export const SNOOZE_PRESETS = ['one_hour', 'this_evening', 'tomorrow', 'next_week'] as const;
+export type SnoozePreset = (typeof SNOOZE_PRESETS)[number];
+
+/** Wall-clock hours of the presets: `this_evening` at 18:00 (refused from then on), `tomorrow` and `next_week` at 09:00. */
+export const SNOOZE_HOURS = { evening: 18, morning: 9 } as const;

@@ -1,14 +1,13 @@
 // When a snooze may end, and the presets a person picks from, in their own time zone (DST days
 // included: "tomorrow 09:00" is 09:00 on the wall clock, whatever the offset does overnight).
 import { DateTime, IANAZone } from 'luxon';
-import { INBOX_LIMITS } from './inbox.limits.js';
+import { INBOX_LIMITS, SNOOZE_HOURS, SNOOZE_PRESETS, type SnoozePreset } from './inbox.limits.js';
 
-export const SNOOZE_PRESETS = ['one_hour', 'this_evening', 'tomorrow', 'next_week'] as const;
-export type SnoozePreset = (typeof SNOOZE_PRESETS)[number];
+export { SNOOZE_PRESETS, type SnoozePreset };
 
 /** Wall-clock hours of the presets. */
-const EVENING_HOUR = 18;
-const MORNING_HOUR = 9;
+const EVENING_HOUR = SNOOZE_HOURS.evening;
+const MORNING_HOUR = SNOOZE_HOURS.morning;
 
 export const isTimeZone = (tz: string): boolean => tz.length <= 64 && IANAZone.isValidZone(tz);
 
