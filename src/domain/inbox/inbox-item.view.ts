@@ -56,6 +56,8 @@ export interface InboxItemView {
   state: ItemState;
   /** Rows with the same key are repeats of one kind from one sender (grouping.rules.ts). */
   groupKey: string;
+  /** The row's place in the lists (newest first): its creation, or when it came back from snooze. */
+  listedAt: string;
   snoozedUntil?: string;
   doneAt?: string;
 }
@@ -79,6 +81,7 @@ export function toInboxItemView(r: InboxItemRow): InboxItemView {
     actions: [],
     state: r.state,
     groupKey: groupKeyOf(r),
+    listedAt: iso(r.listed_at),
   };
   if (r.snoozed_until !== null) v.snoozedUntil = iso(r.snoozed_until);
   if (r.done_at !== null) v.doneAt = iso(r.done_at);

@@ -45,6 +45,8 @@ export interface InboxItemRow {
   state: ItemState;
   snoozed_until: Date | string | null;
   done_at: Date | string | null;
+  /** The row's place in the lists: its creation, or when it came back from snooze. */
+  listed_at: Date | string;
 }
 
 // updated_at: the latest of the row's own changes (a read mark, a repeat's new text) and its
@@ -61,7 +63,7 @@ const ITEM_COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.read_at, n.cre
        when d.external_status = 'resolved' and d.resolved_at is not null then d.resolved_at
        else d.last_event_at end as external_status_at,
   d.resolved_at, d.resolution_note, d.fire_count, d.actor as event_actor, d.labels, d.actions, d.occurred_at,
-  s.items as supplements, n.state, n.snoozed_until, n.done_at`;
+  s.items as supplements, n.state, n.snoozed_until, n.done_at, coalesce(n.listed_at, n.created_at) as listed_at`;
 
 /** What an agent's list item shows (MCP list_inbox): no body, supplements, labels or actions to fetch. */
 const BRIEF_COLUMNS = `n.id, n.type, n.title, n.summary, n.read_at, n.created_at, n.target_url, n.delivery_id, n.actor_user_id,

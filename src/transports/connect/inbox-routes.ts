@@ -50,6 +50,7 @@ export function inboxItemToProto(v: InboxItemView): MessageInitShape<typeof Inbo
     occurredAt: tsOpt(v.occurredAt),
     snoozedUntil: tsOpt(v.snoozedUntil),
     doneAt: tsOpt(v.doneAt),
+    listedAt: ts(v.listedAt),
     supplements: v.supplements.map((s) => ({ id: s.id, markdownBody: s.markdownBody, createdAt: ts(s.createdAt) })),
     actions: v.actions.map((a) => ({ index: a.index, label: a.label, kind: a.kind, url: a.url, actionType: a.actionType })),
   };

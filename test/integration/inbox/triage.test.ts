@@ -211,6 +211,9 @@ describe('snooze and wake', () => {
     const after = await c.listInbox({});
     expect(after.items.map((i) => i.notificationId)).toEqual([p.ids[0], p.ids[1]]);
     expect(after.items[0]).toMatchObject({ state: 'inbox', read: false });
+    // Its list position is the wake, ahead of the newer arrival's creation.
+    expect(Number(after.items[0]!.listedAt!.seconds)).toBeGreaterThan(Number(after.items[1]!.listedAt!.seconds));
+    expect(after.items[1]!.listedAt).toEqual(after.items[1]!.createdAt);
     expect(after.items[0]!.snoozedUntil).toBeUndefined();
     expect(after.viewCounts).toMatchObject(await truth(p.pt.user.userId));
 
