@@ -1,7 +1,7 @@
 // The inbox at `/`: the caller's notifications newest first in four views (Inbox, Snoozed, Done,
 // All: `?view=`, with each view's count and unread count), live through the app's WatchInbox stream
-// (an upsert replaces its row in place, moves it to another view when its state changed, or inserts
-// it at its place; every `ready` re-lists), the unread count, "Mark all read", filters by severity
+// (an upsert replaces its row, moves it to another view when its state changed, or inserts it at its
+// place by listed_at; every `ready` re-lists), the unread count, "Mark all read", filters by severity
 // and event type, and triage: per row "Done", "Move to Inbox" and "Snooze" (a menu of presets or a
 // picked time), a selection, a toast with "Undo" after each action, and keyboard shortcuts (`?`).
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { INBOX_VIEWS, type InboxView } from '../../src/domain/inbox/inbox.limits.js';
 import { errorText, inbox } from './client.js';
-import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, placeOf, shiftCounts, upsert, viewOf } from './inbox-list.js';
+import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, shiftCounts, upsert, viewOf } from './inbox-list.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { type LiveState, onLiveState, subscribe } from './live.js';
 import { ShortcutsDialog } from './shortcuts-dialog.js';
@@ -114,13 +114,15 @@ export function InboxPage() {
   viewRef.current = view;
   const itemsRef = useRef(items);
   itemsRef.current = items;
+  /** More pages follow the loaded rows: a row that goes below them is not added. */
+  const moreRef = useRef(false);
+  moreRef.current = !!next;
   // Upserts seen while a list call is in flight, applied over its answer.
   const sinceList = useRef<InboxItem[] | null>(null);
   const listSeq = useRef(0);
   const countsSeq = useRef(0);
   const countsTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const relistTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  /** What the page last knew of every row it saw (any view): tells a woken snooze from a move. */
+  /** What the page last knew of every row it saw (any view): its counts move by it. */
   const known = useRef(new Map<string, KnownState>());
   /** Triage actions that can still be undone, the last one last (`z`). */
   const undoStack = useRef<Undoable[]>([]);
@@ -172,7 +174,7 @@ export function InboxPage() {
       for (const i of res.items) known.current.set(i.notificationId, knownStateOf(i));
       let fresh = res.items;
       for (const u of sinceList.current ?? []) {
-        fresh = upsert(fresh, u, f, v);
+        fresh = upsert(fresh, u, f, v, !!res.nextPageToken);
         known.current.set(u.notificationId, knownStateOf(u));
       }
       sinceList.current = null;
@@ -226,13 +228,9 @@ export function InboxPage() {
       else if (e.kind === 'upsert') {
         const item = e.item;
         sinceList.current?.push(item);
-        const { place, recheck } = placeOf(known.current.get(item.notificationId), item, Date.now());
         known.current.set(item.notificationId, knownStateOf(item));
-        setItems((cur) => cur && upsert(cur, item, filtersRef.current, viewRef.current, place));
-        if (recheck && inView(item, viewRef.current)) {
-          clearTimeout(relistTimer.current);
-          relistTimer.current = setTimeout(() => void list(true), 300);
-        }
+        // listed_at places it exactly (a woken snooze on top, a move back to the Inbox at its old place).
+        setItems((cur) => cur && upsert(cur, item, filtersRef.current, viewRef.current, moreRef.current));
         refreshCounts();
       }
     });
@@ -240,7 +238,6 @@ export function InboxPage() {
       off();
       offState();
       clearTimeout(countsTimer.current);
-      clearTimeout(relistTimer.current);
     };
   }, []);
 
@@ -288,7 +285,7 @@ export function InboxPage() {
       const delta = (inView(after, v) ? 1 : 0) - (inView(before, v) ? 1 : 0);
       if (delta !== 0) setTotal((t) => Math.max(0, t + delta));
     }
-    setItems((cur) => cur && changed.reduce((acc, i) => upsert(acc, i, filtersRef.current, viewRef.current), cur));
+    setItems((cur) => cur && changed.reduce((acc, i) => upsert(acc, i, filtersRef.current, viewRef.current, moreRef.current), cur));
   };
 
   const rowsOf = (ids: readonly string[]): InboxItem[] => {
