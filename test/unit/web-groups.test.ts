@@ -100,8 +100,8 @@ describe('keyboard rows', () => {
 
   it('texts: the count and the expand button', () => {
     expect(groupCountText(5)).toBe('5 items');
-    expect(moreLikeThisText(5, false)).toBe('Show 4 more like this');
-    expect(moreLikeThisText(5, true)).toBe('Hide 4 more like this');
+    expect(moreLikeThisText(5, false)).toBe('Show 5 like this');
+    expect(moreLikeThisText(5, true)).toBe('Hide 5 like this');
   });
 });
 

@@ -70,8 +70,8 @@ export function rowIndex(rows: readonly ListRow[], expanded: ReadonlySet<string>
 
 /** "5 items" */
 export const groupCountText = (n: number): string => `${n} items`;
-/** The expand button's text: "Show 4 more like this" (collapsed), "Hide 4 more like this" (expanded). */
-export const moreLikeThisText = (n: number, open: boolean): string => `${open ? 'Hide' : 'Show'} ${n - 1} more like this`;
+/** The expand button's text: "Show 5 like this" (collapsed), "Hide 5 like this" (expanded: the group's row, then all 5). */
+export const moreLikeThisText = (n: number, open: boolean): string => `${open ? 'Hide' : 'Show'} ${n} like this`;
 
 // ---- the "Group repeats" choice ----
 // Kept in this browser's localStorage per user (the viewer's user id from GetViewer), on by default.
