@@ -940,7 +940,14 @@ function GroupRow({
         </header>
         {newest.summary && <p class="summary">{newest.summary}</p>}
         <Meta item={newest} />
-        <button type="button" class="group-toggle-button" aria-expanded={open} aria-controls={open ? membersId : undefined} aria-describedby={titleId} onClick={onToggle}>
+        <button
+          type="button"
+          class="group-toggle-button"
+          aria-expanded={open}
+          aria-controls={open ? membersId : undefined}
+          aria-describedby={titleId}
+          onClick={onToggle}
+        >
           {moreLikeThisText(n, open)}
         </button>
       </article>
