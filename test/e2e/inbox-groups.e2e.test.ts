@@ -1,5 +1,5 @@
 // Grouped repeats and "Mark all done" in a real browser: repeats of one token and event type are one
-// row in the Inbox view ("3 items", the newest title), "Show 3 like this" lists them, "Done all 3"
+// row in the Inbox view ("3 items", the newest title), "Show 3 like this" lists them, "Mark read" reads them all, "Done all 3"
 // takes them all to Done (the Done count grows by 3) and Undo brings them all back, j / k move over a
 // collapsed group as one row and e acts on all of it, axe-core clean collapsed and expanded; the
 // "Group repeats" toggle turns grouping off (remembered across a reload) and on; "Mark all done"
@@ -86,6 +86,14 @@ describe('grouped repeats and Mark all done (browser)', () => {
     await expect(members.getByRole('listitem')).toHaveCount(3);
     expect(await members.locator('.item-title').allTextContents()).toEqual([fails[2], fails[1], fails[0]]);
     await expectAxeClean(b, 'group expanded');
+
+    // "Mark read" on the group: all three read.
+    await group.getByRole('button', { name: 'Mark read', exact: true }).click();
+    await expect(group.getByRole('button', { name: 'Mark read', exact: true })).toHaveCount(0);
+    await expect
+      .poll(async () => (await sql('select count(*)::int as n from notifications where user_id = ? and read_at is not null', [t.user.userId]))[0].n)
+      .toBe(3);
+    await expect(viewLink(page, 'Inbox')).toHaveText('Inbox 4 · 1 unread');
 
     // "Done all 3": every member leaves the Inbox view; the Done count grows by 3.
     await group.getByRole('button', { name: 'Done all 3', exact: true }).click();

@@ -424,10 +424,11 @@ export function InboxPage({ userId }: { userId: string }) {
       return;
     }
     try {
-      for (const r of rows) {
-        const res = await inbox.markRead({ notificationId: r.notificationId });
-        if (res.item) applyLocal([res.item]);
-        setUnread(res.unreadCount);
+      // One call per row (MarkRead takes one id), eight at a time (a group's members, a selection).
+      for (const part of chunks(rows, 8)) {
+        const done = await Promise.all(part.map((r) => inbox.markRead({ notificationId: r.notificationId })));
+        applyLocal(done.flatMap((res) => (res.item ? [res.item] : [])));
+        setUnread(Math.min(...done.map((res) => res.unreadCount)));
       }
     } catch (e) {
       toast(`Mark read failed: ${errorText(e)}`);
