@@ -28,7 +28,12 @@ beforeAll(async () => {
           publish(
             h,
             t.token,
-            event(h, { title: `Item ${String(n0 + k + j + 1).padStart(3, '0')}`, severity: (n0 + k + j) % 7 === 0 ? 'critical' : 'info' }),
+            // Each of its own event type: 500 rows, none a repeat of another (the Inbox groups repeats).
+            event(h, {
+              title: `Item ${String(n0 + k + j + 1).padStart(3, '0')}`,
+              severity: (n0 + k + j) % 7 === 0 ? 'critical' : 'info',
+              event_type: `personal.budget.t${n0 + k + j + 1}`,
+            }),
           ).then((r) => r.status),
         ),
       );

@@ -40,11 +40,15 @@ const undoButton = (page: Page) => lastToast(page).getByRole('button', { name: '
 const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.textContent ?? '');
 const titlesShown = (page: Page) => inboxList(page).locator('.item-title').allTextContents();
 
-/** Publishes one event per title, a second apart (oldest first); the list shows them newest first. */
+let typeSeq = 0;
+/**
+ * Publishes one event per title, a second apart (oldest first); the list shows them newest first.
+ * Each of its own event type, so no two are repeats of one another (the Inbox view groups those).
+ */
 async function publishAll(t: TestToken, titles: string[]): Promise<void> {
   for (const title of titles) {
     h.clock.advance(1000);
-    const r = await publish(h, t.token, event(h, { title }));
+    const r = await publish(h, t.token, event(h, { title, event_type: `personal.triage.t${++typeSeq}` }));
     expect(r.status, r.text).toBe(202);
   }
 }

@@ -234,7 +234,8 @@ describe('inbox (browser)', () => {
   it('mark read on the item, mark all read on the list; both persist across a reload', async () => {
     const t = await newPersonalToken(h);
     const titles = [uniqueTitle('Alpha'), uniqueTitle('Bravo'), uniqueTitle('Charlie')];
-    for (const title of titles) await published(t, { title });
+    // Three event types: three rows (repeats of one type would be one group in the Inbox view).
+    for (const [k, title] of titles.entries()) await published(t, { title, event_type: `personal.mark.t${k}` });
     const page = await openInbox(t);
     await expect(inboxList(page).getByRole('listitem')).toHaveCount(3);
     await expect(page.getByText('3 unread', { exact: true })).toBeVisible();
@@ -301,7 +302,7 @@ describe('inbox (browser)', () => {
       actions: [{ label: 'Open runbook', action_type: 'url', url: 'https://runbooks.example.test/tls' }],
     });
     await request(h, 'POST', `/api/v1/events/${deliveryId}/supplement`, { token: t.token, body: { markdown_body: 'Renewal scheduled.' } });
-    await published(t, { title: uniqueTitle('All green'), severity: 'success' });
+    await published(t, { title: uniqueTitle('All green'), severity: 'success', event_type: 'personal.checks.green' });
     const page = await openInbox(t);
     await expect(inboxList(page).getByRole('listitem')).toHaveCount(2);
     await expectAxeClean(b, 'inbox');

@@ -1,12 +1,12 @@
 // The inbox list's live-change rules (web/src/inbox-list.ts): an upsert from WatchInbox replaces its
 // row in place (a dedup repeat updates the fire count, no second row), a new notification goes in
-// newest-first order, a woken snooze goes on top, and the view (the row's state) and the filters
+// its place by listed_at then id (a woken snooze on top), and the view (the row's state) and the filters
 // decide whether a row is (still) shown.
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
 import { type InboxItem, InboxItemSchema, ListInboxResponseSchema } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
-import { countsOf, type KnownState, placeOf, shiftCounts, upsert, viewOf } from '../../web/src/inbox-list.ts';
+import { countsOf, listOrder, shiftCounts, upsert, viewOf } from '../../web/src/inbox-list.ts';
 
 const ALL = { severity: '', eventType: '' };
 const at = (minute: number) => timestampFromDate(new Date(Date.UTC(2026, 10, 25, 12, minute)));
@@ -67,51 +67,38 @@ describe('views', () => {
     expect(ids(upsert(done, item('x', 50, { state: 'snoozed' }), ALL, 'done'))).toEqual(['d', 'e']);
   });
 
-  it('top puts the row first, moving it when present; order keeps a present row where it is', () => {
-    expect(ids(upsert(at0, item('z', 1), ALL, 'inbox', 'top'))).toEqual(['z', 'c', 'b', 'a']);
-    expect(ids(upsert(at0, item('a', 10), ALL, 'all', 'top'))).toEqual(['a', 'c', 'b']);
-    expect(ids(upsert(at0, item('a', 10, { read: true }), ALL, 'inbox', 'order'))).toEqual(['c', 'b', 'a']);
+  it('listed_at places a row exactly: a woken snooze (created long ago, listed now) on top; a move back keeps its old place', () => {
+    const woken = item('a', 10, { listedAt: at(50) });
+    expect(ids(upsert(at0, woken, ALL, 'inbox'))).toEqual(['a', 'c', 'b']);
+    expect(ids(upsert(at0, item('z', 1, { listedAt: at(45) }), ALL, 'inbox'))).toEqual(['z', 'c', 'b', 'a']);
+    // Moved back to the Inbox (listed_at unchanged): between the rows listed around it.
+    expect(ids(upsert([item('c', 30), item('a', 10)], item('b', 20, { listedAt: at(20), read: true }), ALL, 'inbox'))).toEqual(['c', 'b', 'a']);
+    expect(ids(upsert(at0, item('a', 10, { read: true }), ALL, 'inbox'))).toEqual(['c', 'b', 'a']);
   });
 
-  it('an arriving row goes after the last row created at or after it: a woken row on top (created long ago) stays above it', () => {
-    const woken = [item('w', 1), item('c', 30), item('a', 10)];
+  it('an arriving row goes to its place by listed_at, a woken row on top staying above older ones', () => {
+    const woken = [item('w', 1, { listedAt: at(40) }), item('c', 30), item('a', 10)];
     expect(ids(upsert(woken, item('m', 20), ALL, 'inbox'))).toEqual(['w', 'c', 'm', 'a']);
     expect(ids(upsert(woken, item('n', 60), ALL, 'inbox'))).toEqual(['n', 'w', 'c', 'a']);
+    expect(ids(upsert(woken, item('o', 35), ALL, 'inbox'))).toEqual(['w', 'o', 'c', 'a']);
+  });
+
+  it("ties on listed_at order by id, descending (the server's order)", () => {
+    expect(ids(upsert([item('b', 20), item('a', 20)], item('c', 20), ALL, 'inbox'))).toEqual(['c', 'b', 'a']);
+    expect(ids(upsert([item('c', 20), item('a', 20)], item('b', 20), ALL, 'inbox'))).toEqual(['c', 'b', 'a']);
+    expect(listOrder(item('x', 20, { listedAt: timestampFromDate(new Date(Date.UTC(2026, 10, 25, 12, 20, 0, 5))) }), item('y', 20))).toBeLessThan(0);
+  });
+
+  it('with more pages, a new row below the loaded ones is left to "Load more"; a loaded one stays', () => {
+    expect(ids(upsert(at0, item('z', 5), ALL, 'inbox', true))).toEqual(['c', 'b', 'a']);
+    expect(ids(upsert(at0, item('z', 5), ALL, 'inbox', false))).toEqual(['c', 'b', 'a', 'z']);
+    expect(ids(upsert(at0, item('m', 25), ALL, 'inbox', true))).toEqual(['c', 'm', 'b', 'a']);
+    expect(ids(upsert(at0, item('a', 10, { read: true }), ALL, 'inbox', true))).toEqual(['c', 'b', 'a']);
   });
 
   it('viewOf: the four views by name, anything else the Inbox', () => {
     expect(['inbox', 'snoozed', 'done', 'all'].map(viewOf)).toEqual(['inbox', 'snoozed', 'done', 'all']);
     expect([null, undefined, '', 'Done', 'archive'].map(viewOf)).toEqual(['inbox', 'inbox', 'inbox', 'inbox', 'inbox']);
-  });
-});
-
-describe('placeOf', () => {
-  const now = Date.UTC(2026, 10, 25, 13, 0);
-  const snoozedUntil = (ms: number): KnownState => ({ state: 'snoozed', snoozedUntil: ms });
-  // An item created at 12:10 and changed at 13:00 (not a new notification).
-  const changed = (over: MessageInitShape<typeof InboxItemSchema> = {}) => item('r', 10, { updatedAt: timestampFromDate(new Date(now)), ...over });
-
-  it('a snoozed row back in the Inbox, unread, at its time: a wake, on top', () => {
-    expect(placeOf(snoozedUntil(now - 1000), changed(), now)).toEqual({ place: 'top', recheck: false });
-  });
-
-  it('a move back to the Inbox keeps the old place: it stayed read, its snooze was not due, or it was done', () => {
-    expect(placeOf(snoozedUntil(now - 1000), changed({ read: true }), now).place).toBe('order');
-    expect(placeOf(snoozedUntil(now + 3_600_000), changed(), now).place).toBe('order');
-    expect(placeOf({ state: 'done' }, changed(), now)).toEqual({ place: 'order', recheck: false });
-  });
-
-  it('rows leaving for Done or Snoozed, and rows already in the Inbox, keep their order', () => {
-    expect(placeOf({ state: 'inbox' }, changed({ state: 'done' }), now)).toEqual({ place: 'order', recheck: false });
-    expect(placeOf({ state: 'inbox' }, changed(), now)).toEqual({ place: 'order', recheck: false });
-    expect(placeOf(undefined, changed({ state: 'snoozed' }), now)).toEqual({ place: 'order', recheck: false });
-  });
-
-  it('a row not seen before: a new notification by creation; an older one on top when unread (likely a wake), by creation when read, both re-checked', () => {
-    const fresh = item('n', 60, { updatedAt: at(60) });
-    expect(placeOf(undefined, fresh, now)).toEqual({ place: 'order', recheck: false });
-    expect(placeOf(undefined, changed(), now)).toEqual({ place: 'top', recheck: true });
-    expect(placeOf(undefined, changed({ read: true }), now)).toEqual({ place: 'order', recheck: true });
   });
 });
 

@@ -1,21 +1,36 @@
 // The inbox at `/`: the caller's notifications newest first in four views (Inbox, Snoozed, Done,
 // All: `?view=`, with each view's count and unread count), live through the app's WatchInbox stream
-// (an upsert replaces its row in place, moves it to another view when its state changed, or inserts
-// it at its place; every `ready` re-lists), the unread count, "Mark all read", filters by severity
+// (an upsert replaces its row, moves it to another view when its state changed, or inserts it at its
+// place by listed_at; every `ready` re-lists), the unread count, "Mark all read", filters by severity
 // and event type, and triage: per row "Done", "Move to Inbox" and "Snooze" (a menu of presets or a
 // picked time), a selection, a toast with "Undo" after each action, and keyboard shortcuts (`?`).
+// In the Inbox view, repeats (rows with the same group_key) collapse into one row ("Group repeats",
+// on by default, remembered per user) whose Done / Snooze / Mark read act on all its loaded members;
+// "Mark all done" moves the view's rows matching the filters to Done (no Undo).
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { INBOX_VIEWS, type InboxView } from '../../src/domain/inbox/inbox.limits.js';
 import { errorText, inbox } from './client.js';
-import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, placeOf, shiftCounts, upsert, viewOf } from './inbox-list.js';
+import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, shiftCounts, upsert, viewOf } from './inbox-list.js';
+import { groupCountText, groupRows, type ListRow, moreLikeThisText, navKeys, readGroupRepeats, rowIndex, writeGroupRepeats } from './inbox-groups.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { type LiveState, onLiveState, subscribe } from './live.js';
 import { ShortcutsDialog } from './shortcuts-dialog.js';
 import { type SnoozeChoice, SnoozeMenu } from './snooze-menu.js';
-import { browserTimeZone, chunks, commandOf, type Prior, restorePlan, SEQUENCE_MS, type TriageKind, triageText } from './triage.js';
+import {
+  browserTimeZone,
+  chunks,
+  commandOf,
+  markAllDoneText,
+  markAllProgressText,
+  type Prior,
+  restorePlan,
+  SEQUENCE_MS,
+  type TriageKind,
+  triageText,
+} from './triage.js';
 import { Field, formatTime, Link, navigate, onNavigate, Time, useDismissToast, useToast } from './ui.js';
 
 /** The first page: a whole day of a busy inbox (500 rows renders well inside the 500 ms budget). */
@@ -80,15 +95,30 @@ function isTyping(t: EventTarget | null): boolean {
   return t instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(t.type);
 }
 
-const rowSelector = (id: string) => `li[data-id="${CSS.escape(id)}"]`;
-/** Moves the keyboard focus to a row (its title link); false when the row is not on the page. */
-function focusRow(id: string): boolean {
-  const a = document.querySelector<HTMLElement>(`${rowSelector(id)} .item-title`);
+const rowSelector = (key: string) => `li[data-id="${CSS.escape(key)}"]`;
+/** Moves the keyboard focus to a row (its own title link, not a group member's); false when the row is not on the page. */
+function focusRow(key: string): boolean {
+  const a = document.querySelector<HTMLElement>(`${rowSelector(key)} > article .item-title`);
   a?.focus();
   return !!a && document.activeElement === a;
 }
 
-export function InboxPage() {
+/** A row key as a DOM id (a group's key holds a token id and an event type). */
+const domId = (key: string) => key.replace(/[^A-Za-z0-9_-]/g, '_');
+
+/** localStorage, or undefined where reading it throws (storage blocked). */
+function browserStorage(): Storage | undefined {
+  try {
+    return localStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The views "Mark all done" works on (Done has nothing to mark). */
+const MARK_ALL_VIEWS: readonly InboxView[] = ['inbox', 'snoozed', 'all'];
+
+export function InboxPage({ userId }: { userId: string }) {
   const toast = useToast();
   const dismissToast = useDismissToast();
   const view = useView();
@@ -107,6 +137,12 @@ export function InboxPage() {
   /** The open snooze menu: for which rows, shown at a row or at the selection bar. */
   const [menu, setMenu] = useState<{ ids: string[]; at: string } | null>(null);
   const [help, setHelp] = useState(false);
+  /** "Group repeats" (the Inbox view only): on unless this user turned it off in this browser. */
+  const [grouping, setGrouping] = useState(() => readGroupRepeats(browserStorage(), userId));
+  /** The groups shown expanded (their row keys). */
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  /** "Mark all done" running: how many it marked so far. */
+  const [marking, setMarking] = useState<number | null>(null);
 
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
@@ -114,17 +150,19 @@ export function InboxPage() {
   viewRef.current = view;
   const itemsRef = useRef(items);
   itemsRef.current = items;
+  /** More pages follow the loaded rows: a row that goes below them is not added. */
+  const moreRef = useRef(false);
+  moreRef.current = !!next;
   // Upserts seen while a list call is in flight, applied over its answer.
   const sinceList = useRef<InboxItem[] | null>(null);
   const listSeq = useRef(0);
   const countsSeq = useRef(0);
   const countsTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const relistTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  /** What the page last knew of every row it saw (any view): tells a woken snooze from a move. */
+  /** What the page last knew of every row it saw (any view): its counts move by it. */
   const known = useRef(new Map<string, KnownState>());
   /** Triage actions that can still be undone, the last one last (`z`). */
   const undoStack = useRef<Undoable[]>([]);
-  /** The cursor row's index, to land on its neighbour when it leaves the list. */
+  /** The cursor row's index among the keyboard's rows, to land on its neighbour when it leaves the list. */
   const cursorAt = useRef(0);
   /** After a user's action removed the focused element: put the focus on the cursor row. */
   const wantFocus = useRef(false);
@@ -172,7 +210,7 @@ export function InboxPage() {
       for (const i of res.items) known.current.set(i.notificationId, knownStateOf(i));
       let fresh = res.items;
       for (const u of sinceList.current ?? []) {
-        fresh = upsert(fresh, u, f, v);
+        fresh = upsert(fresh, u, f, v, !!res.nextPageToken);
         known.current.set(u.notificationId, knownStateOf(u));
       }
       sinceList.current = null;
@@ -213,6 +251,7 @@ export function InboxPage() {
       setCursor(null);
       setSelected(new Set());
       setMenu(null);
+      setExpanded(new Set());
     }
     document.title = view === 'inbox' ? 'Inbox · fluxdesk' : `${VIEW_LABELS[view]} · Inbox · fluxdesk`;
     void list();
@@ -226,13 +265,9 @@ export function InboxPage() {
       else if (e.kind === 'upsert') {
         const item = e.item;
         sinceList.current?.push(item);
-        const { place, recheck } = placeOf(known.current.get(item.notificationId), item, Date.now());
         known.current.set(item.notificationId, knownStateOf(item));
-        setItems((cur) => cur && upsert(cur, item, filtersRef.current, viewRef.current, place));
-        if (recheck && inView(item, viewRef.current)) {
-          clearTimeout(relistTimer.current);
-          relistTimer.current = setTimeout(() => void list(true), 300);
-        }
+        // listed_at places it exactly (a woken snooze on top, a move back to the Inbox at its old place).
+        setItems((cur) => cur && upsert(cur, item, filtersRef.current, viewRef.current, moreRef.current));
         refreshCounts();
       }
     });
@@ -240,16 +275,27 @@ export function InboxPage() {
       off();
       offState();
       clearTimeout(countsTimer.current);
-      clearTimeout(relistTimer.current);
     };
   }, []);
 
-  // The cursor stays on a row of the list: when its row left, on the row that took its place.
+  // The rows shown: in the Inbox view with "Group repeats", a group of repeats is one row.
+  const groupsOn = view === 'inbox' && grouping;
+  const rows = useMemo(() => (items ? groupRows(items, groupsOn) : []), [items, groupsOn]);
+  /** The keyboard's rows (j / k), the ids each acts on, and which row shows each notification. */
+  const nav = useMemo(() => navKeys(rows, expanded), [rows, expanded]);
+  const index = useMemo(() => rowIndex(rows, expanded), [rows, expanded]);
+  /** The row that shows a row key or a notification id now (a member of a collapsed group: the group's row). */
+  const visibleKey = (key: string): string | undefined => (index.ids.has(key) ? key : index.shownAt.get(key));
+
+  // The cursor (a row key) stays on a row of the list: on the row now showing it (a group it joined,
+  // the group it was in when collapsed), else, when its row left, on the row that took its place.
   let cursorId = cursor;
   if (items && cursorId !== null) {
-    const at = items.findIndex((i) => i.notificationId === cursorId);
-    if (at >= 0) cursorAt.current = at;
-    else cursorId = items[Math.min(cursorAt.current, items.length - 1)]?.notificationId ?? null;
+    const shown = visibleKey(cursorId);
+    if (shown !== undefined) {
+      cursorId = shown;
+      cursorAt.current = nav.indexOf(shown);
+    } else cursorId = nav[Math.min(cursorAt.current, nav.length - 1)] ?? null;
   }
   useEffect(() => {
     if (cursorId !== cursor) setCursor(cursorId);
@@ -262,7 +308,8 @@ export function InboxPage() {
   }, [items]);
   // After an action took away the focused element (its row left, a menu closed): focus on the cursor row.
   useEffect(() => {
-    if (focusTarget.current && focusRow(focusTarget.current)) {
+    const target = focusTarget.current && visibleKey(focusTarget.current);
+    if (target && focusRow(target)) {
       focusTarget.current = null;
       return;
     }
@@ -288,7 +335,7 @@ export function InboxPage() {
       const delta = (inView(after, v) ? 1 : 0) - (inView(before, v) ? 1 : 0);
       if (delta !== 0) setTotal((t) => Math.max(0, t + delta));
     }
-    setItems((cur) => cur && changed.reduce((acc, i) => upsert(acc, i, filtersRef.current, viewRef.current), cur));
+    setItems((cur) => cur && changed.reduce((acc, i) => upsert(acc, i, filtersRef.current, viewRef.current, moreRef.current), cur));
   };
 
   const rowsOf = (ids: readonly string[]): InboxItem[] => {
@@ -377,10 +424,11 @@ export function InboxPage() {
       return;
     }
     try {
-      for (const r of rows) {
-        const res = await inbox.markRead({ notificationId: r.notificationId });
-        if (res.item) applyLocal([res.item]);
-        setUnread(res.unreadCount);
+      // One call per row (MarkRead takes one id), eight at a time (a group's members, a selection).
+      for (const part of chunks(rows, 8)) {
+        const done = await Promise.all(part.map((r) => inbox.markRead({ notificationId: r.notificationId })));
+        applyLocal(done.flatMap((res) => (res.item ? [res.item] : [])));
+        setUnread(Math.min(...done.map((res) => res.unreadCount)));
       }
     } catch (e) {
       toast(`Mark read failed: ${errorText(e)}`);
@@ -415,17 +463,18 @@ export function InboxPage() {
   const menuFor = (at: string, labelledBy: string) =>
     menu?.at === at ? <SnoozeMenu id="snooze-menu" labelledBy={labelledBy} onPick={pickSnooze} onClose={closeMenu} /> : null;
 
-  /** The rows a key acts on: the selection, else the cursor row. */
-  const targets = (): string[] => (selected.size > 0 ? [...selected] : cursorId ? [cursorId] : []);
+  /** The notifications a row stands for (a group's row: all its loaded members). */
+  const idsOfRow = (key: string | null): string[] => (key ? (index.ids.get(key) ?? []) : []);
+  /** The rows a key acts on: the selection, else the cursor row (a group: all of it). */
+  const targets = (): string[] => (selected.size > 0 ? [...selected] : idsOfRow(cursorId));
 
   const moveCursor = (by: number) => {
-    const list = itemsRef.current ?? [];
-    if (list.length === 0) return;
-    const at = cursorId ? list.findIndex((i) => i.notificationId === cursorId) : -1;
-    const to = at < 0 ? 0 : Math.max(0, Math.min(list.length - 1, at + by));
-    const id = list[to]!.notificationId;
-    setCursor(id);
-    focusRow(id);
+    if (nav.length === 0) return;
+    const at = cursorId ? nav.indexOf(cursorId) : -1;
+    const to = at < 0 ? 0 : Math.max(0, Math.min(nav.length - 1, at + by));
+    const key = nav[to]!;
+    setCursor(key);
+    focusRow(key);
   };
 
   const keydown = (e: KeyboardEvent) => {
@@ -454,9 +503,11 @@ export function InboxPage() {
         return moveCursor(1);
       case 'prev':
         return moveCursor(-1);
-      case 'open':
-        if (cursorId) navigate(`/inbox/${cursorId}`);
+      case 'open': {
+        const first = idsOfRow(cursorId)[0];
+        if (first) navigate(`/inbox/${first}`);
         return;
+      }
       case 'done': {
         const ids = targets();
         if (ids.length > 0 && rowsOf(ids).every((r) => r.state === 'done')) toast('Already done');
@@ -469,7 +520,7 @@ export function InboxPage() {
         if (targets().length > 0) void markRead(targets());
         return;
       case 'select':
-        if (cursorId) toggleSelected(cursorId);
+        if (cursorId) toggleSelected(idsOfRow(cursorId));
         return;
       case 'undo': {
         const last = undoStack.current[undoStack.current.length - 1];
@@ -495,13 +546,58 @@ export function InboxPage() {
     return () => document.removeEventListener('keydown', on);
   }, []);
 
-  const toggleSelected = (id: string) =>
+  /** Selects the rows, or unselects them when all are selected (a group's checkbox: all its members). */
+  const toggleSelected = (ids: readonly string[]) =>
     setSelected((s) => {
       const n = new Set(s);
-      if (n.has(id)) n.delete(id);
-      else n.add(id);
+      if (ids.every((id) => n.has(id))) for (const id of ids) n.delete(id);
+      else for (const id of ids) n.add(id);
       return n;
     });
+
+  const toggleExpanded = (key: string) =>
+    setExpanded((s) => {
+      const n = new Set(s);
+      if (n.has(key)) n.delete(key);
+      else n.add(key);
+      return n;
+    });
+
+  const setGroupRepeats = (on: boolean) => {
+    setGrouping(on);
+    setExpanded(new Set());
+    writeGroupRepeats(browserStorage(), userId, on);
+  };
+
+  /**
+   * "Mark all done": the view's rows matching the filters to Done, MarkAllDone after MarkAllDone
+   * (at most 1,000 each) while the server says more remain, the count so far shown; no Undo (the
+   * rows it took are not known here: Move to Inbox from Done brings rows back).
+   */
+  const markAllDone = async () => {
+    if (marking !== null) return;
+    const v = viewRef.current;
+    const f = filtersRef.current;
+    let n = 0;
+    setMarking(0);
+    try {
+      for (;;) {
+        const res = await inbox.markAllDone({ view: v, severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined });
+        n += res.updatedCount;
+        setMarking(n);
+        // No progress with more said to remain (rows locked by another action): stop rather than spin.
+        if (!res.more || res.updatedCount === 0) break;
+      }
+      toast(markAllDoneText(n));
+    } catch (e) {
+      toast(n > 0 ? `Mark all done stopped after ${markAllDoneText(n).split(' (')[0]}: ${errorText(e)}` : `Mark all done failed: ${errorText(e)}`);
+    } finally {
+      setMarking(null);
+      wantFocus.current = true;
+      void list(true);
+      refreshCounts();
+    }
+  };
 
   const markAll = async () => {
     try {
@@ -522,6 +618,21 @@ export function InboxPage() {
 
   const selectedRows = selected.size > 0 ? rowsOf([...selected]) : [];
 
+  const itemRow = (i: InboxItem) => (
+    <InboxRow
+      key={i.notificationId}
+      item={i}
+      cursor={i.notificationId === cursorId}
+      selected={selected.has(i.notificationId)}
+      menuOpen={menu?.at === i.notificationId}
+      menu={menuFor(i.notificationId, `snooze-${i.notificationId}`)}
+      onSelect={() => toggleSelected([i.notificationId])}
+      onDone={() => void triage('done', [i.notificationId])}
+      onMove={() => void triage('inbox', [i.notificationId])}
+      onSnooze={() => openMenu([i.notificationId], i.notificationId)}
+    />
+  );
+
   return (
     <section class="inbox" aria-labelledby="inbox-heading">
       <div class="inbox-head">
@@ -533,6 +644,16 @@ export function InboxPage() {
         <button type="button" onClick={markAll} disabled={unread === 0}>
           Mark all read
         </button>
+        {MARK_ALL_VIEWS.includes(view) && (
+          <button type="button" onClick={() => void markAllDone()} disabled={marking !== null || items === null || total === 0}>
+            Mark all done
+          </button>
+        )}
+        {marking !== null && (
+          <span class="mark-progress" role="status">
+            {markAllProgressText(marking)}
+          </span>
+        )}
         <button type="button" class="help-button" onClick={() => setHelp(true)} aria-keyshortcuts="?">
           Keyboard shortcuts
         </button>
@@ -581,6 +702,12 @@ export function InboxPage() {
           )}
         </Field>
         <button type="submit">Filter</button>
+        {view === 'inbox' && (
+          <div class="field group-toggle">
+            <input id="group-repeats" type="checkbox" checked={grouping} onChange={(e) => setGroupRepeats((e.target as HTMLInputElement).checked)} />
+            <label for="group-repeats">Group repeats</label>
+          </div>
+        )}
       </form>
       {error && (
         <p class="error" role="alert">
@@ -630,20 +757,30 @@ export function InboxPage() {
               if (li?.dataset.id && li.dataset.id !== cursorId) setCursor(li.dataset.id);
             }}
           >
-            {items.map((i) => (
-              <InboxRow
-                key={i.notificationId}
-                item={i}
-                cursor={i.notificationId === cursorId}
-                selected={selected.has(i.notificationId)}
-                menuOpen={menu?.at === i.notificationId}
-                menu={menuFor(i.notificationId, `snooze-${i.notificationId}`)}
-                onSelect={() => toggleSelected(i.notificationId)}
-                onDone={() => void triage('done', [i.notificationId])}
-                onMove={() => void triage('inbox', [i.notificationId])}
-                onSnooze={() => openMenu([i.notificationId], i.notificationId)}
-              />
-            ))}
+            {rows.map((r) => {
+              if (r.kind === 'item') return itemRow(r.item);
+              const ids = r.items.map((i) => i.notificationId);
+              const dom = domId(r.key);
+              return (
+                <GroupRow
+                  key={r.key}
+                  row={r}
+                  dom={dom}
+                  open={expanded.has(r.key)}
+                  cursor={r.key === cursorId}
+                  selected={ids.every((id) => selected.has(id))}
+                  menuOpen={menu?.at === r.key}
+                  menu={menuFor(r.key, `snooze-${dom}`)}
+                  onToggle={() => toggleExpanded(r.key)}
+                  onSelect={() => toggleSelected(ids)}
+                  onDone={() => void triage('done', ids)}
+                  onRead={() => void markRead(ids)}
+                  onSnooze={() => openMenu(ids, r.key)}
+                >
+                  {r.items.map(itemRow)}
+                </GroupRow>
+              );
+            })}
           </ul>
           {items.length === 0 && <p class="empty">{EMPTY[view]}</p>}
           {next && (
@@ -743,6 +880,107 @@ function InboxRow({
           {menu}
         </div>
       </div>
+    </li>
+  );
+}
+
+/**
+ * A group of repeats as one row: the newest member's title, severity and details, the count, and
+ * buttons acting on all its loaded members; "Show N like this" lists every member under it.
+ */
+function GroupRow({
+  row,
+  dom,
+  open,
+  cursor,
+  selected,
+  menuOpen,
+  menu,
+  onToggle,
+  onSelect,
+  onDone,
+  onRead,
+  onSnooze,
+  children,
+}: {
+  row: Extract<ListRow, { kind: 'group' }>;
+  dom: string;
+  open: boolean;
+  cursor: boolean;
+  selected: boolean;
+  menuOpen: boolean;
+  menu: ComponentChildren;
+  onToggle: () => void;
+  onSelect: () => void;
+  onDone: () => void;
+  onRead: () => void;
+  onSnooze: () => void;
+  children: ComponentChildren;
+}) {
+  const newest = row.items[0]!;
+  const n = row.items.length;
+  const titleId = `title-${dom}`;
+  const countId = `count-${dom}`;
+  const membersId = `members-${dom}`;
+  // Unread when any member is (the newest's own mark shows in its details).
+  const unread = row.items.some((i) => !i.read);
+  const base = itemClasses({ ...newest, read: !unread } as InboxItem, 'item');
+  const cls = `${base} triage-row group-row${cursor ? ' is-cursor' : ''}${selected ? ' is-selected' : ''}`;
+  return (
+    <li class={cls} data-id={row.key}>
+      <input type="checkbox" class="select" checked={selected} onChange={onSelect} aria-label={`Select ${groupCountText(n)}: ${newest.title}`} />
+      <article>
+        <header class="item-head">
+          <Severity item={newest} />
+          <Link id={titleId} class="item-title" href={`/inbox/${newest.notificationId}`} aria-describedby={countId}>
+            {newest.title}
+          </Link>
+          <span id={countId} class="group-count">
+            {groupCountText(n)}
+          </span>
+        </header>
+        {newest.summary && <p class="summary">{newest.summary}</p>}
+        <Meta item={newest} />
+        <button
+          type="button"
+          class="group-toggle-button"
+          aria-expanded={open}
+          aria-controls={open ? membersId : undefined}
+          aria-describedby={titleId}
+          onClick={onToggle}
+        >
+          {moreLikeThisText(n, open)}
+        </button>
+      </article>
+      <div class="triage-buttons">
+        <button type="button" aria-describedby={titleId} onClick={onDone}>
+          Done all {n}
+        </button>
+        {unread && (
+          <button type="button" aria-describedby={titleId} onClick={onRead}>
+            Mark read
+          </button>
+        )}
+        <div class="snooze-wrap">
+          <button
+            type="button"
+            id={`snooze-${dom}`}
+            aria-describedby={titleId}
+            aria-haspopup="menu"
+            aria-expanded={menuOpen}
+            aria-controls={menuOpen ? 'snooze-menu' : undefined}
+            onClick={onSnooze}
+          >
+            Snooze all {n}
+          </button>
+          {menu}
+        </div>
+      </div>
+      {open && (
+        <ul class="items group-members" id={membersId} aria-label={`${groupCountText(n)} like ${newest.title}`}>
+          {children}
+        </ul>
+      )}
     </li>
   );
 }

@@ -101,6 +101,14 @@ export function triageText(kind: TriageKind, n: number, until?: string): string 
   return `Snoozed${many} until ${until ?? 'later'}`;
 }
 
+const count = new Intl.NumberFormat('en-US');
+
+/** "Mark all done" while it runs: "Marked 1,000 done…". */
+export const markAllProgressText = (n: number): string => `Marked ${count.format(n)} done…`;
+
+/** "Mark all done" finished: the count, and that it has no Undo. */
+export const markAllDoneText = (n: number): string => (n === 0 ? 'Nothing to mark done' : `Marked ${count.format(n)} done (no Undo for Mark all done)`);
+
 /** Ids in calls of at most `max` (MarkDone and MoveToInbox take 1-500). */
 export function chunks<T>(xs: readonly T[], max: number = INBOX_LIMITS.bulkIdsMax): T[][] {
   const out: T[][] = [];
@@ -114,12 +122,12 @@ export type Command = 'next' | 'prev' | 'open' | 'done' | 'snooze' | 'read' | 's
 
 /** The shortcuts, as the "Keyboard shortcuts" dialog lists them (a key sequence: keys one after the other). */
 export const SHORTCUTS: readonly { keys: readonly (readonly string[])[]; what: string }[] = [
-  { keys: [['j'], ['k']], what: 'Next / previous notification' },
+  { keys: [['j'], ['k']], what: 'Next / previous notification (a collapsed group is one)' },
   { keys: [['Enter'], ['o']], what: 'Open the notification' },
-  { keys: [['e']], what: 'Done (the selected notifications, or the current one)' },
-  { keys: [['h']], what: 'Snooze: choose when it comes back' },
-  { keys: [['x']], what: 'Select or unselect the current notification' },
-  { keys: [['u']], what: 'Mark read (marking unread is not available yet)' },
+  { keys: [['e']], what: 'Done (the selected notifications, or the current one; on a group, all of it)' },
+  { keys: [['h']], what: 'Snooze: choose when it comes back (on a group, all of it)' },
+  { keys: [['x']], what: 'Select or unselect the current notification (or group)' },
+  { keys: [['u']], what: 'Mark read (on a group, all of it; marking unread is not available yet)' },
   { keys: [['z']], what: 'Undo the last triage action' },
   { keys: [['g', 'i']], what: 'Go to Inbox' },
   { keys: [['g', 's']], what: 'Go to Snoozed' },
