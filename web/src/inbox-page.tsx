@@ -11,7 +11,7 @@ import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
-import { INBOX_VIEWS, type InboxView } from '../../src/domain/inbox/inbox.limits.js';
+import { INBOX_LIMITS, INBOX_VIEWS, type InboxView } from '../../src/domain/inbox/inbox.limits.js';
 import { errorText, inbox } from './client.js';
 import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, shiftCounts, upsert, viewOf } from './inbox-list.js';
 import { groupCountText, groupRows, type ListRow, moreLikeThisText, navKeys, readGroupRepeats, rowIndex, writeGroupRepeats } from './inbox-groups.js';
@@ -694,7 +694,7 @@ export function InboxPage({ userId }: { userId: string }) {
               id={id}
               type="text"
               value={eventTypeDraft}
-              maxLength={120}
+              maxLength={INBOX_LIMITS.eventTypeFilterMax}
               placeholder="e.g. ci.build.failed"
               onInput={(e) => setEventTypeDraft((e.target as HTMLInputElement).value)}
               onChange={(e) => setFilters((f) => ({ ...f, eventType: (e.target as HTMLInputElement).value.trim() }))}
