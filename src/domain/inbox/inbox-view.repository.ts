@@ -7,7 +7,6 @@ import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
 import { ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
-import type { InboxQuery, QueryFilter } from './inbox-query.rules.js';
 
 export interface InboxItemRow {
   id: string;
@@ -115,8 +114,6 @@ export interface InboxViewFilter {
   eventType: string | undefined;
   /** Undefined: every notification type (`task`, `review`, `meeting`, `system`). */
   notificationType?: string | undefined;
-  /** A search (inbox-query.rules.ts); absent: none. */
-  query?: InboxQuery | undefined;
   /** Rows strictly after this (list position text, id), newest first. */
   after: { at: string; id: string } | undefined;
 }
@@ -141,78 +138,24 @@ export interface InboxViewPage<R> {
 /** A row's place in every list: where it was listed (a woken snooze: its wake), else its creation. */
 const LIST_KEY = 'coalesce(n.listed_at, n.created_at)';
 
-/** The rows a filter reads besides the notification: its delivery and its actor (aliases `d`, `u`). */
-const ROW_JOINS = `left join deliveries d on d.id = n.delivery_id left join users u on u.id = n.actor_user_id`;
-
-/**
- * What free words are matched in: title, summary, label values and actor name, folded like
- * inbox-query.rules.ts fold() (inbox_fold, Migration20261128200000InboxTriage).
- */
-const SEARCH_TEXT = `inbox_fold(n.title || ' ' || coalesce(n.summary, '') || ' '
-  || coalesce((select string_agg(value, ' ') from jsonb_each_text(d.labels)), '') || ' ' || coalesce(d.actor->>'name', u.name, ''))`;
-
-/** A row condition and its values. */
-interface Cond {
-  sql: string;
-  params: unknown[];
+/** The row conditions of the filters besides owner and state (`alias`: notifications, `d`: its delivery). */
+function filterSql(f: Omit<InboxViewFilter, 'after'>, alias: string, d: string): string {
+  let w = '';
+  if (f.unreadOnly) w += ` and ${alias}.read_at is null`;
+  if (f.severities.length > 0) w += ` and ${d}.severity = any(?::text[])`;
+  if (f.eventType !== undefined) w += ` and ${d}.event_type = ?`;
+  if (f.notificationType !== undefined) w += ` and ${alias}.type = ?`;
+  return w;
 }
 
-/** One qualifier of the search language as a condition (negated: NOT, with NULL as no match). */
-function qualifierCond(q: QueryFilter): Cond {
-  let c: Cond;
-  switch (q.name) {
-    case 'is': {
-      const IS: Record<string, string> = {
-        unread: 'n.read_at is null',
-        read: 'n.read_at is not null',
-        snoozed: "n.state = 'snoozed'",
-        done: "n.state = 'done'",
-      };
-      c = { sql: q.values.map((v) => IS[v]).join(' or '), params: [] };
-      break;
-    }
-    case 'severity':
-      c = { sql: 'd.severity = any(?::text[])', params: [pgArray(q.values)] };
-      break;
-    case 'status':
-      c = { sql: 'd.external_status = any(?::text[])', params: [pgArray(q.values)] };
-      break;
-    case 'type':
-      c = { sql: q.values.map(() => 'starts_with(d.event_type, ?)').join(' or '), params: q.values };
-      break;
-    case 'from':
-      c = {
-        sql: `d.token_id in (select t.id from inbound_tokens t left join integrators i on i.id = t.integrator_id
-          where lower(t.label) = any(?::text[]) or i.slug = any(?::text[]))`,
-        params: [pgArray(q.values.map((v) => v.toLowerCase())), pgArray(q.values.map((v) => v.toLowerCase()))],
-      };
-      break;
-    case 'after':
-      c = { sql: 'n.created_at >= ?::timestamptz', params: [`${q.values[0]}T00:00:00Z`] };
-      break;
-    case 'before':
-      c = { sql: 'n.created_at < ?::timestamptz', params: [`${q.values[0]}T00:00:00Z`] };
-      break;
-  }
-  return q.negated ? { sql: `not coalesce((${c.sql}), false)`, params: c.params } : { sql: `(${c.sql})`, params: c.params };
+/** The values of filterSql's placeholders, in order. */
+function filterParams(f: Omit<InboxViewFilter, 'after'>): unknown[] {
+  return [
+    ...(f.severities.length > 0 ? [pgArray(f.severities)] : []),
+    ...(f.eventType !== undefined ? [f.eventType] : []),
+    ...(f.notificationType !== undefined ? [f.notificationType] : []),
+  ];
 }
-
-/** The row conditions of the filters besides owner and state, over `n` with ROW_JOINS. */
-function filterConds(f: Omit<InboxViewFilter, 'after'>): Cond {
-  const conds: Cond[] = [];
-  if (f.unreadOnly) conds.push({ sql: 'n.read_at is null', params: [] });
-  if (f.severities.length > 0) conds.push({ sql: 'd.severity = any(?::text[])', params: [pgArray(f.severities)] });
-  if (f.eventType !== undefined) conds.push({ sql: 'd.event_type = ?', params: [f.eventType] });
-  if (f.notificationType !== undefined) conds.push({ sql: 'n.type = ?', params: [f.notificationType] });
-  for (const q of f.query?.filters ?? []) conds.push(qualifierCond(q));
-  // Word prefixes: the word after the start or a character that is not a letter or digit.
-  for (const w of f.query?.words ?? []) conds.push({ sql: `${SEARCH_TEXT} ~ ?`, params: [`(^|[^[:alnum:]])${w}`] });
-  return { sql: conds.map((c) => ` and ${c.sql}`).join(''), params: conds.flatMap((c) => c.params) };
-}
-
-/** Filters that need the delivery or actor rows (else the counters and the bare index range serve). */
-const rowFiltered = (f: Omit<InboxViewFilter, 'after'>) =>
-  f.severities.length > 0 || f.eventType !== undefined || (f.query !== undefined && (f.query.words.length > 0 || f.query.filters.length > 0));
 
 /**
  * Moves up to `limit` of the caller's rows of a view (not done) matching the filters to Done,
@@ -221,59 +164,54 @@ const rowFiltered = (f: Omit<InboxViewFilter, 'after'>) =>
 export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, 'after'>, limit: number, now: Date): Promise<string[]> {
   const states = VIEW_STATES[f.view].filter((st) => st !== 'done');
   if (states.length === 0) return [];
-  const cond = filterConds(f);
+  const eventFiltered = f.severities.length > 0 || f.eventType !== undefined;
+  const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
   const at = now.toISOString();
   const rows = await run<{ id: string }>(
     em,
     `update notifications set state = 'done', done_at = ?::timestamptz, snoozed_until = null,
        read_at = coalesce(read_at, ?::timestamptz), updated_at = ?::timestamptz
      where id in (
-       select n.id from notifications n ${ROW_JOINS}
-       where n.user_id = ? and n.state in (${states.map((st) => `'${st}'`).join(', ')})${cond.sql}
+       select n.id from ${from}
+       where n.user_id = ? and n.state in (${states.map((st) => `'${st}'`).join(', ')})${filterSql(f, 'n', 'df')}
        order by ${LIST_KEY} desc, n.id desc limit ?::int for update of n skip locked
      ) and state <> 'done' returning id`,
-    [at, at, at, f.userId, ...cond.params, limit],
+    [at, at, at, f.userId, ...filterParams(f), limit],
   );
   return rows.map((r) => r.id);
 }
 
 /**
  * The page statement: counts from inbox_counters (per state, so each view's count is a sum of at
- * most 4 x 3 rows) unless a filter reads the delivery or the text (severity, type, a search: the
- * view's matching rows are counted then); items walk (user_id, state, list key, id) backwards, one
- * index range per state the view lists (All: three, merged), from the page token, stopping at
- * limit + 1 or at the number of matching rows. Values are always parameters; the text varies only
- * with which filters are present, so each combination is one prepared statement.
+ * most 4 x 3 rows) unless an event filter applies (severity or type live on deliveries: the view's
+ * rows are counted then); items walk (user_id, state, list key, id) backwards, one index range per
+ * state the view lists (All: three, merged), from the page token, stopping at limit + 1 or at the
+ * number of matching rows. Values are always parameters; the text varies only with which filters
+ * are present, so each combination is one prepared statement.
  */
 function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const byKind = f.notificationType !== undefined;
-  const filtered = rowFiltered(f);
-  const cond = filterConds(f);
+  const eventFiltered = f.severities.length > 0 || f.eventType !== undefined;
   const states = VIEW_STATES[f.view];
   const stateList = states.map((st) => `'${st}'`).join(', ');
   const count = (col: string, st: string) => `coalesce(sum(${col}) filter (where state = '${st}'), 0)::int`;
 
   // Counts (CTE c).
   const counterCols = ITEM_STATES.map((st) => `${count('total', st)} as ${st}_total, ${count('unread', st)} as ${st}_unread`).join(', ');
+  const viewUnread = states.map((st) => `${count('unread', st)}`).join(' + ');
+  const rowFilter = (alias: string, d: string) => filterSql(f, alias, d);
+  const rowParams = () => filterParams(f);
   let viewTotal: string;
-  let viewUnread: string;
-  let matched = '';
-  if (filtered) {
-    matched = `m as (
-  select count(*)::int as total, (count(*) filter (where n.read_at is null))::int as unread
-  from notifications n ${ROW_JOINS} where n.user_id = ? and n.state in (${stateList})${cond.sql}
-), `;
-    params.push(f.userId, ...cond.params);
-    viewTotal = '(select total from m)';
-    viewUnread = '(select unread from m)';
+  if (eventFiltered) {
+    viewTotal = `(select count(*) from notifications n join deliveries d on d.id = n.delivery_id where n.user_id = ? and n.state in (${stateList})${rowFilter('n', 'd')})::int`;
+    params.push(f.userId, ...rowParams());
   } else {
     viewTotal = states.map((st) => count(f.unreadOnly ? 'unread' : 'total', st)).join(' + ');
-    viewUnread = states.map((st) => `${count('unread', st)}`).join(' + ');
   }
   params.push(f.userId);
   if (byKind) params.push(f.notificationType);
-  const c = `with ${matched}c as (
+  const c = `with c as (
   select ${viewTotal} as total_count, ${viewUnread} as unread_count, ${counterCols}
   from inbox_counters where user_id = ?${byKind ? ' and type = ?' : ''}
 )`;
@@ -282,7 +220,7 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
   const joins = brief ? BRIEF_JOINS : ITEM_JOINS;
   const after = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
   const pushRange = () => {
-    params.push(f.userId, ...cond.params);
+    params.push(f.userId, ...rowParams());
     if (f.after) params.push(f.after.at, f.after.id);
     params.push(limit + 1);
   };
@@ -293,15 +231,15 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
     pushRange();
     items = `select ${columns}, extract(epoch from ${LIST_KEY}) as list_key${brief ? '' : `, ${LIST_KEY}::text as cursor_at`}
   from notifications n ${joins}
-  where n.user_id = ? and n.state = '${states[0]}'${cond.sql}${after}
+  where n.user_id = ? and n.state = '${states[0]}'${rowFilter('n', 'd')}${after}
   order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
   } else {
     // Several states: the ids of each range, merged, then the page's rows by id.
-    const from = filtered ? `notifications n ${ROW_JOINS}` : 'notifications n';
+    const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
     const branch = (st: string) => {
       pushRange();
       return `select n.id, ${LIST_KEY} as k from ${from}
-    where n.user_id = ? and n.state = '${st}'${cond.sql}${after}
+    where n.user_id = ? and n.state = '${st}'${rowFilter('n', 'df')}${after}
     order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
     };
     const ids = `select x.id, x.k from (${states.map((st) => `(${branch(st)})`).join(' union all ')}) x order by x.k desc, x.id desc limit ?::int`;
@@ -313,8 +251,7 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
 
   // The outer order needs the list position, but the caller does not: as a number it costs the
   // driver no Date per row.
-  // A search's text varies with its parts: planned per call, never kept as a prepared statement.
-  const sql = `${f.query === undefined ? PREPARED : ''} ${c}
+  const sql = `${PREPARED} ${c}
 select c.*, i.* from c left join lateral (
   ${items}
 ) i on true

@@ -6,7 +6,6 @@
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
-import { InboxQueryField } from './inbox-query.rules.js';
 import type { AgentPrincipal } from '../principal.js';
 import { SEVERITIES } from '../events/event.limits.js';
 import { type InboxItemView, toInboxItemView } from './inbox-item.view.js';
@@ -34,7 +33,6 @@ export function decodePageToken(token: string): { at: string; id: string } | und
 
 export const ListInboxItemsInput = z.strictObject({
   view: z.enum(INBOX_VIEWS).default('inbox'),
-  query: InboxQueryField,
   unread_only: z.boolean().optional(),
   severities: z.array(z.enum(SEVERITIES)).max(SEVERITIES.length).optional(),
   // An empty text is no filter (a cleared search field).
@@ -73,7 +71,6 @@ export const listInboxItems = defineOperation<ListInboxItemsInput, ListInboxItem
       {
         userId: ctx.principal.userId,
         view: input.view,
-        query: input.query,
         unreadOnly: input.unread_only === true,
         severities: [...new Set(input.severities ?? [])],
         eventType: input.event_type === undefined || input.event_type === '' ? undefined : input.event_type,

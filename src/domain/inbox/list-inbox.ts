@@ -5,7 +5,6 @@
 // same for 10 or 10,000 notifications. Always items, never groups.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
-import { InboxQueryField } from './inbox-query.rules.js';
 import type { AgentPrincipal } from '../principal.js';
 import { listInboxView } from './inbox-view.repository.js';
 import { INBOX_LIMITS, INBOX_VIEWS } from './inbox.limits.js';
@@ -13,7 +12,6 @@ import { InboxItem, NOTIFICATION_TYPES, toInboxItem } from './notification.view.
 
 export const ListInboxInput = z.strictObject({
   view: z.enum(INBOX_VIEWS).default('inbox'),
-  query: InboxQueryField,
   unreadOnly: z.boolean().optional(),
   type: z.enum(NOTIFICATION_TYPES).optional(),
   limit: z.number().int().min(1).max(INBOX_LIMITS.toolPageMax).default(INBOX_LIMITS.toolPageDefault),
@@ -39,7 +37,6 @@ export const listInbox = defineOperation<z.infer<typeof ListInboxInput>, ListInb
       {
         userId: ctx.principal.userId,
         view: input.view,
-        query: input.query,
         unreadOnly: input.unreadOnly === true,
         severities: [],
         eventType: undefined,

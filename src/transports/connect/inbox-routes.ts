@@ -63,7 +63,6 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     async listInbox(req, ctx) {
       const input = defined({
         view: req.view,
-        query: req.query,
         unread_only: req.unreadOnly,
         severities: req.severities.length > 0 ? req.severities : undefined,
         event_type: req.eventType,
@@ -95,7 +94,6 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     async markAllDone(req, ctx) {
       const input = defined({
         view: req.view,
-        query: req.query,
         unread_only: req.unreadOnly,
         severities: req.severities.length > 0 ? req.severities : undefined,
         event_type: req.eventType,

@@ -22,19 +22,7 @@ const DELTA_UPSERT = (source: string) => `
 const NEW_ROWS = `select user_id, type, state, 1 as dt, case when read_at is null then 1 else 0 end as du from inbox_new_rows`;
 const OLD_ROWS = `select user_id, type, state, -1 as dt, case when read_at is null then -1 else 0 end as du from inbox_old_rows`;
 
-// Search folds text to lower case without accents (src/domain/inbox/inbox-query.rules.ts fold():
-// NFD, marks dropped): every letter of Latin-1 and Latin Extended-A that decomposes to an ASCII
-// letter maps to it. An immutable SQL function, so an index may use it later.
-const ACCENTED = Array.from({ length: 0x17f - 0xc0 + 1 }, (_, i) => String.fromCharCode(0xc0 + i)).filter((ch) => {
-  const base = ch.normalize('NFD')[0]!;
-  return base !== ch && /[A-Za-z]/.test(base);
-});
-const FOLD_FROM = ACCENTED.join('');
-const FOLD_TO = ACCENTED.map((ch) => ch.normalize('NFD')[0]).join('');
-
 const STATEMENTS = [
-  `create or replace function inbox_fold(t text) returns text language sql immutable parallel safe
-     as $$ select lower(translate(t, '${FOLD_FROM}', '${FOLD_TO}')) $$`,
   `alter table "notifications" add column "state" varchar(8) not null default 'inbox', add column "snoozed_until" timestamptz null,
      add column "done_at" timestamptz null, add column "listed_at" timestamptz null`,
   `alter table "notifications" add constraint "notifications_state_check" check (
