@@ -1,6 +1,6 @@
 // Property: the legacy POST endpoints under /api/internal-os (SPEC B), fed bodies generated from
 // the same schemas the REST document serves (InboundEvent, ClaimTokenRequest, the approval body)
-// plus the issue-16 mutations, answer without 5xx, errors as `{error, ...}` (SPEC "Legacy 400
+// plus the hostile mutations, answer without 5xx, errors as `{error, ...}` (SPEC "Legacy 400
 // body"), store nothing when they refuse, and leave the server healthy.
 import fc from 'fast-check';
 import { afterAll, beforeAll, it } from 'vitest';

@@ -1,5 +1,5 @@
 // Property: /mcp (SPEC C, "Agent protocol errors") answers every tools/call built from the tool's
-// own inputSchema (as tools/list serves it) plus the issue-16 mutations, and every initialize,
+// own inputSchema (as tools/list serves it) plus the hostile mutations, and every initialize,
 // tools/list, batch and malformed JSON-RPC message, with a JSON-RPC object or array, never a 5xx
 // or -32603, stores nothing when every message was refused, and stays healthy.
 import fc from 'fast-check';

@@ -1,12 +1,7 @@
-// The live feed of inbox changes (InboxService.WatchInbox): writers say which of a user's inbox
-// rows changed once their write committed; a watcher of that user learns the ids and reads the
-// rows afresh (the feed carries ids only, never content). Implemented in infra/inbox-feed/ (Redis
-// pub/sub across processes, or in-process for the embedded mode), built once in deps.ts; operations
-// reach it as `ctx.ports.inboxFeed`.
-//
-// Delivery is best effort and at most once: a message lost while Redis is away is not replayed (a
-// client that reconnects lists its inbox again). A write never waits for the feed and never fails
-// because of it.
+// The live feed of inbox changes (InboxService.WatchInbox, wait_for_inbox): writers say after their
+// commit which of a user's rows changed; watchers read those rows afresh (ids only, never content).
+// Best effort, at most once (a client that reconnects lists again); a write never waits for it.
+// Implemented in infra/inbox-feed/ (Redis pub/sub, or in process when embedded).
 
 /** Inbox rows of one user that changed, by notification id or by the delivery id an event's row carries. */
 export interface InboxChanges {

@@ -1,21 +1,8 @@
-// The daily inactivity scan (SPEC "Personal token lifecycle": `active` -> `auto_expired` after 12
-// months without use, owner warned by mail 30 days ahead; Limits: personal and agent tokens; audit
-// key `inbound.token.auto_expired`). Run by the job queue as maintenance task
-// `tokens.inactivity-scan`; it reads `now` from the caller (the injected clock), never the database's.
-//
-// - Personal and moderation tokens (`inbound_tokens`, not tools-tokens) in `active` whose last use
-//   (last_used_at, else created_at) is 12 months or more before `now` become `auto_expired`: requests
-//   with them then get 401 `token_revoked` (SPEC Authentication 3: disabled, revoked or expired).
-//   Disabled tokens are left alone (the state table expires `active` ones only).
-// - Agent tokens unused as long are revoked (`revoked_at` = now; agent tokens have no status column
-//   and authentication already refuses them past 12 months), audited as `agent.token.auto_expired`.
-// - Tokens 11 months (12 months minus 30 days) into their cycle get one warning mail, queued in the
-//   mail outbox in the same transaction. The outbox's unique dedupe key (token + the last use that
-//   started the cycle) makes a re-run the same day or any later day a no-op; a use moves the last use
-//   and so starts a new cycle. Owners who are no longer active are not mailed.
-//
-// Every statement is set-based or keyed and idempotent, so two processes running it at once (which
-// the queue's one-job-per-period rule already prevents) would still expire and mail each token once.
+// The daily inactivity scan (maintenance task `tokens.inactivity-scan`; docs/contract.md "Personal
+// token lifecycle"): personal and moderation tokens unused for 12 months become `auto_expired`,
+// agent tokens unused as long are revoked, and owners get one warning mail 30 days ahead (queued in
+// the mail outbox, deduped per token and cycle). Every statement is set-based and idempotent, so a
+// re-run expires and mails each token once. `now` comes from the caller's clock.
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import type { DomainConfig } from '../context.js';
 import { AUDIT } from '../audit/audit.js';
