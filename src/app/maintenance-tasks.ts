@@ -6,6 +6,7 @@ import { tokenInactivityScanTask } from '../domain/tokens/inactivity-scan.js';
 import { mailOutboxTask } from '../infra/mail/mail-outbox.js';
 import { pruneSignInTask } from '../domain/web/prune-sign-in.js';
 import { wakeSnoozedTask } from '../domain/inbox/wake-snoozed-notifications.js';
+import { quietSummaryTask } from '../domain/nudges/send-quiet-summaries.js';
 
 export interface MaintenanceTask {
   /** Stable job name, e.g. `feedback.auto-delete`. */
@@ -24,4 +25,4 @@ export interface PollTask {
   run(deps: AppDeps, now: Date): Promise<{ processed: number }>;
 }
 
-export const POLL_TASKS: PollTask[] = [wakeSnoozedTask];
+export const POLL_TASKS: PollTask[] = [wakeSnoozedTask, quietSummaryTask];

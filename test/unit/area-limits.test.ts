@@ -18,7 +18,14 @@ import { PROJECT_ROLES } from '../../src/domain/projects/project-roles.rules.js'
 import { PROJECT_COLUMNS, PROJECT_LIMITS, PROJECT_SLUG_PATTERN } from '../../src/domain/projects/projects.limits.js';
 import { REQUEST_LIMITS } from '../../src/domain/request.limits.js';
 import { TASK_LIMITS } from '../../src/domain/tasks/tasks.limits.js';
-import { INTEGRATOR_SLUG, SELF_SERVICE_DAILY_LIMITS, TOKEN_COLUMNS, TOKEN_KINDS, TOKEN_LIMITS } from '../../src/domain/tokens/tokens.limits.js';
+import {
+  INTEGRATOR_SLUG,
+  NUDGE_THRESHOLDS,
+  SELF_SERVICE_DAILY_LIMITS,
+  TOKEN_COLUMNS,
+  TOKEN_KINDS,
+  TOKEN_LIMITS,
+} from '../../src/domain/tokens/tokens.limits.js';
 import { USER_STATUSES } from '../../src/domain/users/onboarding.rules.js';
 import { USER_ROLES } from '../../src/domain/users/users.entity.js';
 import { USER_COLUMNS, USER_LIMITS } from '../../src/domain/users/users.limits.js';
@@ -137,6 +144,7 @@ describe('every vocabulary word fits the column that stores it', () => {
     fits(PROJECT_ROLES, PROJECT_COLUMNS.role);
     fits(TOKEN_KINDS, TOKEN_COLUMNS.kind);
     fits(['active', 'disabled', 'revoked', 'auto_expired'], TOKEN_COLUMNS.status);
+    fits(NUDGE_THRESHOLDS, TOKEN_COLUMNS.nudgeThreshold);
   });
 
   it('catalog and deliveries', () => {

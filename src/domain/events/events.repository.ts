@@ -8,12 +8,12 @@ import type { DeliveryRow, NewDelivery } from './event-store.js';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
 import { MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
-import { nudgeChannelSql } from '../nudges/nudges.repository.js';
+import { nudgeChannelSql, tokenThresholdSql } from '../nudges/nudges.repository.js';
 import { TERMINAL_EXTERNAL_STATUSES } from './event.limits.js';
 
 // Constants inlined into the fixed SQL text (no apostrophes inside: they are plain words).
 const TERMINAL_SQL = TERMINAL_EXTERNAL_STATUSES.map((st) => `'${st}'`).join(', ');
-const NUDGE_CHANNELS = nudgeChannelSql('d.recipient_user_id', 'd.severity');
+const NUDGE_CHANNELS = nudgeChannelSql('d.recipient_user_id', 'd.severity', 'd.at');
 
 /** The stored shape of an accepted InboundEvent for one recipient token. */
 export function newDelivery(ev: InboundEvent, to: { tokenId: string; integratorId: string; recipientUserId: string; projectId: string | null }): NewDelivery {
@@ -100,6 +100,10 @@ const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `nu as (
 // The outbox part reads the recipient's preferences and push subscriptions through LATERAL ...
 // LIMIT 1: one index probe per new delivery, whatever the table sizes were when the prepared
 // statement was planned (a plain join or EXISTS got planned as a hash of the whole table).
+// A new delivery's nudges (`nc`: the channels its recipient has, for the severities their
+// preferences and the token's nudge threshold let through) go to the outbox (`o`), or, inside the
+// recipient's quiet hours and below critical, to nudge_held (`qh`, one row per delivery) for the
+// summary after the quiet hours: `pushed` is true only for outbox rows.
 function upsertSql(rows: number, hold: boolean): string {
   const inbox = `, uc as (
   insert into user_daily_counts as c (user_id, day, count)
@@ -108,22 +112,28 @@ function upsertSql(rows: number, hold: boolean): string {
   on conflict (user_id, day) do update set count = c.count + excluded.count
   returning c.user_id, c.count
 ), lim as (
-  select d.id, tc.count > t.daily_limit as token_over, coalesce(uc.count > ${MAX_INBOX_PER_USER_PER_DAY}, false) as user_over
+  select d.id, tc.count > t.daily_limit as token_over, coalesce(uc.count > ${MAX_INBOX_PER_USER_PER_DAY}, false) as user_over,
+    ${tokenThresholdSql('t.nudge_threshold', 'd.severity')} as token_nudges
   from d join tc on tc.token_id = d.token_id left join uc on uc.user_id = d.recipient_user_id join inbound_tokens t on t.id = d.token_id
   where d.inserted
 ), n as (
   insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at)
   select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url, d.at, d.at
   from d join lim on lim.id = d.id where not lim.user_over
-), ${INBOX_TEXT_UPDATE('not d.inserted and ')}, o as (
-  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
-  select gen_random_uuid(), d.id, d.recipient_user_id, ch.channel, d.at
+), ${INBOX_TEXT_UPDATE('not d.inserted and ')}, nc as (
+  select d.id, d.recipient_user_id, d.severity, d.at, ch.channel, ${NUDGE_CHANNELS.held} as held
   from d
-  join lim on lim.id = d.id and not lim.token_over and not lim.user_over
+  join lim on lim.id = d.id and not lim.token_over and not lim.user_over and lim.token_nudges
   ${NUDGE_CHANNELS.joins}
   where (d.external_status is null or d.external_status not in (${TERMINAL_SQL}))
     and ${NUDGE_CHANNELS.where}
+), o as (
+  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at)
+  select gen_random_uuid(), nc.id, nc.recipient_user_id, nc.channel, nc.at from nc where not nc.held
   returning delivery_id
+), qh as (
+  insert into nudge_held (user_id, delivery_id, severity, held_at)
+  select distinct nc.recipient_user_id, nc.id, nc.severity, nc.at from nc where nc.held
 )`;
   // A held delivery does not count against its owner's per-user inbox budget and is never nudged.
   const held = `, lim as (

@@ -57,13 +57,15 @@ export interface WokenRow {
   user_id: string;
 }
 
-const WAKE_NUDGE = nudgeChannelSql('w.user_id', 'd.severity');
+const WAKE_NUDGE = nudgeChannelSql('w.user_id', 'd.severity', 'w.at');
 
 /**
  * Brings up to `limit` due snoozes back to the Inbox, at the top and unread, and queues their
  * nudges (outbox rows, reason `snooze`, per the owner's preferences; rows that are not events
- * have no delivery to announce) in the SAME statement. Rows are taken `for update skip locked`
- * and the update re-checks the state: several processes running this at once wake each row once.
+ * have no delivery to announce) in the SAME statement; inside the owner's quiet hours a nudge
+ * below critical is held for the summary instead (nudge_held). Rows are taken `for update skip
+ * locked` and the update re-checks the state: several processes running this at once wake each
+ * row once.
  */
 export async function wakeDueSnoozes(em: EntityManager, now: Date, limit: number): Promise<WokenRow[]> {
   const at = now.toISOString();
@@ -75,15 +77,20 @@ export async function wakeDueSnoozes(em: EntityManager, now: Date, limit: number
 ), w as (
   update notifications n set state = 'inbox', snoozed_until = null, listed_at = ?::timestamptz, read_at = null, updated_at = ?::timestamptz
   from due where n.id = due.id and n.state = 'snoozed'
-  returning n.id, n.user_id, n.delivery_id
-), o as (
-  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at, reason)
-  select gen_random_uuid(), w.delivery_id, w.user_id, ch.channel, ?::timestamptz, 'snooze'
+  returning n.id, n.user_id, n.delivery_id, n.updated_at as at
+), nc as (
+  select w.delivery_id, w.user_id, d.severity, w.at, ch.channel, ${WAKE_NUDGE.held} as held
   from w join deliveries d on d.id = w.delivery_id
   ${WAKE_NUDGE.joins}
   where ${WAKE_NUDGE.where}
+), o as (
+  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at, reason)
+  select gen_random_uuid(), nc.delivery_id, nc.user_id, nc.channel, nc.at, 'snooze' from nc where not nc.held
+), qh as (
+  insert into nudge_held (user_id, delivery_id, severity, held_at)
+  select distinct nc.user_id, nc.delivery_id, nc.severity, nc.at from nc where nc.held
 )
 select id, user_id from w`,
-    [at, limit, at, at, at],
+    [at, limit, at, at],
   );
 }

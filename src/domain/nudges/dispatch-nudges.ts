@@ -1,7 +1,8 @@
 // Sends a batch of queued nudges (the job queue's worker calls this; no principal, no transport).
 // Content is read at send time: title, severity and the inbox link of the delivery, to the user's
-// current chat destination and push subscriptions. Each job ends completed, failed (the queue
-// retries it with backoff) or dead (recorded in nudge_failures, visible through ListFailedNudges).
+// current chat destination and push subscriptions; a quiet hours summary says what was held back
+// and links the inbox. Each job ends completed, failed (the queue retries it with backoff) or dead
+// (recorded in nudge_failures, visible through ListFailedNudges).
 import type { EntityManager } from '@mikro-orm/core';
 import type { Clock, Logger } from '../context.js';
 import {
@@ -16,7 +17,15 @@ import {
   type NudgeReason,
 } from './nudge.rules.js';
 import { isPushServiceEndpoint } from './push-subscription.rules.js';
-import { dropPushSubscription, listPushSubscriptions, loadDispatchContext, recordNudgeFailure, type PushSubscriptionRow } from './nudges.repository.js';
+import {
+  dropPushSubscription,
+  listPushSubscriptions,
+  loadChatDestinations,
+  loadDispatchContext,
+  recordNudgeFailure,
+  type PushSubscriptionRow,
+} from './nudges.repository.js';
+import { quietSummarySeverity, quietSummaryText } from './quiet-hours.rules.js';
 import { NUDGE_LIMITS } from './nudges.limits.js';
 
 export interface NudgeJob {
@@ -25,8 +34,10 @@ export interface NudgeJob {
   deliveryId: string;
   userId: string;
   channel: NudgeChannel;
-  /** An arrival (`event`) or a snoozed row that came back (`snooze`). */
+  /** An arrival (`event`), a snoozed row that came back (`snooze`) or a quiet hours summary (`summary`: deliveryId is the summary's id). */
   reason: NudgeReason;
+  /** A summary's held counts per severity. */
+  summary?: Readonly<Record<string, number>> | null;
   /** 1 for the first attempt. */
   attempt: number;
   /** No retry follows a failure of this attempt. */
@@ -67,29 +78,53 @@ const URGENCY: Record<string, 'high' | 'normal' | 'low'> = { critical: 'high', w
 
 type Attempt = { ok: true } | { ok: false; permanent: boolean; error: string };
 
+/** What one job announces, and where its chat message goes. */
+interface Announcement {
+  content: NudgeContent;
+  chat: { chat_url: string | null; chat_style: string | null; chat_enabled: boolean | null } | undefined;
+}
+
 export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: readonly NudgeJob[]): Promise<NudgeOutcome[]> {
-  const ctxByDelivery = await loadDispatchContext(em, [...new Set(jobs.map((j) => j.deliveryId))]);
+  const summaries = jobs.filter((j) => j.reason === 'summary');
+  const ctxByDelivery = await loadDispatchContext(em, [...new Set(jobs.filter((j) => j.reason !== 'summary').map((j) => j.deliveryId))]);
+  const chatBySummaryUser = await loadChatDestinations(em, [...new Set(summaries.filter((j) => j.channel === 'chat').map((j) => j.userId))]);
   const pushUsers = [...new Set(jobs.filter((j) => j.channel === 'push').map((j) => j.userId))];
   const subsByUser = new Map<string, PushSubscriptionRow[]>();
   for (const s of await listPushSubscriptions(em, pushUsers)) subsByUser.set(s.user_id, [...(subsByUser.get(s.user_id) ?? []), s]);
 
-  return Promise.all(
-    jobs.map(async (job): Promise<NudgeOutcome> => {
-      const c = ctxByDelivery.get(job.deliveryId);
-      // A delivery that no longer exists has nothing to announce.
-      if (!c) return { id: job.id, status: 'completed' };
-      const content: NudgeContent = {
+  const announcement = (job: NudgeJob): Announcement | undefined => {
+    if (job.reason === 'summary') {
+      const counts = job.summary ?? {};
+      return {
+        content: { title: quietSummaryText(counts), severity: quietSummarySeverity(counts), url: `${env.publicBaseUrl}/inbox`, tag: job.deliveryId },
+        chat: chatBySummaryUser.get(job.userId),
+      };
+    }
+    const c = ctxByDelivery.get(job.deliveryId);
+    if (!c) return undefined;
+    return {
+      content: {
         title: nudgeTitle(job.reason, c.title),
         severity: c.severity,
         url: inboxLink(env.publicBaseUrl, c.notification_id ?? job.deliveryId),
         tag: job.deliveryId,
-      };
+      },
+      chat: c,
+    };
+  };
+
+  return Promise.all(
+    jobs.map(async (job): Promise<NudgeOutcome> => {
+      const said = announcement(job);
+      // A delivery that no longer exists has nothing to announce.
+      if (!said) return { id: job.id, status: 'completed' };
+      const { content, chat: c } = said;
       const idem = nudgeId(job.deliveryId, job.channel, job.reason, job.id);
       let a: Attempt;
       try {
         if (job.channel === 'chat') {
           // Destination cleared or chat turned off since the event: nothing to send.
-          if (!c.chat_url || !c.chat_style || c.chat_enabled === false) return { id: job.id, status: 'completed' };
+          if (!c?.chat_url || !c.chat_style || c.chat_enabled === false) return { id: job.id, status: 'completed' };
           const r = await env.chat.send(c.chat_url, chatPayload(c.chat_style as ChatStyle, content), idem);
           a = r.ok ? { ok: true } : { ok: false, permanent: permanent(r), error: `chat: ${describe(r)}` };
         } else {

@@ -1,11 +1,13 @@
 // Pure rules of nudges (browser push and chat messages for a new delivery).
 // SPEC "What the service does" 1, "Side effects of a new delivery", "Delivery external status",
 // Limits (daily notifications per token, inbox notifications per user per day, 00:00 UTC reset).
-import type { SEVERITIES } from '../events/event.limits.js';
+import { SEVERITIES } from '../events/event.limits.js';
+import type { NUDGE_THRESHOLDS } from '../tokens/tokens.limits.js';
 import { allowHostSet, egressDecision } from '../egress-policy.rules.js';
 import { NUDGE_LIMITS } from './nudges.limits.js';
 
 export type Severity = (typeof SEVERITIES)[number];
+export type NudgeThreshold = (typeof NUDGE_THRESHOLDS)[number];
 export type NudgeChannel = 'push' | 'chat';
 export const CHAT_STYLES = ['slack', 'feishu'] as const;
 export type ChatStyle = (typeof CHAT_STYLES)[number];
@@ -36,16 +38,31 @@ export interface NudgeContent {
   tag: string;
 }
 
-/** Why a nudge goes out: an arrival, or a snoozed inbox row that came back at its time. */
-export type NudgeReason = 'event' | 'snooze';
+/**
+ * Why a nudge goes out: an arrival, a snoozed inbox row that came back at its time, or the summary
+ * of what was held back during quiet hours (quiet-hours.rules.ts).
+ */
+export type NudgeReason = 'event' | 'snooze' | 'summary';
 
 /**
  * Receivers dedupe on this id: a job replayed after a crash carries the same one. An arrival's is
  * `<deliveryId>:<channel>`; a snooze's return adds its outbox row id (the same through retries),
- * so each return is a new message and never a duplicate of the arrival.
+ * so each return is a new message and never a duplicate of the arrival; a summary's is
+ * `<summaryId>:<channel>:summary` (a new id per summary, shared by its channels).
  */
 export const nudgeId = (deliveryId: string, channel: NudgeChannel, reason: NudgeReason = 'event', jobId = ''): string =>
-  reason === 'snooze' ? `${deliveryId}:${channel}:snooze:${jobId}` : `${deliveryId}:${channel}`;
+  reason === 'snooze' ? `${deliveryId}:${channel}:snooze:${jobId}` : reason === 'summary' ? `${deliveryId}:${channel}:summary` : `${deliveryId}:${channel}`;
+
+/**
+ * The severities each nudge threshold of a token (tokens.limits.ts NUDGE_THRESHOLDS) lets nudge,
+ * within those the owner's preferences nudge for.
+ */
+export const THRESHOLD_SEVERITIES: Readonly<Record<NudgeThreshold, readonly Severity[]>> = {
+  all: SEVERITIES,
+  warn: ['critical', 'warn'],
+  critical: ['critical'],
+  never: [],
+};
 
 /** The nudge's title: the event's, marked when a snoozed row came back. */
 export const nudgeTitle = (reason: NudgeReason, title: string): string => (reason === 'snooze' ? `Back from snooze: ${title}` : title);

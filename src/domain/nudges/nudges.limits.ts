@@ -20,4 +20,11 @@ export const NUDGE_LIMITS = {
   /** A failed send's error text: as one attempt reports it, and as nudge_failures.last_error keeps it. */
   attemptErrorMax: 200,
   failureErrorMax: 500,
+  /** A quiet hours time zone's name (nudge_preferences.quiet_tz). */
+  timeZoneMax: 64,
+  /**
+   * The summary of held nudges goes out once quiet hours ended at least this long ago: publishes
+   * that decided "quiet" just before the end have committed by then (one summary per quiet spell).
+   */
+  quietSummaryGraceSeconds: 60,
 } as const;

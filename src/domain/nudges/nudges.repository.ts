@@ -1,10 +1,13 @@
-// Named queries for nudge settings (preferences, chat destination, push subscriptions), the
-// dispatch context of queued nudges and the dead ones. Plain SQL on the operation's EntityManager.
+// Named queries for nudge settings (preferences, chat destination, push subscriptions, quiet
+// hours), the dispatch context of queued nudges, the held nudges of quiet hours and their summary,
+// and the dead ones. Plain SQL on the operation's EntityManager.
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
-import { DEFAULT_NUDGE_SEVERITIES, type ChatStyle, type NudgeChannel } from './nudge.rules.js';
+import { DEFAULT_NUDGE_SEVERITIES, THRESHOLD_SEVERITIES, type ChatStyle, type NudgeChannel } from './nudge.rules.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
 import { NUDGE_LIMITS } from './nudges.limits.js';
+import { NUDGE_THRESHOLDS } from '../tokens/tokens.limits.js';
+import { QUIET_HOURS_PASS, type HeldCounts, type QuietHours } from './quiet-hours.rules.js';
 
 /** Severities come back as a JS array from pg and PGlite; a text form is parsed defensively. */
 const severities = (v: unknown): string[] =>
@@ -18,63 +21,169 @@ const severities = (v: unknown): string[] =>
       : [...DEFAULT_NUDGE_SEVERITIES];
 
 const DEFAULT_SEVERITIES_SQL = `{${DEFAULT_NUDGE_SEVERITIES.join(',')}}`;
+// Constants inlined into fixed SQL text (plain words, no apostrophes).
+const words = (ws: readonly string[]) => ws.map((w) => `'${w}'`).join(', ');
+
+/**
+ * SQL: is the instant `at` inside the quiet hours of the nudge_preferences row `p`? False without
+ * quiet hours. The rule of quiet-hours.rules.ts isQuietAt on the wall clock `at time zone` gives
+ * (the zone's rules, DST days included); the CASE evaluates nothing more for a user without quiet
+ * hours.
+ */
+export function quietAtSql(at: string, p: string): string {
+  const local = `(${at} at time zone ${p}.quiet_tz)`;
+  const t = `${local}::time`;
+  const dow = `extract(isodow from ${local})::int`;
+  const onDay = (isoDay: string) => `(cardinality(${p}.quiet_days) = 0 or ${isoDay} = any (${p}.quiet_days))`;
+  return `(case when ${p}.quiet_tz is null then false
+    else (${t} >= ${p}.quiet_start and (${p}.quiet_start >= ${p}.quiet_end or ${t} < ${p}.quiet_end) and ${onDay(dow)})
+      or (${p}.quiet_start >= ${p}.quiet_end and ${t} < ${p}.quiet_end and ${onDay(`((${dow} + 5) % 7 + 1)`)}) end)`;
+}
+
+/** SQL: does a token whose nudge_threshold is `threshold` let an event of `severity` nudge (nudge.rules.ts THRESHOLD_SEVERITIES)? */
+export function tokenThresholdSql(threshold: string, severity: string): string {
+  const arms = NUDGE_THRESHOLDS.map((t) => {
+    const sev = THRESHOLD_SEVERITIES[t];
+    return `when '${t}' then ${sev.length === 0 ? 'false' : `${severity} in (${words(sev)})`}`;
+  });
+  return `(case ${threshold} ${arms.join(' ')} else true end)`;
+}
 
 /**
  * The channels (`ch.channel`: push, chat) a nudge about an item of `severity` goes to for the user
  * in `user`, per their preferences: the severities they want pushed, a chat destination that is
  * on, a push subscription. For statements that write outbox rows: `joins` after the row source,
- * `where` among its conditions. The preferences and subscriptions are read through LATERAL ...
- * LIMIT 1: one index probe per row, whatever the tables' sizes were when the statement was planned.
+ * `where` among its conditions; `held` is true for a nudge held back because `at` is inside the
+ * user's quiet hours and the severity does not pass them (nudge_held instead of the outbox). The
+ * preferences and subscriptions are read through LATERAL ... LIMIT 1: one index probe per row,
+ * whatever the tables' sizes were when the statement was planned.
  */
-export function nudgeChannelSql(user: string, severity: string): { joins: string; where: string } {
+export function nudgeChannelSql(user: string, severity: string, at: string): { joins: string; where: string; held: string } {
   return {
-    joins: `left join lateral (select p.push_severities, p.chat_url, p.chat_enabled from nudge_preferences p where p.user_id = ${user} limit 1) p on true
-  left join lateral (select true as has_sub from push_subscriptions s where s.user_id = ${user} limit 1) ps on true
-  cross join (values ('push'), ('chat')) as ch (channel)`,
+    joins: channelJoins(user),
     where: `${severity} = any (coalesce(p.push_severities, '${DEFAULT_SEVERITIES_SQL}'::text[]))
-    and case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end`,
+    and ${CHANNEL_OPEN}`,
+    held: `(${severity} not in (${words(QUIET_HOURS_PASS)}) and ${quietAtSql(at, 'p')})`,
   };
 }
+
+const channelJoins = (
+  user: string,
+) => `left join lateral (select p.push_severities, p.chat_url, p.chat_enabled, p.quiet_start, p.quiet_end, p.quiet_tz, p.quiet_days
+      from nudge_preferences p where p.user_id = ${user} limit 1) p on true
+  left join lateral (select true as has_sub from push_subscriptions s where s.user_id = ${user} limit 1) ps on true
+  cross join (values ('push'), ('chat')) as ch (channel)`;
+/** The channel `ch.channel` is open for the user: a chat destination that is on, a push subscription. */
+const CHANNEL_OPEN = `case when ch.channel = 'chat' then p.chat_url is not null and p.chat_enabled else ps.has_sub is not null end`;
 
 export interface PreferencesRow {
   pushSeverities: string[];
   chatEnabled: boolean;
   chatUrl: string | null;
   chatStyle: ChatStyle | null;
+  quietHours: QuietHours | null;
+  doneOnResolution: boolean;
+}
+
+interface QuietColumns {
+  quiet_start: string | null;
+  quiet_end: string | null;
+  quiet_tz: string | null;
+  quiet_days: unknown;
+}
+
+/** `HH:MM:SS` (pg and PGlite read `time` as text) as `HH:MM`. */
+const hhmm = (v: string) => v.slice(0, 5);
+const smallints = (v: unknown): number[] =>
+  Array.isArray(v)
+    ? v.map(Number)
+    : String(v ?? '')
+        .replace(/^\{|\}$/g, '')
+        .split(',')
+        .filter(Boolean)
+        .map(Number);
+
+function quietOf(r: QuietColumns): QuietHours | null {
+  if (r.quiet_tz === null || r.quiet_start === null || r.quiet_end === null) return null;
+  return { start: hhmm(r.quiet_start), end: hhmm(r.quiet_end), timeZone: r.quiet_tz, days: smallints(r.quiet_days) };
 }
 
 export async function getPreferences(em: EntityManager, userId: string): Promise<PreferencesRow> {
-  const [r] = await run<{ push_severities: unknown; chat_enabled: boolean; chat_url: string | null; chat_style: string | null }>(
+  const [r] = await run<
+    { push_severities: unknown; chat_enabled: boolean; chat_url: string | null; chat_style: string | null; done_on_resolution: boolean } & QuietColumns
+  >(
     em,
-    `select push_severities, chat_enabled, chat_url, chat_style from nudge_preferences where user_id = ?`,
+    `select push_severities, chat_enabled, chat_url, chat_style, quiet_start::text, quiet_end::text, quiet_tz, quiet_days, done_on_resolution
+       from nudge_preferences where user_id = ?`,
     [userId],
   );
-  if (!r) return { pushSeverities: [...DEFAULT_NUDGE_SEVERITIES], chatEnabled: true, chatUrl: null, chatStyle: null };
-  return { pushSeverities: severities(r.push_severities), chatEnabled: r.chat_enabled, chatUrl: r.chat_url, chatStyle: r.chat_style as ChatStyle | null };
+  if (!r)
+    return { pushSeverities: [...DEFAULT_NUDGE_SEVERITIES], chatEnabled: true, chatUrl: null, chatStyle: null, quietHours: null, doneOnResolution: false };
+  return {
+    pushSeverities: severities(r.push_severities),
+    chatEnabled: r.chat_enabled,
+    chatUrl: r.chat_url,
+    chatStyle: r.chat_style as ChatStyle | null,
+    quietHours: quietOf(r),
+    doneOnResolution: r.done_on_resolution,
+  };
 }
 
 /** Upserts the fields given; the others keep their stored (or default) values. */
 export async function savePreferences(
   em: EntityManager,
   userId: string,
-  patch: { pushSeverities?: readonly string[]; chatEnabled?: boolean; chat?: { url: string; style: ChatStyle } | null },
+  patch: {
+    pushSeverities?: readonly string[];
+    chatEnabled?: boolean;
+    chat?: { url: string; style: ChatStyle } | null;
+    quietHours?: QuietHours | null;
+    doneOnResolution?: boolean;
+  },
   now: Date,
 ): Promise<void> {
   const cur = await getPreferences(em, userId);
+  const quiet = patch.quietHours === undefined ? cur.quietHours : patch.quietHours;
   const next = {
     sev: patch.pushSeverities ?? cur.pushSeverities,
     enabled: patch.chatEnabled ?? cur.chatEnabled,
     url: patch.chat === undefined ? cur.chatUrl : (patch.chat?.url ?? null),
     style: patch.chat === undefined ? cur.chatStyle : (patch.chat?.style ?? null),
+    done: patch.doneOnResolution ?? cur.doneOnResolution,
   };
   await run(
     em,
-    `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at)
-     values (?, ?::text[], ?, ?, ?, ?)
+    `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, quiet_start, quiet_end, quiet_tz, quiet_days,
+       done_on_resolution, updated_at)
+     values (?, ?::text[], ?, ?, ?, ?::time, ?::time, ?, ?::smallint[], ?, ?)
      on conflict (user_id) do update set push_severities = excluded.push_severities, chat_enabled = excluded.chat_enabled,
-       chat_url = excluded.chat_url, chat_style = excluded.chat_style, updated_at = excluded.updated_at`,
-    [userId, pgArray(next.sev), next.enabled, next.url, next.style, now.toISOString()],
+       chat_url = excluded.chat_url, chat_style = excluded.chat_style, quiet_start = excluded.quiet_start, quiet_end = excluded.quiet_end,
+       quiet_tz = excluded.quiet_tz, quiet_days = excluded.quiet_days, done_on_resolution = excluded.done_on_resolution,
+       updated_at = excluded.updated_at`,
+    [
+      userId,
+      pgArray(next.sev),
+      next.enabled,
+      next.url,
+      next.style,
+      quiet?.start ?? null,
+      quiet?.end ?? null,
+      quiet?.timeZone ?? null,
+      quiet ? pgArray(quiet.days.map(String)) : null,
+      next.done,
+      now.toISOString(),
+    ],
   );
+}
+
+/**
+ * PostgreSQL's own spelling of a time zone name, or null when it does not know the zone: the
+ * publish statement computes quiet hours with `at time zone`, which fails on a name PostgreSQL's
+ * time zone data lacks (it may differ from the JavaScript runtime's).
+ */
+export async function databaseTimeZone(em: EntityManager, name: string): Promise<string | null> {
+  const [r] = await run<{ name: string }>(em, `select name from pg_timezone_names where lower(name) = lower(?) order by name = ? desc limit 1`, [name, name]);
+  return r?.name ?? null;
 }
 
 export interface PushSubscriptionRow {
@@ -170,6 +279,77 @@ export async function loadDispatchContext(em: EntityManager, deliveryIds: readon
   if (deliveryIds.length === 0) return new Map();
   const rows = await run<DispatchContextRow>(em, DISPATCH_CONTEXT, [pgArray(deliveryIds)]);
   return new Map(rows.map((r) => [r.delivery_id, r]));
+}
+
+/** The chat destinations of users (the summary nudges read them at send time, as other nudges do). */
+export async function loadChatDestinations(
+  em: EntityManager,
+  userIds: readonly string[],
+): Promise<Map<string, { chat_url: string | null; chat_style: string | null; chat_enabled: boolean }>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await run<{ user_id: string; chat_url: string | null; chat_style: string | null; chat_enabled: boolean }>(
+    em,
+    `select user_id, chat_url, chat_style, chat_enabled from nudge_preferences where user_id = any(?::uuid[])`,
+    [pgArray(userIds)],
+  );
+  return new Map(rows.map((r) => [r.user_id, r]));
+}
+
+/** A user with held nudges, and their quiet hours now. */
+export interface HeldUser {
+  userId: string;
+  quietHours: QuietHours | null;
+}
+
+/** Up to `limit` users with held nudges after `after` (user id order), with their quiet hours. */
+export async function listHeldUsers(em: EntityManager, after: string | null, limit: number): Promise<HeldUser[]> {
+  const rows = await run<{ user_id: string } & QuietColumns>(
+    em,
+    `${PREPARED} select h.user_id, p.quiet_start::text, p.quiet_end::text, p.quiet_tz, p.quiet_days
+       from (select distinct user_id from nudge_held where user_id > coalesce(?::uuid, '00000000-0000-0000-0000-000000000000'::uuid)) h
+       join nudge_preferences p on p.user_id = h.user_id
+      order by h.user_id limit ?::int`,
+    [after, limit],
+  );
+  return rows.map((r) => ({ userId: r.user_id, quietHours: quietOf(r) }));
+}
+
+export interface QuietSummaryRow {
+  user_id: string;
+  summary_id: string;
+  counts: HeldCounts;
+  /** Outbox rows written: the user's open channels (0: nothing to send it to). */
+  channels: number;
+}
+
+/**
+ * Sums up and deletes the held nudges of `userIds` and queues ONE summary nudge per user (reason
+ * `summary`, an outbox row per open channel) in the SAME statement. Each user is taken by a lock
+ * on their preferences row (`for no key update skip locked`) and only the held rows the statement
+ * itself deleted are counted: several processes running this at once give one summary per user.
+ */
+export async function takeQuietSummaries(em: EntityManager, userIds: readonly string[], now: Date): Promise<QuietSummaryRow[]> {
+  return run<QuietSummaryRow>(
+    em,
+    `${PREPARED} with due as (
+  select user_id from nudge_preferences where user_id = any(?::uuid[]) order by user_id for no key update skip locked
+), h as (
+  delete from nudge_held h using due where h.user_id = due.user_id returning h.user_id, h.severity
+), c as (
+  select user_id, severity, count(*)::int as n from h group by user_id, severity
+), s as (
+  select user_id, gen_random_uuid() as summary_id, jsonb_object_agg(severity, n) as counts from c group by user_id
+), o as (
+  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at, reason, summary)
+  select gen_random_uuid(), s.summary_id, s.user_id, ch.channel, ?::timestamptz, 'summary', s.counts
+  from s
+  ${channelJoins('s.user_id')}
+  where ${CHANNEL_OPEN}
+  returning user_id
+)
+select s.user_id, s.summary_id, s.counts, (select count(*)::int from o where o.user_id = s.user_id) as channels from s`,
+    [pgArray(userIds), now.toISOString()],
+  );
 }
 
 export async function recordNudgeFailure(

@@ -49,5 +49,12 @@ export const TOKEN_KINDS = ['personal', 'moderation', 'tools_claim'] as const;
 /** The slug of a new tools-token's integrator: lowercase letters, digits and dashes. */
 export const INTEGRATOR_SLUG = new RegExp(`^[a-z0-9][a-z0-9-]{0,${TOKEN_LIMITS.newIntegratorSlugMax - 1}}$`);
 
-/** Widths of the varchar columns that hold a vocabulary word (inbound_tokens.kind and .status). */
-export const TOKEN_COLUMNS = { kind: 20, status: 20 } as const;
+/**
+ * Which of a personal token's events nudge its owner, set by the owner (the inbox always records):
+ * every severity the owner's preferences nudge for (`all`, the default), `warn` and above,
+ * `critical` only, or none.
+ */
+export const NUDGE_THRESHOLDS = ['all', 'warn', 'critical', 'never'] as const;
+
+/** Widths of the varchar columns that hold a vocabulary word (inbound_tokens.kind, .status and .nudge_threshold). */
+export const TOKEN_COLUMNS = { kind: 20, status: 20, nudgeThreshold: 8 } as const;

@@ -17,8 +17,10 @@ export interface NudgeJobData {
   deliveryId: string;
   userId: string;
   channel: 'push' | 'chat';
-  /** Why: an arrival (`event`, also when absent) or a snoozed row that came back (`snooze`). */
+  /** Why: an arrival (`event`, also when absent), a snoozed row that came back (`snooze`) or a quiet hours summary (`summary`). */
   reason?: NudgeReason;
+  /** A summary's held counts per severity (deliveryId is then the summary's id). */
+  summary?: Record<string, number> | null;
   /** Attempts made before this job was queued (the first one, from the outbox). */
   priorAttempts?: number;
 }
@@ -149,6 +151,7 @@ export class NudgeQueue {
         userId: j.data.userId,
         channel: j.data.channel,
         reason: j.data.reason ?? 'event',
+        summary: j.data.summary ?? null,
         attempt: (j.data.priorAttempts ?? 0) + j.retryCount + 1,
         lastAttempt: j.retryCount >= j.retryLimit,
       })),
@@ -171,7 +174,7 @@ export class NudgeQueue {
       `update nudge_outbox o set lease_until = now() + make_interval(secs => $2), attempts = o.attempts + 1
          from (select ctid from nudge_outbox where lease_until is null or lease_until < now() limit $1 for update skip locked) s
         where o.ctid = s.ctid
-        returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.reason, o.attempts`,
+        returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.reason, o.summary, o.attempts`,
       [limit, this.o.expireInSeconds],
     );
     const claimed = rows as Claimed[];
@@ -183,6 +186,7 @@ export class NudgeQueue {
         userId: r.user_id,
         channel: r.channel,
         reason: r.reason,
+        summary: r.summary,
         attempt: r.attempts,
         lastAttempt: r.attempts > this.o.retryLimit,
       })),
@@ -206,7 +210,7 @@ export class NudgeQueue {
           NUDGE_QUEUE,
           retries.map((r) => ({
             id: r.id,
-            data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, reason: r.reason, priorAttempts: r.attempts },
+            data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, reason: r.reason, summary: r.summary, priorAttempts: r.attempts },
             retryLimit: Math.max(0, this.o.retryLimit - r.attempts),
             startAfter: this.o.retryDelaySeconds,
           })),
@@ -331,6 +335,7 @@ interface Claimed {
   user_id: string;
   channel: 'push' | 'chat';
   reason: NudgeReason;
+  summary: Record<string, number> | null;
   /** Attempts including this one. */
   attempts: number;
 }

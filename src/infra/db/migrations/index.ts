@@ -18,6 +18,7 @@ import { Migration20261125000000WebSessions } from './Migration20261125000000Web
 import { Migration20261128000000ExternalStatusAt } from './Migration20261128000000ExternalStatusAt.js';
 import { Migration20261128100000OidcIdentities } from './Migration20261128100000OidcIdentities.js';
 import { Migration20261128200000InboxTriage } from './Migration20261128200000InboxTriage.js';
+import { Migration20261129000000QuietHours } from './Migration20261129000000QuietHours.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128000000ExternalStatusAt', class: Migration20261128000000ExternalStatusAt },
   { name: 'Migration20261128100000OidcIdentities', class: Migration20261128100000OidcIdentities },
   { name: 'Migration20261128200000InboxTriage', class: Migration20261128200000InboxTriage },
+  { name: 'Migration20261129000000QuietHours', class: Migration20261129000000QuietHours },
 ];
