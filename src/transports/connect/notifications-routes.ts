@@ -1,5 +1,6 @@
 // fluxdesk.notifications.v1.NotificationSettingsService: the caller's nudge settings (push
-// subscriptions, chat destination, severities) and failed nudges. Map -> call -> map.
+// subscriptions, chat destination, severities, quiet hours, done on resolution) and failed nudges.
+// Map -> call -> map.
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ChatStyle, NotificationSettingsService } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
@@ -26,6 +27,8 @@ const prefsToProto = (p: PreferencesView): MessageInitShape<typeof PreferencesSc
   chatEnabled: p.chatEnabled,
   chatDestination: p.chatDestination ? { urlHint: p.chatDestination.urlHint, style: STYLE_TO_PROTO[p.chatDestination.style] } : undefined,
   pushSubscriptionCount: p.pushSubscriptionCount,
+  quietHours: p.quietHours ? { start: p.quietHours.start, end: p.quietHours.end, timeZone: p.quietHours.timeZone, days: [...p.quietHours.days] } : undefined,
+  doneOnResolution: p.doneOnResolution,
 });
 
 /** Registers NotificationSettingsService on a Connect router (both listeners). */
@@ -54,7 +57,14 @@ export function registerNotificationRoutes(router: ConnectRouter, deps: AppDeps)
       return { preferences: prefsToProto(await call(deps, getNudgePreferences, {}, ctx)) };
     },
     async setPreferences(req, ctx) {
-      const input = defined({ push_severities: req.updatePushSeverities ? req.pushSeverities : undefined, chat_enabled: req.chatEnabled });
+      const q = req.quietHours;
+      const input = defined({
+        push_severities: req.updatePushSeverities ? req.pushSeverities : undefined,
+        chat_enabled: req.chatEnabled,
+        quiet_hours: q ? { start: q.start, end: q.end, time_zone: q.timeZone, days: q.days } : undefined,
+        clear_quiet_hours: req.clearQuietHours || undefined,
+        done_on_resolution: req.doneOnResolution,
+      });
       return { preferences: prefsToProto(await call(deps, setNudgePreferences, input, ctx)) };
     },
     async listFailedNudges(req, ctx) {

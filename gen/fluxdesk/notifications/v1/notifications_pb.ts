@@ -10,6 +10,10 @@
 // unless the event is a repeat, moves external_status to a terminal value
 // (resolved, approved, rejected, withdrawn), came through a moderation token,
 // or is over a daily limit (then `degraded` is true and it is inbox only).
+// Within a user's quiet hours nudges below `critical` are held back (the
+// inbox records them as always): when the quiet hours have ended (within
+// about a minute), ONE summary nudge per user says what arrived, e.g.
+// "7 arrived while quiet: 2 warn, 5 info".
 // Push and chat content is the title, the severity and a link to the inbox
 // entry; never the markdown body. Nudges are sent asynchronously from a
 // durable outbox with retries and backoff; a nudge that used up its attempts
@@ -30,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fluxdesk/notifications/v1/notifications.proto.
  */
 export const file_fluxdesk_notifications_v1_notifications: GenFile = /*@__PURE__*/
-  fileDesc("Ci1mbHV4ZGVzay9ub3RpZmljYXRpb25zL3YxL25vdGlmaWNhdGlvbnMucHJvdG8SGWZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEivQEKC1ByZWZlcmVuY2VzEhcKD3B1c2hfc2V2ZXJpdGllcxgBIAMoCRIUCgxjaGF0X2VuYWJsZWQYAiABKAgSSQoQY2hhdF9kZXN0aW5hdGlvbhgDIAEoCzIqLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuQ2hhdERlc3RpbmF0aW9uSACIAQESHwoXcHVzaF9zdWJzY3JpcHRpb25fY291bnQYBCABKAVCEwoRX2NoYXRfZGVzdGluYXRpb24iWAoPQ2hhdERlc3RpbmF0aW9uEhAKCHVybF9oaW50GAEgASgJEjMKBXN0eWxlGAIgASgOMiQuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5DaGF0U3R5bGUiGgoYR2V0VmFwaWRQdWJsaWNLZXlSZXF1ZXN0Ii8KGUdldFZhcGlkUHVibGljS2V5UmVzcG9uc2USEgoKcHVibGljX2tleRgBIAEoCSJRCh9SZWdpc3RlclB1c2hTdWJzY3JpcHRpb25SZXF1ZXN0EhAKCGVuZHBvaW50GAEgASgJEg4KBnAyNTZkaBgCIAEoCRIMCgRhdXRoGAMgASgJInoKIFJlZ2lzdGVyUHVzaFN1YnNjcmlwdGlvblJlc3BvbnNlEhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRIaChJzdWJzY3JpcHRpb25fY291bnQYAiABKAUSIQoZcmVwbGFjZWRfc3Vic2NyaXB0aW9uX2lkcxgDIAMoCSJ1Ch1SZW1vdmVQdXNoU3Vic2NyaXB0aW9uUmVxdWVzdBIcCg9zdWJzY3JpcHRpb25faWQYASABKAlIAIgBARIVCghlbmRwb2ludBgCIAEoCUgBiAEBQhIKEF9zdWJzY3JpcHRpb25faWRCCwoJX2VuZHBvaW50Ik0KHlJlbW92ZVB1c2hTdWJzY3JpcHRpb25SZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIEhoKEnN1YnNjcmlwdGlvbl9jb3VudBgCIAEoBSJdChlTZXRDaGF0RGVzdGluYXRpb25SZXF1ZXN0EgsKA3VybBgBIAEoCRIzCgVzdHlsZRgCIAEoDjIkLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuQ2hhdFN0eWxlIlkKGlNldENoYXREZXN0aW5hdGlvblJlc3BvbnNlEjsKC3ByZWZlcmVuY2VzGAEgASgLMiYuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5QcmVmZXJlbmNlcyIdChtDbGVhckNoYXREZXN0aW5hdGlvblJlcXVlc3QiWwocQ2xlYXJDaGF0RGVzdGluYXRpb25SZXNwb25zZRI7CgtwcmVmZXJlbmNlcxgBIAEoCzImLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuUHJlZmVyZW5jZXMiFwoVR2V0UHJlZmVyZW5jZXNSZXF1ZXN0IlUKFkdldFByZWZlcmVuY2VzUmVzcG9uc2USOwoLcHJlZmVyZW5jZXMYASABKAsyJi5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlByZWZlcmVuY2VzInwKFVNldFByZWZlcmVuY2VzUmVxdWVzdBIXCg9wdXNoX3NldmVyaXRpZXMYASADKAkSHgoWdXBkYXRlX3B1c2hfc2V2ZXJpdGllcxgCIAEoCBIZCgxjaGF0X2VuYWJsZWQYAyABKAhIAIgBAUIPCg1fY2hhdF9lbmFibGVkIlUKFlNldFByZWZlcmVuY2VzUmVzcG9uc2USOwoLcHJlZmVyZW5jZXMYASABKAsyJi5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlByZWZlcmVuY2VzIjcKF0xpc3RGYWlsZWROdWRnZXNSZXF1ZXN0EhIKBWxpbWl0GAEgASgFSACIAQFCCAoGX2xpbWl0IsoBCgtGYWlsZWROdWRnZRITCgtkZWxpdmVyeV9pZBgBIAEoCRIPCgdjaGFubmVsGAIgASgJEhAKCGF0dGVtcHRzGAMgASgFEhIKCmxhc3RfZXJyb3IYBCABKAkSLQoJZmFpbGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgV0aXRsZRgGIAEoCUgAiAEBEhUKCHNldmVyaXR5GAcgASgJSAGIAQFCCAoGX3RpdGxlQgsKCV9zZXZlcml0eSJRChhMaXN0RmFpbGVkTnVkZ2VzUmVzcG9uc2USNQoFaXRlbXMYASADKAsyJi5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLkZhaWxlZE51ZGdlKlQKCUNoYXRTdHlsZRIaChZDSEFUX1NUWUxFX1VOU1BFQ0lGSUVEEAASFAoQQ0hBVF9TVFlMRV9TTEFDSxABEhUKEUNIQVRfU1RZTEVfRkVJU0hVEAIyvAgKG05vdGlmaWNhdGlvblNldHRpbmdzU2VydmljZRJ+ChFHZXRWYXBpZFB1YmxpY0tleRIzLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuR2V0VmFwaWRQdWJsaWNLZXlSZXF1ZXN0GjQuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5HZXRWYXBpZFB1YmxpY0tleVJlc3BvbnNlEpMBChhSZWdpc3RlclB1c2hTdWJzY3JpcHRpb24SOi5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlJlZ2lzdGVyUHVzaFN1YnNjcmlwdGlvblJlcXVlc3QaOy5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlJlZ2lzdGVyUHVzaFN1YnNjcmlwdGlvblJlc3BvbnNlEo0BChZSZW1vdmVQdXNoU3Vic2NyaXB0aW9uEjguZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5SZW1vdmVQdXNoU3Vic2NyaXB0aW9uUmVxdWVzdBo5LmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuUmVtb3ZlUHVzaFN1YnNjcmlwdGlvblJlc3BvbnNlEoEBChJTZXRDaGF0RGVzdGluYXRpb24SNC5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlNldENoYXREZXN0aW5hdGlvblJlcXVlc3QaNS5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlNldENoYXREZXN0aW5hdGlvblJlc3BvbnNlEocBChRDbGVhckNoYXREZXN0aW5hdGlvbhI2LmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuQ2xlYXJDaGF0RGVzdGluYXRpb25SZXF1ZXN0GjcuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5DbGVhckNoYXREZXN0aW5hdGlvblJlc3BvbnNlEnUKDkdldFByZWZlcmVuY2VzEjAuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5HZXRQcmVmZXJlbmNlc1JlcXVlc3QaMS5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLkdldFByZWZlcmVuY2VzUmVzcG9uc2USdQoOU2V0UHJlZmVyZW5jZXMSMC5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlNldFByZWZlcmVuY2VzUmVxdWVzdBoxLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuU2V0UHJlZmVyZW5jZXNSZXNwb25zZRJ7ChBMaXN0RmFpbGVkTnVkZ2VzEjIuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5MaXN0RmFpbGVkTnVkZ2VzUmVxdWVzdBozLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuTGlzdEZhaWxlZE51ZGdlc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ci1mbHV4ZGVzay9ub3RpZmljYXRpb25zL3YxL25vdGlmaWNhdGlvbnMucHJvdG8SGWZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEixgIKC1ByZWZlcmVuY2VzEhcKD3B1c2hfc2V2ZXJpdGllcxgBIAMoCRIUCgxjaGF0X2VuYWJsZWQYAiABKAgSSQoQY2hhdF9kZXN0aW5hdGlvbhgDIAEoCzIqLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuQ2hhdERlc3RpbmF0aW9uSACIAQESHwoXcHVzaF9zdWJzY3JpcHRpb25fY291bnQYBCABKAUSPwoLcXVpZXRfaG91cnMYBSABKAsyJS5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlF1aWV0SG91cnNIAYgBARIfChJkb25lX29uX3Jlc29sdXRpb24YBiABKAhIAogBAUITChFfY2hhdF9kZXN0aW5hdGlvbkIOCgxfcXVpZXRfaG91cnNCFQoTX2RvbmVfb25fcmVzb2x1dGlvbiJJCgpRdWlldEhvdXJzEg0KBXN0YXJ0GAEgASgJEgsKA2VuZBgCIAEoCRIRCgl0aW1lX3pvbmUYAyABKAkSDAoEZGF5cxgEIAMoBSJYCg9DaGF0RGVzdGluYXRpb24SEAoIdXJsX2hpbnQYASABKAkSMwoFc3R5bGUYAiABKA4yJC5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLkNoYXRTdHlsZSIaChhHZXRWYXBpZFB1YmxpY0tleVJlcXVlc3QiLwoZR2V0VmFwaWRQdWJsaWNLZXlSZXNwb25zZRISCgpwdWJsaWNfa2V5GAEgASgJIlEKH1JlZ2lzdGVyUHVzaFN1YnNjcmlwdGlvblJlcXVlc3QSEAoIZW5kcG9pbnQYASABKAkSDgoGcDI1NmRoGAIgASgJEgwKBGF1dGgYAyABKAkiegogUmVnaXN0ZXJQdXNoU3Vic2NyaXB0aW9uUmVzcG9uc2USFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEhoKEnN1YnNjcmlwdGlvbl9jb3VudBgCIAEoBRIhChlyZXBsYWNlZF9zdWJzY3JpcHRpb25faWRzGAMgAygJInUKHVJlbW92ZVB1c2hTdWJzY3JpcHRpb25SZXF1ZXN0EhwKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCUgAiAEBEhUKCGVuZHBvaW50GAIgASgJSAGIAQFCEgoQX3N1YnNjcmlwdGlvbl9pZEILCglfZW5kcG9pbnQiTQoeUmVtb3ZlUHVzaFN1YnNjcmlwdGlvblJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgSGgoSc3Vic2NyaXB0aW9uX2NvdW50GAIgASgFIl0KGVNldENoYXREZXN0aW5hdGlvblJlcXVlc3QSCwoDdXJsGAEgASgJEjMKBXN0eWxlGAIgASgOMiQuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5DaGF0U3R5bGUiWQoaU2V0Q2hhdERlc3RpbmF0aW9uUmVzcG9uc2USOwoLcHJlZmVyZW5jZXMYASABKAsyJi5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlByZWZlcmVuY2VzIh0KG0NsZWFyQ2hhdERlc3RpbmF0aW9uUmVxdWVzdCJbChxDbGVhckNoYXREZXN0aW5hdGlvblJlc3BvbnNlEjsKC3ByZWZlcmVuY2VzGAEgASgLMiYuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5QcmVmZXJlbmNlcyIXChVHZXRQcmVmZXJlbmNlc1JlcXVlc3QiVQoWR2V0UHJlZmVyZW5jZXNSZXNwb25zZRI7CgtwcmVmZXJlbmNlcxgBIAEoCzImLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuUHJlZmVyZW5jZXMioAIKFVNldFByZWZlcmVuY2VzUmVxdWVzdBIXCg9wdXNoX3NldmVyaXRpZXMYASADKAkSHgoWdXBkYXRlX3B1c2hfc2V2ZXJpdGllcxgCIAEoCBIZCgxjaGF0X2VuYWJsZWQYAyABKAhIAIgBARI/CgtxdWlldF9ob3VycxgEIAEoCzIlLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuUXVpZXRIb3Vyc0gBiAEBEhkKEWNsZWFyX3F1aWV0X2hvdXJzGAUgASgIEh8KEmRvbmVfb25fcmVzb2x1dGlvbhgGIAEoCEgCiAEBQg8KDV9jaGF0X2VuYWJsZWRCDgoMX3F1aWV0X2hvdXJzQhUKE19kb25lX29uX3Jlc29sdXRpb24iVQoWU2V0UHJlZmVyZW5jZXNSZXNwb25zZRI7CgtwcmVmZXJlbmNlcxgBIAEoCzImLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuUHJlZmVyZW5jZXMiNwoXTGlzdEZhaWxlZE51ZGdlc1JlcXVlc3QSEgoFbGltaXQYASABKAVIAIgBAUIICgZfbGltaXQiygEKC0ZhaWxlZE51ZGdlEhMKC2RlbGl2ZXJ5X2lkGAEgASgJEg8KB2NoYW5uZWwYAiABKAkSEAoIYXR0ZW1wdHMYAyABKAUSEgoKbGFzdF9lcnJvchgEIAEoCRItCglmYWlsZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBXRpdGxlGAYgASgJSACIAQESFQoIc2V2ZXJpdHkYByABKAlIAYgBAUIICgZfdGl0bGVCCwoJX3NldmVyaXR5IlEKGExpc3RGYWlsZWROdWRnZXNSZXNwb25zZRI1CgVpdGVtcxgBIAMoCzImLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuRmFpbGVkTnVkZ2UqVAoJQ2hhdFN0eWxlEhoKFkNIQVRfU1RZTEVfVU5TUEVDSUZJRUQQABIUChBDSEFUX1NUWUxFX1NMQUNLEAESFQoRQ0hBVF9TVFlMRV9GRUlTSFUQAjK8CAobTm90aWZpY2F0aW9uU2V0dGluZ3NTZXJ2aWNlEn4KEUdldFZhcGlkUHVibGljS2V5EjMuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5HZXRWYXBpZFB1YmxpY0tleVJlcXVlc3QaNC5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLkdldFZhcGlkUHVibGljS2V5UmVzcG9uc2USkwEKGFJlZ2lzdGVyUHVzaFN1YnNjcmlwdGlvbhI6LmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuUmVnaXN0ZXJQdXNoU3Vic2NyaXB0aW9uUmVxdWVzdBo7LmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuUmVnaXN0ZXJQdXNoU3Vic2NyaXB0aW9uUmVzcG9uc2USjQEKFlJlbW92ZVB1c2hTdWJzY3JpcHRpb24SOC5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLlJlbW92ZVB1c2hTdWJzY3JpcHRpb25SZXF1ZXN0GjkuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5SZW1vdmVQdXNoU3Vic2NyaXB0aW9uUmVzcG9uc2USgQEKElNldENoYXREZXN0aW5hdGlvbhI0LmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuU2V0Q2hhdERlc3RpbmF0aW9uUmVxdWVzdBo1LmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuU2V0Q2hhdERlc3RpbmF0aW9uUmVzcG9uc2UShwEKFENsZWFyQ2hhdERlc3RpbmF0aW9uEjYuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5DbGVhckNoYXREZXN0aW5hdGlvblJlcXVlc3QaNy5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLkNsZWFyQ2hhdERlc3RpbmF0aW9uUmVzcG9uc2USdQoOR2V0UHJlZmVyZW5jZXMSMC5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLkdldFByZWZlcmVuY2VzUmVxdWVzdBoxLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuR2V0UHJlZmVyZW5jZXNSZXNwb25zZRJ1Cg5TZXRQcmVmZXJlbmNlcxIwLmZsdXhkZXNrLm5vdGlmaWNhdGlvbnMudjEuU2V0UHJlZmVyZW5jZXNSZXF1ZXN0GjEuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5TZXRQcmVmZXJlbmNlc1Jlc3BvbnNlEnsKEExpc3RGYWlsZWROdWRnZXMSMi5mbHV4ZGVzay5ub3RpZmljYXRpb25zLnYxLkxpc3RGYWlsZWROdWRnZXNSZXF1ZXN0GjMuZmx1eGRlc2subm90aWZpY2F0aW9ucy52MS5MaXN0RmFpbGVkTnVkZ2VzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Preferences are the caller's nudge settings.
@@ -68,6 +72,23 @@ export type Preferences = Message<"fluxdesk.notifications.v1.Preferences"> & {
    * @generated from field: int32 push_subscription_count = 4;
    */
   pushSubscriptionCount: number;
+
+  /**
+   * The quiet hours; absent when none are set (the default).
+   *
+   * @generated from field: optional fluxdesk.notifications.v1.QuietHours quiet_hours = 5;
+   */
+  quietHours?: QuietHours | undefined;
+
+  /**
+   * Whether an inbox row moves to Done (and read) by itself when its sender
+   * moves the delivery to a terminal external status (resolved, approved,
+   * rejected, withdrawn) by a repeat or by resolving it. Default false.
+   * Always set in answers.
+   *
+   * @generated from field: optional bool done_on_resolution = 6;
+   */
+  doneOnResolution?: boolean | undefined;
 };
 
 /**
@@ -76,6 +97,54 @@ export type Preferences = Message<"fluxdesk.notifications.v1.Preferences"> & {
  */
 export const PreferencesSchema: GenMessage<Preferences> = /*@__PURE__*/
   messageDesc(file_fluxdesk_notifications_v1_notifications, 0);
+
+/**
+ * QuietHours is a daily window in which nudges below `critical` are held
+ * back; `critical` nudges go through. When it ends, one summary nudge
+ * counts what was held. The inbox always records every event.
+ *
+ * @generated from message fluxdesk.notifications.v1.QuietHours
+ */
+export type QuietHours = Message<"fluxdesk.notifications.v1.QuietHours"> & {
+  /**
+   * Start on the wall clock of time_zone, `HH:MM` (00:00-23:59).
+   *
+   * @generated from field: string start = 1;
+   */
+  start: string;
+
+  /**
+   * End, `HH:MM`, not quiet itself. An end at or before the start spans
+   * midnight (22:00-07:00) and belongs to the day it starts on; start ==
+   * end is the whole day from that time.
+   *
+   * @generated from field: string end = 2;
+   */
+  end: string;
+
+  /**
+   * IANA time zone, e.g. `Europe/Berlin`; at most 64 chars. DST days follow
+   * the zone's wall clock.
+   *
+   * @generated from field: string time_zone = 3;
+   */
+  timeZone: string;
+
+  /**
+   * ISO days of the week the window starts on, 1 (Monday) to 7 (Sunday);
+   * empty means every day. Answered sorted, without duplicates.
+   *
+   * @generated from field: repeated int32 days = 4;
+   */
+  days: number[];
+};
+
+/**
+ * Describes the message fluxdesk.notifications.v1.QuietHours.
+ * Use `create(QuietHoursSchema)` to create a new message.
+ */
+export const QuietHoursSchema: GenMessage<QuietHours> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 1);
 
 /**
  * ChatDestination describes the stored chat webhook. The URL is a
@@ -104,7 +173,7 @@ export type ChatDestination = Message<"fluxdesk.notifications.v1.ChatDestination
  * Use `create(ChatDestinationSchema)` to create a new message.
  */
 export const ChatDestinationSchema: GenMessage<ChatDestination> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 1);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 2);
 
 /**
  * GetVapidPublicKeyRequest has no fields.
@@ -119,7 +188,7 @@ export type GetVapidPublicKeyRequest = Message<"fluxdesk.notifications.v1.GetVap
  * Use `create(GetVapidPublicKeyRequestSchema)` to create a new message.
  */
 export const GetVapidPublicKeyRequestSchema: GenMessage<GetVapidPublicKeyRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 2);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 3);
 
 /**
  * GetVapidPublicKeyResponse carries the VAPID public key.
@@ -140,7 +209,7 @@ export type GetVapidPublicKeyResponse = Message<"fluxdesk.notifications.v1.GetVa
  * Use `create(GetVapidPublicKeyResponseSchema)` to create a new message.
  */
 export const GetVapidPublicKeyResponseSchema: GenMessage<GetVapidPublicKeyResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 3);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 4);
 
 /**
  * RegisterPushSubscriptionRequest is a browser PushSubscription.
@@ -176,7 +245,7 @@ export type RegisterPushSubscriptionRequest = Message<"fluxdesk.notifications.v1
  * Use `create(RegisterPushSubscriptionRequestSchema)` to create a new message.
  */
 export const RegisterPushSubscriptionRequestSchema: GenMessage<RegisterPushSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 4);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 5);
 
 /**
  * RegisterPushSubscriptionResponse identifies the stored subscription.
@@ -213,7 +282,7 @@ export type RegisterPushSubscriptionResponse = Message<"fluxdesk.notifications.v
  * Use `create(RegisterPushSubscriptionResponseSchema)` to create a new message.
  */
 export const RegisterPushSubscriptionResponseSchema: GenMessage<RegisterPushSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 5);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 6);
 
 /**
  * RemovePushSubscriptionRequest names a subscription by id or by endpoint.
@@ -241,7 +310,7 @@ export type RemovePushSubscriptionRequest = Message<"fluxdesk.notifications.v1.R
  * Use `create(RemovePushSubscriptionRequestSchema)` to create a new message.
  */
 export const RemovePushSubscriptionRequestSchema: GenMessage<RemovePushSubscriptionRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 6);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 7);
 
 /**
  * RemovePushSubscriptionResponse tells whether a subscription was removed.
@@ -269,7 +338,7 @@ export type RemovePushSubscriptionResponse = Message<"fluxdesk.notifications.v1.
  * Use `create(RemovePushSubscriptionResponseSchema)` to create a new message.
  */
 export const RemovePushSubscriptionResponseSchema: GenMessage<RemovePushSubscriptionResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 7);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 8);
 
 /**
  * SetChatDestinationRequest sets the incoming-webhook URL.
@@ -297,7 +366,7 @@ export type SetChatDestinationRequest = Message<"fluxdesk.notifications.v1.SetCh
  * Use `create(SetChatDestinationRequestSchema)` to create a new message.
  */
 export const SetChatDestinationRequestSchema: GenMessage<SetChatDestinationRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 8);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 9);
 
 /**
  * SetChatDestinationResponse returns the preferences after the change.
@@ -318,7 +387,7 @@ export type SetChatDestinationResponse = Message<"fluxdesk.notifications.v1.SetC
  * Use `create(SetChatDestinationResponseSchema)` to create a new message.
  */
 export const SetChatDestinationResponseSchema: GenMessage<SetChatDestinationResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 9);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 10);
 
 /**
  * ClearChatDestinationRequest has no fields.
@@ -333,7 +402,7 @@ export type ClearChatDestinationRequest = Message<"fluxdesk.notifications.v1.Cle
  * Use `create(ClearChatDestinationRequestSchema)` to create a new message.
  */
 export const ClearChatDestinationRequestSchema: GenMessage<ClearChatDestinationRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 10);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 11);
 
 /**
  * ClearChatDestinationResponse returns the preferences after the change.
@@ -354,7 +423,7 @@ export type ClearChatDestinationResponse = Message<"fluxdesk.notifications.v1.Cl
  * Use `create(ClearChatDestinationResponseSchema)` to create a new message.
  */
 export const ClearChatDestinationResponseSchema: GenMessage<ClearChatDestinationResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 11);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 12);
 
 /**
  * GetPreferencesRequest has no fields.
@@ -369,7 +438,7 @@ export type GetPreferencesRequest = Message<"fluxdesk.notifications.v1.GetPrefer
  * Use `create(GetPreferencesRequestSchema)` to create a new message.
  */
 export const GetPreferencesRequestSchema: GenMessage<GetPreferencesRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 12);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 13);
 
 /**
  * GetPreferencesResponse returns the preferences.
@@ -390,7 +459,7 @@ export type GetPreferencesResponse = Message<"fluxdesk.notifications.v1.GetPrefe
  * Use `create(GetPreferencesResponseSchema)` to create a new message.
  */
 export const GetPreferencesResponseSchema: GenMessage<GetPreferencesResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 13);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 14);
 
 /**
  * SetPreferencesRequest changes the fields that are set.
@@ -419,6 +488,31 @@ export type SetPreferencesRequest = Message<"fluxdesk.notifications.v1.SetPrefer
    * @generated from field: optional bool chat_enabled = 3;
    */
   chatEnabled?: boolean | undefined;
+
+  /**
+   * Sets the quiet hours; unchanged when absent. Every invalid field is
+   * reported at once (invalid_argument): `quiet_hours.start` /
+   * `quiet_hours.end` not `HH:MM`, `quiet_hours.time_zone` not a known IANA
+   * zone, `quiet_hours.days[i]` outside 1-7.
+   *
+   * @generated from field: optional fluxdesk.notifications.v1.QuietHours quiet_hours = 4;
+   */
+  quietHours?: QuietHours | undefined;
+
+  /**
+   * True removes the quiet hours (held nudges are then summed up at once).
+   * Not together with quiet_hours.
+   *
+   * @generated from field: bool clear_quiet_hours = 5;
+   */
+  clearQuietHours: boolean;
+
+  /**
+   * Turns done on resolution on or off; unchanged when absent.
+   *
+   * @generated from field: optional bool done_on_resolution = 6;
+   */
+  doneOnResolution?: boolean | undefined;
 };
 
 /**
@@ -426,7 +520,7 @@ export type SetPreferencesRequest = Message<"fluxdesk.notifications.v1.SetPrefer
  * Use `create(SetPreferencesRequestSchema)` to create a new message.
  */
 export const SetPreferencesRequestSchema: GenMessage<SetPreferencesRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 14);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 15);
 
 /**
  * SetPreferencesResponse returns the preferences after the change.
@@ -447,7 +541,7 @@ export type SetPreferencesResponse = Message<"fluxdesk.notifications.v1.SetPrefe
  * Use `create(SetPreferencesResponseSchema)` to create a new message.
  */
 export const SetPreferencesResponseSchema: GenMessage<SetPreferencesResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 15);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 16);
 
 /**
  * ListFailedNudgesRequest pages the failed nudges.
@@ -468,7 +562,7 @@ export type ListFailedNudgesRequest = Message<"fluxdesk.notifications.v1.ListFai
  * Use `create(ListFailedNudgesRequestSchema)` to create a new message.
  */
 export const ListFailedNudgesRequestSchema: GenMessage<ListFailedNudgesRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 16);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 17);
 
 /**
  * FailedNudge is a nudge that used up its attempts.
@@ -531,7 +625,7 @@ export type FailedNudge = Message<"fluxdesk.notifications.v1.FailedNudge"> & {
  * Use `create(FailedNudgeSchema)` to create a new message.
  */
 export const FailedNudgeSchema: GenMessage<FailedNudge> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 17);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 18);
 
 /**
  * ListFailedNudgesResponse lists failed nudges, newest first.
@@ -552,7 +646,7 @@ export type ListFailedNudgesResponse = Message<"fluxdesk.notifications.v1.ListFa
  * Use `create(ListFailedNudgesResponseSchema)` to create a new message.
  */
 export const ListFailedNudgesResponseSchema: GenMessage<ListFailedNudgesResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_notifications_v1_notifications, 18);
+  messageDesc(file_fluxdesk_notifications_v1_notifications, 19);
 
 /**
  * ChatStyle selects the webhook payload shape.
