@@ -1,6 +1,7 @@
 // Self-service integrations in a real browser: create a personal
 // token (Label, Note, Daily limit, "Create token"), its value and signing secret shown once (gone
-// after a reload) and the value authenticating a REST publish; disable / enable; rotate (a new value,
+// after a reload) and the value authenticating a REST publish; the Nudges select (the token's nudge
+// threshold); disable / enable; rotate (a new value,
 // "Old token valid until", the old one still valid in the overlap); delete (confirmed inline; the
 // token then answers 401); axe-core clean.
 import { randomUUID } from 'node:crypto';
@@ -90,6 +91,20 @@ describe('integrations page (browser)', () => {
     await rowOf(page, label).getByRole('button', { name: 'Enable', exact: true }).click();
     await expect(rowOf(page, label)).toContainText('active');
     expect(await publishWith(value)).toBe(202);
+  });
+
+  it("the Nudges select of a row sets that token's nudge threshold (All by default)", async () => {
+    const page = await openIntegrations();
+    const label = `Alerts ${randomUUID().slice(0, 6)}`;
+    await createToken(page, label);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const select = rowOf(page, label).getByLabel(`Nudges for ${label}`);
+    await expect(select).toHaveValue('all');
+    await select.selectOption('critical');
+    await expect(page.getByText('Nudges set')).toBeVisible();
+    await expect(select).toHaveValue('critical');
+    const [row] = await sql('select nudge_threshold from inbound_tokens where label = ?', [label]);
+    expect(row.nudge_threshold).toBe('critical');
   });
 
   it('rotate shows a new value once and "Old token valid until"; both values work in the overlap; delete (Confirm delete) makes the token answer 401', async () => {

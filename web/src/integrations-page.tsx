@@ -1,14 +1,22 @@
 // `/settings/integrations`: the caller's personal tokens (AccountService). Create with a label, a
 // note and a daily limit; the value and the callback signing secret are shown once, copyable; the
-// list shows status and last use; disable / enable, rotate (new value shown once, the old one's
-// end of overlap shown) and delete (confirmed inline). Loaded as its own chunk: the inbox route
-// does not ship it.
+// list shows status and last use; which of a token's events nudge (its nudge threshold, set in the
+// row); disable / enable, rotate (new value shown once, the old one's end of overlap shown) and
+// delete (confirmed inline). Loaded as its own chunk: the inbox route does not ship it.
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PersonalToken } from '../../gen/fluxdesk/account/v1/account_pb.js';
 import { account, errorText } from './client.js';
 import { dateOf, Field, formatTime, Time, useToast } from './ui.js';
-import { SELF_SERVICE_DAILY_LIMITS, TOKEN_LIMITS } from '../../src/domain/tokens/tokens.limits.js';
+import { NUDGE_THRESHOLDS, SELF_SERVICE_DAILY_LIMITS, TOKEN_LIMITS } from '../../src/domain/tokens/tokens.limits.js';
+
+/** What each nudge threshold means, as the select shows it. */
+const THRESHOLD_LABELS: Record<(typeof NUDGE_THRESHOLDS)[number], string> = {
+  all: 'All',
+  warn: 'Warn and above',
+  critical: 'Critical only',
+  never: 'Never',
+};
 
 interface Shown {
   label: string;
@@ -157,6 +165,7 @@ export function IntegrationsPage() {
               <th scope="col">Status</th>
               <th scope="col">Note</th>
               <th scope="col">Daily limit</th>
+              <th scope="col">Nudges</th>
               <th scope="col">Last use</th>
               <th scope="col">Created</th>
               <th scope="col">Actions</th>
@@ -172,6 +181,26 @@ export function IntegrationsPage() {
                 <td class={`status status-${t.status}`}>{t.status}</td>
                 <td>{t.note ?? ''}</td>
                 <td>{t.dailyLimit}</td>
+                <td>
+                  {t.kind === 'personal' && t.status !== 'revoked' ? (
+                    <select
+                      aria-label={`Nudges for ${t.label}`}
+                      value={t.nudgeThreshold}
+                      onChange={(e) => {
+                        const nudgeThreshold = (e.target as HTMLSelectElement).value;
+                        void act('Nudges set', () => account.setPersonalTokenNudgeThreshold({ tokenId: t.tokenId, nudgeThreshold }));
+                      }}
+                    >
+                      {NUDGE_THRESHOLDS.map((n) => (
+                        <option key={n} value={n}>
+                          {THRESHOLD_LABELS[n]}
+                        </option>
+                      ))}
+                    </select>
+                  ) : (
+                    (THRESHOLD_LABELS[t.nudgeThreshold as (typeof NUDGE_THRESHOLDS)[number]] ?? t.nudgeThreshold)
+                  )}
+                </td>
                 <td>{t.lastUsedAt ? <Time at={t.lastUsedAt} /> : 'Never'}</td>
                 <td>
                   <Time at={t.createdAt} />

@@ -20,6 +20,8 @@ export interface OwnTokenView {
   revokedAt: string | null;
   callbackSecret: string;
   note: string | null;
+  /** Which of the token's events nudge (NUDGE_THRESHOLDS); `all` by default. */
+  nudgeThreshold: string;
 }
 
 export const listOwnTokens = defineOperation<Record<string, never>, { items: OwnTokenView[] }, AgentPrincipal>({
@@ -43,6 +45,7 @@ export const listOwnTokens = defineOperation<Record<string, never>, { items: Own
         revokedAt: r.revoked_at === null ? null : iso(r.revoked_at),
         callbackSecret: r.callback_secret,
         note: r.note,
+        nudgeThreshold: r.nudge_threshold,
       })),
     };
   },

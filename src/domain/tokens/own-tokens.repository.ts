@@ -22,15 +22,30 @@ export interface OwnTokenRow {
   revoked_at: Date | string | null;
   callback_secret: string;
   note: string | null;
+  nudge_threshold: string;
 }
 
 /** A user's own personal and moderation tokens, newest first (never values; the callback secret is the owner's to see). */
 export async function listOwnTokenRows(em: EntityManager, ownerUserId: string): Promise<OwnTokenRow[]> {
   return (await em.getConnection().execute(
-    `select id, kind, label, status, display_prefix, daily_limit, integrator_id, created_at, last_used_at, revoked_at, callback_secret, note
+    `select id, kind, label, status, display_prefix, daily_limit, integrator_id, created_at, last_used_at, revoked_at, callback_secret, note,
+            nudge_threshold
          from inbound_tokens where owner_user_id = ? and kind <> 'tools_claim' order by created_at desc`,
     [ownerUserId],
   )) as OwnTokenRow[];
+}
+
+/** Sets the nudge threshold of one of the owner's own tokens (as listed: not tools_claim); false when it is not theirs. */
+export async function setOwnTokenNudgeThresholdRow(em: EntityManager, ownerUserId: string, tokenId: string, threshold: string): Promise<boolean> {
+  const rows = (await em
+    .getConnection()
+    .execute(
+      `update inbound_tokens set nudge_threshold = ? where id = ? and owner_user_id = ? and kind <> 'tools_claim' returning id`,
+      [threshold, tokenId, ownerUserId],
+      'all',
+      em.getTransactionContext(),
+    )) as { id: string }[];
+  return rows.length > 0;
 }
 
 /**

@@ -287,6 +287,7 @@ export function personalTokenToProto(t: OwnTokenView): PersonalToken {
     revokedAt: tsOrUnset(t.revokedAt),
     callbackSecret: t.callbackSecret,
     note: t.note ?? undefined,
+    nudgeThreshold: t.nudgeThreshold,
   });
 }
 

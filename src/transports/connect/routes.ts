@@ -37,6 +37,7 @@ import { issueOwnPersonalToken } from '../../domain/tokens/issue-own-personal-to
 import { listOwnTokens } from '../../domain/tokens/list-own-tokens.js';
 import { revokeOwnToken } from '../../domain/tokens/revoke-own-token.js';
 import { rotateOwnToken } from '../../domain/tokens/rotate-own-token.js';
+import { setOwnTokenNudgeThreshold } from '../../domain/tokens/set-own-token-nudge-threshold.js';
 import { adminListTokens } from '../../domain/tokens/list-tokens-as-admin.js';
 import { adminRevokeToken } from '../../domain/tokens/revoke-token-as-admin.js';
 import { offboardUser } from '../../domain/users/offboard-user.js';
@@ -197,6 +198,9 @@ export function connectRoutes(deps: AppDeps) {
       },
       async deletePersonalToken(req, ctx) {
         return call(deps, revokeOwnToken, { token_id: req.tokenId }, ctx);
+      },
+      async setPersonalTokenNudgeThreshold(req, ctx) {
+        return call(deps, setOwnTokenNudgeThreshold, { token_id: req.tokenId, nudge_threshold: req.nudgeThreshold }, ctx);
       },
       async adminRevokeToken(req, ctx) {
         return call(deps, adminRevokeToken, defined({ token_id: req.tokenId, reason: req.reason }), ctx);

@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fluxdesk/account/v1/account.proto.
  */
 export const file_fluxdesk_account_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("CiFmbHV4ZGVzay9hY2NvdW50L3YxL2FjY291bnQucHJvdG8SE2ZsdXhkZXNrLmFjY291bnQudjEicAoZSXNzdWVQZXJzb25hbFRva2VuUmVxdWVzdBINCgVsYWJlbBgBIAEoCRIYCgtkYWlseV9saW1pdBgCIAEoBUgAiAEBEhEKBG5vdGUYAyABKAlIAYgBAUIOCgxfZGFpbHlfbGltaXRCBwoFX25vdGUiWQoaSXNzdWVQZXJzb25hbFRva2VuUmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSEwoLdG9rZW5fdmFsdWUYAiABKAkSFAoMZW5kcG9pbnRfdXJsGAMgASgJIhsKGUxpc3RQZXJzb25hbFRva2Vuc1JlcXVlc3QiUAoaTGlzdFBlcnNvbmFsVG9rZW5zUmVzcG9uc2USMgoGdG9rZW5zGAEgAygLMiIuZmx1eGRlc2suYWNjb3VudC52MS5QZXJzb25hbFRva2VuIoMDCg1QZXJzb25hbFRva2VuEhAKCHRva2VuX2lkGAEgASgJEgwKBGtpbmQYAiABKAkSDQoFbGFiZWwYAyABKAkSDgoGc3RhdHVzGAQgASgJEhYKDmRpc3BsYXlfcHJlZml4GAUgASgJEhMKC2RhaWx5X2xpbWl0GAYgASgFEhUKDWludGVncmF0b3JfaWQYByABKAkSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoMbGFzdF91c2VkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEjMKCnJldm9rZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESFwoPY2FsbGJhY2tfc2VjcmV0GAsgASgJEhEKBG5vdGUYDCABKAlIAogBAUIPCg1fbGFzdF91c2VkX2F0Qg0KC19yZXZva2VkX2F0QgcKBV9ub3RlIi8KG0Rpc2FibGVQZXJzb25hbFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSJAChxEaXNhYmxlUGVyc29uYWxUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCSIuChpFbmFibGVQZXJzb25hbFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSI/ChtFbmFibGVQZXJzb25hbFRva2VuUmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSDgoGc3RhdHVzGAIgASgJIi4KGlJvdGF0ZVBlcnNvbmFsVG9rZW5SZXF1ZXN0EhAKCHRva2VuX2lkGAEgASgJIo0BChtSb3RhdGVQZXJzb25hbFRva2VuUmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSDQoFdG9rZW4YAiABKAkSNAoQZXhwaXJlc19wcmlvcl9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY2FsbGJhY2tfc2VjcmV0GAQgASgJIi4KGkRlbGV0ZVBlcnNvbmFsVG9rZW5SZXF1ZXN0EhAKCHRva2VuX2lkGAEgASgJIi4KG0RlbGV0ZVBlcnNvbmFsVG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgIIksKF0FkbWluUmV2b2tlVG9rZW5SZXF1ZXN0EhAKCHRva2VuX2lkGAEgASgJEhMKBnJlYXNvbhgCIAEoCUgAiAEBQgkKB19yZWFzb24iKwoYQWRtaW5SZXZva2VUb2tlblJlc3BvbnNlEg8KB3Jldm9rZWQYASABKAgiawoWQWRtaW5MaXN0VG9rZW5zUmVxdWVzdBIRCgRraW5kGAEgASgJSACIAQESFwoPaW5jbHVkZV9yZXZva2VkGAIgASgIEhIKBWxpbWl0GAMgASgFSAGIAQFCBwoFX2tpbmRCCAoGX2xpbWl0IlIKF0FkbWluTGlzdFRva2Vuc1Jlc3BvbnNlEjcKBnRva2VucxgBIAMoCzInLmZsdXhkZXNrLmFjY291bnQudjEuQWRtaW5Ub2tlbkxpc3RJdGVtIoADChJBZG1pblRva2VuTGlzdEl0ZW0SEAoIdG9rZW5faWQYASABKAkSDAoEa2luZBgCIAEoCRINCgVsYWJlbBgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFQoNb3duZXJfdXNlcl9pZBgFIAEoCRITCgtvd25lcl9lbWFpbBgGIAEoCRITCgtkYWlseV9saW1pdBgHIAEoBRIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1CgxsYXN0X3VzZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMwoKcmV2b2tlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIbCg5yZXZva2VkX3JlYXNvbhgLIAEoCUgCiAEBQg8KDV9sYXN0X3VzZWRfYXRCDQoLX3Jldm9rZWRfYXRCEQoPX3Jldm9rZWRfcmVhc29uIiQKE09mZmJvYXJkVXNlclJlcXVlc3QSDQoFZW1haWwYASABKAkiTwoUT2ZmYm9hcmRVc2VyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSFgoOdG9rZW5zX3Jldm9rZWQYAyABKAUiRwoXQ3JlYXRlQWdlbnRUb2tlblJlcXVlc3QSDgoGc2NvcGVzGAEgAygJEhIKBWxhYmVsGAIgASgJSACIAQFCCAoGX2xhYmVsIksKGENyZWF0ZUFnZW50VG9rZW5SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRINCgV0b2tlbhgCIAEoCRIOCgZzY29wZXMYAyADKAkiGAoWTGlzdEFnZW50VG9rZW5zUmVxdWVzdCJKChdMaXN0QWdlbnRUb2tlbnNSZXNwb25zZRIvCgZ0b2tlbnMYASADKAsyHy5mbHV4ZGVzay5hY2NvdW50LnYxLkFnZW50VG9rZW4iogIKCkFnZW50VG9rZW4SEAoIdG9rZW5faWQYASABKAkSDQoFbGFiZWwYAiABKAkSDgoGc2NvcGVzGAMgAygJEhYKDmRpc3BsYXlfcHJlZml4GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKDGxhc3RfdXNlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEg8KB2N1cnJlbnQYCCABKAhCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCIrChdSZXZva2VBZ2VudFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSIrChhSZXZva2VBZ2VudFRva2VuUmVzcG9uc2USDwoHcmV2b2tlZBgBIAEoCCJKChpTdGFydENvbm5lY3RTZXNzaW9uUmVxdWVzdBIOCgZzY29wZXMYASADKAkSEgoFbGFiZWwYAiABKAlIAIgBAUIICgZfbGFiZWwiYQobU3RhcnRDb25uZWN0U2Vzc2lvblJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPwoSQ2xpY2tBY3Rpb25SZXF1ZXN0EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEhQKDGFjdGlvbl9pbmRleBgCIAEoBSJPChNDbGlja0FjdGlvblJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoBRIKCgJvaxgCIAEoCBISCgVlcnJvchgDIAEoCUgAiAEBQggKBl9lcnJvcjLZDAoOQWNjb3VudFNlcnZpY2USdQoSSXNzdWVQZXJzb25hbFRva2VuEi4uZmx1eGRlc2suYWNjb3VudC52MS5Jc3N1ZVBlcnNvbmFsVG9rZW5SZXF1ZXN0Gi8uZmx1eGRlc2suYWNjb3VudC52MS5Jc3N1ZVBlcnNvbmFsVG9rZW5SZXNwb25zZRJ1ChJMaXN0UGVyc29uYWxUb2tlbnMSLi5mbHV4ZGVzay5hY2NvdW50LnYxLkxpc3RQZXJzb25hbFRva2Vuc1JlcXVlc3QaLy5mbHV4ZGVzay5hY2NvdW50LnYxLkxpc3RQZXJzb25hbFRva2Vuc1Jlc3BvbnNlEnsKFERpc2FibGVQZXJzb25hbFRva2VuEjAuZmx1eGRlc2suYWNjb3VudC52MS5EaXNhYmxlUGVyc29uYWxUb2tlblJlcXVlc3QaMS5mbHV4ZGVzay5hY2NvdW50LnYxLkRpc2FibGVQZXJzb25hbFRva2VuUmVzcG9uc2USeAoTRW5hYmxlUGVyc29uYWxUb2tlbhIvLmZsdXhkZXNrLmFjY291bnQudjEuRW5hYmxlUGVyc29uYWxUb2tlblJlcXVlc3QaMC5mbHV4ZGVzay5hY2NvdW50LnYxLkVuYWJsZVBlcnNvbmFsVG9rZW5SZXNwb25zZRJ4ChNSb3RhdGVQZXJzb25hbFRva2VuEi8uZmx1eGRlc2suYWNjb3VudC52MS5Sb3RhdGVQZXJzb25hbFRva2VuUmVxdWVzdBowLmZsdXhkZXNrLmFjY291bnQudjEuUm90YXRlUGVyc29uYWxUb2tlblJlc3BvbnNlEngKE0RlbGV0ZVBlcnNvbmFsVG9rZW4SLy5mbHV4ZGVzay5hY2NvdW50LnYxLkRlbGV0ZVBlcnNvbmFsVG9rZW5SZXF1ZXN0GjAuZmx1eGRlc2suYWNjb3VudC52MS5EZWxldGVQZXJzb25hbFRva2VuUmVzcG9uc2USbwoQQWRtaW5SZXZva2VUb2tlbhIsLmZsdXhkZXNrLmFjY291bnQudjEuQWRtaW5SZXZva2VUb2tlblJlcXVlc3QaLS5mbHV4ZGVzay5hY2NvdW50LnYxLkFkbWluUmV2b2tlVG9rZW5SZXNwb25zZRJsCg9BZG1pbkxpc3RUb2tlbnMSKy5mbHV4ZGVzay5hY2NvdW50LnYxLkFkbWluTGlzdFRva2Vuc1JlcXVlc3QaLC5mbHV4ZGVzay5hY2NvdW50LnYxLkFkbWluTGlzdFRva2Vuc1Jlc3BvbnNlEmMKDE9mZmJvYXJkVXNlchIoLmZsdXhkZXNrLmFjY291bnQudjEuT2ZmYm9hcmRVc2VyUmVxdWVzdBopLmZsdXhkZXNrLmFjY291bnQudjEuT2ZmYm9hcmRVc2VyUmVzcG9uc2USbwoQQ3JlYXRlQWdlbnRUb2tlbhIsLmZsdXhkZXNrLmFjY291bnQudjEuQ3JlYXRlQWdlbnRUb2tlblJlcXVlc3QaLS5mbHV4ZGVzay5hY2NvdW50LnYxLkNyZWF0ZUFnZW50VG9rZW5SZXNwb25zZRJsCg9MaXN0QWdlbnRUb2tlbnMSKy5mbHV4ZGVzay5hY2NvdW50LnYxLkxpc3RBZ2VudFRva2Vuc1JlcXVlc3QaLC5mbHV4ZGVzay5hY2NvdW50LnYxLkxpc3RBZ2VudFRva2Vuc1Jlc3BvbnNlEm8KEFJldm9rZUFnZW50VG9rZW4SLC5mbHV4ZGVzay5hY2NvdW50LnYxLlJldm9rZUFnZW50VG9rZW5SZXF1ZXN0Gi0uZmx1eGRlc2suYWNjb3VudC52MS5SZXZva2VBZ2VudFRva2VuUmVzcG9uc2USeAoTU3RhcnRDb25uZWN0U2Vzc2lvbhIvLmZsdXhkZXNrLmFjY291bnQudjEuU3RhcnRDb25uZWN0U2Vzc2lvblJlcXVlc3QaMC5mbHV4ZGVzay5hY2NvdW50LnYxLlN0YXJ0Q29ubmVjdFNlc3Npb25SZXNwb25zZRJgCgtDbGlja0FjdGlvbhInLmZsdXhkZXNrLmFjY291bnQudjEuQ2xpY2tBY3Rpb25SZXF1ZXN0GiguZmx1eGRlc2suYWNjb3VudC52MS5DbGlja0FjdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiFmbHV4ZGVzay9hY2NvdW50L3YxL2FjY291bnQucHJvdG8SE2ZsdXhkZXNrLmFjY291bnQudjEicAoZSXNzdWVQZXJzb25hbFRva2VuUmVxdWVzdBINCgVsYWJlbBgBIAEoCRIYCgtkYWlseV9saW1pdBgCIAEoBUgAiAEBEhEKBG5vdGUYAyABKAlIAYgBAUIOCgxfZGFpbHlfbGltaXRCBwoFX25vdGUiWQoaSXNzdWVQZXJzb25hbFRva2VuUmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSEwoLdG9rZW5fdmFsdWUYAiABKAkSFAoMZW5kcG9pbnRfdXJsGAMgASgJIhsKGUxpc3RQZXJzb25hbFRva2Vuc1JlcXVlc3QiUAoaTGlzdFBlcnNvbmFsVG9rZW5zUmVzcG9uc2USMgoGdG9rZW5zGAEgAygLMiIuZmx1eGRlc2suYWNjb3VudC52MS5QZXJzb25hbFRva2VuIpwDCg1QZXJzb25hbFRva2VuEhAKCHRva2VuX2lkGAEgASgJEgwKBGtpbmQYAiABKAkSDQoFbGFiZWwYAyABKAkSDgoGc3RhdHVzGAQgASgJEhYKDmRpc3BsYXlfcHJlZml4GAUgASgJEhMKC2RhaWx5X2xpbWl0GAYgASgFEhUKDWludGVncmF0b3JfaWQYByABKAkSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoMbGFzdF91c2VkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEjMKCnJldm9rZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESFwoPY2FsbGJhY2tfc2VjcmV0GAsgASgJEhEKBG5vdGUYDCABKAlIAogBARIXCg9udWRnZV90aHJlc2hvbGQYDSABKAlCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdEIHCgVfbm90ZSIvChtEaXNhYmxlUGVyc29uYWxUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkiQAocRGlzYWJsZVBlcnNvbmFsVG9rZW5SZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkiLgoaRW5hYmxlUGVyc29uYWxUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkiPwobRW5hYmxlUGVyc29uYWxUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCSIuChpSb3RhdGVQZXJzb25hbFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSKNAQobUm90YXRlUGVyc29uYWxUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEjQKEGV4cGlyZXNfcHJpb3JfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD2NhbGxiYWNrX3NlY3JldBgEIAEoCSIuChpEZWxldGVQZXJzb25hbFRva2VuUmVxdWVzdBIQCgh0b2tlbl9pZBgBIAEoCSIuChtEZWxldGVQZXJzb25hbFRva2VuUmVzcG9uc2USDwoHcmV2b2tlZBgBIAEoCCJSCiVTZXRQZXJzb25hbFRva2VuTnVkZ2VUaHJlc2hvbGRSZXF1ZXN0EhAKCHRva2VuX2lkGAEgASgJEhcKD251ZGdlX3RocmVzaG9sZBgCIAEoCSJTCiZTZXRQZXJzb25hbFRva2VuTnVkZ2VUaHJlc2hvbGRSZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRIXCg9udWRnZV90aHJlc2hvbGQYAiABKAkiSwoXQWRtaW5SZXZva2VUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkSEwoGcmVhc29uGAIgASgJSACIAQFCCQoHX3JlYXNvbiIrChhBZG1pblJldm9rZVRva2VuUmVzcG9uc2USDwoHcmV2b2tlZBgBIAEoCCJrChZBZG1pbkxpc3RUb2tlbnNSZXF1ZXN0EhEKBGtpbmQYASABKAlIAIgBARIXCg9pbmNsdWRlX3Jldm9rZWQYAiABKAgSEgoFbGltaXQYAyABKAVIAYgBAUIHCgVfa2luZEIICgZfbGltaXQiUgoXQWRtaW5MaXN0VG9rZW5zUmVzcG9uc2USNwoGdG9rZW5zGAEgAygLMicuZmx1eGRlc2suYWNjb3VudC52MS5BZG1pblRva2VuTGlzdEl0ZW0igAMKEkFkbWluVG9rZW5MaXN0SXRlbRIQCgh0b2tlbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEg0KBWxhYmVsGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIVCg1vd25lcl91c2VyX2lkGAUgASgJEhMKC293bmVyX2VtYWlsGAYgASgJEhMKC2RhaWx5X2xpbWl0GAcgASgFEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKDGxhc3RfdXNlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIzCgpyZXZva2VkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEhsKDnJldm9rZWRfcmVhc29uGAsgASgJSAKIAQFCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdEIRCg9fcmV2b2tlZF9yZWFzb24iJAoTT2ZmYm9hcmRVc2VyUmVxdWVzdBINCgVlbWFpbBgBIAEoCSJPChRPZmZib2FyZFVzZXJSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIWCg50b2tlbnNfcmV2b2tlZBgDIAEoBSJHChdDcmVhdGVBZ2VudFRva2VuUmVxdWVzdBIOCgZzY29wZXMYASADKAkSEgoFbGFiZWwYAiABKAlIAIgBAUIICgZfbGFiZWwiSwoYQ3JlYXRlQWdlbnRUb2tlblJlc3BvbnNlEhAKCHRva2VuX2lkGAEgASgJEg0KBXRva2VuGAIgASgJEg4KBnNjb3BlcxgDIAMoCSIYChZMaXN0QWdlbnRUb2tlbnNSZXF1ZXN0IkoKF0xpc3RBZ2VudFRva2Vuc1Jlc3BvbnNlEi8KBnRva2VucxgBIAMoCzIfLmZsdXhkZXNrLmFjY291bnQudjEuQWdlbnRUb2tlbiKiAgoKQWdlbnRUb2tlbhIQCgh0b2tlbl9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIOCgZzY29wZXMYAyADKAkSFgoOZGlzcGxheV9wcmVmaXgYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoMbGFzdF91c2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEjMKCnJldm9rZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESDwoHY3VycmVudBgIIAEoCEIPCg1fbGFzdF91c2VkX2F0Qg0KC19yZXZva2VkX2F0IisKF1Jldm9rZUFnZW50VG9rZW5SZXF1ZXN0EhAKCHRva2VuX2lkGAEgASgJIisKGFJldm9rZUFnZW50VG9rZW5SZXNwb25zZRIPCgdyZXZva2VkGAEgASgIIkoKGlN0YXJ0Q29ubmVjdFNlc3Npb25SZXF1ZXN0Eg4KBnNjb3BlcxgBIAMoCRISCgVsYWJlbBgCIAEoCUgAiAEBQggKBl9sYWJlbCJhChtTdGFydENvbm5lY3RTZXNzaW9uUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI/ChJDbGlja0FjdGlvblJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkSFAoMYWN0aW9uX2luZGV4GAIgASgFIk8KE0NsaWNrQWN0aW9uUmVzcG9uc2USDgoGc3RhdHVzGAEgASgFEgoKAm9rGAIgASgIEhIKBWVycm9yGAMgASgJSACIAQFCCAoGX2Vycm9yMvUNCg5BY2NvdW50U2VydmljZRJ1ChJJc3N1ZVBlcnNvbmFsVG9rZW4SLi5mbHV4ZGVzay5hY2NvdW50LnYxLklzc3VlUGVyc29uYWxUb2tlblJlcXVlc3QaLy5mbHV4ZGVzay5hY2NvdW50LnYxLklzc3VlUGVyc29uYWxUb2tlblJlc3BvbnNlEnUKEkxpc3RQZXJzb25hbFRva2VucxIuLmZsdXhkZXNrLmFjY291bnQudjEuTGlzdFBlcnNvbmFsVG9rZW5zUmVxdWVzdBovLmZsdXhkZXNrLmFjY291bnQudjEuTGlzdFBlcnNvbmFsVG9rZW5zUmVzcG9uc2USewoURGlzYWJsZVBlcnNvbmFsVG9rZW4SMC5mbHV4ZGVzay5hY2NvdW50LnYxLkRpc2FibGVQZXJzb25hbFRva2VuUmVxdWVzdBoxLmZsdXhkZXNrLmFjY291bnQudjEuRGlzYWJsZVBlcnNvbmFsVG9rZW5SZXNwb25zZRJ4ChNFbmFibGVQZXJzb25hbFRva2VuEi8uZmx1eGRlc2suYWNjb3VudC52MS5FbmFibGVQZXJzb25hbFRva2VuUmVxdWVzdBowLmZsdXhkZXNrLmFjY291bnQudjEuRW5hYmxlUGVyc29uYWxUb2tlblJlc3BvbnNlEngKE1JvdGF0ZVBlcnNvbmFsVG9rZW4SLy5mbHV4ZGVzay5hY2NvdW50LnYxLlJvdGF0ZVBlcnNvbmFsVG9rZW5SZXF1ZXN0GjAuZmx1eGRlc2suYWNjb3VudC52MS5Sb3RhdGVQZXJzb25hbFRva2VuUmVzcG9uc2USeAoTRGVsZXRlUGVyc29uYWxUb2tlbhIvLmZsdXhkZXNrLmFjY291bnQudjEuRGVsZXRlUGVyc29uYWxUb2tlblJlcXVlc3QaMC5mbHV4ZGVzay5hY2NvdW50LnYxLkRlbGV0ZVBlcnNvbmFsVG9rZW5SZXNwb25zZRKZAQoeU2V0UGVyc29uYWxUb2tlbk51ZGdlVGhyZXNob2xkEjouZmx1eGRlc2suYWNjb3VudC52MS5TZXRQZXJzb25hbFRva2VuTnVkZ2VUaHJlc2hvbGRSZXF1ZXN0GjsuZmx1eGRlc2suYWNjb3VudC52MS5TZXRQZXJzb25hbFRva2VuTnVkZ2VUaHJlc2hvbGRSZXNwb25zZRJvChBBZG1pblJldm9rZVRva2VuEiwuZmx1eGRlc2suYWNjb3VudC52MS5BZG1pblJldm9rZVRva2VuUmVxdWVzdBotLmZsdXhkZXNrLmFjY291bnQudjEuQWRtaW5SZXZva2VUb2tlblJlc3BvbnNlEmwKD0FkbWluTGlzdFRva2VucxIrLmZsdXhkZXNrLmFjY291bnQudjEuQWRtaW5MaXN0VG9rZW5zUmVxdWVzdBosLmZsdXhkZXNrLmFjY291bnQudjEuQWRtaW5MaXN0VG9rZW5zUmVzcG9uc2USYwoMT2ZmYm9hcmRVc2VyEiguZmx1eGRlc2suYWNjb3VudC52MS5PZmZib2FyZFVzZXJSZXF1ZXN0GikuZmx1eGRlc2suYWNjb3VudC52MS5PZmZib2FyZFVzZXJSZXNwb25zZRJvChBDcmVhdGVBZ2VudFRva2VuEiwuZmx1eGRlc2suYWNjb3VudC52MS5DcmVhdGVBZ2VudFRva2VuUmVxdWVzdBotLmZsdXhkZXNrLmFjY291bnQudjEuQ3JlYXRlQWdlbnRUb2tlblJlc3BvbnNlEmwKD0xpc3RBZ2VudFRva2VucxIrLmZsdXhkZXNrLmFjY291bnQudjEuTGlzdEFnZW50VG9rZW5zUmVxdWVzdBosLmZsdXhkZXNrLmFjY291bnQudjEuTGlzdEFnZW50VG9rZW5zUmVzcG9uc2USbwoQUmV2b2tlQWdlbnRUb2tlbhIsLmZsdXhkZXNrLmFjY291bnQudjEuUmV2b2tlQWdlbnRUb2tlblJlcXVlc3QaLS5mbHV4ZGVzay5hY2NvdW50LnYxLlJldm9rZUFnZW50VG9rZW5SZXNwb25zZRJ4ChNTdGFydENvbm5lY3RTZXNzaW9uEi8uZmx1eGRlc2suYWNjb3VudC52MS5TdGFydENvbm5lY3RTZXNzaW9uUmVxdWVzdBowLmZsdXhkZXNrLmFjY291bnQudjEuU3RhcnRDb25uZWN0U2Vzc2lvblJlc3BvbnNlEmAKC0NsaWNrQWN0aW9uEicuZmx1eGRlc2suYWNjb3VudC52MS5DbGlja0FjdGlvblJlcXVlc3QaKC5mbHV4ZGVzay5hY2NvdW50LnYxLkNsaWNrQWN0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * IssuePersonalTokenRequest describes the personal token to mint.
@@ -226,6 +226,14 @@ export type PersonalToken = Message<"fluxdesk.account.v1.PersonalToken"> & {
    * @generated from field: optional string note = 12;
    */
   note?: string | undefined;
+
+  /**
+   * Which of the token's events nudge the owner: `all` (default), `warn`,
+   * `critical` or `never` (see SetPersonalTokenNudgeThreshold).
+   *
+   * @generated from field: string nudge_threshold = 13;
+   */
+  nudgeThreshold: string;
 };
 
 /**
@@ -440,6 +448,63 @@ export const DeletePersonalTokenResponseSchema: GenMessage<DeletePersonalTokenRe
   messageDesc(file_fluxdesk_account_v1_account, 12);
 
 /**
+ * SetPersonalTokenNudgeThresholdRequest names the token and its threshold.
+ *
+ * @generated from message fluxdesk.account.v1.SetPersonalTokenNudgeThresholdRequest
+ */
+export type SetPersonalTokenNudgeThresholdRequest = Message<"fluxdesk.account.v1.SetPersonalTokenNudgeThresholdRequest"> & {
+  /**
+   * Id (uuid) of one of the caller's tokens. Required.
+   *
+   * @generated from field: string token_id = 1;
+   */
+  tokenId: string;
+
+  /**
+   * `all`, `warn`, `critical` or `never`. Required.
+   *
+   * @generated from field: string nudge_threshold = 2;
+   */
+  nudgeThreshold: string;
+};
+
+/**
+ * Describes the message fluxdesk.account.v1.SetPersonalTokenNudgeThresholdRequest.
+ * Use `create(SetPersonalTokenNudgeThresholdRequestSchema)` to create a new message.
+ */
+export const SetPersonalTokenNudgeThresholdRequestSchema: GenMessage<SetPersonalTokenNudgeThresholdRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_account_v1_account, 13);
+
+/**
+ * SetPersonalTokenNudgeThresholdResponse reports the threshold after the
+ * call.
+ *
+ * @generated from message fluxdesk.account.v1.SetPersonalTokenNudgeThresholdResponse
+ */
+export type SetPersonalTokenNudgeThresholdResponse = Message<"fluxdesk.account.v1.SetPersonalTokenNudgeThresholdResponse"> & {
+  /**
+   * Id (uuid) of the token.
+   *
+   * @generated from field: string token_id = 1;
+   */
+  tokenId: string;
+
+  /**
+   * The threshold now in force.
+   *
+   * @generated from field: string nudge_threshold = 2;
+   */
+  nudgeThreshold: string;
+};
+
+/**
+ * Describes the message fluxdesk.account.v1.SetPersonalTokenNudgeThresholdResponse.
+ * Use `create(SetPersonalTokenNudgeThresholdResponseSchema)` to create a new message.
+ */
+export const SetPersonalTokenNudgeThresholdResponseSchema: GenMessage<SetPersonalTokenNudgeThresholdResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_account_v1_account, 14);
+
+/**
  * AdminRevokeTokenRequest names any user's inbound token to revoke.
  *
  * @generated from message fluxdesk.account.v1.AdminRevokeTokenRequest
@@ -466,7 +531,7 @@ export type AdminRevokeTokenRequest = Message<"fluxdesk.account.v1.AdminRevokeTo
  * Use `create(AdminRevokeTokenRequestSchema)` to create a new message.
  */
 export const AdminRevokeTokenRequestSchema: GenMessage<AdminRevokeTokenRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 13);
+  messageDesc(file_fluxdesk_account_v1_account, 15);
 
 /**
  * AdminRevokeTokenResponse confirms the revocation.
@@ -487,7 +552,7 @@ export type AdminRevokeTokenResponse = Message<"fluxdesk.account.v1.AdminRevokeT
  * Use `create(AdminRevokeTokenResponseSchema)` to create a new message.
  */
 export const AdminRevokeTokenResponseSchema: GenMessage<AdminRevokeTokenResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 14);
+  messageDesc(file_fluxdesk_account_v1_account, 16);
 
 /**
  * AdminListTokensRequest filters the token oversight list.
@@ -523,7 +588,7 @@ export type AdminListTokensRequest = Message<"fluxdesk.account.v1.AdminListToken
  * Use `create(AdminListTokensRequestSchema)` to create a new message.
  */
 export const AdminListTokensRequestSchema: GenMessage<AdminListTokensRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 15);
+  messageDesc(file_fluxdesk_account_v1_account, 17);
 
 /**
  * AdminListTokensResponse lists inbound tokens, newest first.
@@ -544,7 +609,7 @@ export type AdminListTokensResponse = Message<"fluxdesk.account.v1.AdminListToke
  * Use `create(AdminListTokensResponseSchema)` to create a new message.
  */
 export const AdminListTokensResponseSchema: GenMessage<AdminListTokensResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 16);
+  messageDesc(file_fluxdesk_account_v1_account, 18);
 
 /**
  * AdminTokenListItem is one inbound token as an admin sees it: never its
@@ -636,7 +701,7 @@ export type AdminTokenListItem = Message<"fluxdesk.account.v1.AdminTokenListItem
  * Use `create(AdminTokenListItemSchema)` to create a new message.
  */
 export const AdminTokenListItemSchema: GenMessage<AdminTokenListItem> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 17);
+  messageDesc(file_fluxdesk_account_v1_account, 19);
 
 /**
  * OffboardUserRequest names the user to offboard.
@@ -657,7 +722,7 @@ export type OffboardUserRequest = Message<"fluxdesk.account.v1.OffboardUserReque
  * Use `create(OffboardUserRequestSchema)` to create a new message.
  */
 export const OffboardUserRequestSchema: GenMessage<OffboardUserRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 18);
+  messageDesc(file_fluxdesk_account_v1_account, 20);
 
 /**
  * OffboardUserResponse reports the offboarding.
@@ -692,7 +757,7 @@ export type OffboardUserResponse = Message<"fluxdesk.account.v1.OffboardUserResp
  * Use `create(OffboardUserResponseSchema)` to create a new message.
  */
 export const OffboardUserResponseSchema: GenMessage<OffboardUserResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 19);
+  messageDesc(file_fluxdesk_account_v1_account, 21);
 
 /**
  * CreateAgentTokenRequest describes the agent token to mint for the caller.
@@ -722,7 +787,7 @@ export type CreateAgentTokenRequest = Message<"fluxdesk.account.v1.CreateAgentTo
  * Use `create(CreateAgentTokenRequestSchema)` to create a new message.
  */
 export const CreateAgentTokenRequestSchema: GenMessage<CreateAgentTokenRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 20);
+  messageDesc(file_fluxdesk_account_v1_account, 22);
 
 /**
  * CreateAgentTokenResponse returns the new token once.
@@ -758,7 +823,7 @@ export type CreateAgentTokenResponse = Message<"fluxdesk.account.v1.CreateAgentT
  * Use `create(CreateAgentTokenResponseSchema)` to create a new message.
  */
 export const CreateAgentTokenResponseSchema: GenMessage<CreateAgentTokenResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 21);
+  messageDesc(file_fluxdesk_account_v1_account, 23);
 
 /**
  * ListAgentTokensRequest has no fields: the caller's tokens are listed.
@@ -773,7 +838,7 @@ export type ListAgentTokensRequest = Message<"fluxdesk.account.v1.ListAgentToken
  * Use `create(ListAgentTokensRequestSchema)` to create a new message.
  */
 export const ListAgentTokensRequestSchema: GenMessage<ListAgentTokensRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 22);
+  messageDesc(file_fluxdesk_account_v1_account, 24);
 
 /**
  * ListAgentTokensResponse lists the caller's agent tokens.
@@ -794,7 +859,7 @@ export type ListAgentTokensResponse = Message<"fluxdesk.account.v1.ListAgentToke
  * Use `create(ListAgentTokensResponseSchema)` to create a new message.
  */
 export const ListAgentTokensResponseSchema: GenMessage<ListAgentTokensResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 23);
+  messageDesc(file_fluxdesk_account_v1_account, 25);
 
 /**
  * AgentToken is one of the caller's agent tokens, without its value.
@@ -864,7 +929,7 @@ export type AgentToken = Message<"fluxdesk.account.v1.AgentToken"> & {
  * Use `create(AgentTokenSchema)` to create a new message.
  */
 export const AgentTokenSchema: GenMessage<AgentToken> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 24);
+  messageDesc(file_fluxdesk_account_v1_account, 26);
 
 /**
  * RevokeAgentTokenRequest names the agent token to revoke.
@@ -885,7 +950,7 @@ export type RevokeAgentTokenRequest = Message<"fluxdesk.account.v1.RevokeAgentTo
  * Use `create(RevokeAgentTokenRequestSchema)` to create a new message.
  */
 export const RevokeAgentTokenRequestSchema: GenMessage<RevokeAgentTokenRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 25);
+  messageDesc(file_fluxdesk_account_v1_account, 27);
 
 /**
  * RevokeAgentTokenResponse confirms the revocation.
@@ -906,7 +971,7 @@ export type RevokeAgentTokenResponse = Message<"fluxdesk.account.v1.RevokeAgentT
  * Use `create(RevokeAgentTokenResponseSchema)` to create a new message.
  */
 export const RevokeAgentTokenResponseSchema: GenMessage<RevokeAgentTokenResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 26);
+  messageDesc(file_fluxdesk_account_v1_account, 28);
 
 /**
  * StartConnectSessionRequest describes the agent token the session will
@@ -936,7 +1001,7 @@ export type StartConnectSessionRequest = Message<"fluxdesk.account.v1.StartConne
  * Use `create(StartConnectSessionRequestSchema)` to create a new message.
  */
 export const StartConnectSessionRequestSchema: GenMessage<StartConnectSessionRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 27);
+  messageDesc(file_fluxdesk_account_v1_account, 29);
 
 /**
  * StartConnectSessionResponse returns the session to hand to the client.
@@ -965,7 +1030,7 @@ export type StartConnectSessionResponse = Message<"fluxdesk.account.v1.StartConn
  * Use `create(StartConnectSessionResponseSchema)` to create a new message.
  */
 export const StartConnectSessionResponseSchema: GenMessage<StartConnectSessionResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 28);
+  messageDesc(file_fluxdesk_account_v1_account, 30);
 
 /**
  * ClickActionRequest names the action button that was clicked.
@@ -993,7 +1058,7 @@ export type ClickActionRequest = Message<"fluxdesk.account.v1.ClickActionRequest
  * Use `create(ClickActionRequestSchema)` to create a new message.
  */
 export const ClickActionRequestSchema: GenMessage<ClickActionRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 29);
+  messageDesc(file_fluxdesk_account_v1_account, 31);
 
 /**
  * ClickActionResponse is the receiver's answer, shown to the user as a toast.
@@ -1033,7 +1098,7 @@ export type ClickActionResponse = Message<"fluxdesk.account.v1.ClickActionRespon
  * Use `create(ClickActionResponseSchema)` to create a new message.
  */
 export const ClickActionResponseSchema: GenMessage<ClickActionResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_account_v1_account, 30);
+  messageDesc(file_fluxdesk_account_v1_account, 32);
 
 /**
  * AccountService is the Connect/gRPC face of a user's own account. Every call
@@ -1130,6 +1195,22 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof DeletePersonalTokenRequestSchema;
     output: typeof DeletePersonalTokenResponseSchema;
+  },
+  /**
+   * SetPersonalTokenNudgeThreshold sets which of one of the caller's tokens'
+   * events nudge the caller (push and chat; the inbox always records them):
+   * `all` (the default: every severity the caller's preferences nudge for),
+   * `warn` (warn and critical), `critical` (critical only) or `never`.
+   * Idempotent. Scope `write:inbox`. Errors: invalid_argument,
+   * unauthenticated, permission_denied, not_found (unknown id or another
+   * user's token; nothing is changed).
+   *
+   * @generated from rpc fluxdesk.account.v1.AccountService.SetPersonalTokenNudgeThreshold
+   */
+  setPersonalTokenNudgeThreshold: {
+    methodKind: "unary";
+    input: typeof SetPersonalTokenNudgeThresholdRequestSchema;
+    output: typeof SetPersonalTokenNudgeThresholdResponseSchema;
   },
   /**
    * AdminRevokeToken is the emergency revoke of any user's inbound token by
