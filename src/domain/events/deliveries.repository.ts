@@ -8,26 +8,28 @@ import type { DeliveryRow } from './event-store.js';
 /**
  * Stamps a delivery resolved; a repeat keeps the first stamp and note (coalesce / case), and the
  * external status becomes `resolved` either way (its time is stamped when that changes it). Returns
- * the row as the Delivery view reads it.
+ * the row as the Delivery view reads it, and whether this call changed the status (`status_moved`:
+ * the status it had, read under the row's lock, was not `resolved`).
  */
 export async function markDeliveryResolved(
   em: EntityManager,
   deliveryId: string,
   now: string,
   resolutionNote: string | null,
-): Promise<DeliveryRow | undefined> {
-  const rows = await run<DeliveryRow>(
+): Promise<(DeliveryRow & { status_moved: boolean }) | undefined> {
+  const rows = await run<DeliveryRow & { status_moved: boolean }>(
     em,
-    `update deliveries set
+    `with old as (select id, external_status from deliveries where id = ? for update)
+     update deliveries set
            resolved_at = coalesce(resolved_at, ?::timestamptz),
            resolution_note = case when resolved_at is null then ? else resolution_note end,
-           external_status_at = case when external_status is distinct from 'resolved' then ?::timestamptz else external_status_at end,
+           external_status_at = case when deliveries.external_status is distinct from 'resolved' then ?::timestamptz else external_status_at end,
            external_status = 'resolved'
-         where id = ?
-         returning id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title,
-           summary, markdown_body, external_url, external_status, locale, recipient_hint, occurred_at, created_at,
-           resolved_at, resolution_note, fire_count`,
-    [now, resolutionNote, now, deliveryId],
+         from old where deliveries.id = old.id
+         returning deliveries.id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title,
+           summary, markdown_body, external_url, deliveries.external_status, locale, recipient_hint, occurred_at, created_at,
+           resolved_at, resolution_note, fire_count, old.external_status is distinct from 'resolved' as status_moved`,
+    [deliveryId, now, resolutionNote, now],
   );
   return rows[0];
 }

@@ -84,13 +84,28 @@ const STATUS_AT_ON_REPEAT = (status: string, row: string, at: string) =>
   `external_status_at = case when ${status} is not null and ${status} is distinct from ${row}.external_status then ${at}
     else ${row}.external_status_at end`;
 
-// A repeat's new text for the inbox row (`nu`), written only when it differs: a same-text repeat
-// leaves the row (and its updated_at) alone and fires no inbox-counter trigger work.
+// Done on resolution (SPEC "Delivery external status"): a repeat that moves its delivery's external
+// status to a terminal one (the status changed on this arrival: its time is the arrival's) when the
+// recipient turned done_on_resolution on. The preference is read only for such a repeat.
+const DONE_ON_RESOLUTION = `(case when d.external_status in (${TERMINAL_SQL}) and d.external_status_at = d.at
+    then coalesce((select p.done_on_resolution from nudge_preferences p where p.user_id = d.recipient_user_id limit 1), false)
+    else false end)`;
+
+// A repeat's update of its inbox row (`nu`), in one UPDATE (two CTEs must not update one row):
+//  - the new text, written only when it differs: a same-text repeat leaves the row (and its
+//    updated_at) alone and fires no inbox-counter trigger work;
+//  - done on resolution (above): the row moves to Done and is read; a row already done stays as it
+//    is. The inbox counters follow through their triggers.
 const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `nu as (
-  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at
-  from d join v on v.token_id = d.token_id and v.event_id = d.event_id
+  update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at,
+    state = case when m.done then 'done' else notifications.state end,
+    done_at = case when m.done then coalesce(notifications.done_at, v.at) else notifications.done_at end,
+    snoozed_until = case when m.done then null else notifications.snoozed_until end,
+    read_at = case when m.done then coalesce(notifications.read_at, v.at) else notifications.read_at end
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id cross join lateral (select ${DONE_ON_RESOLUTION} as done) m
   where ${onlyRepeats}notifications.delivery_id = d.id
-    and (notifications.title, notifications.summary, notifications.body) is distinct from (v.title, v.summary, v.markdown_body)
+    and ((notifications.title, notifications.summary, notifications.body) is distinct from (v.title, v.summary, v.markdown_body)
+      or (m.done and notifications.state <> 'done'))
 )`;
 
 // Two statement texts: an inbox delivery (inbox row, per-user counter, nudge outbox rows) or a
@@ -169,7 +184,7 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
     external_status = coalesce(excluded.external_status, deliveries.external_status),
     ${STATUS_AT_ON_REPEAT('excluded.external_status', 'deliveries', 'excluded.last_event_at')},
     last_event_at = excluded.last_event_at
-  returning ${DELIVERY_COLUMNS}, markdown_body, last_event_at as at, (xmax = 0) as inserted
+  returning ${DELIVERY_COLUMNS}, markdown_body, last_event_at as at, external_status_at, (xmax = 0) as inserted
 ), tc as (
   insert into token_daily_counts as c (token_id, day, count)
   select d.token_id, ?::date, count(*)::int from d where d.inserted group by d.token_id order by d.token_id
@@ -303,7 +318,7 @@ export async function writeDeliveries(
 // versions are out of date comes back undefined: the caller writes it again with the full
 // statement, which decides it as a first arrival (or a stale principal). Same results as the full
 // statement gives a repeat: fire_count + 1, external_status kept unless given, last_event_at, the
-// inbox row's text, `degraded` and `pushed` false.
+// inbox row's text and done on resolution, `degraded` and `pushed` false.
 const REPEAT_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::text, ?::varchar, ?::varchar, ?::varchar,
   ?::timestamptz, ?::xid, ?::xid, ?::xid)`;
 const REPEAT_NULL_ROW: null[] = Array.from({ length: 14 }, () => null);
@@ -321,7 +336,7 @@ with v (token_id, integrator_id, recipient_user_id, event_id, title, summary, ma
     last_event_at = v.at
   from v
   where x.token_id = v.token_id and x.event_id = v.event_id and ${PRINCIPAL_CURRENT}
-  returning ${columnsOf('x')}, x.last_event_at as at, false as inserted
+  returning ${columnsOf('x')}, x.last_event_at as at, x.external_status_at, false as inserted
 ), ${INBOX_TEXT_UPDATE('')}, a as (
   insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
   select gen_random_uuid(), 'inbound.event.deduped', v.source, d.recipient_user_id, d.token_id, 'delivery', d.id::text, v.request_id,

@@ -1,4 +1,6 @@
-// Resolve: terminal stamp, no re-push, no delete. Repeating it keeps the first stamp.
+// Resolve: terminal stamp, no re-push, no delete. Repeating it keeps the first stamp. When it moves
+// the external status to `resolved` and the recipient turned done on resolution on, their inbox row
+// moves to Done (read) in the same transaction.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { InboundTokenPrincipal } from '../principal.js';
@@ -6,6 +8,7 @@ import { toDeliveryView, type DeliveryView } from './delivery.view.js';
 import { markDeliveryResolved } from './deliveries.repository.js';
 import { listSupplements } from './events.repository.js';
 import { loadOwnDelivery } from './sender-access.js';
+import { markResolvedRowDone } from '../inbox/inbox-state.repository.js';
 import { EVENT_LIMITS } from './event.limits.js';
 
 export const ResolveDeliveryInput = z.strictObject({
@@ -22,9 +25,12 @@ export const resolveDelivery = defineOperation<z.infer<typeof ResolveDeliveryInp
   input: ResolveDeliveryInput,
   handler: async ({ delivery_id, resolution_note }, ctx) => {
     await loadOwnDelivery(ctx.em, ctx.principal, delivery_id);
-    const row = await markDeliveryResolved(ctx.em, delivery_id, ctx.clock.now().toISOString(), resolution_note ?? null);
+    const now = ctx.clock.now();
+    const row = await markDeliveryResolved(ctx.em, delivery_id, now.toISOString(), resolution_note ?? null);
+    if (row?.status_moved) await markResolvedRowDone(ctx.em, delivery_id, now);
     const supplements = await listSupplements(ctx.em, delivery_id);
-    // After the commit: the recipient's open inboxes show the resolved chip (held deliveries: no row, nothing read).
+    // After the commit: the recipient's open inboxes show the resolved chip and the row's state (held
+    // deliveries: no row, nothing read).
     ctx.afterCommit(() => ctx.ports.inboxFeed.changed(row!.recipient_user_id, { deliveryIds: [delivery_id] }));
     return toDeliveryView(row!, { deduped: false, pushed: false, requestId: ctx.requestId, supplements });
   },

@@ -1,5 +1,6 @@
-// Named statements of triage: done, back to the Inbox, snooze, and the wake of due snoozes. Each
-// filters on the owner in SQL (`user_id = ?`): another user's id changes nothing. The state's
+// Named statements of triage: done, back to the Inbox, snooze, the wake of due snoozes, and done on
+// resolution. Each caller-facing one filters on the owner in SQL (`user_id = ?`): another user's id
+// changes nothing. The state's
 // invariants (a CHECK on notifications) hold in every statement: `done` has done_at, `snoozed` has
 // snoozed_until, `inbox` neither. The inbox counters follow through their triggers.
 import type { EntityManager } from '@mikro-orm/core';
@@ -50,6 +51,25 @@ export async function snoozeOwnRow(em: EntityManager, userId: string, id: string
     [until.toISOString(), now.toISOString(), id, userId],
   );
   return rows.length > 0;
+}
+
+/**
+ * Done on resolution (the resolve call; the publish statements do it for repeats): the inbox row of
+ * `deliveryId` moves to Done, read, when its owner turned done_on_resolution on; a row already done
+ * stays as it is. The ids it changed.
+ */
+export async function markResolvedRowDone(em: EntityManager, deliveryId: string, now: Date): Promise<string[]> {
+  const at = now.toISOString();
+  const rows = await run<{ id: string }>(
+    em,
+    `${PREPARED} update notifications n set state = 'done', done_at = ?::timestamptz, snoozed_until = null,
+       read_at = coalesce(n.read_at, ?::timestamptz), updated_at = ?::timestamptz
+     where n.delivery_id = ? and n.state <> 'done'
+       and exists (select 1 from nudge_preferences p where p.user_id = n.user_id and p.done_on_resolution)
+     returning n.id`,
+    [at, at, at, deliveryId],
+  );
+  return rows.map((r) => r.id);
 }
 
 export interface WokenRow {
