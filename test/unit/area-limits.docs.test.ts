@@ -83,6 +83,7 @@ describe('the area limits as the proto comments state them', () => {
       `A user keeps at most ${N.pushSubscriptionsPerUser} subscriptions`,
       `Incoming-webhook URL (https, at most ${N.receiverUrlMax} chars).`,
       `1-${N.failedListMax}, default ${N.failedListDefault}.`,
+      `IANA time zone, e.g. \`Europe/Berlin\`; at most ${N.timeZoneMax} chars.`,
     ]);
   });
 
