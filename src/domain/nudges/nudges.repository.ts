@@ -7,6 +7,7 @@ import { DEFAULT_NUDGE_SEVERITIES, THRESHOLD_SEVERITIES, type ChatStyle, type Nu
 import { PREPARED, pgArray } from '../sql-hints.js';
 import { NUDGE_LIMITS } from './nudges.limits.js';
 import { NUDGE_THRESHOLDS } from '../tokens/tokens.limits.js';
+import { SEVERITIES } from '../events/event.limits.js';
 import { QUIET_HOURS_PASS, type HeldCounts, type QuietHours } from './quiet-hours.rules.js';
 
 /** Severities come back as a JS array from pg and PGlite; a text form is parsed defensively. */
@@ -44,7 +45,8 @@ export function quietAtSql(at: string, p: string): string {
 export function tokenThresholdSql(threshold: string, severity: string): string {
   const arms = NUDGE_THRESHOLDS.map((t) => {
     const sev = THRESHOLD_SEVERITIES[t];
-    return `when '${t}' then ${sev.length === 0 ? 'false' : `${severity} in (${words(sev)})`}`;
+    const test = sev.length === 0 ? 'false' : sev.length === SEVERITIES.length ? 'true' : `${severity} in (${words(sev)})`;
+    return `when '${t}' then ${test}`;
   });
   return `(case ${threshold} ${arms.join(' ')} else true end)`;
 }
