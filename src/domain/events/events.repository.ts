@@ -94,18 +94,23 @@ const DONE_ON_RESOLUTION = `(case when d.external_status in (${TERMINAL_SQL}) an
 // A repeat's update of its inbox row (`nu`), in one UPDATE (two CTEs must not update one row):
 //  - the new text, written only when it differs: a same-text repeat leaves the row (and its
 //    updated_at) alone and fires no inbox-counter trigger work;
-//  - done on resolution (above): the row moves to Done and is read; a row already done stays as it
-//    is. The inbox counters follow through their triggers.
-const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `nu as (
+//  - done on resolution (above, decided once per delivery in `dr`): the row moves to Done and is
+//    read; a row already done stays as it is. The inbox counters follow through their triggers.
+// `dr` is a CTE of its own so that the update's join keeps the plan it had without it: a probe of
+// the notifications delivery_id index per repeat (with the subquery's cost in the join, a plan made
+// while the tables were small hashed the whole notifications table on every statement).
+const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `dr as materialized (
+  select d.id, ${DONE_ON_RESOLUTION} as done from d where ${onlyRepeats}true
+), nu as (
   update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at,
-    state = case when m.done then 'done' else notifications.state end,
-    done_at = case when m.done then coalesce(notifications.done_at, v.at) else notifications.done_at end,
-    snoozed_until = case when m.done then null else notifications.snoozed_until end,
-    read_at = case when m.done then coalesce(notifications.read_at, v.at) else notifications.read_at end
-  from d join v on v.token_id = d.token_id and v.event_id = d.event_id cross join lateral (select ${DONE_ON_RESOLUTION} as done) m
+    state = case when dr.done then 'done' else notifications.state end,
+    done_at = case when dr.done then coalesce(notifications.done_at, v.at) else notifications.done_at end,
+    snoozed_until = case when dr.done then null else notifications.snoozed_until end,
+    read_at = case when dr.done then coalesce(notifications.read_at, v.at) else notifications.read_at end
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id join dr on dr.id = d.id
   where ${onlyRepeats}notifications.delivery_id = d.id
     and ((notifications.title, notifications.summary, notifications.body) is distinct from (v.title, v.summary, v.markdown_body)
-      or (m.done and notifications.state <> 'done'))
+      or (dr.done and notifications.state <> 'done'))
 )`;
 
 // Two statement texts: an inbox delivery (inbox row, per-user counter, nudge outbox rows) or a
