@@ -15,7 +15,7 @@ const THRESHOLD_LABELS: Record<(typeof NUDGE_THRESHOLDS)[number], string> = {
   all: 'All',
   warn: 'Warn and above',
   critical: 'Critical only',
-  never: 'Never',
+  never: 'Off',
 };
 
 interface Shown {
