@@ -68,7 +68,8 @@ it('embedded: quiet hours hold a warn nudge (the zone is known to PGlite too); c
   expect(set.preferences?.quietHours?.timeZone).toBe('Etc/UTC');
   expect((await publish(h, t.token, event(h, { severity: 'warn' }))).body.pushed).toBe(false);
   await c.setPreferences({ clearQuietHours: true });
-  expect((await quietSummaryTask.run(h.svc.deps, h.clock.now())).processed).toBe(1);
+  // This run, or the service's own poller just before it.
+  expect((await quietSummaryTask.run(h.svc.deps, h.clock.now())).processed).toBeLessThanOrEqual(1);
   const hit = await until('the summary', () => rx.hitsFor('/chat/emb-quiet')[0]);
   expect(JSON.parse(hit.body.toString()).text).toContain('1 arrived while quiet: 1 warn');
 });
