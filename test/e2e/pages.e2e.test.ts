@@ -101,9 +101,15 @@ describe('item body (browser)', () => {
     };
     const bodies = { expanded: HOSTILE, collapsed: HOSTILE, preview: long };
     for (const [mode, title] of Object.entries(items))
-      expect((await publish(h, t.token, event(h, { title, markdown_body: bodies[mode as keyof typeof bodies], markdown_body_rendering: mode }))).status).toBe(
-        202,
-      );
+      expect(
+        (
+          await publish(
+            h,
+            t.token,
+            event(h, { title, event_type: `personal.body.${mode}`, markdown_body: bodies[mode as keyof typeof bodies], markdown_body_rendering: mode }),
+          )
+        ).status,
+      ).toBe(202);
 
     const page = b.page;
     const remote: string[] = [];
