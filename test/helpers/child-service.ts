@@ -5,7 +5,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { until } from '../integration/nudges/receiver.js';
-import { REDIS_URL } from './harness.js';
+import { loadConfig } from '../../src/config.js';
+import { createDeps } from '../../src/deps.js';
+import { runOperator } from '../../src/transports/cli/operator-socket.js';
+import { REDIS_URL, uniqueEmail } from './harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -72,4 +75,46 @@ export async function kill9(c: Child): Promise<void> {
   const exited = new Promise((r) => c.proc.once('exit', r));
   c.proc.kill('SIGKILL');
   await exited;
+}
+
+export interface ChatUser {
+  /** A personal token (publishes) and an agent token (read:inbox, write:inbox) of the user. */
+  inbound: string;
+  agent: string;
+  userId: string;
+  /** Path under the receiver its chat nudges go to. */
+  chatPath: string;
+}
+
+/**
+ * A user made on `databaseUrl` before the children start (operator operations of the service's
+ * own code), with a chat destination at `receiverUrl` for critical and warn nudges; `preferences`
+ * adds columns of nudge_preferences (column -> [SQL value text, its parameter when the text has a `?`]).
+ */
+export async function chatUser(databaseUrl: string, receiverUrl: string, tag: string, preferences: Record<string, [string, unknown]> = {}): Promise<ChatUser> {
+  const deps = await createDeps(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', WORKER: 'off' }, 'test'), { role: 'cli' });
+  try {
+    const op = async <T>(name: string, input: Record<string, unknown>): Promise<T> => {
+      const r = await runOperator(deps, name, input);
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      return r.output as T;
+    };
+    const email = uniqueEmail(tag);
+    const { userId } = await op<{ userId: string }>('users.create', { email, name: tag });
+    const { token: inbound } = await op<{ token: string }>('tokens.create_personal', { email, label: tag, daily_limit: 1000 });
+    const { token: agent } = await op<{ token: string }>('agent_tokens.create', { email, scopes: ['read:inbox', 'write:inbox'] });
+    const chatPath = `/chat/${tag}-${userId.slice(0, 8)}`;
+    const extra = Object.entries(preferences);
+    await deps.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at${extra.map(([c]) => `, ${c}`).join('')})
+         values (?, '{critical,warn}', true, ?, 'slack', now()${extra.map(([, [v]]) => `, ${v}`).join('')})`,
+        [userId, `${receiverUrl}${chatPath}`, ...extra.filter(([, [v]]) => v.includes('?')).map(([, [, p]]) => p)],
+      );
+    return { inbound, agent, userId, chatPath };
+  } finally {
+    await deps.close();
+  }
 }

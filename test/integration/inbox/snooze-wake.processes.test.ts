@@ -3,11 +3,8 @@
 // row comes back to the Inbox within 10 s of its time and its owner is nudged exactly once.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { createDeps } from '../../../src/deps.js';
-import { runOperator } from '../../../src/transports/cli/operator-socket.js';
-import { kill9, killChildren, startChild } from '../../helpers/child-service.js';
-import { createDatabase, uniqueEmail } from '../../helpers/harness.js';
+import { chatUser, kill9, killChildren, startChild } from '../../helpers/child-service.js';
+import { createDatabase } from '../../helpers/harness.js';
 import { startReceiver, until, type Receiver } from '../nudges/receiver.js';
 
 const { Client } = pg;
@@ -25,32 +22,6 @@ afterAll(async () => {
   await rx?.close();
 });
 
-async function setUp(): Promise<{ inbound: string; agent: string; userId: string; chatPath: string }> {
-  const deps = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', WORKER: 'off' }, 'test'), { role: 'cli' });
-  try {
-    const op = async <T>(name: string, input: Record<string, unknown>): Promise<T> => {
-      const r = await runOperator(deps, name, input);
-      if (!r.ok) throw new Error(JSON.stringify(r.error));
-      return r.output as T;
-    };
-    const email = uniqueEmail('wake');
-    const { userId } = await op<{ userId: string }>('users.create', { email, name: 'Wake' });
-    const { token: inbound } = await op<{ token: string }>('tokens.create_personal', { email, label: 'wake', daily_limit: 1000 });
-    const { token: agent } = await op<{ token: string }>('agent_tokens.create', { email, scopes: ['read:inbox', 'write:inbox'] });
-    const chatPath = `/chat/wake-${userId.slice(0, 8)}`;
-    await deps.orm.em
-      .fork()
-      .getConnection()
-      .execute(
-        `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, updated_at) values (?, '{critical,warn}', true, ?, 'slack', now())`,
-        [userId, `${rx.url}${chatPath}`],
-      );
-    return { inbound, agent, userId, chatPath };
-  } finally {
-    await deps.close();
-  }
-}
-
 const mcpCall = async (baseUrl: string, token: string, name: string, args: Record<string, unknown>) => {
   const r = await fetch(`${baseUrl}/mcp`, {
     method: 'POST',
@@ -62,7 +33,7 @@ const mcpCall = async (baseUrl: string, token: string, name: string, args: Recor
 };
 
 it('a 2 s snooze comes back within 10 s and nudges once, with a process killed and restarted in between', async () => {
-  const p = await setUp();
+  const p = await chatUser(db.url, rx.url, 'wake');
   const env = { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' };
   const [a, b] = await Promise.all([startChild(db.url, env), startChild(db.url, env)]);
   const published = await fetch(`${a.baseUrl}/api/v1/events`, {

@@ -4,11 +4,8 @@
 // reaches the chat receiver, whichever process took it.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { createDeps } from '../../../src/deps.js';
-import { runOperator } from '../../../src/transports/cli/operator-socket.js';
-import { killChildren, startChild } from '../../helpers/child-service.js';
-import { createDatabase, uniqueEmail } from '../../helpers/harness.js';
+import { chatUser, killChildren, startChild } from '../../helpers/child-service.js';
+import { createDatabase } from '../../helpers/harness.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
 
 const { Client } = pg;
@@ -28,34 +25,16 @@ afterAll(async () => {
 
 const hhmm = (d: Date) => d.toISOString().slice(11, 16);
 
-async function setUp(): Promise<{ inbound: string; agent: string; userId: string; chatPath: string }> {
-  const deps = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', WORKER: 'off' }, 'test'), { role: 'cli' });
-  try {
-    const op = async <T>(name: string, input: Record<string, unknown>): Promise<T> => {
-      const r = await runOperator(deps, name, input);
-      if (!r.ok) throw new Error(JSON.stringify(r.error));
-      return r.output as T;
-    };
-    const email = uniqueEmail('quiet');
-    const { userId } = await op<{ userId: string }>('users.create', { email, name: 'Quiet' });
-    const { token: inbound } = await op<{ token: string }>('tokens.create_personal', { email, label: 'quiet', daily_limit: 1000 });
-    const { token: agent } = await op<{ token: string }>('agent_tokens.create', { email, scopes: ['read:inbox', 'write:inbox'] });
-    const chatPath = `/chat/quiet-${userId.slice(0, 8)}`;
-    // Quiet from an hour ago to an hour ahead (UTC), a chat destination on.
-    const now = Date.now();
-    await deps.orm.em
-      .fork()
-      .getConnection()
-      .execute(
-        `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, quiet_start, quiet_end, quiet_tz, quiet_days, updated_at)
-         values (?, '{critical,warn}', true, ?, 'slack', ?::time, ?::time, 'UTC', '{}', now())`,
-        [userId, `${rx.url}${chatPath}`, hhmm(new Date(now - 3_600_000)), hhmm(new Date(now + 3_600_000))],
-      );
-    return { inbound, agent, userId, chatPath };
-  } finally {
-    await deps.close();
-  }
-}
+/** A user quiet from an hour ago to an hour ahead (UTC), chat on. */
+const setUp = () => {
+  const now = Date.now();
+  return chatUser(db.url, rx.url, 'quiet', {
+    quiet_start: ['?::time', hhmm(new Date(now - 3_600_000))],
+    quiet_end: ['?::time', hhmm(new Date(now + 3_600_000))],
+    quiet_tz: ['?', 'UTC'],
+    quiet_days: ["'{}'", undefined],
+  });
+};
 
 it('three processes: warn events held during quiet hours, then exactly one summary', async () => {
   const p = await setUp();
