@@ -3,12 +3,12 @@
 // port (PORT=0) and names it in its "ready" log line; killChildren() ends every child left.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { expect } from 'vitest';
-import { until } from '../integration/nudges/receiver.js';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { startReceiver, until, type Receiver } from '../integration/nudges/receiver.js';
 import { loadConfig } from '../../src/config.js';
 import { createDeps } from '../../src/deps.js';
 import { runOperator } from '../../src/transports/cli/operator-socket.js';
-import { REDIS_URL, uniqueEmail } from './harness.js';
+import { createDatabase, REDIS_URL, uniqueEmail } from './harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -117,4 +117,30 @@ export async function chatUser(databaseUrl: string, receiverUrl: string, tag: st
   } finally {
     await deps.close();
   }
+}
+
+export interface ChildWorld {
+  /** A local chat and push receiver. */
+  rx: Receiver;
+  /** A fresh database the children share. */
+  db: { url: string; drop(): Promise<void> };
+}
+
+/**
+ * Registers the file's hooks: a receiver and a database before the tests, every child killed
+ * after each test, all of it cleaned up at the end. The fields are set once beforeAll ran.
+ */
+export function childWorld(): ChildWorld {
+  const world = {} as ChildWorld;
+  beforeAll(async () => {
+    world.rx = await startReceiver();
+    world.db = await createDatabase();
+  });
+  afterEach(() => killChildren());
+  afterAll(async () => {
+    killChildren();
+    await world.db?.drop();
+    await world.rx?.close();
+  });
+  return world;
 }

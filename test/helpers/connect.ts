@@ -1,7 +1,8 @@
 // Connect-family clients against a harness: Connect and gRPC-Web over HTTP/1.1 on the main port,
 // gRPC over h2c on the gRPC port. The bearer token travels in the `authorization` header.
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
-import { createClient, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
+import { ConnectError, createClient, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
+import { ValidationErrorDetailSchema } from '../../gen/fluxdesk/common/v1/errors_pb.js';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { EventService, InboundEventSchema, type InboundEvent } from '../../gen/fluxdesk/events/v1/events_pb.js';
 import type { Harness } from './harness.js';
@@ -70,3 +71,17 @@ export async function duringCall<T>(h: Harness, call: () => Promise<T>): Promise
   const out = await call();
   return { out, from, to: h.clock.now().getTime() };
 }
+
+/** The ConnectError a call failed with (the test fails when the call succeeds). */
+export async function fails(p: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await p;
+  } catch (e) {
+    return ConnectError.from(e);
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** `field:code` of every validation violation an error carries, sorted. */
+export const violations = (err: ConnectError): string[] =>
+  (err.findDetails(ValidationErrorDetailSchema)[0]?.violations ?? []).map((v) => `${v.field}:${v.code}`).sort();

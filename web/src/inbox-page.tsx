@@ -731,19 +731,9 @@ export function InboxPage({ userId }: { userId: string }) {
                   Move to Inbox
                 </button>
               )}
-              <div class="snooze-wrap">
-                <button
-                  type="button"
-                  id="snooze-bulk"
-                  aria-haspopup="menu"
-                  aria-expanded={menu?.at === 'bulk'}
-                  aria-controls={menu?.at === 'bulk' ? 'snooze-menu' : undefined}
-                  onClick={() => openMenu([...selected], 'bulk')}
-                >
-                  Snooze
-                </button>
-                {menuFor('bulk', 'snooze-bulk')}
-              </div>
+              <SnoozeTrigger id="snooze-bulk" open={menu?.at === 'bulk'} onClick={() => openMenu([...selected], 'bulk')} menu={menuFor('bulk', 'snooze-bulk')}>
+                Snooze
+              </SnoozeTrigger>
               <button type="button" onClick={() => setSelected(new Set())}>
                 Clear selection
               </button>
@@ -865,20 +855,9 @@ function InboxRow({
             Move to Inbox
           </button>
         )}
-        <div class="snooze-wrap">
-          <button
-            type="button"
-            id={`snooze-${id}`}
-            aria-describedby={titleId}
-            aria-haspopup="menu"
-            aria-expanded={menuOpen}
-            aria-controls={menuOpen ? 'snooze-menu' : undefined}
-            onClick={onSnooze}
-          >
-            Snooze
-          </button>
-          {menu}
-        </div>
+        <SnoozeTrigger id={`snooze-${id}`} describedBy={titleId} open={menuOpen} onClick={onSnooze} menu={menu}>
+          Snooze
+        </SnoozeTrigger>
       </div>
     </li>
   );
@@ -961,20 +940,9 @@ function GroupRow({
             Mark read
           </button>
         )}
-        <div class="snooze-wrap">
-          <button
-            type="button"
-            id={`snooze-${dom}`}
-            aria-describedby={titleId}
-            aria-haspopup="menu"
-            aria-expanded={menuOpen}
-            aria-controls={menuOpen ? 'snooze-menu' : undefined}
-            onClick={onSnooze}
-          >
-            Snooze all {n}
-          </button>
-          {menu}
-        </div>
+        <SnoozeTrigger id={`snooze-${dom}`} describedBy={titleId} open={menuOpen} onClick={onSnooze} menu={menu}>
+          Snooze all {n}
+        </SnoozeTrigger>
       </div>
       {open && (
         <ul class="items group-members" id={membersId} aria-label={`${groupCountText(n)} like ${newest.title}`}>
@@ -982,5 +950,25 @@ function GroupRow({
         </ul>
       )}
     </li>
+  );
+}
+
+/** The button that opens the snooze menu (one row, a group, the selection), with the menu beside it when open. */
+function SnoozeTrigger(p: { id: string; describedBy?: string; open: boolean; onClick: () => void; menu: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <div class="snooze-wrap">
+      <button
+        type="button"
+        id={p.id}
+        aria-describedby={p.describedBy}
+        aria-haspopup="menu"
+        aria-expanded={p.open}
+        aria-controls={p.open ? 'snooze-menu' : undefined}
+        onClick={p.onClick}
+      >
+        {p.children}
+      </button>
+      {p.menu}
+    </div>
   );
 }

@@ -3,13 +3,13 @@
 // severities the owner's preferences nudge for. The inbox records every event whatever the
 // threshold. Another user's token id is not found and changes nothing; bad input names every field.
 // A publish served from the principal cache sees the new threshold at once (the token row changed).
-import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { Code, createClient, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../../gen/fluxdesk/account/v1/account_pb.js';
 import { ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { ChatStyle, NotificationSettingsService } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import { withToken } from '../../helpers/agents.js';
-import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
+import { bearer, closeSessions, fails, transportFor } from '../../helpers/connect.js';
 import { event, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 import { startReceiver, until, type Receiver } from '../nudges/receiver.js';
 
@@ -46,14 +46,6 @@ async function owner(): Promise<Owner> {
   return { pt, account: createClient(AccountService, transport), chatPath };
 }
 
-async function fails(p: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await p;
-  } catch (e) {
-    return ConnectError.from(e);
-  }
-  throw new Error('expected the call to fail');
-}
 const threshold = async (tokenId: string) => (await sql('select nudge_threshold from inbound_tokens where id = ?', [tokenId]))[0].nudge_threshold;
 const pushedFor = async (o: Owner, severity: string) => {
   const r = await publish(h, o.pt.token, event(h, { severity, title: `${severity} ${seq++}` }));

@@ -2,12 +2,12 @@
 // every event field of a REST-published event, filters, keyset pages, counts, get, mark read, mark
 // all read; the wrong caller (another user's id: not_found like an unknown one; a missing scope:
 // permission_denied) and bad input (invalid_argument with every violation, nothing changed).
-import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { Code, type ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { InboxService, ViewerService } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { agents, withToken, type AgentUser } from '../../helpers/agents.js';
-import { bearer, closeSessions, timestampMs, transportFor, type Protocol } from '../../helpers/connect.js';
+import { bearer, closeSessions, fails, timestampMs, transportFor, type Protocol, violations } from '../../helpers/connect.js';
 import { event, http, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 
 let h: Harness;
@@ -26,16 +26,7 @@ const inbox = (token: string | undefined, protocol: Protocol = 'connect'): Clien
   createClient(InboxService, transportFor(h, protocol, [bearer(token)]));
 const viewer = (token: string | undefined): Client<typeof ViewerService> => createClient(ViewerService, transportFor(h, 'connect', [bearer(token)]));
 
-async function fails(p: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await p;
-  } catch (e) {
-    return ConnectError.from(e);
-  }
-  throw new Error('expected the call to fail');
-}
 const info = (err: ConnectError) => err.findDetails(ErrorInfoSchema)[0];
-const violations = (err: ConnectError) => (err.findDetails(ValidationErrorDetailSchema)[0]?.violations ?? []).map((v) => `${v.field}:${v.code}`).sort();
 
 /** A user with a personal token (to publish) and an agent token (to read the inbox). */
 async function person(scopes?: string[]): Promise<{ pt: TestToken; ag: AgentUser }> {

@@ -2,25 +2,13 @@
 // of 2 s made through one of them, that process killed (kill -9) and started again meanwhile. The
 // row comes back to the Inbox within 10 s of its time and its owner is nudged exactly once.
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { chatUser, kill9, killChildren, startChild } from '../../helpers/child-service.js';
-import { createDatabase } from '../../helpers/harness.js';
-import { startReceiver, until, type Receiver } from '../nudges/receiver.js';
+import { expect, it } from 'vitest';
+import { chatUser, childWorld, kill9, startChild } from '../../helpers/child-service.js';
+import { until } from '../nudges/receiver.js';
 
 const { Client } = pg;
 
-let rx: Receiver;
-let db: { url: string; drop(): Promise<void> };
-beforeAll(async () => {
-  rx = await startReceiver();
-  db = await createDatabase();
-});
-afterEach(() => killChildren());
-afterAll(async () => {
-  killChildren();
-  await db?.drop();
-  await rx?.close();
-});
+const world = childWorld();
 
 const mcpCall = async (baseUrl: string, token: string, name: string, args: Record<string, unknown>) => {
   const r = await fetch(`${baseUrl}/mcp`, {
@@ -33,9 +21,9 @@ const mcpCall = async (baseUrl: string, token: string, name: string, args: Recor
 };
 
 it('a 2 s snooze comes back within 10 s and nudges once, with a process killed and restarted in between', async () => {
-  const p = await chatUser(db.url, rx.url, 'wake');
+  const p = await chatUser(world.db.url, world.rx.url, 'wake');
   const env = { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' };
-  const [a, b] = await Promise.all([startChild(db.url, env), startChild(db.url, env)]);
+  const [a, b] = await Promise.all([startChild(world.db.url, env), startChild(world.db.url, env)]);
   const published = await fetch(`${a.baseUrl}/api/v1/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${p.inbound}`, 'content-type': 'application/json' },
@@ -53,9 +41,9 @@ it('a 2 s snooze comes back within 10 s and nudges once, with a process killed a
   const due = Date.now() + 2_000;
   await mcpCall(a.baseUrl, p.agent, 'snooze_notification', { notificationId: item.id, until: new Date(due).toISOString() });
   await kill9(a);
-  const restarted = startChild(db.url, env);
+  const restarted = startChild(world.db.url, env);
 
-  const snoozeHits = () => rx.hitsFor(p.chatPath).filter((x) => String(x.headers['idempotency-key']).includes(':snooze:'));
+  const snoozeHits = () => world.rx.hitsFor(p.chatPath).filter((x) => String(x.headers['idempotency-key']).includes(':snooze:'));
   const hit = await until('the wake nudge', () => snoozeHits()[0], 15_000);
   expect(hit.at - due).toBeLessThan(10_000);
   expect(JSON.parse(hit.body.toString()).text).toContain('Back from snooze: Wake me');
@@ -64,7 +52,7 @@ it('a 2 s snooze comes back within 10 s and nudges once, with a process killed a
   expect(back.items[0]).toMatchObject({ id: item.id, state: 'inbox', read: false });
   // The row is no longer snoozed, so no later pass can wake it again; once the outbox is drained,
   // exactly one wake nudge went out.
-  const sql = new Client({ connectionString: db.url });
+  const sql = new Client({ connectionString: world.db.url });
   await sql.connect();
   try {
     await until('an empty outbox', async () => (await sql.query('select count(*)::int as n from nudge_outbox where user_id = $1', [p.userId])).rows[0].n === 0);

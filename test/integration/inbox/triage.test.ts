@@ -2,15 +2,15 @@
 // views and their counts (exact, against the rows), each with the wrong caller (another user's ids:
 // not_found, nothing changed) and bad input. The wake runs the maintenance task directly after
 // moving the harness clock (no sleeping); its nudge reaches a local chat receiver once.
-import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { Code, createClient, type Client } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorInfoSchema, ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import { ErrorInfoSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { InboxService } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { ChatStyle, NotificationSettingsService } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import { wakeSnoozedTask } from '../../../src/domain/inbox/wake-snoozed-notifications.js';
 import { withToken, type AgentUser } from '../../helpers/agents.js';
-import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
+import { bearer, closeSessions, fails, transportFor, violations } from '../../helpers/connect.js';
 import { event, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 import { call, mcp, toolText } from '../mcp/rpc.js';
 import { startReceiver, until, type Receiver } from '../nudges/receiver.js';
@@ -29,16 +29,6 @@ afterAll(async () => {
 
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 const inbox = (token: string): Client<typeof InboxService> => createClient(InboxService, transportFor(h, 'connect', [bearer(token)]));
-
-async function fails(p: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await p;
-  } catch (e) {
-    return ConnectError.from(e);
-  }
-  throw new Error('expected the call to fail');
-}
-const violations = (err: ConnectError) => (err.findDetails(ValidationErrorDetailSchema)[0]?.violations ?? []).map((v) => `${v.field}:${v.code}`).sort();
 
 interface Person {
   pt: TestToken;

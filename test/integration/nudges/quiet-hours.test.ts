@@ -4,11 +4,10 @@
 // nudge per user follows once the quiet hours are over, also when two runs of the summary task
 // race. The SQL rule of the publish statement agrees with quiet-hours.rules.ts. No sleeping for a
 // time rule: the harness clock moves, and the task runs directly.
-import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { Code, createClient, type Client } from '@connectrpc/connect';
 import { DateTime } from 'luxon';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { ChatStyle, NotificationSettingsService } from '../../../gen/fluxdesk/notifications/v1/notifications_pb.js';
 import { InboxService } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { quietAtSql } from '../../../src/domain/nudges/nudges.repository.js';
@@ -16,7 +15,7 @@ import { isQuietAt, type QuietHours } from '../../../src/domain/nudges/quiet-hou
 import { quietSummaryTask } from '../../../src/domain/nudges/send-quiet-summaries.js';
 import { NUDGE_LIMITS } from '../../../src/domain/nudges/nudges.limits.js';
 import { wakeSnoozedTask } from '../../../src/domain/inbox/wake-snoozed-notifications.js';
-import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
+import { bearer, closeSessions, fails, transportFor, violations } from '../../helpers/connect.js';
 import { event, newPersonalToken, newUser, operator, publish, startHarness, type Harness, type TestUser } from '../../helpers/harness.js';
 import { browserSubscription, startReceiver, until, type Receiver } from './receiver.js';
 
@@ -89,16 +88,6 @@ const summedUp = (userId: string) =>
     return (await heldRows(userId)).length === 0;
   });
 const summaryHits = (prefix: string) => rx.hitsFor(prefix).filter((x) => String(x.headers['idempotency-key']).endsWith(':summary'));
-
-async function fails(p: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await p;
-  } catch (e) {
-    return ConnectError.from(e);
-  }
-  throw new Error('expected the call to fail');
-}
-const violations = (err: ConnectError) => (err.findDetails(ValidationErrorDetailSchema)[0]?.violations ?? []).map((v) => `${v.field}:${v.code}`).sort();
 
 describe('nudges during quiet hours', () => {
   it('below critical is held back (pushed false, nothing sent, the inbox records it); critical goes through; one summary after', async () => {

@@ -3,32 +3,20 @@
 // are held (pushed false, no chat message); once the quiet hours are cleared, exactly ONE summary
 // reaches the chat receiver, whichever process took it.
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { chatUser, killChildren, startChild } from '../../helpers/child-service.js';
-import { createDatabase } from '../../helpers/harness.js';
-import { startReceiver, until, type Receiver } from './receiver.js';
+import { expect, it } from 'vitest';
+import { chatUser, childWorld, startChild } from '../../helpers/child-service.js';
+import { until } from './receiver.js';
 
 const { Client } = pg;
 
-let rx: Receiver;
-let db: { url: string; drop(): Promise<void> };
-beforeAll(async () => {
-  rx = await startReceiver();
-  db = await createDatabase();
-});
-afterEach(() => killChildren());
-afterAll(async () => {
-  killChildren();
-  await db?.drop();
-  await rx?.close();
-});
+const world = childWorld();
 
 const hhmm = (d: Date) => d.toISOString().slice(11, 16);
 
 /** A user quiet from an hour ago to an hour ahead (UTC), chat on. */
 const setUp = () => {
   const now = Date.now();
-  return chatUser(db.url, rx.url, 'quiet', {
+  return chatUser(world.db.url, world.rx.url, 'quiet', {
     quiet_start: ['?::time', hhmm(new Date(now - 3_600_000))],
     quiet_end: ['?::time', hhmm(new Date(now + 3_600_000))],
     quiet_tz: ['?', 'UTC'],
@@ -39,7 +27,7 @@ const setUp = () => {
 it('three processes: warn events held during quiet hours, then exactly one summary', async () => {
   const p = await setUp();
   const env = { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' };
-  const children = await Promise.all([startChild(db.url, env), startChild(db.url, env), startChild(db.url, env)]);
+  const children = await Promise.all([startChild(world.db.url, env), startChild(world.db.url, env), startChild(world.db.url, env)]);
   for (const [i, c] of children.entries()) {
     const r = await fetch(`${c.baseUrl}/api/v1/events`, {
       method: 'POST',
@@ -57,7 +45,7 @@ it('three processes: warn events held during quiet hours, then exactly one summa
     expect(((await r.json()) as { pushed: boolean }).pushed).toBe(false);
   }
 
-  const sql = new Client({ connectionString: db.url });
+  const sql = new Client({ connectionString: world.db.url });
   await sql.connect();
   try {
     expect((await sql.query('select count(*)::int as n from nudge_held where user_id = $1', [p.userId])).rows[0].n).toBe(3);
@@ -69,7 +57,7 @@ it('three processes: warn events held during quiet hours, then exactly one summa
     });
     expect(cleared.status).toBe(200);
 
-    const hit = await until('the summary', () => rx.hitsFor(p.chatPath)[0], 30_000);
+    const hit = await until('the summary', () => world.rx.hitsFor(p.chatPath)[0], 30_000);
     expect(JSON.parse(hit.body.toString()).text).toContain('3 arrived while quiet: 3 warn');
     expect(String(hit.headers['idempotency-key'])).toMatch(/^[0-9a-f-]{36}:chat:summary$/);
     // The held rows went in the same commit as the summary's outbox row: no process can sum them
@@ -79,5 +67,5 @@ it('three processes: warn events held during quiet hours, then exactly one summa
   } finally {
     await sql.end();
   }
-  expect(rx.hitsFor(p.chatPath)).toHaveLength(1);
+  expect(world.rx.hitsFor(p.chatPath)).toHaveLength(1);
 }, 120_000);
