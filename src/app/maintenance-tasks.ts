@@ -7,6 +7,7 @@ import { mailOutboxTask } from '../infra/mail/mail-outbox.js';
 import { pruneSignInTask } from '../domain/web/prune-sign-in.js';
 import { wakeSnoozedTask } from '../domain/inbox/wake-snoozed-notifications.js';
 import { quietSummaryTask } from '../domain/nudges/send-quiet-summaries.js';
+import { indexSearchBacklogTask } from '../domain/inbox/index-search-backlog.js';
 
 export interface MaintenanceTask {
   /** Stable job name, e.g. `feedback.auto-delete`. */
@@ -16,7 +17,7 @@ export interface MaintenanceTask {
   run(deps: AppDeps, now: Date): Promise<{ processed: number }>;
 }
 
-export const MAINTENANCE_TASKS: MaintenanceTask[] = [feedbackAutoDeleteTask, tokenInactivityScanTask, mailOutboxTask, pruneSignInTask];
+export const MAINTENANCE_TASKS: MaintenanceTask[] = [feedbackAutoDeleteTask, tokenInactivityScanTask, mailOutboxTask, pruneSignInTask, indexSearchBacklogTask];
 
 /** Work due within seconds, run by every process on its own timer (safe to run at once on several). */
 export interface PollTask {

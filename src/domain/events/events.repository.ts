@@ -7,9 +7,23 @@ import type { PrincipalVersions } from '../principal.js';
 import type { DeliveryRow, NewDelivery } from './event-store.js';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
+import { searchDocSql, searchLexemesLiteral } from '../inbox/search-doc.rules.js';
 import { MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
 import { nudgeChannelSql, tokenThresholdSql } from '../nudges/nudges.repository.js';
 import { TERMINAL_EXTERNAL_STATUSES } from './event.limits.js';
+
+/** The inbox row's search document (search-doc.rules.ts): `v`'s word lexemes and the delivery `d`'s severity and type. */
+const SEARCH_DOC = searchDocSql('v.search_words', 'd.recipient_user_id', 'd.severity', 'd.event_type');
+
+/** The word lexemes of a delivery's inbox row, as a text[] parameter. */
+const searchWords = (n: NewDelivery): string =>
+  searchLexemesLiteral({
+    userId: n.recipientUserId,
+    title: n.title,
+    summary: n.summary,
+    labels: n.labels,
+    actorName: (n.actor as { name?: unknown } | null | undefined)?.name as string | undefined,
+  });
 
 // Constants inlined into the fixed SQL text (no apostrophes inside: they are plain words).
 const TERMINAL_SQL = TERMINAL_EXTERNAL_STATUSES.map((st) => `'${st}'`).join(', ');
@@ -67,7 +81,7 @@ const columnsOf = (t: string) =>
 // in the first row must not turn a uuid/jsonb column into text.
 const VALUE_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::varchar,
   ?::text, ?::varchar, ?::varchar, ?::varchar, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::varchar, ?::timestamptz,
-  ?::varchar, ?::varchar, ?::timestamptz, ?::xid, ?::xid, ?::xid)`;
+  ?::varchar, ?::varchar, ?::timestamptz, ?::xid, ?::xid, ?::xid, ?::text[])`;
 
 // A row carrying its principal's row versions (principal cache) is written only while the token,
 // its owner and its integrator are still at them; rows without versions were looked up just now.
@@ -106,7 +120,8 @@ const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `dr as materialized (
     state = case when dr.done then 'done' else notifications.state end,
     done_at = case when dr.done then coalesce(notifications.done_at, v.at) else notifications.done_at end,
     snoozed_until = case when dr.done then null else notifications.snoozed_until end,
-    read_at = case when dr.done then coalesce(notifications.read_at, v.at) else notifications.read_at end
+    read_at = case when dr.done then coalesce(notifications.read_at, v.at) else notifications.read_at end,
+    search_doc = ${SEARCH_DOC}
   from d join v on v.token_id = d.token_id and v.event_id = d.event_id join dr on dr.id = d.id
   where ${onlyRepeats}notifications.delivery_id = d.id
     and ((notifications.title, notifications.summary, notifications.body) is distinct from (v.title, v.summary, v.markdown_body)
@@ -137,9 +152,10 @@ function upsertSql(rows: number, hold: boolean): string {
   from d join tc on tc.token_id = d.token_id left join uc on uc.user_id = d.recipient_user_id join inbound_tokens t on t.id = d.token_id
   where d.inserted
 ), n as (
-  insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at)
-  select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url, d.at, d.at
-  from d join lim on lim.id = d.id where not lim.user_over
+  insert into notifications (id, user_id, type, title, summary, body, delivery_id, target_url, created_at, updated_at, search_doc)
+  select gen_random_uuid(), d.recipient_user_id, 'system', d.title, d.summary, d.markdown_body, d.id, d.external_url, d.at, d.at,
+    ${SEARCH_DOC}
+  from d join lim on lim.id = d.id join v on v.token_id = d.token_id and v.event_id = d.event_id where not lim.user_over
 ), ${INBOX_TEXT_UPDATE('not d.inserted and ')}, nc as (
   select d.id, d.recipient_user_id, d.severity, d.at, ch.channel, ${NUDGE_CHANNELS.held} as held
   from d
@@ -173,7 +189,7 @@ function upsertSql(rows: number, hold: boolean): string {
   return `${PREPARED}
 with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone, title, summary,
         markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions, recipient_hint,
-        recipient, locale, occurred_at, source, request_id, at, token_ver, user_ver, integrator_ver) as (
+        recipient, locale, occurred_at, source, request_id, at, token_ver, user_ver, integrator_ver, search_words) as (
   values ${Array.from({ length: rows }, () => VALUE_ROW).join(',\n')}
 ), d as (
   insert into deliveries (id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone,
@@ -229,7 +245,7 @@ function inInputOrder(items: Array<{ item: NewDelivery }>, rows: DeliveryRow[]):
   const byKey = new Map(rows.map((r) => [dedupKey(r.token_id, r.event_id), r]));
   return items.map(({ item: n }) => byKey.get(dedupKey(n.tokenId, n.eventId)));
 }
-const NULL_ROW: null[] = Array.from({ length: 27 }, () => null);
+const NULL_ROW: null[] = Array.from({ length: 28 }, () => null);
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
 /** Per-delivery context that may differ between the rows of one statement (group commit). */
@@ -307,6 +323,7 @@ export async function writeDeliveries(
       r.verify?.token ?? null,
       r.verify?.user ?? null,
       r.verify?.integrator ?? null,
+      searchWords(n),
     );
   }
   for (let i = items.length; i < size; i++) params.push(...NULL_ROW);
@@ -325,13 +342,13 @@ export async function writeDeliveries(
 // statement gives a repeat: fire_count + 1, external_status kept unless given, last_event_at, the
 // inbox row's text and done on resolution, `degraded` and `pushed` false.
 const REPEAT_ROW = `(?::uuid, ?::uuid, ?::uuid, ?::varchar, ?::varchar, ?::varchar, ?::text, ?::varchar, ?::varchar, ?::varchar,
-  ?::timestamptz, ?::xid, ?::xid, ?::xid)`;
-const REPEAT_NULL_ROW: null[] = Array.from({ length: 14 }, () => null);
+  ?::timestamptz, ?::xid, ?::xid, ?::xid, ?::text[])`;
+const REPEAT_NULL_ROW: null[] = Array.from({ length: 15 }, () => null);
 
 function repeatSql(rows: number): string {
   return `${PREPARED}
 with v (token_id, integrator_id, recipient_user_id, event_id, title, summary, markdown_body, external_status, source, request_id,
-        at, token_ver, user_ver, integrator_ver) as (
+        at, token_ver, user_ver, integrator_ver, search_words) as (
   values ${Array.from({ length: rows }, () => REPEAT_ROW).join(',\n')}
 ), d as (
   update deliveries x set
@@ -388,6 +405,7 @@ export async function writeRepeats(conn: Connection, items: Array<{ item: NewDel
       r.verify?.token ?? null,
       r.verify?.user ?? null,
       r.verify?.integrator ?? null,
+      searchWords(n),
     );
   }
   for (let i = items.length; i < size; i++) params.push(...REPEAT_NULL_ROW);

@@ -6,7 +6,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
-import { ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
+import { INBOX_LIMITS, ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
+import type { InboxQuery, QueryFilter } from './inbox-query.rules.js';
+import { inTsquery, searchTsquery } from './search-doc.rules.js';
 
 export interface InboxItemRow {
   id: string;
@@ -114,6 +116,8 @@ export interface InboxViewFilter {
   eventType: string | undefined;
   /** Undefined: every notification type (`task`, `review`, `meeting`, `system`). */
   notificationType?: string | undefined;
+  /** A search (inbox-query.rules.ts); absent: none. */
+  query?: InboxQuery | undefined;
   /** Rows strictly after this (list position text, id), newest first. */
   after: { at: string; id: string } | undefined;
 }
@@ -129,6 +133,8 @@ export interface InboxViewPage<R> {
   total: number;
   /** Unread rows among them. */
   unread: number;
+  /** A search matched more than INBOX_LIMITS.searchCountMax rows: total (and maybe unread) are that cap. */
+  capped: boolean;
   /** Every view's counts (the notification type filter applies; the event filters do not). */
   views: Record<InboxView, ViewCount>;
   /** Up to limit + 1 rows: one more than the page tells that another page follows. */
@@ -138,24 +144,76 @@ export interface InboxViewPage<R> {
 /** A row's place in every list: where it was listed (a woken snooze: its wake), else its creation. */
 const LIST_KEY = 'coalesce(n.listed_at, n.created_at)';
 
-/** The row conditions of the filters besides owner and state (`alias`: notifications, `d`: its delivery). */
-function filterSql(f: Omit<InboxViewFilter, 'after'>, alias: string, d: string): string {
-  let w = '';
-  if (f.unreadOnly) w += ` and ${alias}.read_at is null`;
-  if (f.severities.length > 0) w += ` and ${d}.severity = any(?::text[])`;
-  if (f.eventType !== undefined) w += ` and ${d}.event_type = ?`;
-  if (f.notificationType !== undefined) w += ` and ${alias}.type = ?`;
-  return w;
+/** The row a filter reads besides the notification: its delivery (alias `d`). */
+const ROW_JOINS = `left join deliveries d on d.id = n.delivery_id`;
+
+/** A row condition and its values. */
+interface Cond {
+  sql: string;
+  params: unknown[];
 }
 
-/** The values of filterSql's placeholders, in order. */
-function filterParams(f: Omit<InboxViewFilter, 'after'>): unknown[] {
-  return [
-    ...(f.severities.length > 0 ? [pgArray(f.severities)] : []),
-    ...(f.eventType !== undefined ? [f.eventType] : []),
-    ...(f.notificationType !== undefined ? [f.notificationType] : []),
-  ];
+/** One qualifier of the search language as a condition (negated: NOT, with NULL as no match). */
+function qualifierCond(q: QueryFilter): Cond {
+  let c: Cond;
+  switch (q.name) {
+    case 'is': {
+      const IS: Record<string, string> = {
+        unread: 'n.read_at is null',
+        read: 'n.read_at is not null',
+        snoozed: "n.state = 'snoozed'",
+        done: "n.state = 'done'",
+      };
+      c = { sql: q.values.map((v) => IS[v]).join(' or '), params: [] };
+      break;
+    }
+    // Positive severity and type qualifiers are in the search's tsquery (searchTsquery); these are
+    // their negations, read from the delivery.
+    case 'severity':
+      c = { sql: 'd.severity = any(?::text[])', params: [pgArray(q.values)] };
+      break;
+    case 'status':
+      c = { sql: 'd.external_status = any(?::text[])', params: [pgArray(q.values)] };
+      break;
+    case 'type':
+      c = { sql: q.values.map(() => 'starts_with(d.event_type, ?)').join(' or '), params: q.values };
+      break;
+    case 'from':
+      c = {
+        sql: `d.token_id in (select t.id from inbound_tokens t left join integrators i on i.id = t.integrator_id
+          where lower(t.label) = any(?::text[]) or i.slug = any(?::text[]))`,
+        params: [pgArray(q.values.map((v) => v.toLowerCase())), pgArray(q.values.map((v) => v.toLowerCase()))],
+      };
+      break;
+    case 'after':
+      c = { sql: 'n.created_at >= ?::timestamptz', params: [`${q.values[0]}T00:00:00Z`] };
+      break;
+    case 'before':
+      c = { sql: 'n.created_at < ?::timestamptz', params: [`${q.values[0]}T00:00:00Z`] };
+      break;
+  }
+  return q.negated ? { sql: `not coalesce((${c.sql}), false)`, params: c.params } : { sql: `(${c.sql})`, params: c.params };
 }
+
+/** The row conditions of the filters besides owner and state, over `n` with ROW_JOINS. */
+function filterConds(f: Omit<InboxViewFilter, 'after'>): Cond {
+  const conds: Cond[] = [];
+  if (f.unreadOnly) conds.push({ sql: 'n.read_at is null', params: [] });
+  if (f.severities.length > 0) conds.push({ sql: 'd.severity = any(?::text[])', params: [pgArray(f.severities)] });
+  if (f.eventType !== undefined) conds.push({ sql: 'd.event_type = ?', params: [f.eventType] });
+  if (f.notificationType !== undefined) conds.push({ sql: 'n.type = ?', params: [f.notificationType] });
+  if (f.query !== undefined) {
+    // Words and positive severity / type: the row's search_doc (the GIN index); the rest as rows.
+    const tsquery = searchTsquery(f.userId, f.query);
+    if (tsquery !== undefined) conds.push({ sql: 'n.search_doc @@ ?::tsquery', params: [tsquery] });
+    for (const q of f.query.filters) if (!inTsquery(q)) conds.push(qualifierCond(q));
+  }
+  return { sql: conds.map((c) => ` and ${c.sql}`).join(''), params: conds.flatMap((c) => c.params) };
+}
+
+/** Filters that need the delivery or actor rows (else the counters and the bare index range serve). */
+const rowFiltered = (f: Omit<InboxViewFilter, 'after'>) =>
+  f.severities.length > 0 || f.eventType !== undefined || (f.query !== undefined && (f.query.words.length > 0 || f.query.filters.length > 0));
 
 /**
  * Moves up to `limit` of the caller's rows of a view (not done) matching the filters to Done,
@@ -164,54 +222,71 @@ function filterParams(f: Omit<InboxViewFilter, 'after'>): unknown[] {
 export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, 'after'>, limit: number, now: Date): Promise<string[]> {
   const states = VIEW_STATES[f.view].filter((st) => st !== 'done');
   if (states.length === 0) return [];
-  const eventFiltered = f.severities.length > 0 || f.eventType !== undefined;
-  const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
+  const cond = filterConds(f);
   const at = now.toISOString();
   const rows = await run<{ id: string }>(
     em,
     `update notifications set state = 'done', done_at = ?::timestamptz, snoozed_until = null,
        read_at = coalesce(read_at, ?::timestamptz), updated_at = ?::timestamptz
      where id in (
-       select n.id from ${from}
-       where n.user_id = ? and n.state in (${states.map((st) => `'${st}'`).join(', ')})${filterSql(f, 'n', 'df')}
+       select n.id from notifications n ${ROW_JOINS}
+       where n.user_id = ? and n.state in (${states.map((st) => `'${st}'`).join(', ')})${cond.sql}
        order by ${LIST_KEY} desc, n.id desc limit ?::int for update of n skip locked
      ) and state <> 'done' returning id`,
-    [at, at, at, f.userId, ...filterParams(f), limit],
+    [at, at, at, f.userId, ...cond.params, limit],
   );
   return rows.map((r) => r.id);
 }
 
 /**
  * The page statement: counts from inbox_counters (per state, so each view's count is a sum of at
- * most 4 x 3 rows) unless an event filter applies (severity or type live on deliveries: the view's
- * rows are counted then); items walk (user_id, state, list key, id) backwards, one index range per
- * state the view lists (All: three, merged), from the page token, stopping at limit + 1 or at the
- * number of matching rows. Values are always parameters; the text varies only with which filters
- * are present, so each combination is one prepared statement.
+ * most 4 x 3 rows) unless a filter reads the delivery or the text (severity, type, a search: the
+ * view's matching rows are counted then); items walk (user_id, state, list key, id) backwards, one
+ * index range per state the view lists (All: three, merged), from the page token, stopping at
+ * limit + 1 or at the number of matching rows. Values are always parameters; the text varies only
+ * with which filters are present, so each combination is one prepared statement.
  */
 function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const byKind = f.notificationType !== undefined;
-  const eventFiltered = f.severities.length > 0 || f.eventType !== undefined;
+  const filtered = rowFiltered(f);
+  const cond = filterConds(f);
   const states = VIEW_STATES[f.view];
   const stateList = states.map((st) => `'${st}'`).join(', ');
   const count = (col: string, st: string) => `coalesce(sum(${col}) filter (where state = '${st}'), 0)::int`;
 
   // Counts (CTE c).
   const counterCols = ITEM_STATES.map((st) => `${count('total', st)} as ${st}_total, ${count('unread', st)} as ${st}_unread`).join(', ');
-  const viewUnread = states.map((st) => `${count('unread', st)}`).join(' + ');
-  const rowFilter = (alias: string, d: string) => filterSql(f, alias, d);
-  const rowParams = () => filterParams(f);
   let viewTotal: string;
-  if (eventFiltered) {
-    viewTotal = `(select count(*) from notifications n join deliveries d on d.id = n.delivery_id where n.user_id = ? and n.state in (${stateList})${rowFilter('n', 'd')})::int`;
-    params.push(f.userId, ...rowParams());
+  let viewUnread: string;
+  let matched = '';
+  if (f.query !== undefined) {
+    // A search counts its matches and its unread matches up to searchCountMax + 1 each (more than
+    // the cap is reported as the cap, `capped`): a count stops early on a broad search through a
+    // large inbox instead of reading every match.
+    const capped = (extra: string) => {
+      params.push(f.userId, ...cond.params, INBOX_LIMITS.searchCountMax + 1);
+      return `(select count(*) from (select 1 from notifications n ${ROW_JOINS}
+    where n.user_id = ? and n.state in (${stateList})${cond.sql}${extra} limit ?::int) x)::int`;
+    };
+    matched = `m as (select ${capped('')} as total, ${capped(' and n.read_at is null')} as unread), `;
+    viewTotal = '(select total from m)';
+    viewUnread = '(select unread from m)';
+  } else if (filtered) {
+    matched = `m as (
+  select count(*)::int as total, (count(*) filter (where n.read_at is null))::int as unread
+  from notifications n ${ROW_JOINS} where n.user_id = ? and n.state in (${stateList})${cond.sql}
+), `;
+    params.push(f.userId, ...cond.params);
+    viewTotal = '(select total from m)';
+    viewUnread = '(select unread from m)';
   } else {
     viewTotal = states.map((st) => count(f.unreadOnly ? 'unread' : 'total', st)).join(' + ');
+    viewUnread = states.map((st) => `${count('unread', st)}`).join(' + ');
   }
   params.push(f.userId);
   if (byKind) params.push(f.notificationType);
-  const c = `with c as (
+  const c = `with ${matched}c as (
   select ${viewTotal} as total_count, ${viewUnread} as unread_count, ${counterCols}
   from inbox_counters where user_id = ?${byKind ? ' and type = ?' : ''}
 )`;
@@ -220,7 +295,7 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
   const joins = brief ? BRIEF_JOINS : ITEM_JOINS;
   const after = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
   const pushRange = () => {
-    params.push(f.userId, ...rowParams());
+    params.push(f.userId, ...cond.params);
     if (f.after) params.push(f.after.at, f.after.id);
     params.push(limit + 1);
   };
@@ -231,15 +306,15 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
     pushRange();
     items = `select ${columns}, extract(epoch from ${LIST_KEY}) as list_key${brief ? '' : `, ${LIST_KEY}::text as cursor_at`}
   from notifications n ${joins}
-  where n.user_id = ? and n.state = '${states[0]}'${rowFilter('n', 'd')}${after}
+  where n.user_id = ? and n.state = '${states[0]}'${cond.sql}${after}
   order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
   } else {
     // Several states: the ids of each range, merged, then the page's rows by id.
-    const from = eventFiltered ? 'notifications n join deliveries df on df.id = n.delivery_id' : 'notifications n';
+    const from = filtered ? `notifications n ${ROW_JOINS}` : 'notifications n';
     const branch = (st: string) => {
       pushRange();
       return `select n.id, ${LIST_KEY} as k from ${from}
-    where n.user_id = ? and n.state = '${st}'${rowFilter('n', 'df')}${after}
+    where n.user_id = ? and n.state = '${st}'${cond.sql}${after}
     order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
     };
     const ids = `select x.id, x.k from (${states.map((st) => `(${branch(st)})`).join(' union all ')}) x order by x.k desc, x.id desc limit ?::int`;
@@ -251,7 +326,8 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
 
   // The outer order needs the list position, but the caller does not: as a number it costs the
   // driver no Date per row.
-  const sql = `${PREPARED} ${c}
+  // A search's text varies with its parts: planned per call, never kept as a prepared statement.
+  const sql = `${f.query === undefined ? PREPARED : ''} ${c}
 select c.*, i.* from c left join lateral (
   ${items}
 ) i on true
@@ -281,9 +357,11 @@ export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit
     ViewCount
   >;
   const all = ITEM_STATES.reduce((a, st) => ({ total: a.total + byState[st].total, unread: a.unread + byState[st].unread }), { total: 0, unread: 0 });
+  const cap = f.query === undefined ? Number.POSITIVE_INFINITY : INBOX_LIMITS.searchCountMax;
   return {
-    total: n(first?.total_count),
-    unread: n(first?.unread_count),
+    total: Math.min(n(first?.total_count), cap),
+    unread: Math.min(n(first?.unread_count), cap),
+    capped: n(first?.total_count) > cap,
     views: { ...byState, all },
     // An empty page is one row of counts with null item columns (left join).
     rows: rows.filter((r) => r.id !== null),

@@ -1,5 +1,25 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, Type } from '@mikro-orm/core';
+import { pgArray } from '../sql-hints.js';
 import { EVENT_LIMITS } from '../events/event.limits.js';
+
+/**
+ * notifications.search_doc written from its lexemes (search-doc.rules.ts searchLexemes): the value
+ * goes as a text[] literal into `array_to_tsvector`. Never read back (the property is lazy).
+ */
+export class SearchDocType extends Type<string[] | null, string | null> {
+  override convertToDatabaseValue(value: string[] | null): string | null {
+    return value === null ? null : pgArray(value);
+  }
+  override convertToJSValue(): string[] | null {
+    return null;
+  }
+  override convertToDatabaseValueSQL(key: string): string {
+    return `array_to_tsvector(${key}::text[])`;
+  }
+  override getColumnType(): string {
+    return 'tsvector';
+  }
+}
 
 /** An inbox row. Inbound deliveries have exactly one (unique delivery_id). */
 export const NotificationSchema = defineEntity({
@@ -29,6 +49,8 @@ export const NotificationSchema = defineEntity({
     listedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
+    /** Migration20261129100000InboxSearch: what a search finds the row by (written, never read). */
+    searchDoc: p.type(SearchDocType).nullable().lazy(),
   },
 });
 export class Notification extends NotificationSchema.class {}

@@ -18,6 +18,11 @@ export const INBOX_LIMITS = {
   /** wait_for_inbox: how long a call may wait (inside the 8-second gateway timeout). */
   waitSecondsDefault: 5,
   waitSecondsMax: 7,
+  /** The search language (inbox-query.rules.ts): characters and parts of one query. */
+  queryMax: 500,
+  queryTermsMax: 20,
+  /** A search counts its matches up to this many (more: the counts say this, and `capped`). */
+  searchCountMax: 1000,
   /** Event type filter of ListInbox. */
   eventTypeFilterMax: 120,
 } as const;

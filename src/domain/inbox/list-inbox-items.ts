@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
+import { InboxQueryField } from './inbox-query.rules.js';
 import type { AgentPrincipal } from '../principal.js';
 import { SEVERITIES } from '../events/event.limits.js';
 import { type InboxItemView, toInboxItemView } from './inbox-item.view.js';
@@ -33,6 +34,7 @@ export function decodePageToken(token: string): { at: string; id: string } | und
 
 export const ListInboxItemsInput = z.strictObject({
   view: z.enum(INBOX_VIEWS).default('inbox'),
+  query: InboxQueryField,
   unread_only: z.boolean().optional(),
   severities: z.array(z.enum(SEVERITIES)).max(SEVERITIES.length).optional(),
   // An empty text is no filter (a cleared search field).
@@ -53,6 +55,8 @@ export type ListInboxItemsInput = z.infer<typeof ListInboxItemsInput>;
 export interface ListInboxItemsResult {
   items: InboxItemView[];
   totalCount: number;
+  /** A search matched more than INBOX_LIMITS.searchCountMax rows: totalCount is that cap. */
+  totalCountCapped: boolean;
   unreadCount: number;
   viewCounts: Record<InboxView, ViewCount>;
   nextPageToken?: string;
@@ -71,6 +75,7 @@ export const listInboxItems = defineOperation<ListInboxItemsInput, ListInboxItem
       {
         userId: ctx.principal.userId,
         view: input.view,
+        query: input.query,
         unreadOnly: input.unread_only === true,
         severities: [...new Set(input.severities ?? [])],
         eventType: input.event_type === undefined || input.event_type === '' ? undefined : input.event_type,
@@ -80,7 +85,13 @@ export const listInboxItems = defineOperation<ListInboxItemsInput, ListInboxItem
     );
     const rows = page.rows.slice(0, input.limit);
     // unreadCount is the whole inbox's, as before views: done rows are read, so it is Inbox + Snoozed.
-    const out: ListInboxItemsResult = { items: rows.map(toInboxItemView), totalCount: page.total, unreadCount: page.views.all.unread, viewCounts: page.views };
+    const out: ListInboxItemsResult = {
+      items: rows.map(toInboxItemView),
+      totalCount: page.total,
+      totalCountCapped: page.capped,
+      unreadCount: page.views.all.unread,
+      viewCounts: page.views,
+    };
     const last = rows[rows.length - 1];
     if (page.rows.length > input.limit && last) out.nextPageToken = encodePageToken(last.cursor_at, last.id);
     return out;

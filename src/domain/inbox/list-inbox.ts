@@ -5,6 +5,7 @@
 // same for 10 or 10,000 notifications. Always items, never groups.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
+import { InboxQueryField } from './inbox-query.rules.js';
 import type { AgentPrincipal } from '../principal.js';
 import { listInboxView } from './inbox-view.repository.js';
 import { INBOX_LIMITS, INBOX_VIEWS } from './inbox.limits.js';
@@ -12,6 +13,7 @@ import { InboxItem, NOTIFICATION_TYPES, toInboxItem } from './notification.view.
 
 export const ListInboxInput = z.strictObject({
   view: z.enum(INBOX_VIEWS).default('inbox'),
+  query: InboxQueryField,
   unreadOnly: z.boolean().optional(),
   type: z.enum(NOTIFICATION_TYPES).optional(),
   limit: z.number().int().min(1).max(INBOX_LIMITS.toolPageMax).default(INBOX_LIMITS.toolPageDefault),
@@ -20,6 +22,8 @@ export const ListInboxInput = z.strictObject({
 export const ListInboxOutput = z.object({
   totalCount: z.number().int().min(0),
   unreadCount: z.number().int().min(0),
+  /** Only with a query that matched more than INBOX_LIMITS.searchCountMax: the counts are that cap. */
+  totalCountCapped: z.literal(true).optional(),
   items: z.array(InboxItem),
 });
 export type ListInboxResult = z.infer<typeof ListInboxOutput>;
@@ -37,6 +41,7 @@ export const listInbox = defineOperation<z.infer<typeof ListInboxInput>, ListInb
       {
         userId: ctx.principal.userId,
         view: input.view,
+        query: input.query,
         unreadOnly: input.unreadOnly === true,
         severities: [],
         eventType: undefined,
@@ -47,6 +52,11 @@ export const listInbox = defineOperation<z.infer<typeof ListInboxInput>, ListInb
       input.limit - 1,
       true,
     );
-    return { totalCount: page.total, unreadCount: page.unread, items: page.rows.slice(0, input.limit).map(toInboxItem) };
+    return {
+      totalCount: page.total,
+      unreadCount: page.unread,
+      ...(page.capped ? { totalCountCapped: true as const } : {}),
+      items: page.rows.slice(0, input.limit).map(toInboxItem),
+    };
   },
 });

@@ -3,6 +3,7 @@
 // is done in several short transactions (the web app calls again while `more`). Scope write:inbox.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
+import { InboxQueryField } from './inbox-query.rules.js';
 import type { AgentPrincipal } from '../principal.js';
 import { recordAudit } from '../audit/audit.js';
 import { SEVERITIES } from '../events/event.limits.js';
@@ -13,6 +14,7 @@ import { announceChanged } from './triage.shared.js';
 
 export const MarkViewDoneInput = z.strictObject({
   view: z.enum(INBOX_VIEWS).default('inbox'),
+  query: InboxQueryField,
   unread_only: z.boolean().optional(),
   severities: z.array(z.enum(SEVERITIES)).max(SEVERITIES.length).optional(),
   event_type: z.string().max(INBOX_LIMITS.eventTypeFilterMax).optional(),
@@ -31,6 +33,7 @@ export const markViewDoneOp = defineOperation<MarkViewDoneInput, { updatedCount:
     const filter = {
       userId: ctx.principal.userId,
       view: input.view,
+      query: input.query,
       unreadOnly: input.unread_only === true,
       severities: [...new Set(input.severities ?? [])],
       eventType: input.event_type === undefined || input.event_type === '' ? undefined : input.event_type,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { Notification } from './inbox.entity.js';
 import { EVENT_LIMITS } from '../events/event.limits.js';
+import { searchLexemes } from './search-doc.rules.js';
 
 export interface NotificationInput {
   userId: string;
@@ -11,6 +12,8 @@ export interface NotificationInput {
   body?: string | null;
   targetUrl?: string | null;
   actorUserId?: string | null;
+  /** The actor's display name, when the caller has it: the row is found by it too. */
+  actorName?: string | null;
   tags?: string[] | null;
 }
 
@@ -29,5 +32,6 @@ export function addNotification(em: EntityManager, now: Date, n: NotificationInp
     tags: n.tags ?? null,
     createdAt: now,
     updatedAt: now,
+    searchDoc: searchLexemes({ userId: n.userId, title: n.title, summary: n.summary, actorName: n.actorName }),
   });
 }

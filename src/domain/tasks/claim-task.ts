@@ -76,6 +76,7 @@ export const claimTask = defineOperation<ClaimTaskInput, ClaimTaskResult, AgentP
         summary: task.title.slice(0, EVENT_LIMITS.summaryMax),
         targetUrl: taskUrl(ctx.config, task),
         actorUserId: principal.userId,
+        actorName: principal.userName,
         tags: [task.code!],
       });
     }

@@ -139,6 +139,7 @@ export const createTask = defineOperation<CreateTaskInput, CreatedTask, AgentPri
           title: `Assigned to you: ${code} ${input.title}`,
           targetUrl: taskUrl(ctx.config, { id, code }),
           actorUserId: principal.userId,
+          actorName: principal.userName,
           tags: [code!],
         });
       }

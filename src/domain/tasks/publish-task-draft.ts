@@ -107,6 +107,7 @@ export const publishTaskDraft = defineOperation<PublishTaskDraftInput, CreatedTa
         title: `Assigned to you: ${code} ${task.title}`,
         targetUrl: taskUrl(ctx.config, { id: task.id, code }),
         actorUserId: principal.userId,
+        actorName: principal.userName,
         tags: [code],
       });
     }

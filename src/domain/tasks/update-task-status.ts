@@ -92,6 +92,7 @@ export const updateTaskStatus = defineOperation<UpdateTaskStatusInput, UpdateTas
           title: `Review requested: ${task.code} ${task.title}`,
           targetUrl: taskUrl(ctx.config, task),
           actorUserId: principal.userId,
+          actorName: principal.userName,
           tags: [task.code!],
         });
       }

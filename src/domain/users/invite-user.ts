@@ -97,6 +97,7 @@ export const inviteUser = defineOperation<InviteUserInput, InviteUserResult, Age
         summary: welcome.summary,
         targetUrl: `${ctx.config.publicBaseUrl}${welcome.path}`,
         actorUserId: ctx.principal.userId,
+        actorName: ctx.principal.userName,
         tags: ['onboarding'],
       });
       recordToolAudit(em, ctx, {

@@ -63,6 +63,7 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     async listInbox(req, ctx) {
       const input = defined({
         view: req.view,
+        query: req.query,
         unread_only: req.unreadOnly,
         severities: req.severities.length > 0 ? req.severities : undefined,
         event_type: req.eventType,
@@ -73,6 +74,7 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
       return {
         items: out.items.map(inboxItemToProto),
         totalCount: out.totalCount,
+        totalCountCapped: out.totalCountCapped,
         unreadCount: out.unreadCount,
         nextPageToken: out.nextPageToken,
         viewCounts: out.viewCounts,
@@ -94,6 +96,7 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     async markAllDone(req, ctx) {
       const input = defined({
         view: req.view,
+        query: req.query,
         unread_only: req.unreadOnly,
         severities: req.severities.length > 0 ? req.severities : undefined,
         event_type: req.eventType,

@@ -1,0 +1,109 @@
+// The inbox search index (notifications.search_doc, a tsvector behind a GIN index): what a row is
+// found by, and the tsquery a search becomes. Lexemes are made here, never by PostgreSQL's text
+// parser (whose idea of a word follows the server's locale): words of the title, summary, label
+// values and actor name, folded like the query (fold(): lower case, accents dropped), each behind
+// a short key of the owner's id, plus the severity and event type of an event. The key keeps one
+// user's prefix search among their own lexemes: `dep*` expands over that user's words starting
+// with `dep`, not over every user's (the GIN index is one for all). Keys of two users may
+// collide; the statements also filter on user_id, so a collision costs a recheck, never a leak.
+import { fold } from './inbox-query.rules.js';
+import type { InboxQuery } from './inbox-query.rules.js';
+
+export const SEARCH_DOC_LIMITS = {
+  /** Longer words are indexed (and searched) by their first this many characters. */
+  wordMax: 40,
+  /** Distinct lexemes one row keeps (a 500-character summary has about 80 words). */
+  lexemesMax: 200,
+} as const;
+
+/** The owner's key: the last 6 hex digits of the id (random in v4 and v7 uuids alike). */
+export function userKey(userId: string): string {
+  return userId.replaceAll('-', '').slice(-6).toLowerCase();
+}
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+const ASCII_SEPARATORS = /[^a-z0-9]+/;
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+
+/**
+ * The words of a text as the index holds them: folded, split on what is not a letter or digit. An
+ * ASCII text (most of them) takes the short way: lower case and an ASCII split give the same words.
+ */
+export function indexWords(text: string): string[] {
+  const ascii = !NOT_ASCII.test(text);
+  const parts = ascii ? text.toLowerCase().split(ASCII_SEPARATORS) : fold(text).split(SEPARATORS);
+  const out: string[] = [];
+  for (const w of parts) if (w !== '') out.push(w.length > SEARCH_DOC_LIMITS.wordMax ? w.slice(0, SEARCH_DOC_LIMITS.wordMax) : w);
+  return out;
+}
+
+/** What a row is found by besides its event's severity and type (those are added by searchDocSql). */
+export interface SearchDocSource {
+  userId: string;
+  title: string;
+  summary?: string | null | undefined;
+  /** Label values (keys are not searched). */
+  labels?: unknown;
+  actorName?: string | null | undefined;
+}
+
+/** The word lexemes of one row (distinct, never empty strings; `array_to_tsvector` takes them as they are). */
+export function searchLexemes(src: SearchDocSource): string[] {
+  const words = new Set<string>();
+  const add = (text: unknown) => {
+    if (typeof text === 'string' && text !== '') for (const w of indexWords(text)) words.add(w);
+  };
+  add(src.title);
+  add(src.summary);
+  if (src.labels !== null && typeof src.labels === 'object' && !Array.isArray(src.labels)) for (const v of Object.values(src.labels)) add(v);
+  add(src.actorName);
+  const key = `${userKey(src.userId)}:`;
+  const out: string[] = [];
+  for (const w of words) {
+    if (out.length === SEARCH_DOC_LIMITS.lexemesMax) break;
+    out.push(key + w);
+  }
+  return out;
+}
+
+/**
+ * searchLexemes as a text[] literal for a statement parameter. Lexemes hold letters, digits and
+ * the key's hex and colon only (indexWords splits on everything else), so no element needs escaping.
+ */
+export const searchLexemesLiteral = (src: SearchDocSource): string => {
+  const l = searchLexemes(src);
+  return l.length === 0 ? '{}' : `{"${l.join('","')}"}`;
+};
+
+/** userKey() in SQL, of a uuid expression. */
+export const userKeySql = (userIdSql: string): string => `right(replace(${userIdSql}::text, '-', ''), 6)`;
+
+/**
+ * The search document in SQL: the word lexemes (searchLexemes, a text[] expression) and the
+ * severity and event type lexemes of the row's delivery, made from the delivery's own columns (a
+ * repeat changes the text, never those), NULLs skipped.
+ */
+export const searchDocSql = (words: string, userId: string, severity: string, eventType: string): string =>
+  `array_to_tsvector(coalesce(${words}, '{}'::text[]) || array_remove(array[${userKeySql(userId)} || '!s:' || ${severity}, ${userKeySql(userId)} || '!t:' || lower(${eventType})], null))`;
+
+/** A lexeme as a tsquery operand: quoted (lexemes hold no quote or backslash: letters, digits, `.-_:!`). */
+const operand = (lexeme: string, prefix: boolean) => `'${lexeme.replaceAll("'", "''").replaceAll('\\', '\\\\')}'${prefix ? ':*' : ''}`;
+
+/**
+ * The tsquery of a search's words and its positive `severity:` and `type:` qualifiers (a negated
+ * one is checked on the delivery: rows not yet indexed must still count as not matching it), or
+ * undefined when the search has none of them. Every word is a prefix; comma alternatives are ORs.
+ */
+export function searchTsquery(userId: string, q: InboxQuery): string | undefined {
+  const k = userKey(userId);
+  const parts: string[] = q.words.map((w) => operand(`${k}:${w.slice(0, SEARCH_DOC_LIMITS.wordMax)}`, true));
+  for (const f of q.filters) {
+    if (f.negated || (f.name !== 'severity' && f.name !== 'type')) continue;
+    const alts = f.values.map((v) => (f.name === 'severity' ? operand(`${k}!s:${v}`, false) : operand(`${k}!t:${v.toLowerCase()}`, true)));
+    parts.push(alts.length === 1 ? alts[0]! : `(${alts.join(' | ')})`);
+  }
+  return parts.length === 0 ? undefined : parts.join(' & ');
+}
+
+/** Whether a qualifier is answered by the tsquery (else by a row condition). */
+export const inTsquery = (f: { name: string; negated: boolean }) => !f.negated && (f.name === 'severity' || f.name === 'type');

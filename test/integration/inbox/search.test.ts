@@ -1,0 +1,241 @@
+// The inbox search language through Connect (ListInbox.query, MarkAllDone.query) and MCP
+// (list_inbox.query): words as prefixes of title, summary, label values and actor name (case and
+// accents ignored), each qualifier and its negation, counts of the view and query, a malformed
+// query refused naming its part, and never another user's rows.
+import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
+import { InboxService } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
+import { withToken, type AgentUser } from '../../helpers/agents.js';
+import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
+import { event, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
+import { call, mcp, toolText } from '../mcp/rpc.js';
+import { addNotification } from '../../../src/domain/inbox/notify.js';
+import { indexSearchBacklogTask } from '../../../src/domain/inbox/index-search-backlog.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  closeSessions();
+  await h?.close();
+});
+
+const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
+const inbox = (token: string): Client<typeof InboxService> => createClient(InboxService, transportFor(h, 'connect', [bearer(token)]));
+
+interface World {
+  pt: TestToken;
+  ag: AgentUser;
+  /** Notification id by the event's key. */
+  id: Record<string, string>;
+}
+
+/** One user's inbox of six events of every kind the qualifiers tell apart. */
+async function world(): Promise<World> {
+  const pt = await newPersonalToken(h);
+  const grafana = await newPersonalToken(h, { user: pt.user });
+  await sql(`update inbound_tokens set label = 'Grafana-Alerts' where id = ?`, [grafana.tokenId]);
+  const ag = await withToken(h, pt.user, ['read:inbox', 'write:inbox']);
+  const id: Record<string, string> = {};
+  const send = async (key: string, token: string, over: Record<string, unknown>) => {
+    h.clock.advance(1_000);
+    const r = await publish(h, token, event(h, over));
+    expect(r.status, r.text).toBe(202);
+    id[key] = (await sql('select id from notifications where delivery_id = ?', [r.body.deliveryId]))[0].id;
+  };
+  await send('deploy', pt.token, {
+    title: 'Déploiement échoué sur prod',
+    severity: 'critical',
+    external_status: 'firing',
+    event_type: 'personal.ci.deploy',
+    labels: { env: 'production' },
+    actor: { email: 'zoe@example.com', name: 'Zoë Müller' },
+  });
+  await send('build', pt.token, { title: 'Build passed', severity: 'success', external_status: 'resolved', event_type: 'personal.ci.build' });
+  await send('disk', pt.token, {
+    title: 'Disk almost full',
+    summary: 'volume /data at 91%',
+    severity: 'warn',
+    external_status: 'firing',
+    event_type: 'personal.mon.disk',
+  });
+  await send('cpu', grafana.token, { title: 'CPU high', severity: 'warn', event_type: 'personal.mon.cpu' });
+  await send('old', pt.token, { title: 'Old thing', severity: 'info', event_type: 'personal.misc.old' });
+  await send('later', pt.token, { title: 'Later thing', severity: 'info', event_type: 'personal.misc.later' });
+  const c = inbox(ag.token);
+  await c.markRead({ notificationId: id.disk! });
+  await c.markDone({ notificationIds: [id.old!] });
+  await c.snooze({ notificationId: id.later!, preset: 'tomorrow', timeZone: 'UTC' });
+  return { pt, ag, id };
+}
+
+let w: World;
+let other: World;
+beforeAll(async () => {
+  w = await world();
+  other = await world();
+});
+
+const keysOf = (wd: World, ids: string[]) => ids.map((i) => Object.entries(wd.id).find(([, v]) => v === i)?.[0] ?? `?${i}`).sort();
+const search = async (query: string, view = 'all') => {
+  const r = await inbox(w.ag.token).listInbox({ view, query, limit: 50 });
+  return {
+    keys: keysOf(
+      w,
+      r.items.map((i) => i.notificationId),
+    ),
+    total: r.totalCount,
+  };
+};
+
+describe('words', () => {
+  it('match word prefixes of title, summary, labels and actor name, ignoring case and accents', async () => {
+    expect((await search('deploiement')).keys).toEqual(['deploy']);
+    expect((await search('DÉPLOI')).keys).toEqual(['deploy']);
+    expect((await search('ploiement')).keys).toEqual([]);
+    expect((await search('production')).keys).toEqual(['deploy']);
+    expect((await search('muller zoe')).keys).toEqual(['deploy']);
+    expect((await search('data 91')).keys).toEqual(['disk']);
+    expect((await search('thing')).keys).toEqual(['later', 'old']);
+    expect(await search('thing', 'inbox')).toEqual({ keys: [], total: 0 });
+  });
+});
+
+describe('qualifiers and their negation', () => {
+  const all = ['build', 'cpu', 'deploy', 'disk', 'later', 'old'];
+  const not = (keys: string[]) => all.filter((k) => !keys.includes(k));
+  it.each([
+    ['is:unread', ['build', 'cpu', 'deploy', 'later']],
+    ['is:read', ['disk', 'old']],
+    ['is:done', ['old']],
+    ['is:snoozed', ['later']],
+    ['severity:warn', ['cpu', 'disk']],
+    ['severity:critical,success', ['build', 'deploy']],
+    ['status:firing', ['deploy', 'disk']],
+    ['type:personal.mon', ['cpu', 'disk']],
+    ['type:personal.ci.b', ['build']],
+    ['from:grafana-alerts', ['cpu']],
+  ])('%s and its negation', async (q, keys) => {
+    const r = await search(q);
+    expect(r.keys).toEqual(keys);
+    expect(r.total).toBe(keys.length);
+    expect((await search(`-${q}`)).keys).toEqual(not(keys));
+  });
+
+  it('after: and before: are UTC days', async () => {
+    const today = h.clock.now().toISOString().slice(0, 10);
+    const tomorrow = new Date(h.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10);
+    expect((await search(`after:${today}`)).keys).toEqual(all);
+    expect((await search(`after:${tomorrow}`)).keys).toEqual([]);
+    expect((await search(`before:${tomorrow}`)).keys).toEqual(all);
+    expect((await search(`-before:${tomorrow}`)).keys).toEqual([]);
+  });
+
+  it('words and qualifiers together; the counts are of the view and query', async () => {
+    expect(await search('firing severity:warn')).toEqual({ keys: [], total: 0 });
+    expect(await search('disk status:firing -is:unread')).toEqual({ keys: ['disk'], total: 1 });
+    const r = toolText((await mcp(h, call('list_inbox', { query: 'severity:warn,critical' }), { token: w.ag.token })).body);
+    expect(r.items.map((i: any) => i.title).sort()).toEqual(['CPU high', 'Disk almost full', 'Déploiement échoué sur prod']);
+    expect(r).toMatchObject({ totalCount: 3, unreadCount: 2 });
+  });
+});
+
+describe('the wrong caller and bad input', () => {
+  it("never finds another user's rows", async () => {
+    const r = await inbox(w.ag.token).listInbox({ view: 'all', query: 'deploiement' });
+    expect(r.items.map((i) => i.notificationId)).toEqual([w.id.deploy]);
+    expect(r.items.map((i) => i.notificationId)).not.toContain(other.id.deploy);
+  });
+
+  it('a malformed query is invalid_argument naming the part, on Connect and MCP', async () => {
+    let err: ConnectError | undefined;
+    try {
+      await inbox(w.ag.token).listInbox({ query: 'disk severity:fatal' });
+    } catch (e) {
+      err = ConnectError.from(e);
+    }
+    expect(err?.code).toBe(Code.InvalidArgument);
+    const v = err!.findDetails(ValidationErrorDetailSchema)[0]!.violations[0]!;
+    expect(v).toMatchObject({ field: 'query', code: 'invalid_query' });
+    expect(v.message).toContain('"severity:fatal"');
+    const body = (await mcp(h, call('list_inbox', { query: 'label:env' }), { token: w.ag.token })).body;
+    expect(JSON.stringify(body)).toContain('label:env');
+  });
+
+  it('mark all done acts on the query only', async () => {
+    const c = inbox(other.ag.token);
+    expect(await c.markAllDone({ query: 'type:personal.mon' })).toMatchObject({ updatedCount: 2, more: false });
+    const done = await c.listInbox({ view: 'done' });
+    expect(
+      keysOf(
+        other,
+        done.items.map((i) => i.notificationId),
+      ),
+    ).toEqual(['cpu', 'disk', 'old']);
+  });
+});
+
+describe('the index (notifications.search_doc)', () => {
+  it("a repeat that changes the text is found by its new words only; a repeat keeps the event's severity and type", async () => {
+    const pt = await newPersonalToken(h);
+    const ag = await withToken(h, pt.user, ['read:inbox']);
+    const first = event(h, { title: 'Nightly backup running', severity: 'info', event_type: 'personal.ops.backup' });
+    expect((await publish(h, pt.token, first)).status).toBe(202);
+    const again = { ...first, title: 'Nightly backup finished', severity: 'critical', event_type: 'personal.ops.other' };
+    expect((await publish(h, pt.token, again)).status).toBe(200);
+    const found = async (query: string) => (await inbox(ag.token).listInbox({ view: 'all', query })).items.map((i) => i.title);
+    expect(await found('finished')).toEqual(['Nightly backup finished']);
+    expect(await found('running')).toEqual([]);
+    expect(await found('severity:info type:personal.ops.backup backup')).toEqual(['Nightly backup finished']);
+    expect(await found('severity:critical')).toEqual([]);
+  });
+
+  it("a notification of the service's own (not an event) is found by its title, summary and actor name", async () => {
+    const pt = await newPersonalToken(h);
+    const ag = await withToken(h, pt.user, ['read:inbox']);
+    const em = h.svc.deps.orm.em.fork();
+    addNotification(em, h.clock.now(), {
+      userId: pt.user.userId,
+      type: 'task',
+      title: 'Assigned to you: OPS-7 Rotate certificates',
+      summary: 'Renewal window closes Friday',
+      actorName: 'Ångström Ops',
+    });
+    await em.flush();
+    for (const q of ['rotate', 'renewal fri', 'angstrom']) {
+      expect(
+        (await inbox(ag.token).listInbox({ view: 'all', query: q })).items.map((i) => i.title),
+        q,
+      ).toEqual(['Assigned to you: OPS-7 Rotate certificates']);
+    }
+  });
+
+  it('rows written without a document (before the upgrade, or by the previous release) are found once the backlog task ran; a search counts at most 1,000', async () => {
+    const pt = await newPersonalToken(h);
+    const ag = await withToken(h, pt.user, ['read:inbox']);
+    // 1,005 rows as the previous release writes them: no search_doc.
+    await sql(
+      `insert into notifications (id, user_id, type, title, summary, created_at, updated_at)
+       select gen_random_uuid(), ?, 'system', 'Legacy alert ' || g, 'from the old release', now() - g * interval '1 second', now()
+       from generate_series(1, 1005) g`,
+      [pt.user.userId],
+    );
+    const c = inbox(ag.token);
+    expect((await c.listInbox({ query: 'legacy' })).totalCount).toBe(0);
+    const ran = await indexSearchBacklogTask.run(h.svc.deps);
+    expect(ran.processed).toBeGreaterThanOrEqual(1005);
+    expect((await sql('select count(*)::int as n from notifications where user_id = ? and search_doc is null', [pt.user.userId]))[0].n).toBe(0);
+
+    const r = await c.listInbox({ query: 'legacy', limit: 10 });
+    expect(r).toMatchObject({ totalCount: 1000, totalCountCapped: true });
+    expect(r.items.map((i) => i.title)).toEqual(Array.from({ length: 10 }, (_, i) => `Legacy alert ${i + 1}`));
+    expect(await c.listInbox({ query: 'legacy alert 1000' })).toMatchObject({ totalCount: 1, totalCountCapped: false });
+    const tool = toolText((await mcp(h, call('list_inbox', { query: 'old release', limit: 1 }), { token: ag.token })).body);
+    expect(tool).toMatchObject({ totalCount: 1000, unreadCount: 1000, totalCountCapped: true });
+    const few = toolText((await mcp(h, call('list_inbox', { query: 'legacy alert 1000' }), { token: ag.token })).body);
+    expect(few.totalCount).toBe(1);
+    expect(few).not.toHaveProperty('totalCountCapped');
+  });
+});
