@@ -160,7 +160,7 @@ export function createSender(options) {
     async send(input) {
       checkEvent(input);
       /** @type {InboundEvent} */
-      const event = { spec_version: '2', ...input, occurred_at: input.occurred_at ?? new Date().toISOString() };
+      const event = { ...input, spec_version: input.spec_version ?? '2', occurred_at: input.occurred_at ?? new Date().toISOString() };
       // The same bytes on every attempt, so a retry is a true repeat.
       const body = JSON.stringify(event);
       /** @type {Attempt[]} */
