@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // clients/sender: the sender package's own tests (its library and CLI against a local server).
+    include: ['test/**/*.test.ts', 'clients/sender/test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
