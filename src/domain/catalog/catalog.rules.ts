@@ -124,5 +124,5 @@ export function groupByCategory<T extends { category: string | null }>(rows: rea
       : STANDARD_CATEGORIES.includes(g.category)
         ? STANDARD_CATEGORIES.indexOf(g.category)
         : STANDARD_CATEGORIES.length;
-  return [...groups.values()].sort((a, b) => rank(a) - rank(b) || a.display.localeCompare(b.display));
+  return [...groups.values()].sort((a, b) => rank(a) - rank(b) || a.display.localeCompare(b.display, 'en'));
 }
