@@ -351,8 +351,8 @@ export async function findCatalogWithOwnRequests(em: EntityManager, userId: stri
 /**
  * The admins (active, admin roles) to tell of a new request for a catalog row: each at most once
  * per `windowMinutes` per row. One statement claims the slots (catalog_review_alerts), so
- * concurrent requests for the same row tell each admin once. `except`: the applicant and whoever
- * filed the request.
+ * concurrent requests for the same row tell each admin once; it takes the admins' rows in id
+ * order, so two of them do not deadlock. `except`: the applicant and whoever filed the request.
  */
 export async function claimReviewAlerts(
   em: EntityManager,
@@ -367,6 +367,7 @@ export async function claimReviewAlerts(
     `insert into catalog_review_alerts (admin_user_id, catalog_item_id, notified_at)
      select u.id, ?, ?::timestamptz from users u
       where u.role = any(?::text[]) and u.status = 'active' and u.id <> all(?::uuid[])
+      order by u.id
      on conflict (admin_user_id, catalog_item_id) do update set notified_at = excluded.notified_at
       where catalog_review_alerts.notified_at <= excluded.notified_at - make_interval(mins => ?)
      returning admin_user_id`,

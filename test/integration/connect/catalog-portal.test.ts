@@ -156,6 +156,16 @@ describe('browse and apply', () => {
     expect((await web.apply({ catalogId: tools.catalogRowId, note: 'x'.repeat(500) })).request!.note).toHaveLength(500);
   });
 
+  it('10 concurrent applies of one person end with one request, returned to every call', async () => {
+    const tools = await row();
+    const member = await newUser(h);
+    const web = await asWeb(member);
+    const outs = await Promise.all(Array.from({ length: 10 }, () => web.apply({ catalogId: tools.catalogRowId })));
+    expect(new Set(outs.map((o) => o.request!.id)).size).toBe(1);
+    expect(outs.filter((o) => o.created)).toHaveLength(1);
+    expect(await sql(h, `select count(*)::int as n from catalog_requests where user_id = ?`, [member.userId])).toEqual([{ n: 1 }]);
+  });
+
   it('an unknown or archived row is not_found', async () => {
     const tools = await row();
     const gone = await item(tools, {});
