@@ -10,6 +10,7 @@ import { toBinary, toJson, type DescMessage, type DescService } from '@bufbuild/
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AccountService } from '../../gen/fluxdesk/account/v1/account_pb.js';
 import { CatalogApprovalService, CatalogItemService, IntegratorService } from '../../gen/fluxdesk/catalog/v1/catalog_pb.js';
+import { CatalogPortalService } from '../../gen/fluxdesk/catalog/v1/catalog_portal_pb.js';
 import { EventService } from '../../gen/fluxdesk/events/v1/events_pb.js';
 import { InboxService, ViewerService } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { ModerationService } from '../../gen/fluxdesk/moderation/v1/moderation_pb.js';
@@ -57,6 +58,7 @@ const SERVICES: Array<{ service: DescService; own: Kind }> = [
   { service: CatalogApprovalService, own: 'tools' },
   { service: CatalogItemService, own: 'tools' },
   { service: IntegratorService, own: 'tools' },
+  { service: CatalogPortalService, own: 'agentAdmin' },
   { service: AccountService, own: 'agentAdmin' },
   { service: NotificationSettingsService, own: 'agentAdmin' },
   { service: ModerationService, own: 'agentAdmin' },

@@ -6,7 +6,7 @@ import { ValidationErrorDetailSchema } from '../../gen/fluxdesk/common/v1/errors
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { EventService, InboundEventSchema, type InboundEvent } from '../../gen/fluxdesk/events/v1/events_pb.js';
 import type { Harness } from './harness.js';
-import { event } from './harness.js';
+import { event, operator } from './harness.js';
 
 export type Protocol = 'connect' | 'grpc' | 'grpc-web';
 export const PROTOCOLS: Protocol[] = ['connect', 'grpc', 'grpc-web'];
@@ -85,3 +85,31 @@ export async function fails(p: Promise<unknown>): Promise<ConnectError> {
 /** `field:code` of every validation violation an error carries, sorted. */
 export const violations = (err: ConnectError): string[] =>
   (err.findDetails(ValidationErrorDetailSchema)[0]?.violations ?? []).map((v) => `${v.field}:${v.code}`).sort();
+
+/** A web session (the cookies a redeemed one-time sign-in link sets), to call Connect as the web app does. */
+export interface WebSession {
+  cookie: string;
+  csrf: string;
+}
+
+/** Signs `email` in through a one-time link (what `fluxdesk login-link` makes and the browser redeems). */
+export async function webSession(h: Harness, email: string): Promise<WebSession> {
+  const { url } = await operator<{ url: string }>(h, 'web.create_login_link', { email });
+  const res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { origin: new URL(h.baseUrl).origin } });
+  if (res.status !== 303) throw new Error(`sign-in answered ${res.status}`);
+  const jar = new Map(res.headers.getSetCookie().map((c) => c.split(';')[0]!.split('=') as [string, string]));
+  const session = [...jar].find(([k]) => k.endsWith('fluxdesk_session'));
+  const csrf = [...jar].find(([k]) => k.endsWith('fluxdesk_csrf'));
+  if (!session || !csrf) throw new Error('sign-in set no session');
+  return { cookie: `${session[0]}=${session[1]}; ${csrf[0]}=${csrf[1]}`, csrf: decodeURIComponent(csrf[1]) };
+}
+
+/** Sends a web session's cookie and its CSRF header, as the web app does. */
+export const withSession =
+  (s: WebSession): Interceptor =>
+  (next) =>
+  async (req) => {
+    req.header.set('cookie', s.cookie);
+    req.header.set('x-csrf-token', s.csrf);
+    return next(req);
+  };

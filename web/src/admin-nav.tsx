@@ -1,8 +1,9 @@
-// The admin pages' own navigation (moderation queue, token oversight).
+// The admin pages' own navigation (catalog review queue, moderation queue, token oversight).
 import { Link } from './ui.js';
 import './admin.css';
 
 const PAGES: [string, string][] = [
+  ['/admin/requests', 'Requests'],
   ['/admin/moderation', 'Moderation'],
   ['/admin/tokens', 'Tokens'],
 ];

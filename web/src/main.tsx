@@ -27,10 +27,11 @@ function usePath(): string {
 function Header({ me, path }: { me: GetViewerResponse; path: string }) {
   const nav: [string, string, boolean][] = [
     ['/', 'Inbox', path === '/' || path.startsWith('/inbox/')],
+    ['/catalog', 'Catalog', path === '/catalog'],
     ['/settings/integrations', 'Integrations', path === '/settings/integrations'],
     ['/settings/notifications', 'Notifications', path === '/settings/notifications'],
   ];
-  if (me.role === 'admin') nav.push(['/admin/moderation', 'Admin', path.startsWith('/admin/')]);
+  if (me.role === 'admin') nav.push(['/admin/requests', 'Admin', path.startsWith('/admin/')]);
   return (
     <header class="site-header">
       <a class="skip" href="#main">
@@ -94,6 +95,8 @@ const loadIntegrations = () => import('./integrations-page.js').then((m) => m.In
 const loadNotifications = () => import('./notifications-page.js').then((m) => m.NotificationsPage);
 const loadModeration = () => import('./admin-moderation-page.js').then((m) => m.AdminModerationPage);
 const loadTokens = () => import('./admin-tokens-page.js').then((m) => m.AdminTokensPage);
+const loadRequests = () => import('./admin-requests-page.js').then((m) => m.AdminRequestsPage);
+const loadCatalog = () => import('./catalog-page.js').then((m) => m.CatalogPage);
 const loadItem = () => import('./item-page.js').then((m) => m.ItemPage);
 
 function Placeholder({ title, text }: { title: string; text: string }) {
@@ -114,10 +117,12 @@ function Page({ path, me }: { path: string; me: GetViewerResponse }) {
   if (item) return <Lazy load={loadItem} props={{ id: decodeURIComponent(item[1]!) }} />;
   if (path === '/settings/integrations') return <Lazy load={loadIntegrations} props={{}} />;
   if (path === '/settings/notifications') return <Lazy load={loadNotifications} props={{}} />;
+  if (path === '/catalog') return <Lazy load={loadCatalog} props={{}} />;
   if (path.startsWith('/admin/')) {
     if (me.role !== 'admin') return <Placeholder title="Admins only" text="This page is for administrators. Your account is not an administrator." />;
     if (path === '/admin/moderation') return <Lazy load={loadModeration} props={{}} />;
     if (path === '/admin/tokens') return <Lazy load={loadTokens} props={{}} />;
+    if (path === '/admin/requests') return <Lazy load={loadRequests} props={{}} />;
   }
   return <Placeholder title="Page not found" text="There is no page at this address." />;
 }

@@ -22,6 +22,16 @@ export interface AuditInput {
   targetType?: string | null;
   targetId?: string | null;
   summary?: Record<string, unknown> | null;
+  /** Default: the call's surface (see callerSource). */
+  source?: string;
+}
+
+/**
+ * The audit `source` of a call: `web` for the web app's own calls (a person signed in with a
+ * session cookie; they reach the Connect services like any client), otherwise the surface.
+ */
+export function callerSource(ctx: Pick<OpContext, 'surface' | 'principal'>): string {
+  return ctx.principal.type === 'agent' && ctx.principal.viaSession ? 'web' : ctx.surface;
 }
 
 /** Persists one audit row through `em`'s unit of work (a writing operation's: the runner flushes it with the rest). */
@@ -42,7 +52,7 @@ function auditRow(ctx: Pick<OpContext, 'surface' | 'requestId' | 'clock'>, a: Au
   return {
     id: randomUUID(),
     action: a.action,
-    source: ctx.surface,
+    source: a.source ?? ctx.surface,
     actorUserId: a.actorUserId ?? null,
     tokenId: a.tokenId ?? null,
     targetType: a.targetType ?? null,

@@ -7,6 +7,7 @@ import type { AgentPrincipal } from '../principal.js';
 import { reviewInTransaction } from './review-catalog-approval.js';
 import { requireAdminUser } from '../users/admin-role.rules.js';
 import { recordToolAudit } from '../audit/tool-audit.js';
+import { CATALOG_AUDIT } from './catalog.audit.js';
 
 export const ApproveTeamSupportRequestInput = z.strictObject({ request_id: z.uuid({ error: 'must be a UUID' }) });
 
@@ -32,7 +33,7 @@ export const approveTeamSupportRequest = defineOperation<z.infer<typeof ApproveT
     const { request, accessAssetId } = await reviewInTransaction(ctx.em, ctx, ctx.principal.userId, input.request_id, 'approve');
     recordToolAudit(ctx.em, ctx, {
       tool: 'approve_team_support_request',
-      action: 'catalog.request.approved',
+      action: CATALOG_AUDIT.requestApproved,
       targetType: 'catalog_request',
       targetId: request.id,
       summary: { request_id: request.id, access_asset_id: accessAssetId },

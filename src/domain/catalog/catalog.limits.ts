@@ -22,6 +22,13 @@ export const CATALOG_LIMITS = {
   pendingListDefault: 50,
   /** GET /api/v1/catalog/approvals and list_approvals_for_user: the most rows one answer holds. */
   approvalsListMax: 500,
+  /** CatalogPortalService.ListCatalog: the most live rows one answer holds (display order). */
+  portalRowsMax: 1000,
+  /** `limit` of CatalogPortalService.ListMyRequests (a person's own requests, newest first). */
+  ownRequestsListMax: 200,
+  ownRequestsListDefault: 50,
+  /** An admin hears of new requests for one row at most once in this many minutes (a burst is one notice). */
+  reviewAlertWindowMinutes: 60,
 } as const;
 
 /** A new catalog row's slug: lowercase letters, digits, `.`, `_` and `-`, at most CATALOG_LIMITS.slugMax. */

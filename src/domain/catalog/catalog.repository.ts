@@ -217,7 +217,8 @@ export async function findRequestsOfUser(em: EntityManager, userId: string, stat
   return run<UserApprovalRow>(
     em,
     `select r.id, c.slug as catalog_slug, c.name as catalog_name, r.status, r.requested_at, r.reviewed_at, rv.email as reviewed_by_email
-       from catalog_requests r join catalog_items c on c.id = r.catalog_item_id left join users rv on rv.id = r.reviewed_by_user_id
+       from catalog_requests r join catalog_items c on c.id = r.catalog_item_id join users u on u.id = r.user_id
+       left join users rv on rv.id = r.reviewed_by_user_id
       where r.user_id = ? and (?::text[] is null or r.status = any(?::text[]))
       order by r.requested_at desc, r.id limit ?`,
     [userId, statuses ? `{${statuses.join(',')}}` : null, statuses ? `{${statuses.join(',')}}` : null, limit],
@@ -226,6 +227,8 @@ export async function findRequestsOfUser(em: EntityManager, userId: string, stat
 
 export interface PendingRequestRow {
   id: string;
+  catalog_item_id: string;
+  status: string;
   catalog_slug: string | null;
   catalog_name: string;
   user_id: string;
@@ -233,6 +236,7 @@ export interface PendingRequestRow {
   name: string;
   note: string | null;
   requested_at: Date | string;
+  updated_at: Date | string;
   created_by_email: string | null;
 }
 
@@ -240,13 +244,136 @@ export interface PendingRequestRow {
 export async function listPendingRequests(em: EntityManager, f: { catalogItemId?: string; userId?: string }, limit: number): Promise<PendingRequestRow[]> {
   return run<PendingRequestRow>(
     em,
-    `select r.id, c.slug as catalog_slug, c.name as catalog_name, u.id as user_id, u.email, u.name, r.note, r.requested_at, cb.email as created_by_email
+    `select r.id, r.catalog_item_id, r.status, c.slug as catalog_slug, c.name as catalog_name, u.id as user_id, u.email, u.name, r.note, r.requested_at,
+            r.updated_at, cb.email as created_by_email
        from catalog_requests r join catalog_items c on c.id = r.catalog_item_id join users u on u.id = r.user_id
        left join users cb on cb.id = r.created_by_user_id
       where r.status = 'pending' and (?::uuid is null or r.catalog_item_id = ?) and (?::uuid is null or r.user_id = ?)
       order by r.requested_at, r.id limit ?`,
     [f.catalogItemId ?? null, f.catalogItemId ?? null, f.userId ?? null, f.userId ?? null, limit],
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The catalog a person uses (CatalogPortalService)
+
+/** A request as its applicant sees it (row name, the reviewer's note). */
+export interface OwnRequestRow {
+  id: string;
+  user_id: string;
+  user_email: string;
+  catalog_item_id: string;
+  catalog_slug: string | null;
+  catalog_name: string;
+  status: string;
+  note: string | null;
+  requested_at: Date | string;
+  reviewed_at: Date | string | null;
+  review_note: string | null;
+  reviewed_by_email: string | null;
+  updated_at: Date | string;
+}
+
+const OWN_REQUEST_COLUMNS = `r.id, r.user_id, u.email as user_email, r.catalog_item_id, c.slug as catalog_slug, c.name as catalog_name, r.status, r.note, r.requested_at,
+       r.reviewed_at, r.review_note, rv.email as reviewed_by_email, r.updated_at`;
+
+export async function findOwnRequestRow(em: EntityManager, requestId: string): Promise<OwnRequestRow | undefined> {
+  const rows = await run<OwnRequestRow>(
+    em,
+    `select ${OWN_REQUEST_COLUMNS}
+       from catalog_requests r join catalog_items c on c.id = r.catalog_item_id join users u on u.id = r.user_id
+       left join users rv on rv.id = r.reviewed_by_user_id
+      where r.id = ?`,
+    [requestId],
+  );
+  return rows[0];
+}
+
+/** One user's requests, newest first. */
+export async function findOwnRequestRows(em: EntityManager, userId: string, limit: number): Promise<OwnRequestRow[]> {
+  return run<OwnRequestRow>(
+    em,
+    `select ${OWN_REQUEST_COLUMNS}
+       from catalog_requests r join catalog_items c on c.id = r.catalog_item_id join users u on u.id = r.user_id
+       left join users rv on rv.id = r.reviewed_by_user_id
+      where r.user_id = ?
+      order by r.requested_at desc, r.id limit ?`,
+    [userId, limit],
+  );
+}
+
+/** A live catalog row with its contact and the caller's latest request for it (a live one first), if any. */
+export interface CatalogRowWithOwnRequest {
+  id: string;
+  slug: string | null;
+  name: string;
+  type: string;
+  description: string | null;
+  category: string | null;
+  url: string | null;
+  application_guide: string | null;
+  approval_required: boolean;
+  is_pinned: boolean;
+  contact_user_id: string | null;
+  contact_email: string | null;
+  contact_name: string | null;
+  request_id: string | null;
+  request_status: string | null;
+  request_note: string | null;
+  requested_at: Date | string | null;
+  reviewed_at: Date | string | null;
+  review_note: string | null;
+  reviewed_by_email: string | null;
+  request_updated_at: Date | string | null;
+}
+
+/** The live catalog (never archived rows) in display order, each row with the caller's own request. */
+export async function findCatalogWithOwnRequests(em: EntityManager, userId: string, limit: number): Promise<CatalogRowWithOwnRequest[]> {
+  return run<CatalogRowWithOwnRequest>(
+    em,
+    `select c.id, c.slug, c.name, c.type, c.description, c.category, c.url, c.application_guide, c.approval_required, c.is_pinned,
+            cu.id as contact_user_id, cu.email as contact_email, cu.name as contact_name,
+            r.id as request_id, r.status as request_status, r.note as request_note, r.requested_at, r.reviewed_at, r.review_note,
+            rv.email as reviewed_by_email, r.updated_at as request_updated_at
+       from catalog_items c
+       left join users cu on cu.id = c.contact_user_id
+       left join lateral (
+         select * from catalog_requests q where q.user_id = ? and q.catalog_item_id = c.id
+          order by (q.status in (${inList(LIVE_STATUSES)})) desc, q.requested_at desc, q.id limit 1
+       ) r on true
+       left join users rv on rv.id = r.reviewed_by_user_id
+      where c.archived_at is null
+      order by c.display_order, c.name, c.id limit ?`,
+    [userId, limit],
+  );
+}
+
+/**
+ * The admins (active, admin roles) to tell of a new request for a catalog row: each at most once
+ * per `windowMinutes` per row. One statement claims the slots (catalog_review_alerts), so
+ * concurrent requests for the same row tell each admin once; it takes the admins' rows in id
+ * order, so two of them do not deadlock. `except`: the applicant and whoever filed the request.
+ */
+export async function claimReviewAlerts(
+  em: EntityManager,
+  itemId: string,
+  adminRoles: readonly string[],
+  except: readonly string[],
+  now: Date,
+  windowMinutes: number,
+): Promise<string[]> {
+  const rows = await run<{ admin_user_id: string }>(
+    em,
+    `insert into catalog_review_alerts (admin_user_id, catalog_item_id, notified_at)
+     select u.id, ?, ?::timestamptz from users u
+      where u.role = any(?::text[]) and u.status = 'active' and u.id <> all(?::uuid[])
+      order by u.id
+     on conflict (admin_user_id, catalog_item_id) do update set notified_at = excluded.notified_at
+      where catalog_review_alerts.notified_at <= excluded.notified_at - make_interval(mins => ?)
+     returning admin_user_id`,
+    [itemId, now.toISOString(), `{${adminRoles.join(',')}}`, `{${except.join(',')}}`, windowMinutes],
+  );
+  return rows.map((r) => r.admin_user_id);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -442,6 +569,7 @@ export async function deleteItemWithDeadDependents(em: EntityManager, itemId: st
   await run(em, `update inbound_tokens set approval_id = null where approval_id in (${ofItem})`, [itemId]);
   await run(em, `delete from access_assets where catalog_item_id = ? or request_id in (${ofItem})`, [itemId, itemId]);
   await run(em, `delete from catalog_requests where catalog_item_id = ?`, [itemId]);
+  await run(em, `delete from catalog_review_alerts where catalog_item_id = ?`, [itemId]);
   await run(em, `delete from catalog_items where id = ?`, [itemId]);
 }
 

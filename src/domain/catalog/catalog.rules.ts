@@ -17,6 +17,35 @@ export function restApprovalStatus(stored: string): RestApprovalStatus {
   return 'revoked';
 }
 
+/**
+ * A person's own request as the catalog portal shows it (CatalogPortalService): the REST vocabulary,
+ * plus `withdrawn` for a request its applicant took back (REST counts it as `revoked`).
+ */
+export const OWN_REQUEST_STATUSES = [...REST_APPROVAL_STATUSES, 'withdrawn'] as const;
+export type OwnRequestStatus = (typeof OWN_REQUEST_STATUSES)[number];
+
+export function ownRequestStatus(stored: string): OwnRequestStatus {
+  return stored === 'withdrawn' ? 'withdrawn' : restApprovalStatus(stored);
+}
+
+/**
+ * The caller's status for a catalog row, from their latest request for it (a live one first):
+ * `none` without a request, or when they withdrew it (they may apply again).
+ */
+export const ROW_STATUSES = ['none', ...REST_APPROVAL_STATUSES] as const;
+export type RowStatus = (typeof ROW_STATUSES)[number];
+
+export function rowStatusOf(stored: string | null): RowStatus {
+  return stored === null || stored === 'withdrawn' ? 'none' : restApprovalStatus(stored);
+}
+
+/** Why a request that is no longer pending can be neither reviewed nor withdrawn (code `not_pending`). */
+export function notPendingMessage(stored: string): string {
+  if (stored === 'withdrawn') return 'request was withdrawn by the applicant';
+  if (stored === 'rejected' || (LIVE_APPROVED as readonly string[]).includes(stored)) return `request was already reviewed: ${restApprovalStatus(stored)}`;
+  return `request was ${restApprovalStatus(stored)}`;
+}
+
 /** REST filter value -> stored statuses. */
 export function storedStatusesFor(rest: RestApprovalStatus): string[] {
   switch (rest) {
@@ -63,3 +92,37 @@ export const AGENT_APPROVAL_FILTERS = {
   all: null,
 } as const satisfies Record<string, readonly string[] | null>;
 export type AgentApprovalFilter = keyof typeof AGENT_APPROVAL_FILTERS;
+
+/** The label of the group of rows that have no category. */
+export const UNCATEGORISED_LABEL = 'Other';
+
+export interface CategoryGroup<T> {
+  /** The category as stored; '' for rows without one. */
+  category: string;
+  display: string;
+  rows: T[];
+}
+
+/**
+ * Rows grouped by category (the catalog a person browses): the standard categories in their
+ * order, then other categories by label, rows without one last; rows keep their given order.
+ */
+export function groupByCategory<T extends { category: string | null }>(rows: readonly T[]): CategoryGroup<T>[] {
+  const groups = new Map<string, CategoryGroup<T>>();
+  for (const r of rows) {
+    const key = r.category ?? '';
+    let g = groups.get(key);
+    if (!g) {
+      g = { category: key, display: key === '' ? UNCATEGORISED_LABEL : categoryDisplay(key), rows: [] };
+      groups.set(key, g);
+    }
+    g.rows.push(r);
+  }
+  const rank = (g: CategoryGroup<T>) =>
+    g.category === ''
+      ? STANDARD_CATEGORIES.length + 1
+      : STANDARD_CATEGORIES.includes(g.category)
+        ? STANDARD_CATEGORIES.indexOf(g.category)
+        : STANDARD_CATEGORIES.length;
+  return [...groups.values()].sort((a, b) => rank(a) - rank(b) || a.display.localeCompare(b.display, 'en'));
+}

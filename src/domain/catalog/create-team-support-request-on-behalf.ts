@@ -40,7 +40,7 @@ export const createTeamSupportRequestOnBehalf = defineOperation<
     requireAdminUser(ctx.principal);
     const item = await requireLiveItem(ctx.em, catalogRefOf(input));
     const user = await requireUserByEmail(ctx.em, input.email);
-    const r = await applyInTransaction(ctx.em, ctx, item, user.id, { note: input.note, createdByUserId: ctx.principal.userId });
+    const r = await applyInTransaction(ctx.em, ctx, item, user, { note: input.note, createdByUserId: ctx.principal.userId });
     recordToolAudit(ctx.em, ctx, {
       tool: 'create_team_support_request_on_behalf',
       action: 'catalog.request.filed_on_behalf',

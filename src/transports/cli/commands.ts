@@ -18,7 +18,7 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   project create --slug S --name N [--owner E] [--members E,..] [--leads E,..] [--tech-leads E,..]
   token create --email E --label L [--daily-limit ${SELF_SERVICE_DAILY_LIMITS.join('|')}] [--note T]
   tools-token create --owner E --integrator SLUG --name N   {tokenId,token,integratorSlug,catalogSlug}
-  catalog apply --email E --catalog SLUG [--note T]  file a pending request for a catalog row
+  catalog apply --email E --catalog SLUG [--note T]  apply for a catalog row (pending; approved at once when it needs no review)
   moderation-token create --owner E --label L [--daily-limit N]   {tokenId,token} (mode 2, owner an admin)
   token reset-breaker --token-id ID                  close a token's circuit breaker {token_id,was_open}
   user grant-capability --email E --capability code.repo.bind   (user revoke-capability: same flags)

@@ -1,5 +1,6 @@
 // Connect services (used by both listeners): EventService, ToolsTokenService,
 // CatalogApprovalService, CatalogItemService, IntegratorService, AccountService, NotificationSettingsService (notifications-routes.ts),
+// CatalogPortalService (catalog-portal-routes.ts),
 // the work services (work-routes.ts), ModerationService (moderation-routes.ts), grpc.health.v1.Health and
 // gRPC server reflection (reflection.ts). Each handler maps the proto
 // request to the snake_case input the REST route passes, calls the same operation, maps back.
@@ -73,6 +74,7 @@ import { registerNotificationRoutes } from './notifications-routes.js';
 import { registerWorkRoutes } from './work-routes.js';
 import { registerModerationRoutes } from './moderation-routes.js';
 import { registerInboxRoutes } from './inbox-routes.js';
+import { registerCatalogPortalRoutes } from './catalog-portal-routes.js';
 import { registerHealth } from './health.js';
 import { REFLECTION_SERVICES, registerReflection } from './reflection.js';
 import { call } from './call.js';
@@ -231,7 +233,12 @@ export function connectRoutes(deps: AppDeps) {
     });
 
     registerNotificationRoutes(router, deps);
-    const registered = [...registerWorkRoutes(router, deps), ...registerModerationRoutes(router, deps), ...registerInboxRoutes(router, deps)];
+    const registered = [
+      ...registerWorkRoutes(router, deps),
+      ...registerModerationRoutes(router, deps),
+      ...registerInboxRoutes(router, deps),
+      ...registerCatalogPortalRoutes(router, deps),
+    ];
 
     const KNOWN = new Set([
       '',

@@ -19,6 +19,8 @@ export const WEB_APP_ROUTES = [
   '/inbox/:notificationId',
   '/settings/integrations',
   '/settings/notifications',
+  '/catalog',
+  '/admin/requests',
   '/admin/moderation',
   '/admin/tokens',
 ] as const;

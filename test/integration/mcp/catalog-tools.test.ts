@@ -211,7 +211,7 @@ describe('approve_team_support_request', () => {
     const [asset] = await sql('select user_id, request_id, status from access_assets where id = ?', [out.access_asset_id]);
     expect(asset).toEqual({ user_id: u.userId, request_id: requestId, status: 'active' });
     expect(await failed(h, admin.token, 'approve_team_support_request', { request_id: requestId })).toEqual({
-      error: 'CONFLICT: request is approved, not pending',
+      error: 'CONFLICT: request was already reviewed: approved',
     });
     expect(await failed(h, admin.token, 'approve_team_support_request', { request_id: randomUUID() })).toEqual({ error: 'NOT_FOUND: request not found' });
   });

@@ -72,6 +72,8 @@ describe('the single-page app', () => {
       '/inbox/0b6f1c7e-3d2a-4c1b-9f00-6a5e4d3c2b1a',
       '/settings/integrations',
       '/settings/notifications',
+      '/catalog',
+      '/admin/requests',
       '/admin/moderation',
       '/admin/tokens',
     ]);

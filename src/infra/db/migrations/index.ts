@@ -20,6 +20,7 @@ import { Migration20261128100000OidcIdentities } from './Migration20261128100000
 import { Migration20261128200000InboxTriage } from './Migration20261128200000InboxTriage.js';
 import { Migration20261129000000QuietHours } from './Migration20261129000000QuietHours.js';
 import { Migration20261129100000InboxSearch } from './Migration20261129100000InboxSearch.js';
+import { Migration20261130120000CatalogPortal } from './Migration20261130120000CatalogPortal.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128200000InboxTriage', class: Migration20261128200000InboxTriage },
   { name: 'Migration20261129000000QuietHours', class: Migration20261129000000QuietHours },
   { name: 'Migration20261129100000InboxSearch', class: Migration20261129100000InboxSearch },
+  { name: 'Migration20261130120000CatalogPortal', class: Migration20261130120000CatalogPortal },
 ];
