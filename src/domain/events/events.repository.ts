@@ -12,8 +12,8 @@ import { MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
 import { nudgeChannelSql, tokenThresholdSql } from '../nudges/nudges.repository.js';
 import { TERMINAL_EXTERNAL_STATUSES } from './event.limits.js';
 
-/** The inbox row's search document (search-doc.rules.ts): `v`'s word lexemes and the delivery `d`'s severity and type. */
-const SEARCH_DOC = searchDocSql('v.search_words', 'd.recipient_user_id', 'd.severity', 'd.event_type');
+/** The inbox row's search document (search-doc.rules.ts): `v`'s word lexemes and the delivery `d`'s severity, type and token. */
+const SEARCH_DOC = searchDocSql('v.search_words', 'd.recipient_user_id', 'd.severity', 'd.event_type', 'd.token_id');
 
 /** The word lexemes of a delivery's inbox row, as a text[] parameter. */
 const searchWords = (n: NewDelivery): string =>

@@ -8,7 +8,7 @@ import { run } from '../sql.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
 import { INBOX_LIMITS, ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
 import type { InboxQuery, QueryFilter } from './inbox-query.rules.js';
-import { inTsquery, searchTsquery } from './search-doc.rules.js';
+import { fromLexemePrefix, inTsquery, searchTsquery } from './search-doc.rules.js';
 
 export interface InboxItemRow {
   id: string;
@@ -144,8 +144,13 @@ export interface InboxViewPage<R> {
 /** A row's place in every list: where it was listed (a woken snooze: its wake), else its creation. */
 const LIST_KEY = 'coalesce(n.listed_at, n.created_at)';
 
-/** The row a filter reads besides the notification: its delivery (alias `d`). */
-const ROW_JOINS = `left join deliveries d on d.id = n.delivery_id`;
+/**
+ * A column of the row's delivery as a scalar subquery (one primary key probe per row the
+ * statement looks at). Never a join: a condition on a joined delivery lets the planner start from
+ * the deliveries (a whole table's scan, or every delivery of a token) instead of the caller's own
+ * rows through the list or search index.
+ */
+const deliveryCol = (col: string) => `(select x.${col} from deliveries x where x.id = n.delivery_id)`;
 
 /** A row condition and its values. */
 interface Cond {
@@ -153,8 +158,16 @@ interface Cond {
   params: unknown[];
 }
 
-/** One qualifier of the search language as a condition (negated: NOT, with NULL as no match). */
-function qualifierCond(q: QueryFilter): Cond {
+/** The caller's tokens with one of these labels or integrator slugs (lower case), as an array. */
+const TOKENS_NAMED = `select t.id from inbound_tokens t left join integrators i on i.id = t.integrator_id
+  where t.owner_user_id = ? and (lower(t.label) = any(?::text[]) or i.slug = any(?::text[]))`;
+
+/**
+ * One qualifier of the search language as a row condition (negated: NOT, with NULL as no match).
+ * Positive `severity:` and `type:` are in the search's tsquery (searchTsquery), a positive `from:`
+ * in its own (fromCond): those arrive here negated only.
+ */
+function qualifierCond(userId: string, q: QueryFilter): Cond {
   let c: Cond;
   switch (q.name) {
     case 'is': {
@@ -167,24 +180,20 @@ function qualifierCond(q: QueryFilter): Cond {
       c = { sql: q.values.map((v) => IS[v]).join(' or '), params: [] };
       break;
     }
-    // Positive severity and type qualifiers are in the search's tsquery (searchTsquery); these are
-    // their negations, read from the delivery.
     case 'severity':
-      c = { sql: 'd.severity = any(?::text[])', params: [pgArray(q.values)] };
+      c = { sql: `${deliveryCol('severity')} = any(?::text[])`, params: [pgArray(q.values)] };
       break;
     case 'status':
-      c = { sql: 'd.external_status = any(?::text[])', params: [pgArray(q.values)] };
+      c = { sql: `${deliveryCol('external_status')} = any(?::text[])`, params: [pgArray(q.values)] };
       break;
     case 'type':
-      c = { sql: q.values.map(() => 'starts_with(d.event_type, ?)').join(' or '), params: q.values };
+      c = { sql: q.values.map(() => `starts_with(${deliveryCol('event_type')}, ?)`).join(' or '), params: q.values };
       break;
-    case 'from':
-      c = {
-        sql: `d.token_id in (select t.id from inbound_tokens t left join integrators i on i.id = t.integrator_id
-          where lower(t.label) = any(?::text[]) or i.slug = any(?::text[]))`,
-        params: [pgArray(q.values.map((v) => v.toLowerCase())), pgArray(q.values.map((v) => v.toLowerCase()))],
-      };
+    case 'from': {
+      const names = pgArray(q.values.map((v) => v.toLowerCase()));
+      c = { sql: `${deliveryCol('token_id')} = any(array(${TOKENS_NAMED}))`, params: [userId, names, names] };
       break;
+    }
     case 'after':
       c = { sql: 'n.created_at >= ?::timestamptz', params: [`${q.values[0]}T00:00:00Z`] };
       break;
@@ -195,23 +204,40 @@ function qualifierCond(q: QueryFilter): Cond {
   return q.negated ? { sql: `not coalesce((${c.sql}), false)`, params: c.params } : { sql: `(${c.sql})`, params: c.params };
 }
 
-/** The row conditions of the filters besides owner and state, over `n` with ROW_JOINS. */
+/**
+ * A positive `from:`: the caller's tokens so named, as a tsquery of their lexemes made once per
+ * statement (an init plan), so the GIN index finds their rows; no such token: a lexeme no row has.
+ */
+function fromCond(userId: string, q: QueryFilter): Cond {
+  const names = pgArray(q.values.map((v) => v.toLowerCase()));
+  const prefix = fromLexemePrefix(userId);
+  return {
+    sql: `n.search_doc @@ (select coalesce(string_agg(quote_literal(?::text || replace(t.id::text, '-', '')), ' | '), quote_literal(?::text || 'none'))::tsquery
+      from (${TOKENS_NAMED}) t)`,
+    params: [prefix, prefix, userId, names, names],
+  };
+}
+
+/** The row conditions of the filters besides owner and state, over `n` (notifications). */
 function filterConds(f: Omit<InboxViewFilter, 'after'>): Cond {
   const conds: Cond[] = [];
   if (f.unreadOnly) conds.push({ sql: 'n.read_at is null', params: [] });
-  if (f.severities.length > 0) conds.push({ sql: 'd.severity = any(?::text[])', params: [pgArray(f.severities)] });
-  if (f.eventType !== undefined) conds.push({ sql: 'd.event_type = ?', params: [f.eventType] });
+  if (f.severities.length > 0) conds.push({ sql: `${deliveryCol('severity')} = any(?::text[])`, params: [pgArray(f.severities)] });
+  if (f.eventType !== undefined) conds.push({ sql: `${deliveryCol('event_type')} = ?`, params: [f.eventType] });
   if (f.notificationType !== undefined) conds.push({ sql: 'n.type = ?', params: [f.notificationType] });
   if (f.query !== undefined) {
-    // Words and positive severity / type: the row's search_doc (the GIN index); the rest as rows.
+    // Words and positive severity / type / from: the row's search_doc (the GIN index); the rest as rows.
     const tsquery = searchTsquery(f.userId, f.query);
     if (tsquery !== undefined) conds.push({ sql: 'n.search_doc @@ ?::tsquery', params: [tsquery] });
-    for (const q of f.query.filters) if (!inTsquery(q)) conds.push(qualifierCond(q));
+    for (const q of f.query.filters) {
+      if (q.name === 'from' && !q.negated) conds.push(fromCond(f.userId, q));
+      else if (!inTsquery(q)) conds.push(qualifierCond(f.userId, q));
+    }
   }
   return { sql: conds.map((c) => ` and ${c.sql}`).join(''), params: conds.flatMap((c) => c.params) };
 }
 
-/** Filters that need the delivery or actor rows (else the counters and the bare index range serve). */
+/** Filters the counters cannot answer: the matching rows are counted (else the counters and the bare index range serve). */
 const rowFiltered = (f: Omit<InboxViewFilter, 'after'>) =>
   f.severities.length > 0 || f.eventType !== undefined || (f.query !== undefined && (f.query.words.length > 0 || f.query.filters.length > 0));
 
@@ -229,7 +255,7 @@ export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, '
     `update notifications set state = 'done', done_at = ?::timestamptz, snoozed_until = null,
        read_at = coalesce(read_at, ?::timestamptz), updated_at = ?::timestamptz
      where id in (
-       select n.id from notifications n ${ROW_JOINS}
+       select n.id from notifications n
        where n.user_id = ? and n.state in (${states.map((st) => `'${st}'`).join(', ')})${cond.sql}
        order by ${LIST_KEY} desc, n.id desc limit ?::int for update of n skip locked
      ) and state <> 'done' returning id`,
@@ -246,7 +272,7 @@ export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, '
  * limit + 1 or at the number of matching rows. Values are always parameters; the text varies only
  * with which filters are present, so each combination is one prepared statement.
  */
-function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql: string; params: unknown[] } {
+export function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const byKind = f.notificationType !== undefined;
   const filtered = rowFiltered(f);
@@ -261,21 +287,20 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
   let viewUnread: string;
   let matched = '';
   if (f.query !== undefined) {
-    // A search counts its matches and its unread matches up to searchCountMax + 1 each (more than
-    // the cap is reported as the cap, `capped`): a count stops early on a broad search through a
-    // large inbox instead of reading every match.
-    const capped = (extra: string) => {
-      params.push(f.userId, ...cond.params, INBOX_LIMITS.searchCountMax + 1);
-      return `(select count(*) from (select 1 from notifications n ${ROW_JOINS}
-    where n.user_id = ? and n.state in (${stateList})${cond.sql}${extra} limit ?::int) x)::int`;
-    };
-    matched = `m as (select ${capped('')} as total, ${capped(' and n.read_at is null')} as unread), `;
+    // A search counts its first searchCountMax + 1 matches, and the unread among them (more than
+    // the cap is reported as the cap, `capped`; the unread count then covers those first matches):
+    // a count stops early on a broad search through a large inbox instead of reading every match.
+    matched = `m as (
+  select count(*)::int as total, (count(*) filter (where x.read_at is null))::int as unread
+  from (select n.read_at from notifications n where n.user_id = ? and n.state in (${stateList})${cond.sql} limit ?::int) x
+), `;
+    params.push(f.userId, ...cond.params, INBOX_LIMITS.searchCountMax + 1);
     viewTotal = '(select total from m)';
     viewUnread = '(select unread from m)';
   } else if (filtered) {
     matched = `m as (
   select count(*)::int as total, (count(*) filter (where n.read_at is null))::int as unread
-  from notifications n ${ROW_JOINS} where n.user_id = ? and n.state in (${stateList})${cond.sql}
+  from notifications n where n.user_id = ? and n.state in (${stateList})${cond.sql}
 ), `;
     params.push(f.userId, ...cond.params);
     viewTotal = '(select total from m)';
@@ -300,20 +325,20 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
     params.push(limit + 1);
   };
   let items: string;
-  if (states.length === 1) {
-    // One state: one ordered, bounded index range, its columns read as the scan goes (the
-    // delivery joins as `d`, so the event filters apply to it directly).
+  if (states.length === 1 && !filtered) {
+    // One state, no row filter: one ordered, bounded index range, its columns read as the scan goes.
     pushRange();
     items = `select ${columns}, extract(epoch from ${LIST_KEY}) as list_key${brief ? '' : `, ${LIST_KEY}::text as cursor_at`}
   from notifications n ${joins}
   where n.user_id = ? and n.state = '${states[0]}'${cond.sql}${after}
   order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
   } else {
-    // Several states: the ids of each range, merged, then the page's rows by id.
-    const from = filtered ? `notifications n ${ROW_JOINS}` : 'notifications n';
+    // Several states, or row filters: the ids of each state's range (the planner walks it in order,
+    // or collects a search's matches from the GIN index and keeps the newest), merged, then the
+    // page's rows by id: the joins read the page's rows only, never every match.
     const branch = (st: string) => {
       pushRange();
-      return `select n.id, ${LIST_KEY} as k from ${from}
+      return `select n.id, ${LIST_KEY} as k from notifications n
     where n.user_id = ? and n.state = '${st}'${cond.sql}${after}
     order by ${LIST_KEY} desc, n.id desc limit least(?::int, c.total_count)`;
     };

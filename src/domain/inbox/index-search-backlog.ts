@@ -17,9 +17,11 @@ export const indexSearchBacklogTask = {
   everySeconds: 60,
   run: async (deps: { orm: MikroORM }): Promise<{ processed: number }> => {
     let processed = 0;
+    let after = '00000000-0000-0000-0000-000000000000';
     for (let i = 0; i < BATCHES_PER_RUN; i++) {
       const n = await deps.orm.em.fork().transactional(async (em) => {
-        const rows = await takeSearchBacklog(em, BATCH);
+        const rows = await takeSearchBacklog(em, after, BATCH);
+        if (rows.length > 0) after = rows[rows.length - 1]!.id;
         await writeSearchDocs(
           em,
           rows.map((row) => ({ row, words: wordsOf(row) })),

@@ -80,11 +80,16 @@ export const userKeySql = (userIdSql: string): string => `right(replace(${userId
 
 /**
  * The search document in SQL: the word lexemes (searchLexemes, a text[] expression) and the
- * severity and event type lexemes of the row's delivery, made from the delivery's own columns (a
- * repeat changes the text, never those), NULLs skipped.
+ * severity, event type and sending token lexemes of the row's delivery, made from the delivery's
+ * own columns (a repeat changes the text, never those), NULLs skipped.
  */
-export const searchDocSql = (words: string, userId: string, severity: string, eventType: string): string =>
-  `array_to_tsvector(coalesce(${words}, '{}'::text[]) || array_remove(array[${userKeySql(userId)} || '!s:' || ${severity}, ${userKeySql(userId)} || '!t:' || lower(${eventType})], null))`;
+export const searchDocSql = (words: string, userId: string, severity: string, eventType: string, tokenId: string): string => {
+  const k = userKeySql(userId);
+  return `array_to_tsvector(coalesce(${words}, '{}'::text[]) || array_remove(array[${k} || '!s:' || ${severity}, ${k} || '!t:' || lower(${eventType}), ${k} || '!f:' || replace(${tokenId}::text, '-', '')], null))`;
+};
+
+/** The start of a sending token's lexeme (`<key>!f:<token id without dashes>`) for a search by the owner. */
+export const fromLexemePrefix = (userId: string): string => `${userKey(userId)}!f:`;
 
 /** A lexeme as a tsquery operand: quoted (lexemes hold no quote or backslash: letters, digits, `.-_:!`). */
 const operand = (lexeme: string, prefix: boolean) => `'${lexeme.replaceAll("'", "''").replaceAll('\\', '\\\\')}'${prefix ? ':*' : ''}`;

@@ -161,7 +161,9 @@ describe('the wrong caller and bad input', () => {
     expect(v).toMatchObject({ field: 'query', code: 'invalid_query' });
     expect(v.message).toContain('"severity:fatal"');
     const body = (await mcp(h, call('list_inbox', { query: 'label:env' }), { token: w.ag.token })).body;
-    expect(JSON.stringify(body)).toContain('label:env');
+    expect(body.error).toMatchObject({ code: -32602, data: { field: 'query' } });
+    expect(JSON.stringify(body.error)).toContain('label:env');
+    expect(JSON.stringify(body.error)).toContain('invalid_query');
   });
 
   it('mark all done acts on the query only', async () => {
