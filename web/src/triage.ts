@@ -133,7 +133,7 @@ export const SHORTCUTS: readonly { keys: readonly (readonly string[])[]; what: s
   { keys: [['g', 's']], what: 'Go to Snoozed' },
   { keys: [['g', 'd']], what: 'Go to Done' },
   { keys: [['g', 'a']], what: 'Go to All' },
-  { keys: [['/']], what: 'Search: focus the search box (Enter searches, Esc in the box clears the search)' },
+  { keys: [['/']], what: 'Search: focus the search box (Enter searches, ↓ goes to the list, Esc in the box clears the search)' },
   { keys: [['Esc']], what: 'Clear the selection, close a menu' },
   { keys: [['?']], what: 'Show these shortcuts' },
 ];
