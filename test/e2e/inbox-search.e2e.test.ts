@@ -3,9 +3,10 @@
 // and accents folded, a qualifier, a negated qualifier), the result line ("1 result", "1,000+
 // results" when the server's count is capped), "No matches", a query the server cannot read shown
 // beside the box (aria-invalid, role=alert) with the list kept, Esc and emptying the box clear it,
-// `?q=` kept through a reload, back / forward and a switch of view, "Mark all N results done" acting
-// on the matches only, and live changes under a search (a matching new row appears, another does
-// not); axe-core clean with a search active and with the error shown. System Chromium, headless.
+// `?q=` kept through a reload, back / forward, a switch of view and a visit to a result, "Mark all
+// N results done" acting on the matches only, and live changes under a search (a matching new row
+// appears, another does not); axe-core clean with a search active and with the error shown.
+// System Chromium, headless.
 import path from 'node:path';
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,6 +164,13 @@ describe('inbox search (browser)', () => {
     await page.goForward();
     await page.waitForURL((u) => u.searchParams.get('q') === 'disk');
     await expect(rows(page)).toHaveCount(1);
+
+    // A result opened, "← Inbox" comes back to the search.
+    await inboxList(page).getByRole('link', { name: DISK, exact: true }).click();
+    await page.waitForURL((u) => u.pathname.startsWith('/inbox/'));
+    await page.getByRole('link', { name: '← Inbox', exact: true }).click();
+    await page.waitForURL((u) => u.pathname === '/' && u.searchParams.get('q') === 'disk');
+    await expect.poll(() => titlesShown(page)).toEqual([DISK]);
 
     // Down from the box goes to the list; `/` from the list comes back, selecting the text, nothing typed.
     await searchBox(page).focus();

@@ -19,7 +19,7 @@ import type { InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { INBOX_LIMITS, INBOX_VIEWS, type InboxView } from '../../src/domain/inbox/inbox.limits.js';
 import { errorText, inbox } from './client.js';
 import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, shiftCounts, upsert } from './inbox-list.js';
-import { inboxHref, locationOf, markAllDoneLabel, queryProblem, resultsText } from './inbox-search.js';
+import { inboxHref, locationOf, markAllDoneLabel, queryProblem, rememberInboxHref, resultsText } from './inbox-search.js';
 import { groupCountText, groupRows, type ListRow, moreLikeThisText, navKeys, readGroupRepeats, rowIndex, writeGroupRepeats } from './inbox-groups.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { type LiveState, onLiveState, subscribe } from './live.js';
@@ -296,6 +296,7 @@ export function InboxPage({ userId }: { userId: string }) {
       setExpanded(new Set());
     }
     document.title = view === 'inbox' ? 'Inbox · fluxdesk' : `${VIEW_LABELS[view]} · Inbox · fluxdesk`;
+    rememberInboxHref(inboxHref(view, q));
     void list();
   }, [filters, view, q]);
 

@@ -24,6 +24,14 @@ export function inboxHref(view: InboxView, q = ''): string {
   return s === '' ? '/' : `/?${s}`;
 }
 
+/** The inbox address last shown in this tab (view and search), for the item page's way back. */
+let lastInbox = '/';
+export const rememberInboxHref = (href: string): void => {
+  lastInbox = href;
+};
+/** Where "← Inbox" on an item page goes: the view and search it was opened from ('/' after a reload). */
+export const lastInboxHref = (): string => lastInbox;
+
 const count = new Intl.NumberFormat('en-US');
 
 /** How many a search matched: "1 result", "12 results", "1,000+ results" (ListInbox counts a search up to 1,000). */
