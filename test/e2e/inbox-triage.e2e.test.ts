@@ -350,7 +350,15 @@ describe('inbox triage (browser)', () => {
     await page.keyboard.press('?');
     const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await expect(dialog).toBeVisible();
-    for (const text of ['Next / previous notification', 'Undo the last triage action', 'Go to Done', 'Go to Snoozed', 'Go to Inbox', 'Show these shortcuts'])
+    for (const text of [
+      'Next / previous notification',
+      'Undo the last triage action',
+      'Go to Done',
+      'Go to Snoozed',
+      'Go to Inbox',
+      'Search: focus the search box',
+      'Show these shortcuts',
+    ])
       await expect(dialog).toContainText(text);
     await expectAxeClean(b, 'shortcuts dialog');
     await page.keyboard.press('e');

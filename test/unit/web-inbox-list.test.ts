@@ -1,7 +1,7 @@
 // The inbox list's live-change rules (web/src/inbox-list.ts): an upsert from WatchInbox replaces its
 // row in place (a dedup repeat updates the fire count, no second row), a new notification goes in
 // its place by listed_at then id (a woken snooze on top), and the view (the row's state) and the filters
-// decide whether a row is (still) shown.
+// decide whether a row is (still) shown; under a search no new row is inserted (the page re-lists).
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +51,14 @@ describe('upsert', () => {
     const byType = { severity: '', eventType: 'deploy.done' };
     expect(ids(upsert([], item('t', 1, { eventType: 'deploy.done' }), byType, 'inbox'))).toEqual(['t']);
     expect(ids(upsert([], item('u', 1), byType, 'inbox'))).toEqual([]);
+  });
+
+  it("a search's list (insert false): a new row is never added; a listed row is updated in place, or leaves with its view", () => {
+    expect(ids(upsert(list, item('n', 40), ALL, 'inbox', false, false))).toEqual(['c', 'b', 'a']);
+    const updated = upsert(list, item('b', 20, { fireCount: 3 }), ALL, 'inbox', false, false);
+    expect(ids(updated)).toEqual(['c', 'b', 'a']);
+    expect(updated[1]!.fireCount).toBe(3);
+    expect(ids(upsert(list, item('b', 20, { state: 'done' }), ALL, 'inbox', false, false))).toEqual(['c', 'a']);
   });
 });
 

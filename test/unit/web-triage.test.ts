@@ -100,7 +100,7 @@ describe('commandOf', () => {
       'help',
       'clear',
     ]);
-    expect(commandOf('/', false)).toBeUndefined();
+    expect(commandOf('/', false)).toBe('search');
     expect(commandOf('J', false)).toBeUndefined();
   });
 
@@ -113,6 +113,6 @@ describe('commandOf', () => {
 
   it('the dialog lists every command', () => {
     const listed = SHORTCUTS.flatMap((s) => s.keys.map((seq) => seq.join(' ')));
-    expect(listed).toEqual(expect.arrayContaining(['j', 'k', 'Enter', 'o', 'e', 'h', 'x', 'u', 'z', 'g i', 'g s', 'g d', 'g a', 'Esc', '?']));
+    expect(listed).toEqual(expect.arrayContaining(['j', 'k', 'Enter', 'o', 'e', 'h', 'x', 'u', 'z', 'g i', 'g s', 'g d', 'g a', '/', 'Esc', '?']));
   });
 });

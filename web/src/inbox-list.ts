@@ -48,11 +48,14 @@ export function listOrder(a: InboxItem, b: InboxItem): number {
  * The list with `item` applied: removed when it does not match the view or the filters; else put
  * at its place in the server's order (a present row whose place did not change stays where it is).
  * `more`: the list is the first pages of a longer one; a row not in it that goes below its last row
- * belongs to a page not loaded yet and is not added ("Load more" brings it).
+ * belongs to a page not loaded yet and is not added ("Load more" brings it). `insert` false: a row
+ * not in the list is never added (a search's list: only the server knows whether a row matches the
+ * query, so the page re-lists instead); a row in it is still updated, or removed when it left the view.
  */
-export function upsert(items: InboxItem[], item: InboxItem, f: Filters, view: InboxView, more = false): InboxItem[] {
+export function upsert(items: InboxItem[], item: InboxItem, f: Filters, view: InboxView, more = false, insert = true): InboxItem[] {
   const at = items.findIndex((x) => x.notificationId === item.notificationId);
   if (!matches(item, f, view)) return at < 0 ? items : items.filter((_, k) => k !== at);
+  if (at < 0 && !insert) return items;
   const next = at >= 0 ? items.filter((_, k) => k !== at) : items.slice();
   let pos = next.findIndex((x) => listOrder(item, x) < 0);
   if (pos < 0) {

@@ -7,13 +7,19 @@
 // In the Inbox view, repeats (rows with the same group_key) collapse into one row ("Group repeats",
 // on by default, remembered per user) whose Done / Snooze / Mark read act on all its loaded members;
 // "Mark all done" moves the view's rows matching the filters to Done (no Undo).
+// The search box (`/` focuses it) lists the current view with a query in the server's search
+// language (ListInbox.query; `?q=` in the address, kept across views, reload and back / forward):
+// a result line ("12 results", "1,000+ results"), "No matches", the server's reason for a query it
+// cannot read next to the box (the list shown stays), "Mark all done" on the search's matches only,
+// and live changes re-listing the search (only the server knows whether a new row matches).
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { INBOX_LIMITS, INBOX_VIEWS, type InboxView } from '../../src/domain/inbox/inbox.limits.js';
 import { errorText, inbox } from './client.js';
-import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, shiftCounts, upsert, viewOf } from './inbox-list.js';
+import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, shiftCounts, upsert } from './inbox-list.js';
+import { inboxHref, locationOf, markAllDoneLabel, queryProblem, rememberInboxHref, resultsText } from './inbox-search.js';
 import { groupCountText, groupRows, type ListRow, moreLikeThisText, navKeys, readGroupRepeats, rowIndex, writeGroupRepeats } from './inbox-groups.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { type LiveState, onLiveState, subscribe } from './live.js';
@@ -39,25 +45,28 @@ const PAGE = 500;
 const MAX_PAGE = 500;
 const SEVERITY_OPTIONS = ['critical', 'warn', 'info', 'success'];
 const VIEW_LABELS: Record<InboxView, string> = { inbox: 'Inbox', snoozed: 'Snoozed', done: 'Done', all: 'All' };
-const hrefOf = (v: InboxView) => (v === 'inbox' ? '/' : `/?view=${v}`);
-const viewOfLocation = () => viewOf(new URLSearchParams(location.search).get('view'));
+/** How long after a live change a search's list is asked for again (a burst of changes: one call). */
+const SEARCH_RELIST_MS = 300;
 
-const listRequest = (f: Filters, view: InboxView, limit: number, pageToken?: string) =>
-  inbox.listInbox({ view, severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, limit, pageToken });
+const listRequest = (f: Filters, view: InboxView, q: string, limit: number, pageToken?: string) =>
+  inbox.listInbox({ view, severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined, query: q || undefined, limit, pageToken });
 
-let prefetched: { view: InboxView; res: ReturnType<typeof listRequest> } | undefined;
+let prefetched: { view: InboxView; q: string; res: ReturnType<typeof listRequest> } | undefined;
 /** Starts the first page's request at once (in parallel with GetViewer), for the first render of `/`. */
 export function prefetchInbox(): void {
-  const view = viewOfLocation();
-  prefetched = { view, res: listRequest({ severity: '', eventType: '' }, view, PAGE) };
+  const { view, q } = locationOf(location.search);
+  prefetched = { view, q, res: listRequest({ severity: '', eventType: '' }, view, q, PAGE) };
   prefetched.res.catch(() => {}); // consumed (and its error handled) by the first list
 }
 
-/** The view named in the address, following in-app navigation and back/forward. */
-function useView(): InboxView {
-  const [view, setView] = useState(viewOfLocation);
+/** The view and the search named in the address, following in-app navigation and back/forward. */
+function useInboxLocation(): { view: InboxView; q: string } {
+  const [at, setAt] = useState(() => locationOf(location.search));
   useEffect(() => {
-    const sync = () => setView(viewOfLocation());
+    const sync = () => {
+      const next = locationOf(location.search);
+      setAt((cur) => (cur.view === next.view && cur.q === next.q ? cur : next));
+    };
     const off = onNavigate(sync);
     window.addEventListener('popstate', sync);
     return () => {
@@ -65,7 +74,7 @@ function useView(): InboxView {
       window.removeEventListener('popstate', sync);
     };
   }, []);
-  return view;
+  return at;
 }
 
 const millis = (t: InboxItem['snoozedUntil']) => (t ? timestampDate(t).getTime() : undefined);
@@ -121,12 +130,20 @@ const MARK_ALL_VIEWS: readonly InboxView[] = ['inbox', 'snoozed', 'all'];
 export function InboxPage({ userId }: { userId: string }) {
   const toast = useToast();
   const dismissToast = useDismissToast();
-  const view = useView();
+  const { view, q } = useInboxLocation();
   const [filters, setFilters] = useState<Filters>({ severity: '', eventType: '' });
   const [eventTypeDraft, setEventTypeDraft] = useState('');
   const [items, setItems] = useState<InboxItem[] | null>(null);
   const [unread, setUnread] = useState(0);
   const [total, setTotal] = useState(0);
+  /** A search matched more than the server counts (total is then 1,000). */
+  const [capped, setCapped] = useState(false);
+  /** The search box's text (the search itself is `q`, from the address). */
+  const [draft, setDraft] = useState(q);
+  /** The server's reason it could not read `q` (the rows shown are then the previous list's). */
+  const [queryError, setQueryError] = useState('');
+  /** The search the rows shown were listed with ('' = none). */
+  const [listedQ, setListedQ] = useState<string | null>(null);
   const [counts, setCounts] = useState<Counts | undefined>();
   const [next, setNext] = useState<string | undefined>();
   const [error, setError] = useState('');
@@ -148,6 +165,12 @@ export function InboxPage({ userId }: { userId: string }) {
   filtersRef.current = filters;
   const viewRef = useRef(view);
   viewRef.current = view;
+  const queryRef = useRef(q);
+  queryRef.current = q;
+  const cappedRef = useRef(capped);
+  cappedRef.current = capped;
+  const searchRef = useRef<HTMLInputElement>(null);
+  const relistTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const itemsRef = useRef(items);
   itemsRef.current = items;
   /** More pages follow the loaded rows: a row that goes below them is not added. */
@@ -181,11 +204,13 @@ export function InboxPage({ userId }: { userId: string }) {
     countsTimer.current = setTimeout(async () => {
       const seq = ++countsSeq.current;
       const v = viewRef.current;
+      const vq = queryRef.current;
       try {
-        const res = await listRequest(filtersRef.current, v, 1);
-        if (seq !== countsSeq.current || v !== viewRef.current) return;
+        const res = await listRequest(filtersRef.current, v, vq, 1);
+        if (seq !== countsSeq.current || v !== viewRef.current || vq !== queryRef.current) return;
         setCounts(countsOf(res.viewCounts));
         setTotal(res.totalCount);
+        setCapped(res.totalCountCapped);
         setUnread(res.unreadCount);
       } catch {
         // The next change or re-list brings them.
@@ -199,38 +224,55 @@ export function InboxPage({ userId }: { userId: string }) {
     const cseq = ++countsSeq.current;
     const f = filtersRef.current;
     const v = viewRef.current;
+    const vq = queryRef.current;
     sinceList.current = [];
     const limit = keepExtent ? Math.min(MAX_PAGE, Math.max(PAGE, shown.current)) : PAGE;
     try {
       const first = prefetched;
       prefetched = undefined;
-      const usePrefetched = first && first.view === v && !keepExtent && !f.severity && !f.eventType;
-      const res = await (usePrefetched ? first.res : listRequest(f, v, limit));
+      const usePrefetched = first && first.view === v && first.q === vq && !keepExtent && !f.severity && !f.eventType;
+      const res = await (usePrefetched ? first.res : listRequest(f, v, vq, limit));
       if (seq !== listSeq.current) return;
       for (const i of res.items) known.current.set(i.notificationId, knownStateOf(i));
       let fresh = res.items;
       for (const u of sinceList.current ?? []) {
-        fresh = upsert(fresh, u, f, v, !!res.nextPageToken);
+        fresh = upsert(fresh, u, f, v, !!res.nextPageToken, !vq);
         known.current.set(u.notificationId, knownStateOf(u));
       }
       sinceList.current = null;
       setItems(fresh);
+      setListedQ(vq);
       if (cseq === countsSeq.current) {
         setUnread(res.unreadCount);
         setTotal(res.totalCount);
+        setCapped(res.totalCountCapped);
         setCounts(countsOf(res.viewCounts));
       }
       setNext(res.nextPageToken);
       setError('');
+      setQueryError('');
     } catch (e) {
-      if (seq === listSeq.current) setError(errorText(e));
+      if (seq !== listSeq.current) return;
+      sinceList.current = null;
+      // A query the server cannot read: its reason beside the box; the rows shown stay.
+      const problem = queryProblem(e);
+      if (problem !== undefined) setQueryError(problem);
+      else setError(errorText(e));
     }
+  };
+
+  /** A search's list again a moment after a live change (whether a changed or new row matches is the server's to say). */
+  const relistSearch = () => {
+    clearTimeout(relistTimer.current);
+    relistTimer.current = setTimeout(() => {
+      if (queryRef.current) void list(true);
+    }, SEARCH_RELIST_MS);
   };
 
   const more = async () => {
     if (!next) return;
     try {
-      const res = await listRequest(filtersRef.current, viewRef.current, PAGE, next);
+      const res = await listRequest(filtersRef.current, viewRef.current, queryRef.current, PAGE, next);
       for (const i of res.items) known.current.set(i.notificationId, knownStateOf(i));
       setItems((cur) => {
         const have = new Set((cur ?? []).map((i) => i.notificationId));
@@ -254,8 +296,16 @@ export function InboxPage({ userId }: { userId: string }) {
       setExpanded(new Set());
     }
     document.title = view === 'inbox' ? 'Inbox · fluxdesk' : `${VIEW_LABELS[view]} · Inbox · fluxdesk`;
+    rememberInboxHref(inboxHref(view, q));
     void list();
-  }, [filters, view]);
+  }, [filters, view, q]);
+
+  // Another search (typed, back / forward, a reload): the box shows it; the previous reason goes.
+  useEffect(() => {
+    setDraft(q);
+    setQueryError('');
+    setExpanded(new Set());
+  }, [q]);
 
   useEffect(() => {
     const offState = onLiveState(setLive);
@@ -267,14 +317,18 @@ export function InboxPage({ userId }: { userId: string }) {
         sinceList.current?.push(item);
         known.current.set(item.notificationId, knownStateOf(item));
         // listed_at places it exactly (a woken snooze on top, a move back to the Inbox at its old place).
-        setItems((cur) => cur && upsert(cur, item, filtersRef.current, viewRef.current, moreRef.current));
-        refreshCounts();
+        // Under a search a row not listed is not added: the search is listed again instead.
+        const searching = !!queryRef.current;
+        setItems((cur) => cur && upsert(cur, item, filtersRef.current, viewRef.current, moreRef.current, !searching));
+        if (searching) relistSearch();
+        else refreshCounts();
       }
     });
     return () => {
       off();
       offState();
       clearTimeout(countsTimer.current);
+      clearTimeout(relistTimer.current);
     };
   }, []);
 
@@ -333,7 +387,8 @@ export function InboxPage({ userId }: { userId: string }) {
       setCounts((c) => c && shiftCounts(c, before, after));
       // The list's total moves too (the row matches the filters: it was or is in the list).
       const delta = (inView(after, v) ? 1 : 0) - (inView(before, v) ? 1 : 0);
-      if (delta !== 0) setTotal((t) => Math.max(0, t + delta));
+      // A capped search's count is a floor, not a count to move (the server's next count says).
+      if (delta !== 0 && !cappedRef.current) setTotal((t) => Math.max(0, t + delta));
     }
     setItems((cur) => cur && changed.reduce((acc, i) => upsert(acc, i, filtersRef.current, viewRef.current, moreRef.current), cur));
   };
@@ -491,7 +546,7 @@ export function InboxPage({ userId }: { userId: string }) {
     }
     if (typeof cmd === 'object') {
       e.preventDefault();
-      if (cmd.go !== viewRef.current) navigate(hrefOf(cmd.go));
+      if (cmd.go !== viewRef.current) navigate(inboxHref(cmd.go, queryRef.current));
       return;
     }
     // Enter on a link, a button or a checkbox does what it does there.
@@ -530,6 +585,11 @@ export function InboxPage({ userId }: { userId: string }) {
       }
       case 'help':
         setHelp(true);
+        return;
+      case 'search':
+        // Its keydown is taken (preventDefault above): the `/` is not typed into the box.
+        searchRef.current?.focus();
+        searchRef.current?.select();
         return;
       case 'clear':
         // A menu whose focus is elsewhere still closes first.
@@ -578,11 +638,17 @@ export function InboxPage({ userId }: { userId: string }) {
     if (marking !== null) return;
     const v = viewRef.current;
     const f = filtersRef.current;
+    const vq = queryRef.current;
     let n = 0;
     setMarking(0);
     try {
       for (;;) {
-        const res = await inbox.markAllDone({ view: v, severities: f.severity ? [f.severity] : [], eventType: f.eventType || undefined });
+        const res = await inbox.markAllDone({
+          view: v,
+          severities: f.severity ? [f.severity] : [],
+          eventType: f.eventType || undefined,
+          query: vq || undefined,
+        });
         n += res.updatedCount;
         setMarking(n);
         // No progress with more said to remain (rows locked by another action): stop rather than spin.
@@ -608,6 +674,32 @@ export function InboxPage({ userId }: { userId: string }) {
       refreshCounts();
     } catch (e) {
       toast(`Mark all read failed: ${errorText(e)}`);
+    }
+  };
+
+  /** Enter in the search box: the view listed with the query (its address, so reload and back keep it). */
+  const submitSearch = (e: Event) => {
+    e.preventDefault();
+    const next = draft.trim();
+    if (next === q) void list();
+    else navigate(inboxHref(viewRef.current, next));
+  };
+  /** Esc in the box, its clear button, or the box emptied: the view unfiltered again. */
+  const clearSearch = () => {
+    setDraft('');
+    setQueryError('');
+    if (q) navigate(inboxHref(viewRef.current, ''));
+  };
+  const searchKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      if (draft || q) clearSearch();
+      else searchRef.current?.blur();
+    } else if (e.key === 'ArrowDown' && nav.length > 0) {
+      // Down from the box: to the list's first row (j / k go on from there).
+      e.preventDefault();
+      setCursor(nav[0]!);
+      focusRow(nav[0]!);
     }
   };
 
@@ -645,8 +737,8 @@ export function InboxPage({ userId }: { userId: string }) {
           Mark all read
         </button>
         {MARK_ALL_VIEWS.includes(view) && (
-          <button type="button" onClick={() => void markAllDone()} disabled={marking !== null || items === null || total === 0}>
-            Mark all done
+          <button type="button" onClick={() => void markAllDone()} disabled={marking !== null || items === null || total === 0 || queryError !== ''}>
+            {markAllDoneLabel(!!q, total, capped)}
           </button>
         )}
         {marking !== null && (
@@ -662,7 +754,7 @@ export function InboxPage({ userId }: { userId: string }) {
         <ul class="view-tabs">
           {INBOX_VIEWS.map((v) => (
             <li key={v}>
-              <Link class="view-tab" href={hrefOf(v)} aria-current={v === view ? 'page' : undefined}>
+              <Link class="view-tab" href={inboxHref(v, q)} aria-current={v === view ? 'page' : undefined}>
                 {VIEW_LABELS[v]}
                 {counts?.[v] && (
                   <>
@@ -675,6 +767,42 @@ export function InboxPage({ userId }: { userId: string }) {
           ))}
         </ul>
       </nav>
+      <search aria-label="Inbox">
+        <form class="search" onSubmit={submitSearch}>
+          <label for="inbox-search">Search</label>
+          <input
+            id="inbox-search"
+            ref={searchRef}
+            type="search"
+            name="q"
+            value={draft}
+            maxLength={INBOX_LIMITS.queryMax}
+            autoComplete="off"
+            spellcheck={false}
+            placeholder="e.g. deploy severity:critical -is:read"
+            aria-keyshortcuts="/"
+            aria-invalid={queryError ? 'true' : undefined}
+            aria-describedby={queryError ? 'search-error search-hint' : 'search-hint'}
+            onInput={(e) => {
+              const value = (e.target as HTMLInputElement).value;
+              setDraft(value);
+              // The box emptied (its clear button, or every character deleted): no search.
+              if (value === '' && (q || queryError)) clearSearch();
+            }}
+            onKeyDown={searchKeyDown}
+          />
+          <button type="submit">Search</button>
+          {queryError && (
+            <p id="search-error" class="error search-error" role="alert">
+              {queryError}
+            </p>
+          )}
+          <p id="search-hint" class="hint search-hint">
+            Words match the start of words in titles, summaries, labels and names; <code>is:</code>, <code>severity:</code>, <code>status:</code>,{' '}
+            <code>type:</code>, <code>from:</code>, <code>after:</code>, <code>before:</code> filter, a leading <code>-</code> negates one.
+          </p>
+        </form>
+      </search>
       <form class="filters" onSubmit={applyEventType}>
         <Field label="Severity">
           {(id) => (
@@ -704,8 +832,19 @@ export function InboxPage({ userId }: { userId: string }) {
         <button type="submit">Filter</button>
         {view === 'inbox' && (
           <div class="field group-toggle">
-            <input id="group-repeats" type="checkbox" checked={grouping} onChange={(e) => setGroupRepeats((e.target as HTMLInputElement).checked)} />
+            <input
+              id="group-repeats"
+              type="checkbox"
+              checked={grouping}
+              aria-describedby={q ? 'group-hint' : undefined}
+              onChange={(e) => setGroupRepeats((e.target as HTMLInputElement).checked)}
+            />
             <label for="group-repeats">Group repeats</label>
+            {q && (
+              <span id="group-hint" class="hint">
+                (among the search's results)
+              </span>
+            )}
           </div>
         )}
       </form>
@@ -714,10 +853,12 @@ export function InboxPage({ userId }: { userId: string }) {
           Could not load the inbox: {error}
         </p>
       )}
-      {items === null && !error && <p class="loading">Loading…</p>}
+      {items === null && !error && !queryError && <p class="loading">Loading…</p>}
       {items !== null && (
         <>
-          <p class="total">{total === 1 ? '1 notification' : `${total} notifications`}</p>
+          <p class="total" aria-live="polite">
+            {listedQ ? resultsText(total, capped) : total === 1 ? '1 notification' : `${total} notifications`}
+          </p>
           {selected.size > 0 && (
             <fieldset class="bulk">
               <legend class="bulk-count">{selected.size} selected</legend>
@@ -772,7 +913,17 @@ export function InboxPage({ userId }: { userId: string }) {
               );
             })}
           </ul>
-          {items.length === 0 && <p class="empty">{EMPTY[view]}</p>}
+          {items.length === 0 &&
+            (listedQ ? (
+              <div class="empty no-matches">
+                <p>No matches</p>
+                <button type="button" onClick={clearSearch}>
+                  Clear search
+                </button>
+              </div>
+            ) : (
+              <p class="empty">{EMPTY[view]}</p>
+            ))}
           {next && (
             <button type="button" class="more" onClick={more}>
               Load more

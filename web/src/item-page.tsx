@@ -9,6 +9,7 @@ import type { InboxAction, InboxItem } from '../../gen/fluxdesk/inbox/v1/inbox_p
 import { TaskService } from '../../gen/fluxdesk/work/v1/tasks_pb.js';
 import { account, Code, ConnectError, errorText, inbox, transport } from './client.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
+import { lastInboxHref } from './inbox-search.js';
 import { subscribe } from './live.js';
 import { previewOf, renderMarkdown } from './markdown.js';
 import { Link, Time, useToast } from './ui.js';
@@ -54,7 +55,7 @@ export function ItemPage({ id }: { id: string }) {
         <h1>Notification not found</h1>
         <p>There is no notification {id} in your inbox. It may belong to someone else, or the link is mistyped.</p>
         <p>
-          <Link href="/">Back to the inbox</Link>
+          <Link href={lastInboxHref()}>Back to the inbox</Link>
         </p>
       </section>
     );
@@ -102,7 +103,7 @@ function ItemView({ item, onChange }: { item: InboxItem; onChange: (i: InboxItem
   return (
     <article class={itemClasses(item, 'item-page')}>
       <p class="back">
-        <Link href="/">← Inbox</Link>
+        <Link href={lastInboxHref()}>← Inbox</Link>
       </p>
       <header>
         <Severity item={item} />

@@ -34,7 +34,7 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
         ))}
       </dl>
       <p class="note">
-        They work on the inbox list, not while typing in a field. There is no search yet, so no <kbd>/</kbd>.
+        They work on the inbox list, not while typing in a field (the search box included: <kbd>Esc</kbd> there clears the search).
       </p>
       <form method="dialog">
         <button type="submit">Close</button>

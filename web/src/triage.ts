@@ -118,7 +118,7 @@ export function chunks<T>(xs: readonly T[], max: number = INBOX_LIMITS.bulkIdsMa
 
 // ---- keyboard shortcuts ----
 
-export type Command = 'next' | 'prev' | 'open' | 'done' | 'snooze' | 'read' | 'select' | 'undo' | 'help' | 'clear' | { go: InboxView };
+export type Command = 'next' | 'prev' | 'open' | 'done' | 'snooze' | 'read' | 'select' | 'undo' | 'help' | 'clear' | 'search' | { go: InboxView };
 
 /** The shortcuts, as the "Keyboard shortcuts" dialog lists them (a key sequence: keys one after the other). */
 export const SHORTCUTS: readonly { keys: readonly (readonly string[])[]; what: string }[] = [
@@ -133,6 +133,7 @@ export const SHORTCUTS: readonly { keys: readonly (readonly string[])[]; what: s
   { keys: [['g', 's']], what: 'Go to Snoozed' },
   { keys: [['g', 'd']], what: 'Go to Done' },
   { keys: [['g', 'a']], what: 'Go to All' },
+  { keys: [['/']], what: 'Search: focus the search box (Enter searches, ↓ goes to the list, Esc in the box clears the search)' },
   { keys: [['Esc']], what: 'Clear the selection, close a menu' },
   { keys: [['?']], what: 'Show these shortcuts' },
 ];
@@ -149,6 +150,7 @@ const SINGLE: Record<string, Command> = {
   x: 'select',
   z: 'undo',
   '?': 'help',
+  '/': 'search',
   Escape: 'clear',
 };
 
