@@ -93,6 +93,11 @@ export type AuthRequirement =
        * in the same statement, and throws StalePrincipalError when it was not.
        */
       cachedKinds?: readonly TokenKind[];
+      /**
+       * A token suspended by its circuit breaker may still make this call (its own view, GET
+       * /api/v1/tokens/self, which reports the suspension); every other inbound call answers 429 circuit_open.
+       */
+      whileSuspended?: true;
     }
   | { kind: 'agent' };
 

@@ -3,6 +3,8 @@
 import type { Redis, Cluster } from 'ioredis';
 import { TickBatcher } from '../tick-batcher.js';
 import { escapeBraces } from '../redis-client.js';
+import type { RateWindowReader } from '../../domain/ports.js';
+import { RATE_BUDGETS, windowTag } from '../../domain/rate-budgets.rules.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -283,4 +285,9 @@ export class MemoryRateLimiter implements RateLimiter {
   private sweep(nowMs: number, windowMs: number): void {
     for (const [k, v] of this.hits) if ((v.at(-1) ?? 0) <= nowMs - windowMs) this.hits.delete(k);
   }
+}
+
+/** The domain's RateWindowReader over a store: a budget's windows under the same keys the runner counts in. */
+export function rateWindowReader(limiter: RateLimiter): RateWindowReader {
+  return { peek: (budget, callerId, nowMs) => limiter.peekAll(windowTag(budget, callerId), RATE_BUDGETS[budget].windows, nowMs) };
 }

@@ -50,7 +50,7 @@ export function routeErrors(r: RouteDecl): Map<ErrorKind, Set<string>> {
     add('validation', 'schema_invalid');
     if (op.auth.kind === 'inbound' || op.auth.kind === 'agent') add('unauthenticated', ...AUTH_CODES);
     // A token suspended by its circuit breaker answers 429 on every inbound call.
-    if (op.auth.kind === 'inbound') add('rate_limited', 'circuit_open');
+    if (op.auth.kind === 'inbound' && !op.auth.whileSuspended) add('rate_limited', 'circuit_open');
     if (op.budget !== null) add('rate_limited', 'rate_limited');
     if (op.idempotent) {
       add('conflict', 'idempotency_key_reused', 'idempotency_in_flight');
