@@ -8,7 +8,8 @@ import { OperationLoad } from './app/operation-load.js';
 import { Readiness } from './app/readiness.js';
 import type { Clock, Logger } from './domain/context.js';
 import { openOrm, migrate } from './infra/db/orm.js';
-import { MemoryRateLimiter, RedisRateLimiter } from './infra/rate-limit/rate-limiter.js';
+import { MemoryRateLimiter, rateWindowReader, RedisRateLimiter } from './infra/rate-limit/rate-limiter.js';
+import type { RateWindowReader } from './domain/ports.js';
 import { createRedisClient, probeRedis, type RedisClient } from './infra/redis-client.js';
 import { parseRedisUrl } from './infra/redis-url.js';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './infra/idempotency/idempotency-store.js';
@@ -40,7 +41,7 @@ export interface Deps extends AppDeps {
   lock: DataDirLock | null;
   logger: pino.Logger;
   /** The ports with their implementations' own handles (group commit statistics, last-use flush) for tests and benches. */
-  ports: { events: DatabaseEventStore; tokens: DatabaseTokenDirectory; inboxFeed: RedisInboxFeed | MemoryInboxFeed };
+  ports: { events: DatabaseEventStore; tokens: DatabaseTokenDirectory; inboxFeed: RedisInboxFeed | MemoryInboxFeed; rateWindows: RateWindowReader };
   close(): Promise<void>;
 }
 
@@ -126,12 +127,13 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     redis.on('node error', onError);
     await redis.connect().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'redis unavailable at start; retrying in background'));
   }
+  const rateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
   const deps: Deps = {
     orm,
     redis,
     lock,
     logger,
-    rateLimiter: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(),
+    rateLimiter,
     idempotency: redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore(),
     clock,
     tracer,
@@ -149,6 +151,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
             onError: (err, what) => logger.warn({ err: { message: err.message }, what }, 'inbox feed: redis unavailable'),
           })
         : new MemoryInboxFeed(),
+      rateWindows: rateWindowReader(rateLimiter),
     },
     // Webhook action callbacks: https and public addresses only, but for the hosts of EGRESS_ALLOW_HOSTS
     // (the same list publish accepts webhook targets by, DomainConfig.egressAllowHosts); a 5 s deadline.

@@ -148,7 +148,8 @@ async function run<I, O, P extends Principal>(deps: AppDeps, op: Operation<I, O,
     ));
 
     // Counted before the scope check: a call refused for a missing scope is an authenticated call too.
-    if (op.budget !== null && principal.type !== 'system') rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.budget, log, unverified));
+    if (op.budget !== null && principal.type !== 'system')
+      rateLimit = fresh?.counted ?? (await applyRateLimit(deps, principal, op.budget, log, unverified, op.budgetCost?.(inv.input) ?? 1));
     checkScopes(op, principal);
 
     const raw = op.prepare ? op.prepare(inv.input, ctx) : inv.input;
@@ -309,11 +310,17 @@ async function applyRateLimit(
   declared: OperationBudget,
   log: Logger,
   unverified: boolean,
+  cost: number,
 ): Promise<RateLimitInfo | undefined> {
   if (principal.type === 'system') return undefined;
   const name = budgetFor(declared, callerKind(principal));
   // A refusal on an unverified principal is decided again by the fresh pass: counted there.
-  return hitBudget(deps, name, windowTag(name, principal.tokenId), log, !unverified);
+  return hitBudget(deps, name, windowTag(name, principal.tokenId), log, !unverified, cost);
+}
+
+/** The budget a caller's calls of an operation naming `declared` count against (tokens/self reports it). */
+export function callerBudget(principal: Exclude<Principal, { type: 'system' }>, declared: OperationBudget): BudgetName {
+  return budgetFor(declared, callerKind(principal));
 }
 
 /**
@@ -322,12 +329,12 @@ async function applyRateLimit(
  * Fails open: requests stay served when Redis is down (publish dedup still holds in PostgreSQL).
  * The per-token windows above and the sign-in routes' per-address ones (address-limit.ts) alike.
  */
-export async function hitBudget(deps: AppDeps, name: BudgetName, tag: string, log: Logger, countDenial = true): Promise<RateLimitInfo | undefined> {
+export async function hitBudget(deps: AppDeps, name: BudgetName, tag: string, log: Logger, countDenial = true, cost = 1): Promise<RateLimitInfo | undefined> {
   const nowMs = deps.clock.now().getTime();
   const budget = RATE_BUDGETS[name];
   let decisions: Awaited<ReturnType<AppDeps['rateLimiter']['hitAll']>>;
   try {
-    decisions = await deps.rateLimiter.hitAll(tag, budget.windows, nowMs);
+    decisions = await deps.rateLimiter.hitAll(tag, budget.windows, nowMs, cost);
   } catch (err) {
     deps.metrics.storeUnavailable('rate_limit', 'fail_open');
     log.warn({ err: { message: (err as Error).message } }, 'rate-limit store unavailable; request allowed');
@@ -339,7 +346,11 @@ export async function hitBudget(deps: AppDeps, name: BudgetName, tag: string, lo
     const window = budget.windows[refused]!;
     if (countDenial) deps.metrics.rateLimitDenied(budget.metricsLabel, window.per);
     const retryAfterSeconds = Math.max(1, Math.ceil((d.resetAtMs - nowMs) / 1000));
-    throw new DomainError('rate_limited', `rate limit of ${d.limit} requests per ${window.per} exceeded`, {
+    const message =
+      cost > 1
+        ? `${cost} requests at once do not fit the rate limit of ${d.limit} requests per ${window.per}`
+        : `rate limit of ${d.limit} requests per ${window.per} exceeded`;
+    throw new DomainError('rate_limited', message, {
       code: 'rate_limited',
       rateLimit: { ...rateInfo(d), retryAfterSeconds },
     });

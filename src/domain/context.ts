@@ -93,6 +93,11 @@ export type AuthRequirement =
        * in the same statement, and throws StalePrincipalError when it was not.
        */
       cachedKinds?: readonly TokenKind[];
+      /**
+       * A token suspended by its circuit breaker may still make this call (its own view, GET
+       * /api/v1/tokens/self, which reports the suspension); every other inbound call answers 429 circuit_open.
+       */
+      whileSuspended?: true;
     }
   | { kind: 'agent' };
 
@@ -107,6 +112,11 @@ export interface Operation<I, O, P extends Principal = Principal> {
    * MCP surface counts each message itself).
    */
   budget: OperationBudget | null;
+  /**
+   * How many hits of its budget one call counts (default 1), from the raw input: a monitoring
+   * receiver counts one per alert it carries. All of them or none (a refused call uses up nothing).
+   */
+  budgetCost?: (raw: unknown) => number;
   /** Agent callers: the scope this operation needs, as alternatives (any one suffices). */
   requiredScopes?: readonly string[];
   /** Mutating operations honour `Idempotency-Key`. */

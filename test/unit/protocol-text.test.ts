@@ -43,6 +43,17 @@ describe('the served texts carry the numbers of the table', () => {
     expect(text).toContain('| request | 600 per minute |');
   });
 
+  it('inbound protocol: the monitoring receivers, with a copy-paste Alertmanager receiver', () => {
+    const text = protocolText('inbound-protocol.md');
+    expect(text).toContain('## 16. Monitoring receivers: Prometheus Alertmanager and Grafana');
+    expect(text).toContain('| POST | `/api/v1/integrations/alertmanager` |');
+    expect(text).toContain('| POST | `/api/v1/integrations/grafana` |');
+    expect(text).toContain(`max_alerts: ${publish}`);
+    expect(text).toContain('credentials_file: /etc/prometheus/fluxdesk-token');
+    expect(text).toContain('of the 60 per minute publish budget');
+    expect(text).toContain('Authorization header');
+  });
+
   it('agent protocol: the agent token budget', () => {
     const text = protocolText('agent-protocol.md');
     expect(text).toContain(`| Rate | ${agentMinute} requests per minute and ${agentDay} per day per token;`);

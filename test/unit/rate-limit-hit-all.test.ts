@@ -101,4 +101,41 @@ describe.each<[string, () => RateLimiter]>([
     expect(d[0]).toMatchObject({ allowed: true, remaining: 0 });
     expect((await rl.hit(tag, 3, MINUTE, T0 + 3)).allowed).toBe(false);
   });
+  it('a cost of n counts n hits at once, or none when they do not all fit; Retry-After is when the whole cost fits', async () => {
+    const rl = make();
+    const tag = uniqueTag();
+    const one = [{ suffix: '', limit: 5, windowMs: MINUTE }];
+    expect((await rl.hitAll(tag, one, T0, 2))[0]).toMatchObject({ allowed: true, remaining: 3 });
+    expect((await rl.hitAll(tag, one, T0 + 1000, 2))[0]).toMatchObject({ allowed: true, remaining: 1 });
+    // 2 more do not fit (1 left): nothing counted; enough room once the first two hits (T0) have left.
+    const refused = (await rl.hitAll(tag, one, T0 + 2000, 2))[0]!;
+    expect(refused).toMatchObject({ allowed: false, remaining: 1, resetAtMs: T0 + MINUTE });
+    const refused3 = (await rl.hitAll(tag, one, T0 + 2000, 4))[0]!;
+    expect(refused3).toMatchObject({ allowed: false, resetAtMs: T0 + 1000 + MINUTE });
+    expect((await rl.hitAll(tag, one, T0 + 2000, 1))[0]).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await rl.hitAll(tag, one, T0 + MINUTE + 1, 2))[0]).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it('peekAll reports the windows and counts nothing', async () => {
+    const rl = make();
+    const tag = uniqueTag();
+    expect(await rl.peekAll(tag, windows, T0)).toEqual([
+      { allowed: true, limit: 3, remaining: 3, resetAtMs: T0 + MINUTE },
+      { allowed: true, limit: 5, remaining: 5, resetAtMs: T0 + DAY },
+    ]);
+    await rl.hitAll(tag, windows, T0);
+    await rl.hitAll(tag, windows, T0 + 10);
+    for (let i = 0; i < 3; i++) {
+      expect(await rl.peekAll(tag, windows, T0 + 20)).toEqual([
+        { allowed: true, limit: 3, remaining: 1, resetAtMs: T0 + MINUTE },
+        { allowed: true, limit: 5, remaining: 3, resetAtMs: T0 + DAY },
+      ]);
+    }
+    // After the minute, the minute window is empty again; the day window still holds both.
+    expect(await rl.peekAll(tag, windows, T0 + MINUTE + 10)).toEqual([
+      { allowed: true, limit: 3, remaining: 3, resetAtMs: T0 + 2 * MINUTE + 10 },
+      { allowed: true, limit: 5, remaining: 3, resetAtMs: T0 + DAY },
+    ]);
+    expect((await rl.hitAll(tag, windows, T0 + 30))[0]).toMatchObject({ remaining: 0 });
+  });
 });

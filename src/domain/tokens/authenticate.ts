@@ -76,13 +76,19 @@ export async function authenticate(
 }
 
 /** Why this inbound token row may not make this call now, or undefined when it may. */
-function inboundRefusal(row: InboundTokenAuthRow, hash: string, now: Date, req: { tokenKinds: readonly string[] }): DomainError | undefined {
+function inboundRefusal(
+  row: InboundTokenAuthRow,
+  hash: string,
+  now: Date,
+  req: { tokenKinds: readonly string[]; whileSuspended?: true },
+): DomainError | undefined {
   const usable = isUsable(row, hash, now);
   if (!usable.ok) return unauthenticated('token_revoked', usable.reason);
   if (!req.tokenKinds.includes(row.kind)) return unauthenticated('token_mismatch', `this endpoint does not take a ${row.kind} token`);
   // A suspended token (circuit breaker, SPEC Limits) answers 429 on every inbound call; the state
   // comes with the row just loaded, so the check costs nothing.
-  if (row.breaker_open_until !== null && now < new Date(row.breaker_open_until)) return circuitOpenError(new Date(row.breaker_open_until), now);
+  if (!req.whileSuspended && row.breaker_open_until !== null && now < new Date(row.breaker_open_until))
+    return circuitOpenError(new Date(row.breaker_open_until), now);
   return undefined;
 }
 

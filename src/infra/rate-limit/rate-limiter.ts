@@ -3,6 +3,8 @@
 import type { Redis, Cluster } from 'ioredis';
 import { TickBatcher } from '../tick-batcher.js';
 import { escapeBraces } from '../redis-client.js';
+import type { RateWindowReader } from '../../domain/ports.js';
+import { RATE_BUDGETS, windowTag } from '../../domain/rate-budgets.rules.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -28,7 +30,12 @@ export interface RateLimiter {
    * request uses up no window). One decision per window, in order. The keys share `tag` as their
    * hash tag (`rl:{tag}<suffix>`), so they stay in one slot on Redis Cluster.
    */
-  hitAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]>;
+  hitAll(tag: string, windows: readonly RateWindow[], nowMs: number, cost?: number): Promise<RateDecision[]>;
+  /**
+   * The windows as hitAll would see them now, counting nothing (GET /api/v1/tokens/self reports
+   * them): `allowed` tells whether one more hit would be. Rejects when the store is unreachable.
+   */
+  peekAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]>;
 }
 
 // Exact sliding log for a batch of calls, each over its own keys (one caller's windows; hit() is a
@@ -37,9 +44,12 @@ export interface RateLimiter {
 // window, and add to all of them only when every one has room. One script run for the calls of one
 // turn of the event loop: running a script costs Redis about 10 us before its first command, so
 // the calls share it. The calls run one after another, each exactly as alone.
-// ARGV: number of calls, then per call: now, member, number of windows w, then (window, limit)
-// per window; KEYS: the calls' keys in the same order. Returns per call: allowed, then (count,
-// reset) per window.
+// A call may count `cost` hits at once (a webhook receiver counts one per alert): all of them when
+// every window has room for all, none otherwise; a refused window's reset is when enough of its
+// hits have left it for the whole cost to fit.
+// ARGV: number of calls, then per call: now, member, cost, number of windows w, then (window,
+// limit) per window; KEYS: the calls' keys in the same order. Returns per call: allowed, then
+// (count, reset) per window.
 const SLIDING_LOG_BATCH = `
 local calls = tonumber(ARGV[1])
 local a = 2
@@ -48,8 +58,9 @@ local out = {}
 for c = 1, calls do
   local now = tonumber(ARGV[a])
   local member = ARGV[a + 1]
-  local w = tonumber(ARGV[a + 2])
-  a = a + 3
+  local cost = tonumber(ARGV[a + 2])
+  local w = tonumber(ARGV[a + 3])
+  a = a + 4
   local counts = {}
   local oldest = {}
   local allowed = 1
@@ -63,20 +74,28 @@ for c = 1, calls do
     end
     oldest[i] = first[2] and tonumber(first[2]) or false
     counts[i] = redis.call('ZCARD', key)
-    if counts[i] >= tonumber(ARGV[a + 2 * (i - 1) + 1]) then allowed = 0 end
+    if counts[i] + cost > tonumber(ARGV[a + 2 * (i - 1) + 1]) then allowed = 0 end
   end
   out[#out + 1] = allowed
   for i = 1, w do
     local key = KEYS[k + i]
     local window = tonumber(ARGV[a + 2 * (i - 1)])
+    local limit = tonumber(ARGV[a + 2 * (i - 1) + 1])
     if allowed == 1 then
-      redis.call('ZADD', key, now, member)
+      for j = 1, cost do
+        redis.call('ZADD', key, now, cost == 1 and member or (member .. ':' .. j))
+      end
       redis.call('PEXPIRE', key, window)
-      counts[i] = counts[i] + 1
+      counts[i] = counts[i] + cost
       if not oldest[i] or now < oldest[i] then oldest[i] = now end
     end
     local reset = now + window
     if oldest[i] then reset = oldest[i] + window end
+    if allowed == 0 and cost > 1 and counts[i] + cost > limit then
+      local need = counts[i] + cost - limit
+      local nth = redis.call('ZRANGE', key, need - 1, need - 1, 'WITHSCORES')
+      if nth[2] then reset = tonumber(nth[2]) + window end
+    end
     out[#out + 1] = counts[i]
     out[#out + 1] = reset
   end
@@ -97,6 +116,7 @@ interface Hit {
   windows: readonly RateWindow[];
   nowMs: number;
   member: string;
+  cost: number;
   /** Why this call's run failed when others of its turn succeeded (cluster: another node). */
   error?: unknown;
 }
@@ -130,9 +150,9 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis = redis as SlidingRedis;
     this.perSlot = redis.isCluster;
   }
-  async hitAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]> {
+  async hitAll(tag: string, windows: readonly RateWindow[], nowMs: number, cost = 1): Promise<RateDecision[]> {
     const member = `${nowMs}:${process.pid}:${this.seq++}:${Math.random().toString(36).slice(2, 8)}`;
-    const hit: Hit = { tag, keys: windows.map((w) => rateLimitKey(tag, w.suffix)), windows, nowMs, member };
+    const hit: Hit = { tag, keys: windows.map((w) => rateLimitKey(tag, w.suffix)), windows, nowMs, member, cost: Math.max(1, Math.floor(cost)) };
     const decided = await this.batcher.get(hit);
     if (!decided) throw hit.error ?? new Error('rate-limit run gave no decision');
     return decided;
@@ -169,7 +189,7 @@ export class RedisRateLimiter implements RateLimiter {
     const args: Array<string | number> = [batch.length];
     for (const h of batch) {
       keys.push(...h.keys);
-      args.push(h.nowMs, h.member, h.windows.length);
+      args.push(h.nowMs, h.member, h.cost, h.windows.length);
       for (const w of h.windows) args.push(w.windowMs, w.limit);
     }
     const out = await this.redis.slidingLogBatch(keys.length, ...keys, ...args);
@@ -181,7 +201,12 @@ export class RedisRateLimiter implements RateLimiter {
         h,
         h.windows.map((w, i) => {
           const count = out[o + 1 + 2 * i]!;
-          return { allowed: allowed || count < w.limit, limit: w.limit, remaining: Math.max(0, w.limit - count), resetAtMs: out[o + 2 + 2 * i]! };
+          return {
+            allowed: allowed || count + h.cost <= w.limit,
+            limit: w.limit,
+            remaining: Math.max(0, w.limit - count),
+            resetAtMs: out[o + 2 + 2 * i]!,
+          };
         }),
       );
       o += 1 + 2 * h.windows.length;
@@ -192,26 +217,67 @@ export class RedisRateLimiter implements RateLimiter {
   async hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateDecision> {
     return (await this.hitAll(key, [{ suffix: '', limit, windowMs }], nowMs))[0]!;
   }
+  /**
+   * Read-only (no script, nothing removed or added): per window the hits still inside it and the
+   * oldest of them, in one pipeline (the keys share one slot). Expired hits left in the set are
+   * not counted, as the script would drop them.
+   */
+  async peekAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]> {
+    const pipe = this.redis.pipeline();
+    for (const w of windows) {
+      const key = rateLimitKey(tag, w.suffix);
+      pipe.zcount(key, `(${nowMs - w.windowMs}`, '+inf');
+      pipe.zrangebyscore(key, `(${nowMs - w.windowMs}`, '+inf', 'WITHSCORES', 'LIMIT', 0, 1);
+    }
+    const replies = (await pipe.exec()) ?? [];
+    return windows.map((w, i) => {
+      const [countErr, count] = replies[2 * i] ?? [new Error('no reply')];
+      const [oldestErr, oldest] = replies[2 * i + 1] ?? [new Error('no reply')];
+      if (countErr) throw countErr;
+      if (oldestErr) throw oldestErr;
+      const n = Number(count);
+      const first = (oldest as string[])[1];
+      return {
+        allowed: n < w.limit,
+        limit: w.limit,
+        remaining: Math.max(0, w.limit - n),
+        resetAtMs: (first === undefined ? nowMs : Number(first)) + w.windowMs,
+      };
+    });
+  }
 }
 
 export class MemoryRateLimiter implements RateLimiter {
   private readonly hits = new Map<string, number[]>();
-  async hitAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]> {
+  async hitAll(tag: string, windows: readonly RateWindow[], nowMs: number, cost = 1): Promise<RateDecision[]> {
+    const n = Math.max(1, Math.floor(cost));
     const lists = windows.map((w) => {
       const key = `${tag}${w.suffix}`;
       const list = (this.hits.get(key) ?? []).filter((t) => t > nowMs - w.windowMs);
       this.hits.set(key, list);
       return list;
     });
-    const allowed = windows.every((w, i) => lists[i]!.length < w.limit);
-    if (allowed) for (const list of lists) list.push(nowMs);
+    const allowed = windows.every((w, i) => lists[i]!.length + n <= w.limit);
+    if (allowed) for (const list of lists) for (let j = 0; j < n; j++) list.push(nowMs);
     if (this.hits.size > 100_000) this.sweep(nowMs, Math.max(...windows.map((w) => w.windowMs)));
-    return windows.map((w, i) => ({
-      allowed: allowed || lists[i]!.length < w.limit,
-      limit: w.limit,
-      remaining: Math.max(0, w.limit - lists[i]!.length),
-      resetAtMs: (lists[i]![0] ?? nowMs) + w.windowMs,
-    }));
+    return windows.map((w, i) => {
+      const list = lists[i]!;
+      const fits = list.length + n <= w.limit;
+      // Refused: when enough hits have left the window for the whole cost to fit.
+      const freeing = allowed || fits ? list[0] : list[list.length + n - w.limit - 1];
+      return {
+        allowed: allowed || fits,
+        limit: w.limit,
+        remaining: Math.max(0, w.limit - list.length),
+        resetAtMs: (freeing ?? nowMs) + w.windowMs,
+      };
+    });
+  }
+  async peekAll(tag: string, windows: readonly RateWindow[], nowMs: number): Promise<RateDecision[]> {
+    return windows.map((w) => {
+      const list = (this.hits.get(`${tag}${w.suffix}`) ?? []).filter((t) => t > nowMs - w.windowMs);
+      return { allowed: list.length < w.limit, limit: w.limit, remaining: Math.max(0, w.limit - list.length), resetAtMs: (list[0] ?? nowMs) + w.windowMs };
+    });
   }
   async hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateDecision> {
     return (await this.hitAll(key, [{ suffix: '', limit, windowMs }], nowMs))[0]!;
@@ -219,4 +285,9 @@ export class MemoryRateLimiter implements RateLimiter {
   private sweep(nowMs: number, windowMs: number): void {
     for (const [k, v] of this.hits) if ((v.at(-1) ?? 0) <= nowMs - windowMs) this.hits.delete(k);
   }
+}
+
+/** The domain's RateWindowReader over a store: a budget's windows under the same keys the runner counts in. */
+export function rateWindowReader(limiter: RateLimiter): RateWindowReader {
+  return { peek: (budget, callerId, nowMs) => limiter.peekAll(windowTag(budget, callerId), RATE_BUDGETS[budget].windows, nowMs) };
 }

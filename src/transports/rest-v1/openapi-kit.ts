@@ -50,7 +50,7 @@ export function routeErrors(r: RouteDecl): Map<ErrorKind, Set<string>> {
     add('validation', 'schema_invalid');
     if (op.auth.kind === 'inbound' || op.auth.kind === 'agent') add('unauthenticated', ...AUTH_CODES);
     // A token suspended by its circuit breaker answers 429 on every inbound call.
-    if (op.auth.kind === 'inbound') add('rate_limited', 'circuit_open');
+    if (op.auth.kind === 'inbound' && !op.auth.whileSuspended) add('rate_limited', 'circuit_open');
     if (op.budget !== null) add('rate_limited', 'rate_limited');
     if (op.idempotent) {
       add('conflict', 'idempotency_key_reused', 'idempotency_in_flight');
@@ -98,6 +98,7 @@ export const EXTENSIONS: Record<string, { required: readonly string[] }> = {
   delete_blocked: { required: ['blockers'] },
   circuit_open: { required: ['suspended_until'] },
   not_ready: { required: ['failing', 'checks'] },
+  alerts_refused: { required: ['results'] },
 };
 
 /** The documented extension members (all optional; which code requires which: EXTENSIONS). */
@@ -118,6 +119,11 @@ function extensionProperties(): Json {
     suspended_until: { type: 'string', format: 'date-time', description: 'When the circuit breaker lets the token publish again (circuit_open)' },
     failing: { type: 'array', items: { type: 'string' }, description: 'Dependencies failing the readiness check, or `draining` (not_ready)' },
     checks: { type: 'object', additionalProperties: { type: 'string', enum: ['ok', 'failing'] }, description: 'Each dependency and its state (not_ready)' },
+    results: {
+      type: 'array',
+      items: ref('MonitoringAlertResult'),
+      description: 'One result per alert of the payload, refused ones with their `errors` (alerts_refused)',
+    },
   };
 }
 

@@ -11,10 +11,11 @@ import { errorResponses, HEADERS, js, legacyErrorSchema, problemSchema, ref, SER
 import { EVENT_ROUTES } from './events.js';
 import { TOOLS_ROUTES } from './tokens.js';
 import { CATALOG_ITEM_ROUTES } from './catalog-items.js';
+import { AlertResult, INTEGRATION_ROUTES } from './integrations.js';
 import { JsonRpcErrorResponseSchema, MCP_ROUTES, METRICS_ROUTE, SERVICE_ROUTE_DOCS } from './service-routes.js';
 
 /** Every REST v1 route served by the rest-v1 plugin with an operation. */
-export const REST_V1_ROUTES: readonly RouteDecl[] = [...EVENT_ROUTES, ...TOOLS_ROUTES, ...CATALOG_ITEM_ROUTES];
+export const REST_V1_ROUTES: readonly RouteDecl[] = [...EVENT_ROUTES, ...TOOLS_ROUTES, ...CATALOG_ITEM_ROUTES, ...INTEGRATION_ROUTES];
 
 /** The package version, read once: from src/ (tsx) and dist/src/ (the build) alike, the nearest package.json up. */
 export const PACKAGE_VERSION: string = (() => {
@@ -38,6 +39,10 @@ const TAGS = [
   { name: 'catalog-approvals', description: 'Assign, list, review and revoke catalog approvals (admin tools-token).' },
   { name: 'catalog-items', description: 'Manage catalog items (admin tools-token).' },
   { name: 'introspection', description: 'Event types and the integrator registry.' },
+  {
+    name: 'integrations',
+    description: 'Receivers for monitoring webhooks (Prometheus Alertmanager, Grafana): each alert one event, with a personal token as bearer.',
+  },
   { name: 'service', description: 'Liveness, readiness and metrics probes (no authentication).' },
   { name: 'docs', description: 'This document and its interactive viewer (no authentication).' },
   {
@@ -119,6 +124,8 @@ export function buildOpenApi(publicBaseUrl: string, opts: OpenApiOptions = {}): 
   // Named by the problem schema (blockers) and by /mcp's error responses.
   schemas.add({ name: 'CatalogItemDeleteBlockers', schema: CatalogItemDeleteBlockersSchema }, 'output');
   schemas.add({ name: 'JsonRpcErrorResponse', schema: JsonRpcErrorResponseSchema }, 'output');
+  // Named by the problem schema (results of alerts_refused).
+  schemas.add(AlertResult, 'output');
   const paths: Record<string, Json> = {};
   const place = (routes: readonly RouteDocBase[], envelope: 'problem' | 'legacy') => {
     for (const r of routes) {

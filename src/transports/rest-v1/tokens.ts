@@ -18,6 +18,7 @@ import { revokeCatalogApproval } from '../../domain/catalog/revoke-catalog-appro
 import { route, type RouteDecl } from '../http/route-declaration.js';
 import { TOKEN_LIMITS } from '../../domain/tokens/tokens.limits.js';
 import { CATALOG_LIMITS } from '../../domain/catalog/catalog.limits.js';
+import { getTokenSelf, TokenSelfSchema } from '../../domain/tokens/get-token-self.js';
 
 const TOOLS = 'Admin tools-token (svc-tools-...) only: a tools-token whose owner is not an admin gets 403 forbidden_admin_only.';
 
@@ -31,6 +32,25 @@ const RevokeResponseSchema = z.strictObject({ revoked: z.boolean(), tokensInvali
 const ApprovalItem = { name: 'CatalogApprovalListItem', schema: CatalogApprovalListItemSchema };
 
 export const TOOLS_ROUTES: readonly RouteDecl[] = [
+  route({
+    method: 'GET',
+    path: '/api/v1/tokens/self',
+    tag: 'tokens',
+    operationId: 'getTokenSelf',
+    summary: "The calling token's view of itself: owner, integrator, expiry, rotation overlap, limits now, circuit breaker",
+    description:
+      'Any personal, moderation or tools-token (agent tokens use the whoami tool). Counted as one read of the request budget ' +
+      '(like the read-back); the other windows are read without counting. Answers also while the token is suspended by its ' +
+      'circuit breaker (state open). `limits.daily` is null for tools-tokens (they publish no single events); `limits.userDaily` ' +
+      "(the owner's inbox rows today, all tokens) only for personal tokens; `limits.perMinute` is null when the rate-limit store " +
+      'is unreachable. Never carries a token value, hash or secret.',
+    security: 'bearer',
+    success: [{ status: 200, description: 'The token', body: { name: 'TokenSelf', schema: TokenSelfSchema } }],
+    errors: { not_found: ['not_found'] },
+    op: getTokenSelf,
+    input: () => ({}),
+    replyHeaders: { 'cache-control': 'no-store' },
+  }),
   route({
     method: 'POST',
     path: '/api/v1/tokens/claim',
