@@ -265,6 +265,79 @@ export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, '
 }
 
 /**
+ * A search's CTEs and page ids. Per state of the view, a probe walks the newest
+ * searchProbeRows rows of the state's list range in order (the list index) and tests them:
+ *  - a broad search finds its page (and often its count) among them, in list order, at once;
+ *  - a narrow one (fewer matches in the probe than a page) reads its matches through the GIN
+ *    index instead, where they are few; so does a count beyond the probe.
+ * Which way runs is decided as the statement runs, from the probe (one-time filters), never by a
+ * planner guessing how many rows a prefix matches. A state range shorter than the probe is
+ * answered by the probe alone. Counts: the matches among the probe plus those older than it, up
+ * to searchCountMax + 1 in all (more: `capped`).
+ */
+function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: string; ctesParams: unknown[]; ids: string; idsParams: unknown[] } {
+  const PROBE = INBOX_LIMITS.searchProbeRows;
+  const CAP = INBOX_LIMITS.searchCountMax + 1;
+  const states = VIEW_STATES[f.view];
+  const ctesParams: unknown[] = [];
+  // The counted rows are one CTE (m) after every probe: their values follow the probes' values.
+  const countParams: unknown[] = [];
+  const idsParams: unknown[] = [];
+  // With a tsquery the GIN index serves the narrow way: ordering by an expression the list index
+  // does not hold keeps the planner from walking it; without one the list range is the only way.
+  const indexed = cond.sql.includes('search_doc @@');
+  const narrowOrder = indexed ? `${LIST_KEY} + interval '0 s' desc, n.id desc` : `${LIST_KEY} desc, n.id desc`;
+  const probeCols = `n.id, ${LIST_KEY} as k, n.read_at, n.state, n.created_at, n.delivery_id, n.search_doc, n.type`;
+  const afterSql = (alias: string) => (f.after ? ` and (${alias === 'n' ? LIST_KEY : `${alias}.k`}, ${alias}.id) < (?::timestamptz, ?::uuid)` : '');
+  const afterParams = f.after ? [f.after.at, f.after.id] : [];
+  const ctes: string[] = [];
+  const counted: string[] = [];
+  const branches: string[] = [];
+  states.forEach((st, i) => {
+    // The probe from the top (counts) and its matches.
+    ctes.push(`p${i} as materialized (
+  select ${probeCols} from notifications n where n.user_id = ? and n.state = '${st}'
+  order by ${LIST_KEY} desc, n.id desc limit ${PROBE}
+), pm${i} as materialized (select n.id, n.k, n.read_at from p${i} n where true${cond.sql})`);
+    ctesParams.push(f.userId, ...cond.params);
+    // Counted rows: the probe's matches, and when the probe did not reach the range's end, the
+    // matches older than its last row.
+    counted.push(`select read_at from pm${i}
+  union all
+  (select n.read_at from notifications n
+   where (select count(*) from p${i}) = ${PROBE} and n.user_id = ? and n.state = '${st}'
+     and (${LIST_KEY}, n.id) < (select x.k, x.id from p${i} x order by x.k, x.id limit 1)${cond.sql}
+   limit ${CAP})`);
+    countParams.push(f.userId, ...cond.params);
+    // The page: from the page token's place, the probe again (the same CTE on a first page).
+    let probe = `p${i}`;
+    let matches = `pm${i}`;
+    if (f.after) {
+      ctes.push(`pp${i} as materialized (
+  select ${probeCols} from notifications n where n.user_id = ? and n.state = '${st}'${afterSql('n')}
+  order by ${LIST_KEY} desc, n.id desc limit ${PROBE}
+), ppm${i} as materialized (select n.id, n.k, n.read_at from pp${i} n where true${cond.sql})`);
+      ctesParams.push(f.userId, ...afterParams, ...cond.params);
+      probe = `pp${i}`;
+      matches = `ppm${i}`;
+    }
+    const enough = `((select count(*) from ${matches}) >= ${pageRows} or (select count(*) from ${probe}) < ${PROBE})`;
+    branches.push(`(select x.id, x.k from ${matches} x where ${enough} order by x.k desc, x.id desc limit ${pageRows})
+  union all
+  (select n.id, ${LIST_KEY} as k from notifications n
+   where not ${enough} and n.user_id = ? and n.state = '${st}'${afterSql('n')}${cond.sql}
+   order by ${narrowOrder} limit ${pageRows})`);
+    idsParams.push(f.userId, ...afterParams, ...cond.params);
+  });
+  ctes.push(`m as (
+  select count(*)::int as total, (count(*) filter (where x.read_at is null))::int as unread
+  from (${counted.map((c) => `(${c})`).join(' union all ')} limit ${CAP}) x
+)`);
+  const ids = `select x.id, x.k from (${branches.map((b) => `(${b})`).join(' union all ')}) x order by x.k desc, x.id desc limit ${pageRows}`;
+  return { ctes: `${ctes.join(',\n')}, `, ctesParams: [...ctesParams, ...countParams], ids, idsParams };
+}
+
+/**
  * The page statement: counts from inbox_counters (per state, so each view's count is a sum of at
  * most 4 x 3 rows) unless a filter reads the delivery or the text (severity, type, a search: the
  * view's matching rows are counted then); items walk (user_id, state, list key, id) backwards, one
@@ -286,15 +359,10 @@ export function pageStatement(f: InboxViewFilter, limit: number, brief: boolean)
   let viewTotal: string;
   let viewUnread: string;
   let matched = '';
-  if (f.query !== undefined) {
-    // A search counts its first searchCountMax + 1 matches, and the unread among them (more than
-    // the cap is reported as the cap, `capped`; the unread count then covers those first matches):
-    // a count stops early on a broad search through a large inbox instead of reading every match.
-    matched = `m as (
-  select count(*)::int as total, (count(*) filter (where x.read_at is null))::int as unread
-  from (select n.read_at from notifications n where n.user_id = ? and n.state in (${stateList})${cond.sql} limit ?::int) x
-), `;
-    params.push(f.userId, ...cond.params, INBOX_LIMITS.searchCountMax + 1);
+  const search = f.query !== undefined ? searchParts(f, cond, limit + 1) : undefined;
+  if (search) {
+    matched = search.ctes;
+    params.push(...search.ctesParams);
     viewTotal = '(select total from m)';
     viewUnread = '(select unread from m)';
   } else if (filtered) {
@@ -325,7 +393,12 @@ export function pageStatement(f: InboxViewFilter, limit: number, brief: boolean)
     params.push(limit + 1);
   };
   let items: string;
-  if (states.length === 1 && !filtered) {
+  if (search) {
+    params.push(...search.idsParams);
+    items = `select ${columns}, extract(epoch from p.k) as list_key, p.k::text as cursor_at
+  from (${search.ids}) p join notifications n on n.id = p.id
+  ${joins}`;
+  } else if (states.length === 1 && !filtered) {
     // One state, no row filter: one ordered, bounded index range, its columns read as the scan goes.
     pushRange();
     items = `select ${columns}, extract(epoch from ${LIST_KEY}) as list_key${brief ? '' : `, ${LIST_KEY}::text as cursor_at`}

@@ -217,23 +217,52 @@ describe('the index (notifications.search_doc)', () => {
   it('rows written without a document (before the upgrade, or by the previous release) are found once the backlog task ran; a search counts at most 1,000', async () => {
     const pt = await newPersonalToken(h);
     const ag = await withToken(h, pt.user, ['read:inbox']);
-    // 1,005 rows as the previous release writes them: no search_doc.
+    // 2,600 rows as the previous release writes them (no search_doc), more than a search's probe
+    // (INBOX_LIMITS.searchProbeRows, 2,000) walks: broad words are answered from the probe, narrow
+    // ones through the index, counts past the probe too. Row g is g seconds old.
     await sql(
       `insert into notifications (id, user_id, type, title, summary, created_at, updated_at)
-       select gen_random_uuid(), ?, 'system', 'Legacy alert ' || g, 'from the old release', now() - g * interval '1 second', now()
-       from generate_series(1, 1005) g`,
+       select gen_random_uuid(), ?, 'system', 'Legacy alert ' || g,
+         case when g % 500 = 0 then 'rare needle' when g % 3 = 0 then 'every third' else 'from the old release' end,
+         now() - g * interval '1 second', now()
+       from generate_series(1, 2600) g`,
       [pt.user.userId],
     );
     const c = inbox(ag.token);
     expect((await c.listInbox({ query: 'legacy' })).totalCount).toBe(0);
     const ran = await indexSearchBacklogTask.run(h.svc.deps);
-    expect(ran.processed).toBeGreaterThanOrEqual(1005);
+    expect(ran.processed).toBeGreaterThanOrEqual(2600);
     expect((await sql('select count(*)::int as n from notifications where user_id = ? and search_doc is null', [pt.user.userId]))[0].n).toBe(0);
 
     const r = await c.listInbox({ query: 'legacy', limit: 10 });
     expect(r).toMatchObject({ totalCount: 1000, totalCountCapped: true });
     expect(r.items.map((i) => i.title)).toEqual(Array.from({ length: 10 }, (_, i) => `Legacy alert ${i + 1}`));
-    expect(await c.listInbox({ query: 'legacy alert 1000' })).toMatchObject({ totalCount: 1, totalCountCapped: false });
+    // Narrow, past the probe: found through the index, exact counts.
+    expect(await c.listInbox({ query: 'legacy alert 2500' })).toMatchObject({ totalCount: 1, totalCountCapped: false });
+    const third = await c.listInbox({ query: 'every third', limit: 5 });
+    expect(third).toMatchObject({ totalCount: 865, totalCountCapped: false });
+    expect(third.items.map((i) => i.title)).toEqual(['Legacy alert 3', 'Legacy alert 6', 'Legacy alert 9', 'Legacy alert 12', 'Legacy alert 15']);
+    // Paging a narrow search through the index: every match once, in list order.
+    const seen: string[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await c.listInbox({ query: 'needle', limit: 2, ...(pageToken ? { pageToken } : {}) });
+      expect(page.totalCount).toBe(5);
+      seen.push(...page.items.map((i) => i.title));
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    expect(seen).toEqual([500, 1000, 1500, 2000, 2500].map((g) => `Legacy alert ${g}`));
+    // Paging a broad one past the probe: the 2,001st match onwards comes through the index.
+    const deep: string[] = [];
+    pageToken = undefined;
+    for (let i = 0; i < 6; i++) {
+      const page = await c.listInbox({ query: 'legacy', limit: 500, ...(pageToken ? { pageToken } : {}) });
+      deep.push(...page.items.map((x) => x.title));
+      pageToken = page.nextPageToken;
+      if (!pageToken) break;
+    }
+    expect(deep).toEqual(Array.from({ length: 2600 }, (_, i) => `Legacy alert ${i + 1}`));
+
     const tool = toolText((await mcp(h, call('list_inbox', { query: 'old release', limit: 1 }), { token: ag.token })).body);
     expect(tool).toMatchObject({ totalCount: 1000, unreadCount: 1000, totalCountCapped: true });
     const few = toolText((await mcp(h, call('list_inbox', { query: 'legacy alert 1000' }), { token: ag.token })).body);
