@@ -3,7 +3,15 @@
 import { create, fromJson, toJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { InboundEvent, PublishBulkRequest } from '../../../gen/fluxdesk/events/v1/events_pb.js';
-import { BulkDeliveryResultSchema, DeliverySchema, type BulkDeliveryResult, type Delivery } from '../../../gen/fluxdesk/events/v1/events_pb.js';
+import {
+  BulkDeliveryResultSchema,
+  DeliverySchema,
+  GetTokenSelfResponseSchema,
+  type BulkDeliveryResult,
+  type Delivery,
+  type GetTokenSelfResponse,
+} from '../../../gen/fluxdesk/events/v1/events_pb.js';
+import type { TokenSelf } from '../../domain/tokens/get-token-self.js';
 import type { ClaimTokenRequest } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
 import {
   ClaimedTokenSchema,
@@ -332,4 +340,28 @@ export function clickOutcomeToProto(o: CallbackOutcome): ClickActionResponse {
 export function isoOfTimestamp(t: Timestamp): string {
   const d = timestampDate(t);
   return Number.isNaN(d.getTime()) ? `out of range (${t.seconds} s)` : d.toISOString();
+}
+
+/** tokens/self (get-token-self.ts) as GetTokenSelfResponse: nulls are unset fields. */
+export function tokenSelfToProto(t: TokenSelf): GetTokenSelfResponse {
+  const at = (iso: string | null) => (iso === null ? undefined : ts(iso));
+  return create(GetTokenSelfResponseSchema, {
+    tokenId: t.tokenId,
+    kind: t.kind,
+    label: t.label,
+    owner: t.owner,
+    integrator: t.integrator,
+    createdAt: ts(t.createdAt),
+    lastUsedAt: at(t.lastUsedAt),
+    expiresAt: at(t.expiresAt),
+    previousValidUntil: at(t.previousValidUntil),
+    limits: {
+      perMinute: (t.limits.perMinute ?? []).map((w) => ({ ...w, resetAtUnix: BigInt(w.resetAtUnix) })),
+      perMinuteUnavailable: t.limits.perMinute === null,
+      daily: t.limits.daily === null ? undefined : { ...t.limits.daily, resetAtUnix: BigInt(t.limits.daily.resetAtUnix) },
+      userDaily: t.limits.userDaily ?? undefined,
+    },
+    circuitBreaker: t.circuitBreaker,
+    requestId: t.requestId,
+  });
 }

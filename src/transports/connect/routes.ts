@@ -15,6 +15,7 @@ import { NotificationSettingsService } from '../../../gen/fluxdesk/notifications
 import type { AppDeps } from '../../app/deps.js';
 import { publishEvent } from '../../domain/events/publish-event.js';
 import { getDelivery } from '../../domain/events/get-delivery.js';
+import { getTokenSelf } from '../../domain/tokens/get-token-self.js';
 import { resolveDelivery } from '../../domain/events/resolve-delivery.js';
 import { supplementDelivery } from '../../domain/events/supplement-delivery.js';
 import { publishBulk } from '../../domain/events/publish-bulk.js';
@@ -49,6 +50,7 @@ import { startConnectSession } from '../../domain/tokens/start-connect-session.j
 import { clickActionOperation } from '../../domain/actions/click-action.js';
 import {
   adminTokenToProto,
+  tokenSelfToProto,
   agentTokenToProto,
   approvalToProto,
   bulkRowToProto,
@@ -103,6 +105,9 @@ export function connectRoutes(deps: AppDeps) {
       async publishBulk(req, ctx) {
         const out = await call(deps, publishBulk, publishBulkToJson(req), ctx);
         return { results: out.results.map(bulkRowToProto), requestId: out.requestId };
+      },
+      async getTokenSelf(_req, ctx) {
+        return tokenSelfToProto(await call(deps, getTokenSelf, {}, ctx));
       },
     });
 

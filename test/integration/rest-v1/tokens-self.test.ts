@@ -5,12 +5,17 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { event, http, newPersonalToken, operator, publish, startHarness, type Harness } from '../../helpers/harness.js';
 import { adminTools, approvedEmployee, sql } from '../../helpers/tools.js';
+import { Code, createClient } from '@connectrpc/connect';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { EventService } from '../../../gen/fluxdesk/events/v1/events_pb.js';
+import { bearer, closeSessions, fails, transportFor } from '../../helpers/connect.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(async () => {
+  closeSessions();
   await h?.close();
 });
 
@@ -169,5 +174,34 @@ describe('GET /api/v1/tokens/self', () => {
     const t = await newPersonalToken(h);
     await sql(h, `update inbound_tokens set status = 'revoked', revoked_at = now() where id = ?`, [t.tokenId]);
     expect((await self(t.token)).status).toBe(401);
+  });
+});
+
+describe('EventService.GetTokenSelf (Connect twin)', () => {
+  it('answers what REST answers, for the calling token, in the protobuf shape; without a token: unauthenticated', async () => {
+    const t = await newPersonalToken(h, { dailyLimit: 50 });
+    expect((await publish(h, t.token, event(h))).status).toBe(202);
+    const rest = (await self(t.token)).body;
+    for (const protocol of ['connect', 'grpc'] as const) {
+      const c = createClient(EventService, transportFor(h, protocol, [bearer(t.token)]));
+      const r = await c.getTokenSelf({});
+      expect(r).toMatchObject({
+        tokenId: t.tokenId,
+        kind: 'personal',
+        label: 'test',
+        owner: { userId: t.user.userId, email: t.user.email },
+        integrator: { slug: 'personal', allowedEventPrefix: 'personal.' },
+        limits: { perMinuteUnavailable: false, daily: { limit: 50, used: 1 }, userDaily: { limit: rest.limits.userDaily.limit, used: 1 } },
+        circuitBreaker: { state: 'closed', failuresLastHour: 0, failureRate: 0 },
+      });
+      expect(r.previousValidUntil).toBeUndefined();
+      expect(timestampDate(r.createdAt!).toISOString()).toBe(rest.createdAt);
+      expect(r.limits!.perMinute.map((w) => w.budget).sort()).toEqual(rest.limits.perMinute.map((w: any) => w.budget).sort());
+      expect(r.limits!.perMinute.find((w) => w.budget === 'publish')).toMatchObject({ limit: 60, remaining: 59 });
+      expect(r.requestId).not.toBe('');
+      expect(JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(t.token.slice(12));
+    }
+    const anon = createClient(EventService, transportFor(h, 'connect'));
+    expect((await fails(anon.getTokenSelf({}))).code).toBe(Code.Unauthenticated);
   });
 });

@@ -22,7 +22,362 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fluxdesk/events/v1/events.proto.
  */
 export const file_fluxdesk_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9mbHV4ZGVzay9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJmbHV4ZGVzay5ldmVudHMudjEiQQoOUHVibGlzaFJlcXVlc3QSLwoFZXZlbnQYASABKAsyIC5mbHV4ZGVzay5ldmVudHMudjEuSW5ib3VuZEV2ZW50IlIKD1B1Ymxpc2hSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeRIPCgdjcmVhdGVkGAIgASgIIiEKCkdldFJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkiPQoLR2V0UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkiVwoOUmVzb2x2ZVJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkSHAoPcmVzb2x1dGlvbl9ub3RlGAIgASgJSACIAQFCEgoQX3Jlc29sdXRpb25fbm90ZSJBCg9SZXNvbHZlUmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkiPwoRU3VwcGxlbWVudFJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkSFQoNbWFya2Rvd25fYm9keRgCIAEoCSJEChJTdXBwbGVtZW50UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkipAEKElB1Ymxpc2hCdWxrUmVxdWVzdBIvCgVldmVudBgBIAEoCzIgLmZsdXhkZXNrLmV2ZW50cy52MS5JbmJvdW5kRXZlbnQSNQoKcmVjaXBpZW50cxgCIAMoCzIhLmZsdXhkZXNrLmV2ZW50cy52MS5CdWxrUmVjaXBpZW50EhcKCmF1dG9fY2xhaW0YAyABKAhIAIgBAUINCgtfYXV0b19jbGFpbSJiChNQdWJsaXNoQnVsa1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi5mbHV4ZGVzay5ldmVudHMudjEuQnVsa0RlbGl2ZXJ5UmVzdWx0EhIKCnJlcXVlc3RfaWQYAiABKAkieQoNQnVsa1JlY2lwaWVudBIMCgR0eXBlGAEgASgJEhIKBWVtYWlsGAIgASgJSACIAQESFAoHdXNlcl9pZBgDIAEoCUgBiAEBEhEKBHNsdWcYBCABKAlIAogBAUIICgZfZW1haWxCCgoIX3VzZXJfaWRCBwoFX3NsdWci+wEKEkJ1bGtEZWxpdmVyeVJlc3VsdBINCgVlbWFpbBgBIAEoCRIYCgtkZWxpdmVyeV9pZBgCIAEoCUgAiAEBEhQKB2RlZHVwZWQYAyABKAhIAYgBARITCgZwdXNoZWQYBCABKAhIAogBARIZCgxhdXRvX2NsYWltZWQYBSABKAhIA4gBARISCgVlcnJvchgGIAEoCUgEiAEBEhQKB3VzZXJfaWQYByABKAlIBYgBAUIOCgxfZGVsaXZlcnlfaWRCCgoIX2RlZHVwZWRCCQoHX3B1c2hlZEIPCg1fYXV0b19jbGFpbWVkQggKBl9lcnJvckIKCghfdXNlcl9pZCLJBgoMSW5ib3VuZEV2ZW50EhQKDHNwZWNfdmVyc2lvbhgBIAEoCRIQCghldmVudF9pZBgCIAEoCRISCgpldmVudF90eXBlGAMgASgJEhAKCHNldmVyaXR5GAQgASgJEg0KBXRpdGxlGAUgASgJEhMKC29jY3VycmVkX2F0GAYgASgJEhQKB3N1bW1hcnkYByABKAlIAIgBARIaCg1tYXJrZG93bl9ib2R5GAggASgJSAGIAQESJAoXbWFya2Rvd25fYm9keV9yZW5kZXJpbmcYCSABKAlIAogBARIZCgxleHRlcm5hbF91cmwYCiABKAlIA4gBARIcCg9leHRlcm5hbF9zdGF0dXMYCyABKAlIBIgBARItCgVhY3RvchgMIAEoCzIZLmZsdXhkZXNrLmV2ZW50cy52MS5BY3RvckgFiAEBEjwKBmxhYmVscxgNIAMoCzIsLmZsdXhkZXNrLmV2ZW50cy52MS5JbmJvdW5kRXZlbnQuTGFiZWxzRW50cnkSMQoHYWN0aW9ucxgOIAMoCzIgLmZsdXhkZXNrLmV2ZW50cy52MS5BY3Rpb25CdXR0b24SPgoOcmVjaXBpZW50X2hpbnQYDyABKAsyIS5mbHV4ZGVzay5ldmVudHMudjEuUmVjaXBpZW50SGludEgGiAEBEjUKCXJlY2lwaWVudBgQIAEoCzIdLmZsdXhkZXNrLmV2ZW50cy52MS5SZWNpcGllbnRIB4gBARIZCgxwcm9qZWN0X3NsdWcYESABKAlICIgBARIRCgR0b25lGBIgASgJSAmIAQESEwoGbG9jYWxlGBMgASgJSAqIAQEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfc3VtbWFyeUIQCg5fbWFya2Rvd25fYm9keUIaChhfbWFya2Rvd25fYm9keV9yZW5kZXJpbmdCDwoNX2V4dGVybmFsX3VybEISChBfZXh0ZXJuYWxfc3RhdHVzQggKBl9hY3RvckIRCg9fcmVjaXBpZW50X2hpbnRCDAoKX3JlY2lwaWVudEIPCg1fcHJvamVjdF9zbHVnQgcKBV90b25lQgkKB19sb2NhbGUiMgoFQWN0b3ISDQoFZW1haWwYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBQgcKBV9uYW1lIosBCgxBY3Rpb25CdXR0b24SDQoFbGFiZWwYASABKAkSGAoLYWN0aW9uX3R5cGUYAiABKAlIAIgBARIQCgN1cmwYAyABKAlIAYgBARIYCgt3ZWJob29rX3VybBgEIAEoCUgCiAEBQg4KDF9hY3Rpb25fdHlwZUIGCgRfdXJsQg4KDF93ZWJob29rX3VybCJ7Cg1SZWNpcGllbnRIaW50EhIKBWVtYWlsGAEgASgJSACIAQESFAoHdXNlcl9pZBgCIAEoCUgBiAEBEhkKDGRpc3BsYXlfaGludBgDIAEoCUgCiAEBQggKBl9lbWFpbEIKCghfdXNlcl9pZEIPCg1fZGlzcGxheV9oaW50IigKCVJlY2lwaWVudBIMCgR0eXBlGAEgASgJEg0KBXZhbHVlGAIgASgJIvIFCghEZWxpdmVyeRITCgtkZWxpdmVyeV9pZBgBIAEoCRISCgpldmVudF90eXBlGAIgASgJEhAKCHNldmVyaXR5GAMgASgJEhEKBHRvbmUYBCABKAlIAIgBARINCgV0aXRsZRgFIAEoCRIUCgdzdW1tYXJ5GAYgASgJSAGIAQESGQoMZXh0ZXJuYWxfdXJsGAcgASgJSAKIAQESHAoPZXh0ZXJuYWxfc3RhdHVzGAggASgJSAOIAQESLwoLb2NjdXJyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKC3Jlc29sdmVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgEiAEBEhwKD3Jlc29sdXRpb25fbm90ZRgMIAEoCUgFiAEBEhIKCmZpcmVfY291bnQYDSABKAUSDwoHZGVkdXBlZBgOIAEoCBIKCgJvaxgPIAEoCBIOCgZwdXNoZWQYECABKAgSEgoKcmVxdWVzdF9pZBgRIAEoCRIYCgtkZXByZWNhdGlvbhgSIAEoCUgGiAEBEhMKBmxvY2FsZRgTIAEoCUgHiAEBEhkKEXJlY2lwaWVudF91c2VyX2lkGBQgASgJEhcKCnByb2plY3RfaWQYFSABKAlICIgBARIzCgtzdXBwbGVtZW50cxgWIAMoCzIeLmZsdXhkZXNrLmV2ZW50cy52MS5TdXBwbGVtZW50EhAKCGRlZ3JhZGVkGBcgASgIQgcKBV90b25lQgoKCF9zdW1tYXJ5Qg8KDV9leHRlcm5hbF91cmxCEgoQX2V4dGVybmFsX3N0YXR1c0IOCgxfcmVzb2x2ZWRfYXRCEgoQX3Jlc29sdXRpb25fbm90ZUIOCgxfZGVwcmVjYXRpb25CCQoHX2xvY2FsZUINCgtfcHJvamVjdF9pZCJfCgpTdXBwbGVtZW50EgoKAmlkGAEgASgJEhUKDW1hcmtkb3duX2JvZHkYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAyuwMKDEV2ZW50U2VydmljZRJSCgdQdWJsaXNoEiIuZmx1eGRlc2suZXZlbnRzLnYxLlB1Ymxpc2hSZXF1ZXN0GiMuZmx1eGRlc2suZXZlbnRzLnYxLlB1Ymxpc2hSZXNwb25zZRJGCgNHZXQSHi5mbHV4ZGVzay5ldmVudHMudjEuR2V0UmVxdWVzdBofLmZsdXhkZXNrLmV2ZW50cy52MS5HZXRSZXNwb25zZRJSCgdSZXNvbHZlEiIuZmx1eGRlc2suZXZlbnRzLnYxLlJlc29sdmVSZXF1ZXN0GiMuZmx1eGRlc2suZXZlbnRzLnYxLlJlc29sdmVSZXNwb25zZRJbCgpTdXBwbGVtZW50EiUuZmx1eGRlc2suZXZlbnRzLnYxLlN1cHBsZW1lbnRSZXF1ZXN0GiYuZmx1eGRlc2suZXZlbnRzLnYxLlN1cHBsZW1lbnRSZXNwb25zZRJeCgtQdWJsaXNoQnVsaxImLmZsdXhkZXNrLmV2ZW50cy52MS5QdWJsaXNoQnVsa1JlcXVlc3QaJy5mbHV4ZGVzay5ldmVudHMudjEuUHVibGlzaEJ1bGtSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch9mbHV4ZGVzay9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJmbHV4ZGVzay5ldmVudHMudjEiFQoTR2V0VG9rZW5TZWxmUmVxdWVzdCKABAoUR2V0VG9rZW5TZWxmUmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSDAoEa2luZBgCIAEoCRINCgVsYWJlbBgDIAEoCRItCgVvd25lchgEIAEoCzIeLmZsdXhkZXNrLmV2ZW50cy52MS5Ub2tlbk93bmVyEjcKCmludGVncmF0b3IYBSABKAsyIy5mbHV4ZGVzay5ldmVudHMudjEuVG9rZW5JbnRlZ3JhdG9yEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOAoUcHJldmlvdXNfdmFsaWRfdW50aWwYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KBmxpbWl0cxgKIAEoCzIfLmZsdXhkZXNrLmV2ZW50cy52MS5Ub2tlbkxpbWl0cxJACg9jaXJjdWl0X2JyZWFrZXIYCyABKAsyJy5mbHV4ZGVzay5ldmVudHMudjEuVG9rZW5DaXJjdWl0QnJlYWtlchISCgpyZXF1ZXN0X2lkGAwgASgJIiwKClRva2VuT3duZXISDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCSI9Cg9Ub2tlbkludGVncmF0b3ISDAoEc2x1ZxgBIAEoCRIcChRhbGxvd2VkX2V2ZW50X3ByZWZpeBgCIAEoCSLZAQoLVG9rZW5MaW1pdHMSOQoKcGVyX21pbnV0ZRgBIAMoCzIlLmZsdXhkZXNrLmV2ZW50cy52MS5Ub2tlbk1pbnV0ZVdpbmRvdxIeChZwZXJfbWludXRlX3VuYXZhaWxhYmxlGAIgASgIEjIKBWRhaWx5GAMgASgLMiMuZmx1eGRlc2suZXZlbnRzLnYxLlRva2VuRGFpbHlMaW1pdBI7Cgp1c2VyX2RhaWx5GAQgASgLMicuZmx1eGRlc2suZXZlbnRzLnYxLlRva2VuVXNlckRhaWx5TGltaXQiXAoRVG9rZW5NaW51dGVXaW5kb3cSDgoGYnVkZ2V0GAEgASgJEg0KBWxpbWl0GAIgASgFEhEKCXJlbWFpbmluZxgDIAEoBRIVCg1yZXNldF9hdF91bml4GAQgASgDIkUKD1Rva2VuRGFpbHlMaW1pdBINCgVsaW1pdBgBIAEoBRIMCgR1c2VkGAIgASgFEhUKDXJlc2V0X2F0X3VuaXgYAyABKAMiMgoTVG9rZW5Vc2VyRGFpbHlMaW1pdBINCgVsaW1pdBgBIAEoBRIMCgR1c2VkGAIgASgFIlYKE1Rva2VuQ2lyY3VpdEJyZWFrZXISDQoFc3RhdGUYASABKAkSGgoSZmFpbHVyZXNfbGFzdF9ob3VyGAIgASgFEhQKDGZhaWx1cmVfcmF0ZRgDIAEoASJBCg5QdWJsaXNoUmVxdWVzdBIvCgVldmVudBgBIAEoCzIgLmZsdXhkZXNrLmV2ZW50cy52MS5JbmJvdW5kRXZlbnQiUgoPUHVibGlzaFJlc3BvbnNlEi4KCGRlbGl2ZXJ5GAEgASgLMhwuZmx1eGRlc2suZXZlbnRzLnYxLkRlbGl2ZXJ5Eg8KB2NyZWF0ZWQYAiABKAgiIQoKR2V0UmVxdWVzdBITCgtkZWxpdmVyeV9pZBgBIAEoCSI9CgtHZXRSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeSJXCg5SZXNvbHZlUmVxdWVzdBITCgtkZWxpdmVyeV9pZBgBIAEoCRIcCg9yZXNvbHV0aW9uX25vdGUYAiABKAlIAIgBAUISChBfcmVzb2x1dGlvbl9ub3RlIkEKD1Jlc29sdmVSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeSI/ChFTdXBwbGVtZW50UmVxdWVzdBITCgtkZWxpdmVyeV9pZBgBIAEoCRIVCg1tYXJrZG93bl9ib2R5GAIgASgJIkQKElN1cHBsZW1lbnRSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeSKkAQoSUHVibGlzaEJ1bGtSZXF1ZXN0Ei8KBWV2ZW50GAEgASgLMiAuZmx1eGRlc2suZXZlbnRzLnYxLkluYm91bmRFdmVudBI1CgpyZWNpcGllbnRzGAIgAygLMiEuZmx1eGRlc2suZXZlbnRzLnYxLkJ1bGtSZWNpcGllbnQSFwoKYXV0b19jbGFpbRgDIAEoCEgAiAEBQg0KC19hdXRvX2NsYWltImIKE1B1Ymxpc2hCdWxrUmVzcG9uc2USNwoHcmVzdWx0cxgBIAMoCzImLmZsdXhkZXNrLmV2ZW50cy52MS5CdWxrRGVsaXZlcnlSZXN1bHQSEgoKcmVxdWVzdF9pZBgCIAEoCSJ5Cg1CdWxrUmVjaXBpZW50EgwKBHR5cGUYASABKAkSEgoFZW1haWwYAiABKAlIAIgBARIUCgd1c2VyX2lkGAMgASgJSAGIAQESEQoEc2x1ZxgEIAEoCUgCiAEBQggKBl9lbWFpbEIKCghfdXNlcl9pZEIHCgVfc2x1ZyL7AQoSQnVsa0RlbGl2ZXJ5UmVzdWx0Eg0KBWVtYWlsGAEgASgJEhgKC2RlbGl2ZXJ5X2lkGAIgASgJSACIAQESFAoHZGVkdXBlZBgDIAEoCEgBiAEBEhMKBnB1c2hlZBgEIAEoCEgCiAEBEhkKDGF1dG9fY2xhaW1lZBgFIAEoCEgDiAEBEhIKBWVycm9yGAYgASgJSASIAQESFAoHdXNlcl9pZBgHIAEoCUgFiAEBQg4KDF9kZWxpdmVyeV9pZEIKCghfZGVkdXBlZEIJCgdfcHVzaGVkQg8KDV9hdXRvX2NsYWltZWRCCAoGX2Vycm9yQgoKCF91c2VyX2lkIskGCgxJbmJvdW5kRXZlbnQSFAoMc3BlY192ZXJzaW9uGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJEhIKCmV2ZW50X3R5cGUYAyABKAkSEAoIc2V2ZXJpdHkYBCABKAkSDQoFdGl0bGUYBSABKAkSEwoLb2NjdXJyZWRfYXQYBiABKAkSFAoHc3VtbWFyeRgHIAEoCUgAiAEBEhoKDW1hcmtkb3duX2JvZHkYCCABKAlIAYgBARIkChdtYXJrZG93bl9ib2R5X3JlbmRlcmluZxgJIAEoCUgCiAEBEhkKDGV4dGVybmFsX3VybBgKIAEoCUgDiAEBEhwKD2V4dGVybmFsX3N0YXR1cxgLIAEoCUgEiAEBEi0KBWFjdG9yGAwgASgLMhkuZmx1eGRlc2suZXZlbnRzLnYxLkFjdG9ySAWIAQESPAoGbGFiZWxzGA0gAygLMiwuZmx1eGRlc2suZXZlbnRzLnYxLkluYm91bmRFdmVudC5MYWJlbHNFbnRyeRIxCgdhY3Rpb25zGA4gAygLMiAuZmx1eGRlc2suZXZlbnRzLnYxLkFjdGlvbkJ1dHRvbhI+Cg5yZWNpcGllbnRfaGludBgPIAEoCzIhLmZsdXhkZXNrLmV2ZW50cy52MS5SZWNpcGllbnRIaW50SAaIAQESNQoJcmVjaXBpZW50GBAgASgLMh0uZmx1eGRlc2suZXZlbnRzLnYxLlJlY2lwaWVudEgHiAEBEhkKDHByb2plY3Rfc2x1ZxgRIAEoCUgIiAEBEhEKBHRvbmUYEiABKAlICYgBARITCgZsb2NhbGUYEyABKAlICogBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF9zdW1tYXJ5QhAKDl9tYXJrZG93bl9ib2R5QhoKGF9tYXJrZG93bl9ib2R5X3JlbmRlcmluZ0IPCg1fZXh0ZXJuYWxfdXJsQhIKEF9leHRlcm5hbF9zdGF0dXNCCAoGX2FjdG9yQhEKD19yZWNpcGllbnRfaGludEIMCgpfcmVjaXBpZW50Qg8KDV9wcm9qZWN0X3NsdWdCBwoFX3RvbmVCCQoHX2xvY2FsZSIyCgVBY3RvchINCgVlbWFpbBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQFCBwoFX25hbWUiiwEKDEFjdGlvbkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIYCgthY3Rpb25fdHlwZRgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhgKC3dlYmhvb2tfdXJsGAQgASgJSAKIAQFCDgoMX2FjdGlvbl90eXBlQgYKBF91cmxCDgoMX3dlYmhvb2tfdXJsInsKDVJlY2lwaWVudEhpbnQSEgoFZW1haWwYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQESGQoMZGlzcGxheV9oaW50GAMgASgJSAKIAQFCCAoGX2VtYWlsQgoKCF91c2VyX2lkQg8KDV9kaXNwbGF5X2hpbnQiKAoJUmVjaXBpZW50EgwKBHR5cGUYASABKAkSDQoFdmFsdWUYAiABKAki8gUKCERlbGl2ZXJ5EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEhIKCmV2ZW50X3R5cGUYAiABKAkSEAoIc2V2ZXJpdHkYAyABKAkSEQoEdG9uZRgEIAEoCUgAiAEBEg0KBXRpdGxlGAUgASgJEhQKB3N1bW1hcnkYBiABKAlIAYgBARIZCgxleHRlcm5hbF91cmwYByABKAlIAogBARIcCg9leHRlcm5hbF9zdGF0dXMYCCABKAlIA4gBARIvCgtvY2N1cnJlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoLcmVzb2x2ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESHAoPcmVzb2x1dGlvbl9ub3RlGAwgASgJSAWIAQESEgoKZmlyZV9jb3VudBgNIAEoBRIPCgdkZWR1cGVkGA4gASgIEgoKAm9rGA8gASgIEg4KBnB1c2hlZBgQIAEoCBISCgpyZXF1ZXN0X2lkGBEgASgJEhgKC2RlcHJlY2F0aW9uGBIgASgJSAaIAQESEwoGbG9jYWxlGBMgASgJSAeIAQESGQoRcmVjaXBpZW50X3VzZXJfaWQYFCABKAkSFwoKcHJvamVjdF9pZBgVIAEoCUgIiAEBEjMKC3N1cHBsZW1lbnRzGBYgAygLMh4uZmx1eGRlc2suZXZlbnRzLnYxLlN1cHBsZW1lbnQSEAoIZGVncmFkZWQYFyABKAhCBwoFX3RvbmVCCgoIX3N1bW1hcnlCDwoNX2V4dGVybmFsX3VybEISChBfZXh0ZXJuYWxfc3RhdHVzQg4KDF9yZXNvbHZlZF9hdEISChBfcmVzb2x1dGlvbl9ub3RlQg4KDF9kZXByZWNhdGlvbkIJCgdfbG9jYWxlQg0KC19wcm9qZWN0X2lkIl8KClN1cHBsZW1lbnQSCgoCaWQYASABKAkSFQoNbWFya2Rvd25fYm9keRgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDKeBAoMRXZlbnRTZXJ2aWNlElIKB1B1Ymxpc2gSIi5mbHV4ZGVzay5ldmVudHMudjEuUHVibGlzaFJlcXVlc3QaIy5mbHV4ZGVzay5ldmVudHMudjEuUHVibGlzaFJlc3BvbnNlEkYKA0dldBIeLmZsdXhkZXNrLmV2ZW50cy52MS5HZXRSZXF1ZXN0Gh8uZmx1eGRlc2suZXZlbnRzLnYxLkdldFJlc3BvbnNlElIKB1Jlc29sdmUSIi5mbHV4ZGVzay5ldmVudHMudjEuUmVzb2x2ZVJlcXVlc3QaIy5mbHV4ZGVzay5ldmVudHMudjEuUmVzb2x2ZVJlc3BvbnNlElsKClN1cHBsZW1lbnQSJS5mbHV4ZGVzay5ldmVudHMudjEuU3VwcGxlbWVudFJlcXVlc3QaJi5mbHV4ZGVzay5ldmVudHMudjEuU3VwcGxlbWVudFJlc3BvbnNlEl4KC1B1Ymxpc2hCdWxrEiYuZmx1eGRlc2suZXZlbnRzLnYxLlB1Ymxpc2hCdWxrUmVxdWVzdBonLmZsdXhkZXNrLmV2ZW50cy52MS5QdWJsaXNoQnVsa1Jlc3BvbnNlEmEKDEdldFRva2VuU2VsZhInLmZsdXhkZXNrLmV2ZW50cy52MS5HZXRUb2tlblNlbGZSZXF1ZXN0GiguZmx1eGRlc2suZXZlbnRzLnYxLkdldFRva2VuU2VsZlJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * GetTokenSelfRequest has no fields: the caller is the token.
+ *
+ * @generated from message fluxdesk.events.v1.GetTokenSelfRequest
+ */
+export type GetTokenSelfRequest = Message<"fluxdesk.events.v1.GetTokenSelfRequest"> & {
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.GetTokenSelfRequest.
+ * Use `create(GetTokenSelfRequestSchema)` to create a new message.
+ */
+export const GetTokenSelfRequestSchema: GenMessage<GetTokenSelfRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 0);
+
+/**
+ * GetTokenSelfResponse is the REST `tokens/self` body.
+ *
+ * @generated from message fluxdesk.events.v1.GetTokenSelfResponse
+ */
+export type GetTokenSelfResponse = Message<"fluxdesk.events.v1.GetTokenSelfResponse"> & {
+  /**
+   * The token's id.
+   *
+   * @generated from field: string token_id = 1;
+   */
+  tokenId: string;
+
+  /**
+   * `personal`, `moderation` or `tools_claim`.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The token's label.
+   *
+   * @generated from field: string label = 3;
+   */
+  label: string;
+
+  /**
+   * The token's owner.
+   *
+   * @generated from field: fluxdesk.events.v1.TokenOwner owner = 4;
+   */
+  owner?: TokenOwner | undefined;
+
+  /**
+   * The token's integrator.
+   *
+   * @generated from field: fluxdesk.events.v1.TokenIntegrator integrator = 5;
+   */
+  integrator?: TokenIntegrator | undefined;
+
+  /**
+   * When the token was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Its last use; unset when never used.
+   *
+   * @generated from field: google.protobuf.Timestamp last_used_at = 7;
+   */
+  lastUsedAt?: Timestamp | undefined;
+
+  /**
+   * When it expires if it stays unused; unset for tools-tokens.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 8;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * End of a rotation overlap (the previous value still works until then);
+   * unset when there is none.
+   *
+   * @generated from field: google.protobuf.Timestamp previous_valid_until = 9;
+   */
+  previousValidUntil?: Timestamp | undefined;
+
+  /**
+   * The limits now.
+   *
+   * @generated from field: fluxdesk.events.v1.TokenLimits limits = 10;
+   */
+  limits?: TokenLimits | undefined;
+
+  /**
+   * The circuit breaker.
+   *
+   * @generated from field: fluxdesk.events.v1.TokenCircuitBreaker circuit_breaker = 11;
+   */
+  circuitBreaker?: TokenCircuitBreaker | undefined;
+
+  /**
+   * This request's id.
+   *
+   * @generated from field: string request_id = 12;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.GetTokenSelfResponse.
+ * Use `create(GetTokenSelfResponseSchema)` to create a new message.
+ */
+export const GetTokenSelfResponseSchema: GenMessage<GetTokenSelfResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 1);
+
+/**
+ * TokenOwner is the user a token belongs to.
+ *
+ * @generated from message fluxdesk.events.v1.TokenOwner
+ */
+export type TokenOwner = Message<"fluxdesk.events.v1.TokenOwner"> & {
+  /**
+   * The user's id.
+   *
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * The user's email.
+   *
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.TokenOwner.
+ * Use `create(TokenOwnerSchema)` to create a new message.
+ */
+export const TokenOwnerSchema: GenMessage<TokenOwner> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 2);
+
+/**
+ * TokenIntegrator is the integrator a token publishes for.
+ *
+ * @generated from message fluxdesk.events.v1.TokenIntegrator
+ */
+export type TokenIntegrator = Message<"fluxdesk.events.v1.TokenIntegrator"> & {
+  /**
+   * The integrator's slug.
+   *
+   * @generated from field: string slug = 1;
+   */
+  slug: string;
+
+  /**
+   * The event_type prefix its events must start with.
+   *
+   * @generated from field: string allowed_event_prefix = 2;
+   */
+  allowedEventPrefix: string;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.TokenIntegrator.
+ * Use `create(TokenIntegratorSchema)` to create a new message.
+ */
+export const TokenIntegratorSchema: GenMessage<TokenIntegrator> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 3);
+
+/**
+ * TokenLimits are a token's limits and what is left of them.
+ *
+ * @generated from message fluxdesk.events.v1.TokenLimits
+ */
+export type TokenLimits = Message<"fluxdesk.events.v1.TokenLimits"> & {
+  /**
+   * Every per-minute window the token counts against; empty with
+   * per_minute_unavailable when the rate-limit store cannot be read.
+   *
+   * @generated from field: repeated fluxdesk.events.v1.TokenMinuteWindow per_minute = 1;
+   */
+  perMinute: TokenMinuteWindow[];
+
+  /**
+   * Set when the per-minute windows could not be read.
+   *
+   * @generated from field: bool per_minute_unavailable = 2;
+   */
+  perMinuteUnavailable: boolean;
+
+  /**
+   * The token's daily limit of new deliveries (UTC day); unset for
+   * tools-tokens.
+   *
+   * @generated from field: fluxdesk.events.v1.TokenDailyLimit daily = 3;
+   */
+  daily?: TokenDailyLimit | undefined;
+
+  /**
+   * The owner's inbox rows today; unset for moderation and tools-tokens.
+   *
+   * @generated from field: fluxdesk.events.v1.TokenUserDailyLimit user_daily = 4;
+   */
+  userDaily?: TokenUserDailyLimit | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.TokenLimits.
+ * Use `create(TokenLimitsSchema)` to create a new message.
+ */
+export const TokenLimitsSchema: GenMessage<TokenLimits> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 4);
+
+/**
+ * TokenMinuteWindow is one per-minute budget window.
+ *
+ * @generated from message fluxdesk.events.v1.TokenMinuteWindow
+ */
+export type TokenMinuteWindow = Message<"fluxdesk.events.v1.TokenMinuteWindow"> & {
+  /**
+   * The budget's name (`publish`, `request`).
+   *
+   * @generated from field: string budget = 1;
+   */
+  budget: string;
+
+  /**
+   * Calls per minute.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Calls left in the window.
+   *
+   * @generated from field: int32 remaining = 3;
+   */
+  remaining: number;
+
+  /**
+   * When the window has room again (Unix seconds).
+   *
+   * @generated from field: int64 reset_at_unix = 4;
+   */
+  resetAtUnix: bigint;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.TokenMinuteWindow.
+ * Use `create(TokenMinuteWindowSchema)` to create a new message.
+ */
+export const TokenMinuteWindowSchema: GenMessage<TokenMinuteWindow> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 5);
+
+/**
+ * TokenDailyLimit is the token's daily limit.
+ *
+ * @generated from message fluxdesk.events.v1.TokenDailyLimit
+ */
+export type TokenDailyLimit = Message<"fluxdesk.events.v1.TokenDailyLimit"> & {
+  /**
+   * New deliveries per UTC day.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * Used today.
+   *
+   * @generated from field: int32 used = 2;
+   */
+  used: number;
+
+  /**
+   * The next UTC midnight (Unix seconds).
+   *
+   * @generated from field: int64 reset_at_unix = 3;
+   */
+  resetAtUnix: bigint;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.TokenDailyLimit.
+ * Use `create(TokenDailyLimitSchema)` to create a new message.
+ */
+export const TokenDailyLimitSchema: GenMessage<TokenDailyLimit> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 6);
+
+/**
+ * TokenUserDailyLimit is the owner's daily inbox budget.
+ *
+ * @generated from message fluxdesk.events.v1.TokenUserDailyLimit
+ */
+export type TokenUserDailyLimit = Message<"fluxdesk.events.v1.TokenUserDailyLimit"> & {
+  /**
+   * Inbox rows per UTC day across the owner's tokens.
+   *
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * Used today.
+   *
+   * @generated from field: int32 used = 2;
+   */
+  used: number;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.TokenUserDailyLimit.
+ * Use `create(TokenUserDailyLimitSchema)` to create a new message.
+ */
+export const TokenUserDailyLimitSchema: GenMessage<TokenUserDailyLimit> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 7);
+
+/**
+ * TokenCircuitBreaker is the state of the token's circuit breaker.
+ *
+ * @generated from message fluxdesk.events.v1.TokenCircuitBreaker
+ */
+export type TokenCircuitBreaker = Message<"fluxdesk.events.v1.TokenCircuitBreaker"> & {
+  /**
+   * `closed` or `open`.
+   *
+   * @generated from field: string state = 1;
+   */
+  state: string;
+
+  /**
+   * Rejected events counted towards the breaker in the last hour (or since
+   * its last reset or trip, if later).
+   *
+   * @generated from field: int32 failures_last_hour = 2;
+   */
+  failuresLastHour: number;
+
+  /**
+   * failures / (failures + accepted events) over the same span.
+   *
+   * @generated from field: double failure_rate = 3;
+   */
+  failureRate: number;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.TokenCircuitBreaker.
+ * Use `create(TokenCircuitBreakerSchema)` to create a new message.
+ */
+export const TokenCircuitBreakerSchema: GenMessage<TokenCircuitBreaker> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 8);
 
 /**
  * PublishRequest carries exactly one inbound event (one event per call).
@@ -43,7 +398,7 @@ export type PublishRequest = Message<"fluxdesk.events.v1.PublishRequest"> & {
  * Use `create(PublishRequestSchema)` to create a new message.
  */
 export const PublishRequestSchema: GenMessage<PublishRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 0);
+  messageDesc(file_fluxdesk_events_v1_events, 9);
 
 /**
  * PublishResponse returns the stored delivery and whether it was created.
@@ -73,7 +428,7 @@ export type PublishResponse = Message<"fluxdesk.events.v1.PublishResponse"> & {
  * Use `create(PublishResponseSchema)` to create a new message.
  */
 export const PublishResponseSchema: GenMessage<PublishResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 1);
+  messageDesc(file_fluxdesk_events_v1_events, 10);
 
 /**
  * GetRequest identifies the delivery to read.
@@ -94,7 +449,7 @@ export type GetRequest = Message<"fluxdesk.events.v1.GetRequest"> & {
  * Use `create(GetRequestSchema)` to create a new message.
  */
 export const GetRequestSchema: GenMessage<GetRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 2);
+  messageDesc(file_fluxdesk_events_v1_events, 11);
 
 /**
  * GetResponse returns the requested delivery.
@@ -115,7 +470,7 @@ export type GetResponse = Message<"fluxdesk.events.v1.GetResponse"> & {
  * Use `create(GetResponseSchema)` to create a new message.
  */
 export const GetResponseSchema: GenMessage<GetResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 3);
+  messageDesc(file_fluxdesk_events_v1_events, 12);
 
 /**
  * ResolveRequest identifies the delivery to resolve and an optional note.
@@ -143,7 +498,7 @@ export type ResolveRequest = Message<"fluxdesk.events.v1.ResolveRequest"> & {
  * Use `create(ResolveRequestSchema)` to create a new message.
  */
 export const ResolveRequestSchema: GenMessage<ResolveRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 4);
+  messageDesc(file_fluxdesk_events_v1_events, 13);
 
 /**
  * ResolveResponse returns the resolved delivery.
@@ -164,7 +519,7 @@ export type ResolveResponse = Message<"fluxdesk.events.v1.ResolveResponse"> & {
  * Use `create(ResolveResponseSchema)` to create a new message.
  */
 export const ResolveResponseSchema: GenMessage<ResolveResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 5);
+  messageDesc(file_fluxdesk_events_v1_events, 14);
 
 /**
  * SupplementRequest appends one follow-up note to a delivery.
@@ -192,7 +547,7 @@ export type SupplementRequest = Message<"fluxdesk.events.v1.SupplementRequest"> 
  * Use `create(SupplementRequestSchema)` to create a new message.
  */
 export const SupplementRequestSchema: GenMessage<SupplementRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 6);
+  messageDesc(file_fluxdesk_events_v1_events, 15);
 
 /**
  * SupplementResponse returns the delivery with the new supplement appended.
@@ -213,7 +568,7 @@ export type SupplementResponse = Message<"fluxdesk.events.v1.SupplementResponse"
  * Use `create(SupplementResponseSchema)` to create a new message.
  */
 export const SupplementResponseSchema: GenMessage<SupplementResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 7);
+  messageDesc(file_fluxdesk_events_v1_events, 16);
 
 /**
  * PublishBulkRequest is one template event and its recipients (SPEC
@@ -255,7 +610,7 @@ export type PublishBulkRequest = Message<"fluxdesk.events.v1.PublishBulkRequest"
  * Use `create(PublishBulkRequestSchema)` to create a new message.
  */
 export const PublishBulkRequestSchema: GenMessage<PublishBulkRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 8);
+  messageDesc(file_fluxdesk_events_v1_events, 17);
 
 /**
  * PublishBulkResponse has one result row per expanded recipient.
@@ -285,7 +640,7 @@ export type PublishBulkResponse = Message<"fluxdesk.events.v1.PublishBulkRespons
  * Use `create(PublishBulkResponseSchema)` to create a new message.
  */
 export const PublishBulkResponseSchema: GenMessage<PublishBulkResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 9);
+  messageDesc(file_fluxdesk_events_v1_events, 18);
 
 /**
  * BulkRecipient is one fan-out target (SPEC Recipient, bulk). Exactly the
@@ -331,7 +686,7 @@ export type BulkRecipient = Message<"fluxdesk.events.v1.BulkRecipient"> & {
  * Use `create(BulkRecipientSchema)` to create a new message.
  */
 export const BulkRecipientSchema: GenMessage<BulkRecipient> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 10);
+  messageDesc(file_fluxdesk_events_v1_events, 19);
 
 /**
  * BulkDeliveryResult is the outcome for one recipient (SPEC
@@ -404,7 +759,7 @@ export type BulkDeliveryResult = Message<"fluxdesk.events.v1.BulkDeliveryResult"
  * Use `create(BulkDeliveryResultSchema)` to create a new message.
  */
 export const BulkDeliveryResultSchema: GenMessage<BulkDeliveryResult> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 11);
+  messageDesc(file_fluxdesk_events_v1_events, 20);
 
 /**
  * InboundEvent is one event sent by an integrator (inbound protocol v2).
@@ -581,7 +936,7 @@ export type InboundEvent = Message<"fluxdesk.events.v1.InboundEvent"> & {
  * Use `create(InboundEventSchema)` to create a new message.
  */
 export const InboundEventSchema: GenMessage<InboundEvent> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 12);
+  messageDesc(file_fluxdesk_events_v1_events, 21);
 
 /**
  * Actor is the person who caused an event; display only.
@@ -609,7 +964,7 @@ export type Actor = Message<"fluxdesk.events.v1.Actor"> & {
  * Use `create(ActorSchema)` to create a new message.
  */
 export const ActorSchema: GenMessage<Actor> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 13);
+  messageDesc(file_fluxdesk_events_v1_events, 22);
 
 /**
  * ActionButton is a button shown with an event. Either opens a URL or, on
@@ -655,7 +1010,7 @@ export type ActionButton = Message<"fluxdesk.events.v1.ActionButton"> & {
  * Use `create(ActionButtonSchema)` to create a new message.
  */
 export const ActionButtonSchema: GenMessage<ActionButton> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 14);
+  messageDesc(file_fluxdesk_events_v1_events, 23);
 
 /**
  * RecipientHint is the deprecated recipient description, stored as given and
@@ -692,7 +1047,7 @@ export type RecipientHint = Message<"fluxdesk.events.v1.RecipientHint"> & {
  * Use `create(RecipientHintSchema)` to create a new message.
  */
 export const RecipientHintSchema: GenMessage<RecipientHint> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 15);
+  messageDesc(file_fluxdesk_events_v1_events, 24);
 
 /**
  * Recipient is the structured recipient of an event sent with a moderation
@@ -722,7 +1077,7 @@ export type Recipient = Message<"fluxdesk.events.v1.Recipient"> & {
  * Use `create(RecipientSchema)` to create a new message.
  */
 export const RecipientSchema: GenMessage<Recipient> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 16);
+  messageDesc(file_fluxdesk_events_v1_events, 25);
 
 /**
  * Delivery is the stored result of an inbound event for one recipient. In
@@ -908,7 +1263,7 @@ export type Delivery = Message<"fluxdesk.events.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 17);
+  messageDesc(file_fluxdesk_events_v1_events, 26);
 
 /**
  * Supplement is an append-only follow-up note attached to a delivery.
@@ -943,7 +1298,7 @@ export type Supplement = Message<"fluxdesk.events.v1.Supplement"> & {
  * Use `create(SupplementSchema)` to create a new message.
  */
 export const SupplementSchema: GenMessage<Supplement> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 18);
+  messageDesc(file_fluxdesk_events_v1_events, 27);
 
 /**
  * EventService is the Connect/gRPC face of the REST v1 `/api/v1/events`
@@ -1038,6 +1393,21 @@ export const EventService: GenService<{
     methodKind: "unary";
     input: typeof PublishBulkRequestSchema;
     output: typeof PublishBulkResponseSchema;
+  },
+  /**
+   * GetTokenSelf returns the calling token's view of itself (REST
+   * `GET /api/v1/tokens/self`): kind, label, owner, integrator, dates and its
+   * limits now. Any inbound token kind (personal, moderation, tools); counted
+   * as one read (600 per minute, like Get), the other windows only read;
+   * answered while the circuit breaker is open. Never a token value, hash or
+   * secret. Errors: unauthenticated.
+   *
+   * @generated from rpc fluxdesk.events.v1.EventService.GetTokenSelf
+   */
+  getTokenSelf: {
+    methodKind: "unary";
+    input: typeof GetTokenSelfRequestSchema;
+    output: typeof GetTokenSelfResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fluxdesk_events_v1_events, 0);
