@@ -287,7 +287,9 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
   // does not hold keeps the planner from walking it; without one the list range is the only way.
   const indexed = cond.sql.includes('search_doc @@');
   const narrowOrder = indexed ? `${LIST_KEY} + interval '0 s' desc, n.id desc` : `${LIST_KEY} desc, n.id desc`;
-  const probeCols = `n.id, ${LIST_KEY} as k, n.read_at, n.state, n.created_at, n.delivery_id, n.search_doc, n.type`;
+  // A probe row keeps whether it matches, tested as the range is read (not its columns: the
+  // search document is never copied).
+  const probeCols = `n.id, ${LIST_KEY} as k, n.read_at, (true${cond.sql}) as hit`;
   const afterSql = (alias: string) => (f.after ? ` and (${alias === 'n' ? LIST_KEY : `${alias}.k`}, ${alias}.id) < (?::timestamptz, ?::uuid)` : '');
   const afterParams = f.after ? [f.after.at, f.after.id] : [];
   const ctes: string[] = [];
@@ -298,8 +300,8 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
     ctes.push(`p${i} as materialized (
   select ${probeCols} from notifications n where n.user_id = ? and n.state = '${st}'
   order by ${LIST_KEY} desc, n.id desc limit ${PROBE}
-), pm${i} as materialized (select n.id, n.k, n.read_at from p${i} n where true${cond.sql})`);
-    ctesParams.push(f.userId, ...cond.params);
+), pm${i} as materialized (select x.id, x.k, x.read_at from p${i} x where x.hit)`);
+    ctesParams.push(...cond.params, f.userId);
     // Counted rows: the probe's matches, and when the probe did not reach the range's end, the
     // matches older than its last row.
     counted.push(`select read_at from pm${i}
@@ -316,8 +318,8 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
       ctes.push(`pp${i} as materialized (
   select ${probeCols} from notifications n where n.user_id = ? and n.state = '${st}'${afterSql('n')}
   order by ${LIST_KEY} desc, n.id desc limit ${PROBE}
-), ppm${i} as materialized (select n.id, n.k, n.read_at from pp${i} n where true${cond.sql})`);
-      ctesParams.push(f.userId, ...afterParams, ...cond.params);
+), ppm${i} as materialized (select x.id, x.k, x.read_at from pp${i} x where x.hit)`);
+      ctesParams.push(...cond.params, f.userId, ...afterParams);
       probe = `pp${i}`;
       matches = `ppm${i}`;
     }
