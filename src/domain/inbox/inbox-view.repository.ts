@@ -265,78 +265,88 @@ export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, '
 }
 
 /**
- * A search's CTEs and page ids. Per state of the view, a probe walks the newest
- * searchProbeRows rows of the state's list range in order (the list index) and tests them:
- *  - a broad search finds its page (and often its count) among them, in list order, at once;
+ * A search's CTEs and page ids. A probe reads the newest searchProbeRows rows of the view in list
+ * order (each state's range of the list index, merged) and tests each as it is read:
+ *  - a broad search finds its page (and often its count) among them at once;
  *  - a narrow one (fewer matches in the probe than a page) reads its matches through the GIN
- *    index instead, where they are few; so does a count beyond the probe.
+ *    index instead, where they are few; so does a count past the probe.
  * Which way runs is decided as the statement runs, from the probe (one-time filters), never by a
- * planner guessing how many rows a prefix matches. A state range shorter than the probe is
- * answered by the probe alone. Counts: the matches among the probe plus those older than it, up
- * to searchCountMax + 1 in all (more: `capped`).
+ * planner guessing how many rows a prefix matches. A view shorter than the probe is answered by
+ * the probe alone. Counts: the matches among the probe plus those older than it, up to
+ * searchCountMax + 1 in all (more: `capped`).
  */
 function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: string; ctesParams: unknown[]; ids: string; idsParams: unknown[] } {
   const PROBE = INBOX_LIMITS.searchProbeRows;
   const CAP = INBOX_LIMITS.searchCountMax + 1;
   const states = VIEW_STATES[f.view];
-  const ctesParams: unknown[] = [];
-  // The counted rows are one CTE (m) after every probe: their values follow the probes' values.
-  const countParams: unknown[] = [];
-  const idsParams: unknown[] = [];
-  // With a tsquery the GIN index serves the narrow way: ordering by an expression the list index
-  // does not hold keeps the planner from walking it; without one the list range is the only way.
-  const indexed = cond.sql.includes('search_doc @@');
-  const narrowOrder = indexed ? `${LIST_KEY} + interval '0 s' desc, n.id desc` : `${LIST_KEY} desc, n.id desc`;
-  // A probe row keeps whether it matches, tested as the range is read (not its columns: the
-  // search document is never copied).
-  const probeCols = `n.id, ${LIST_KEY} as k, n.read_at, (true${cond.sql}) as hit`;
-  const afterSql = (alias: string) => (f.after ? ` and (${alias === 'n' ? LIST_KEY : `${alias}.k`}, ${alias}.id) < (?::timestamptz, ?::uuid)` : '');
+  const stateList = states.map((st) => `'${st}'`).join(', ');
+  const afterSql = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
   const afterParams = f.after ? [f.after.at, f.after.id] : [];
-  const ctes: string[] = [];
-  const counted: string[] = [];
-  const branches: string[] = [];
-  states.forEach((st, i) => {
-    // The probe from the top (counts) and its matches.
-    ctes.push(`p${i} as materialized (
-  select ${probeCols} from notifications n where n.user_id = ? and n.state = '${st}'
-  order by ${LIST_KEY} desc, n.id desc limit ${PROBE}
-), pm${i} as materialized (select x.id, x.k, x.read_at from p${i} x where x.hit)`);
-    ctesParams.push(...cond.params, f.userId);
-    // Counted rows: the probe's matches, and when the probe did not reach the range's end, the
-    // matches older than its last row.
-    counted.push(`select read_at from pm${i}
-  union all
-  (select n.read_at from notifications n
-   where (select count(*) from p${i}) = ${PROBE} and n.user_id = ? and n.state = '${st}'
-     and (${LIST_KEY}, n.id) < (select x.k, x.id from p${i} x order by x.k, x.id limit 1)${cond.sql}
-   limit ${CAP})`);
-    countParams.push(f.userId, ...cond.params);
-    // The page: from the page token's place, the probe again (the same CTE on a first page).
-    let probe = `p${i}`;
-    let matches = `pm${i}`;
-    if (f.after) {
-      ctes.push(`pp${i} as materialized (
-  select ${probeCols} from notifications n where n.user_id = ? and n.state = '${st}'${afterSql('n')}
-  order by ${LIST_KEY} desc, n.id desc limit ${PROBE}
-), ppm${i} as materialized (select x.id, x.k, x.read_at from pp${i} x where x.hit)`);
-      ctesParams.push(...cond.params, f.userId, ...afterParams);
-      probe = `pp${i}`;
-      matches = `ppm${i}`;
-    }
-    const enough = `((select count(*) from ${matches}) >= ${pageRows} or (select count(*) from ${probe}) < ${PROBE})`;
-    branches.push(`(select x.id, x.k from ${matches} x where ${enough} order by x.k desc, x.id desc limit ${pageRows})
-  union all
-  (select n.id, ${LIST_KEY} as k from notifications n
-   where not ${enough} and n.user_id = ? and n.state = '${st}'${afterSql('n')}${cond.sql}
-   order by ${narrowOrder} limit ${pageRows})`);
-    idsParams.push(f.userId, ...afterParams, ...cond.params);
-  });
+  // A probe row keeps whether it matches, tested as the range is read (its columns and search
+  // document are never copied).
+  const probe = (withAfter: boolean) => {
+    const params: unknown[] = [];
+    const branch = (st: string) => {
+      params.push(...cond.params, f.userId, ...(withAfter ? afterParams : []));
+      return `(select n.id, ${LIST_KEY} as k, n.read_at, (true${cond.sql}) as hit from notifications n
+    where n.user_id = ? and n.state = '${st}'${withAfter ? afterSql : ''} order by ${LIST_KEY} desc, n.id desc limit ${PROBE})`;
+    };
+    const sql = `select x.* from (${states.map(branch).join(' union all ')}) x order by x.k desc, x.id desc limit ${PROBE}`;
+    return { sql, params };
+  };
+  const top = probe(false);
+  const ctes = [`p as materialized (${top.sql}), pm as materialized (select x.id, x.k, x.read_at from p x where x.hit)`];
+  const ctesParams = [...top.params];
+  // Counted rows: the probe's matches, and when the probe did not reach the view's end, the
+  // matches older than its last row.
   ctes.push(`m as (
   select count(*)::int as total, (count(*) filter (where x.read_at is null))::int as unread
-  from (${counted.map((c) => `(${c})`).join(' union all ')} limit ${CAP}) x
+  from ((select read_at from pm)
+    union all
+    (select n.read_at from notifications n
+     where (select count(*) from p) = ${PROBE} and n.user_id = ? and n.state in (${stateList})
+       and (${LIST_KEY}, n.id) < (select x.k, x.id from p x order by x.k, x.id limit 1)${cond.sql}
+     limit ${CAP})
+  limit ${CAP}) x
 )`);
-  const ids = `select x.id, x.k from (${branches.map((b) => `(${b})`).join(' union all ')}) x order by x.k desc, x.id desc limit ${pageRows}`;
-  return { ctes: `${ctes.join(',\n')}, `, ctesParams: [...ctesParams, ...countParams], ids, idsParams };
+  ctesParams.push(f.userId, ...cond.params);
+  // The page, from the page token's place: the probe again (the same CTE on a first page).
+  let probeName = 'p';
+  let matchName = 'pm';
+  if (f.after) {
+    const from = probe(true);
+    ctes.push(`pp as materialized (${from.sql}), ppm as materialized (select x.id, x.k, x.read_at from pp x where x.hit)`);
+    ctesParams.push(...from.params);
+    probeName = 'pp';
+    matchName = 'ppm';
+  }
+  const enough = `((select count(*) from ${matchName}) >= ${pageRows} or (select count(*) from ${probeName}) < ${PROBE})`;
+  const idsParams: unknown[] = [];
+  // The narrow way. With a tsquery: one range over the view's states through the GIN index,
+  // ordered by an expression the list index does not hold (so the planner cannot choose to walk
+  // it). Without one (only row conditions): each state's range walked in order, merged.
+  let narrow: string;
+  if (cond.sql.includes('search_doc @@')) {
+    idsParams.push(f.userId, ...afterParams, ...cond.params);
+    narrow = `select n.id, ${LIST_KEY} as k from notifications n
+   where not ${enough} and n.user_id = ? and n.state in (${stateList})${afterSql}${cond.sql}
+   order by ${LIST_KEY} + interval '0 s' desc, n.id desc limit ${pageRows}`;
+  } else {
+    narrow = `select x.id, x.k from (${states
+      .map((st) => {
+        idsParams.push(f.userId, ...afterParams, ...cond.params);
+        return `(select n.id, ${LIST_KEY} as k from notifications n
+     where not ${enough} and n.user_id = ? and n.state = '${st}'${afterSql}${cond.sql}
+     order by ${LIST_KEY} desc, n.id desc limit ${pageRows})`;
+      })
+      .join(' union all ')}) x`;
+  }
+  const ids = `select x.id, x.k from (
+  (select x.id, x.k from ${matchName} x where ${enough} order by x.k desc, x.id desc limit ${pageRows})
+  union all
+  (${narrow})
+) x order by x.k desc, x.id desc limit ${pageRows}`;
+  return { ctes: `${ctes.join(',\n')}, `, ctesParams, ids, idsParams };
 }
 
 /**

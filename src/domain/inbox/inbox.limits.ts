@@ -23,7 +23,7 @@ export const INBOX_LIMITS = {
   queryTermsMax: 20,
   /** A search counts its matches up to this many (more: the counts say this, and `capped`). */
   searchCountMax: 1000,
-  /** Rows of each state a search tests in list order before it asks the GIN index (inbox-view.repository.ts searchParts). */
+  /** Rows of a view a search tests in list order before it asks the GIN index (inbox-view.repository.ts searchParts). */
   searchProbeRows: 2000,
   /** Event type filter of ListInbox. */
   eventTypeFilterMax: 120,

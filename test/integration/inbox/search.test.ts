@@ -239,6 +239,19 @@ describe('the index (notifications.search_doc)', () => {
     expect(r.items.map((i) => i.title)).toEqual(Array.from({ length: 10 }, (_, i) => `Legacy alert ${i + 1}`));
     // Narrow, past the probe: found through the index, exact counts.
     expect(await c.listInbox({ query: 'legacy alert 2500' })).toMatchObject({ totalCount: 1, totalCountCapped: false });
+    // The All view: one probe over its three states' ranges, merged; the same answers.
+    await sql(`update notifications set state = 'done', done_at = created_at where user_id = ? and title in ('Legacy alert 2', 'Legacy alert 2500')`, [
+      pt.user.userId,
+    ]);
+    expect((await c.listInbox({ view: 'all', query: 'legacy alert 2500' })).items.map((i) => i.title)).toEqual(['Legacy alert 2500']);
+    expect((await c.listInbox({ query: 'legacy alert 2500' })).totalCount).toBe(0);
+    expect((await c.listInbox({ view: 'all', query: 'every third' })).totalCount).toBe(865);
+    expect((await c.listInbox({ view: 'all', query: 'legacy', limit: 3 })).items.map((i) => i.title)).toEqual([
+      'Legacy alert 1',
+      'Legacy alert 2',
+      'Legacy alert 3',
+    ]);
+    await sql(`update notifications set state = 'inbox', done_at = null where user_id = ? and state = 'done'`, [pt.user.userId]);
     const third = await c.listInbox({ query: 'every third', limit: 5 });
     expect(third).toMatchObject({ totalCount: 865, totalCountCapped: false });
     expect(third.items.map((i) => i.title)).toEqual(['Legacy alert 3', 'Legacy alert 6', 'Legacy alert 9', 'Legacy alert 12', 'Legacy alert 15']);
