@@ -282,6 +282,12 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
   const stateList = states.map((st) => `'${st}'`).join(', ');
   const afterSql = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
   const afterParams = f.after ? [f.after.at, f.after.id] : [];
+  const indexed = cond.sql.includes('search_doc @@');
+  // Where the GIN index finds the rows (they are the owner's by the lexemes' key, bar a collision),
+  // owner, state and list position are checked on them, never intersected with the list index:
+  // `is true` keeps the planner from reading its ranges (or all of it) as a second bitmap.
+  const rowsOf = (range: string) =>
+    indexed ? `(n.user_id = ? and n.state in (${stateList})${range}) is true` : `n.user_id = ? and n.state in (${stateList})${range}`;
   // A probe row keeps whether it matches, tested as the range is read (its columns and search
   // document are never copied).
   const probe = (withAfter: boolean) => {
@@ -304,8 +310,8 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
   from ((select read_at from pm)
     union all
     (select n.read_at from notifications n
-     where (select count(*) from p) = ${PROBE} and n.user_id = ? and n.state in (${stateList})
-       and (${LIST_KEY}, n.id) < (select x.k, x.id from p x order by x.k, x.id limit 1)${cond.sql}
+     where (select count(*) from p) = ${PROBE}
+       and ${rowsOf(` and (${LIST_KEY}, n.id) < (select x.k, x.id from p x order by x.k, x.id limit 1)`)}${cond.sql}
      limit ${CAP})
   limit ${CAP}) x
 )`);
@@ -326,10 +332,10 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
   // ordered by an expression the list index does not hold (so the planner cannot choose to walk
   // it). Without one (only row conditions): each state's range walked in order, merged.
   let narrow: string;
-  if (cond.sql.includes('search_doc @@')) {
+  if (indexed) {
     idsParams.push(f.userId, ...afterParams, ...cond.params);
     narrow = `select n.id, ${LIST_KEY} as k from notifications n
-   where not ${enough} and n.user_id = ? and n.state in (${stateList})${afterSql}${cond.sql}
+   where not ${enough} and ${rowsOf(afterSql)}${cond.sql}
    order by ${LIST_KEY} + interval '0 s' desc, n.id desc limit ${pageRows}`;
   } else {
     narrow = `select x.id, x.k from (${states

@@ -46,7 +46,10 @@ export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
       clientUrl: opts.databaseUrl,
       pool: { min: 0, max: opts.poolMax },
       // pg-pool's own option: an expired connection is closed when idle, or when it is next released.
-      driverOptions: { maxLifetimeSeconds: opts.connMaxLifetimeS },
+      // No JIT on the service's sessions: its statements are short, and PostgreSQL's cost estimate
+      // for some (a search over a large inbox) crossed jit_above_cost, compiling for 1.5-2 s what
+      // runs in milliseconds (measured with bench:search).
+      driverOptions: { maxLifetimeSeconds: opts.connMaxLifetimeS, options: '-c jit=off' },
     }) as unknown as Promise<MikroORM>;
   }
   const dir = path.resolve(opts.dataDir, 'pgdata');
