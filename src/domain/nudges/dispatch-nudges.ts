@@ -152,7 +152,13 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
           a = await sendPush(em, env, subsByUser.get(job.userId) ?? [], content, idem, job.deliveryId);
         }
       } catch (err) {
-        a = { ok: false, permanent: false, error: `${job.channel}: ${(err as Error).message}`.slice(0, NUDGE_LIMITS.attemptErrorMax), status: 0, word: 'error' };
+        a = {
+          ok: false,
+          permanent: false,
+          error: `${job.channel}: ${(err as Error).message}`.slice(0, NUDGE_LIMITS.attemptErrorMax),
+          status: 0,
+          word: 'error',
+        };
       }
       if (a.ok) {
         if (a.none) step(job, 'nudge_held', { reason: 'no_channel' });
