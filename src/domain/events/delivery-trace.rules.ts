@@ -94,6 +94,7 @@ export function buildTrace(f: TraceFacts): TraceStep[] {
     steps.push({ at: created, step: 'degraded', limit: f.moderation === null && f.inboxRowAt === null ? 'user_daily' : 'token_daily' });
     if (f.moderation === null) steps.push({ at: created, step: 'nudge_held', reason: 'degraded' });
   }
+  if (!f.degraded && f.moderation === null) for (const h of heldReasons(f)) steps.push({ at: created, step: 'nudge_held', ...h });
   const deadRecorded = new Set<string>();
   for (const s of f.nudgeSteps) {
     const step = nudgeStep(s);
@@ -105,9 +106,6 @@ export function buildTrace(f: TraceFacts): TraceStep[] {
     if (deadRecorded.has(d.channel) || !isChannel(d.channel)) continue;
     const m = /HTTP (\d{3})/.exec(d.last_error);
     steps.push({ at: iso(d.failed_at), step: 'nudge_dead', channel: d.channel, attempt: d.attempts, ...(m ? { status: Number(m[1]) } : { error: 'error' }) });
-  }
-  if (!f.degraded && f.moderation === null && f.nudgeSteps.length === 0 && f.deadNudges.length === 0) {
-    for (const h of heldReasons(f)) steps.push({ at: created, step: 'nudge_held', ...h });
   }
   if (f.delivery.resolved_at !== null) steps.push({ at: iso(f.delivery.resolved_at), step: 'resolved' });
   for (const at of f.supplements) steps.push({ at: iso(at), step: 'supplemented' });
@@ -154,12 +152,12 @@ function nudgeStep(s: TraceFacts['nudgeSteps'][number]): TraceStep | null {
 }
 
 /**
- * Why a delivery that was neither degraded, held for moderation nor tried on any channel was not
- * nudged, re-read from the recipient's settings NOW (the publish statement records no reason, and
- * recording one would cost every publish): the token's nudge threshold, then the recipient's
- * severities, then each channel they have no destination for. Settings changed since the arrival
- * can make this differ from what applied then (docs/contract.md says so). A terminal external
- * status at the first arrival nudges nobody and gives no reason.
+ * Why a delivery (neither degraded nor held for moderation) was not nudged where nothing recorded
+ * it, re-read from the settings NOW (the publish statement records no reason, and recording one
+ * would cost every publish): with no nudge activity at all, the token's nudge threshold, then the
+ * recipient's severities; then each channel nothing was recorded for and that has no destination.
+ * Settings changed since the arrival can make this differ from what applied then (docs/contract.md
+ * says so). A terminal external status at the first arrival nudges nobody and gives no reason.
  */
 function heldReasons(f: TraceFacts): Array<Pick<TraceStep, 'reason' | 'channel'>> {
   const d = f.delivery;
@@ -169,11 +167,14 @@ function heldReasons(f: TraceFacts): Array<Pick<TraceStep, 'reason' | 'channel'>
     d.external_status_at !== null &&
     ms(d.external_status_at) === ms(d.created_at);
   if (terminalAtArrival) return [];
-  const allowed = THRESHOLD_SEVERITIES[f.settings.threshold as NudgeThreshold] ?? THRESHOLD_SEVERITIES.all;
-  if (!(allowed as readonly string[]).includes(d.severity)) return [{ reason: 'threshold' }];
-  if (!f.settings.pushSeverities.includes(d.severity)) return [{ reason: 'preference' }];
+  const tried = new Set<string | null>([...f.nudgeSteps.map((s) => s.channel), ...f.deadNudges.map((x) => x.channel)]);
+  if (tried.size === 0) {
+    const allowed = THRESHOLD_SEVERITIES[f.settings.threshold as NudgeThreshold] ?? THRESHOLD_SEVERITIES.all;
+    if (!(allowed as readonly string[]).includes(d.severity)) return [{ reason: 'threshold' }];
+    if (!f.settings.pushSeverities.includes(d.severity)) return [{ reason: 'preference' }];
+  }
   const out: Array<Pick<TraceStep, 'reason' | 'channel'>> = [];
-  if (!f.settings.pushOpen) out.push({ reason: 'no_channel', channel: 'push' });
-  if (!f.settings.chatOpen) out.push({ reason: 'no_channel', channel: 'chat' });
+  if (!f.settings.pushOpen && !tried.has('push')) out.push({ reason: 'no_channel', channel: 'push' });
+  if (!f.settings.chatOpen && !tried.has('chat')) out.push({ reason: 'no_channel', channel: 'chat' });
   return out;
 }
