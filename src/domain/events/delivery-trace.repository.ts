@@ -73,13 +73,13 @@ export async function loadTraceFacts(em: EntityManager, d: TraceDeliveryRow): Pr
   // back, which would tell when the person snoozed it.
   const nudges = await run<{ at: Ts; step: string; channel: string | null; detail: unknown }>(
     em,
-    `select at, step, channel, detail from delivery_trace
+    `select at, id, step, channel, detail from delivery_trace
        where delivery_id = ? and (step <> 'nudge_held' or detail->>'reason' <> 'quiet_hours'
          or at = (select created_at from deliveries where id = ?))
      union all
-     select held_at, 'nudge_held', null, jsonb_build_object('reason', 'quiet_hours') from nudge_held
+     select held_at, null, 'nudge_held', null, jsonb_build_object('reason', 'quiet_hours') from nudge_held
        where user_id = ? and delivery_id = ? and held_at = (select created_at from deliveries where id = ?)
-     order by 1`,
+     order by 1, 2 nulls first`,
     [d.id, d.id, d.recipient_user_id, d.id, d.id],
   );
   const dead = await run<{ channel: string; attempts: number; last_error: string; failed_at: Ts }>(
