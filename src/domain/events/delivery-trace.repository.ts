@@ -1,6 +1,7 @@
 // Named queries for a delivery's trace (delivery-trace.rules.ts): every read is an index probe by
-// the delivery id, or a walk of the sending token's audit rows from the delivery's first arrival
-// (audit_log's one index is (token_id, created_at); another index would cost every publish).
+// the delivery id (or the recipient), or a walk of the sending token's audit rows within the
+// delivery's times (audit_log's one index is (token_id, created_at); an index on its target would
+// cost every publish an index insert).
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { AUDIT } from '../audit/audit.js';
@@ -43,23 +44,24 @@ export async function findTraceDelivery(em: EntityManager, id: string): Promise<
 
 /** Everything but the delivery row itself, for buildTrace. */
 export async function loadTraceFacts(em: EntityManager, d: TraceDeliveryRow): Promise<Omit<TraceFacts, 'delivery'>> {
-  // The sending token's audit rows about this delivery, from its first arrival on: the received
-  // row, the latest re-fires and the latest action clicks.
+  // The sending token's audit rows about this delivery, walked on audit_log's (token_id, created_at)
+  // index within the delivery's own times (its row, `x`, gives them exactly): the received row at
+  // the first arrival (one probe), the latest re-fires back from the last arrival (a walk of the
+  // token's rows until 20 match, at worst back to the first arrival) and the latest action clicks
+  // (the same walk, from now).
   const audit = await run<{ action: string; created_at: Ts; summary: unknown }>(
     em,
-    `(select action, created_at, summary from audit_log
-       where token_id = ? and created_at >= ? and target_type = 'delivery' and target_id = ? and action = ? order by created_at limit 1)
+    `with x as materialized (select id::text as target_id, token_id, created_at, last_event_at from deliveries where id = ?)
+     (select a.action, a.created_at, a.summary from x join audit_log a on a.token_id = x.token_id and a.created_at = x.created_at
+       where a.target_type = 'delivery' and a.target_id = x.target_id and a.action = ? limit 1)
      union all
-     (select action, created_at, summary from audit_log
-       where token_id = ? and created_at >= ? and target_type = 'delivery' and target_id = ? and action = ? order by created_at desc limit ?)
+     (select a.action, a.created_at, a.summary from x join audit_log a
+         on a.token_id = x.token_id and a.created_at > x.created_at and a.created_at <= x.last_event_at
+       where a.target_type = 'delivery' and a.target_id = x.target_id and a.action = ? order by a.created_at desc limit ?)
      union all
-     (select action, created_at, summary from audit_log
-       where token_id = ? and created_at >= ? and target_type = 'delivery' and target_id = ? and action = ? order by created_at desc limit ?)`,
-    [
-      ...[d.token_id, d.created_at, d.id, AUDIT.eventReceived],
-      ...[d.token_id, d.created_at, d.id, AUDIT.eventDeduped, TRACE_REFIRES_MAX],
-      ...[d.token_id, d.created_at, d.id, AUDIT_ACTION_CLICKED, TRACE_CLICKS_MAX],
-    ],
+     (select a.action, a.created_at, a.summary from x join audit_log a on a.token_id = x.token_id and a.created_at >= x.created_at
+       where a.target_type = 'delivery' and a.target_id = x.target_id and a.action = ? order by a.created_at desc limit ?)`,
+    [d.id, AUDIT.eventReceived, AUDIT.eventDeduped, TRACE_REFIRES_MAX, AUDIT_ACTION_CLICKED, TRACE_CLICKS_MAX],
   );
   const [inbox] = await run<{ created_at: Ts }>(em, `select created_at from notifications where delivery_id = ?`, [d.id]);
   const [moderation] = await run<{ created_at: Ts; forwarded_at: Ts | null }>(
