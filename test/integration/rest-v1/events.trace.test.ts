@@ -338,7 +338,10 @@ describe('who may read a trace', () => {
     const r = await publish(h, p.inbound, event(h));
     const mine = await trace(p.inbound, r.body.deliveryId);
     expect(mine.status).toBe(200);
+    // One read of the request budget, on the read-back's window.
     expect(mine.headers.get('x-ratelimit-limit')).toBe('600');
+    const readBack = await http(h, 'GET', `/api/v1/events/${r.body.deliveryId}`, { token: p.inbound });
+    expect(Number(readBack.headers.get('x-ratelimit-remaining'))).toBe(Number(mine.headers.get('x-ratelimit-remaining')) - 1);
     const stranger = await newPersonalToken(h);
     const sibling = await newPersonalToken(h, { user: p.user });
     for (const token of [stranger.token, sibling.token]) {
