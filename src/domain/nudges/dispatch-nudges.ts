@@ -23,6 +23,8 @@ import {
   loadChatDestinations,
   loadDispatchContext,
   recordNudgeFailure,
+  recordNudgeTrace,
+  type NudgeTraceRow,
   type PushSubscriptionRow,
 } from './nudges.repository.js';
 import { quietSummarySeverity, quietSummaryText } from './quiet-hours.rules.js';
@@ -42,6 +44,11 @@ export interface NudgeJob {
   attempt: number;
   /** No retry follows a failure of this attempt. */
   lastAttempt: boolean;
+  /**
+   * The least time (seconds) before the next attempt if this one fails: exact for the first retry,
+   * a lower bound for later ones (the queue adds jitter). Absent: not known.
+   */
+  retryInSeconds?: number;
 }
 
 export type NudgeOutcome = { id: string; status: 'completed' } | { id: string; status: 'failed' | 'dead'; error: string };
@@ -76,7 +83,12 @@ const permanent = (r: SendResult) => r.error === 'blocked_target' || (r.status >
 const describe = (r: SendResult) => (r.status > 0 ? `HTTP ${r.status}` : (r.error ?? 'network_error'));
 const URGENCY: Record<string, 'high' | 'normal' | 'low'> = { critical: 'high', warn: 'normal' };
 
-type Attempt = { ok: true } | { ok: false; permanent: boolean; error: string };
+/** `none`: nothing to send it to (no subscription left); `status`: the receiver's HTTP status (0: no answer, `word` says why). */
+type Attempt = { ok: true; none?: true } | { ok: false; permanent: boolean; error: string; status: number; word?: string };
+
+/** What the trace keeps of a failed attempt: the HTTP status, or an error word when there was no answer. */
+const failureDetail = (a: { status: number; word?: string }): Record<string, unknown> =>
+  a.status > 0 ? { status: a.status } : { error: a.word ?? 'network_error' };
 
 /** What one job announces, and where its chat message goes. */
 interface Announcement {
@@ -113,7 +125,13 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
     };
   };
 
-  return Promise.all(
+  // The delivery trace (get-delivery-trace.ts) keeps what each attempt of a delivery's nudge did; a
+  // summary's is not a delivery's.
+  const trace: NudgeTraceRow[] = [];
+  const step = (job: NudgeJob, s: NudgeTraceRow['step'], detail: Record<string, unknown>) => {
+    if (job.reason !== 'summary') trace.push({ deliveryId: job.deliveryId, at: env.clock.now(), step: s, channel: job.channel, detail });
+  };
+  const outcomes = await Promise.all(
     jobs.map(async (job): Promise<NudgeOutcome> => {
       const said = announcement(job);
       // A delivery that no longer exists has nothing to announce.
@@ -124,17 +142,35 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
       try {
         if (job.channel === 'chat') {
           // Destination cleared or chat turned off since the event: nothing to send.
-          if (!c?.chat_url || !c.chat_style || c.chat_enabled === false) return { id: job.id, status: 'completed' };
+          if (!c?.chat_url || !c.chat_style || c.chat_enabled === false) {
+            step(job, 'nudge_held', { reason: 'no_channel' });
+            return { id: job.id, status: 'completed' };
+          }
           const r = await env.chat.send(c.chat_url, chatPayload(c.chat_style as ChatStyle, content), idem);
-          a = r.ok ? { ok: true } : { ok: false, permanent: permanent(r), error: `chat: ${describe(r)}` };
+          a = r.ok ? { ok: true } : { ok: false, permanent: permanent(r), error: `chat: ${describe(r)}`, status: r.status, word: r.error };
         } else {
           a = await sendPush(em, env, subsByUser.get(job.userId) ?? [], content, idem, job.deliveryId);
         }
       } catch (err) {
-        a = { ok: false, permanent: false, error: `${job.channel}: ${(err as Error).message}`.slice(0, NUDGE_LIMITS.attemptErrorMax) };
+        a = {
+          ok: false,
+          permanent: false,
+          error: `${job.channel}: ${(err as Error).message}`.slice(0, NUDGE_LIMITS.attemptErrorMax),
+          status: 0,
+          word: 'error',
+        };
       }
-      if (a.ok) return { id: job.id, status: 'completed' };
-      if (!a.permanent && !job.lastAttempt) return { id: job.id, status: 'failed', error: a.error };
+      if (a.ok) {
+        if (a.none) step(job, 'nudge_held', { reason: 'no_channel' });
+        else step(job, 'nudge_sent', { attempt: job.attempt });
+        return { id: job.id, status: 'completed' };
+      }
+      if (!a.permanent && !job.lastAttempt) {
+        const next = job.retryInSeconds === undefined ? null : new Date(env.clock.now().getTime() + job.retryInSeconds * 1000).toISOString();
+        step(job, 'nudge_failed', { attempt: job.attempt, ...failureDetail(a), next_retry_at: next });
+        return { id: job.id, status: 'failed', error: a.error };
+      }
+      step(job, 'nudge_dead', { attempt: job.attempt, ...failureDetail(a) });
       await recordNudgeFailure(
         em,
         { deliveryId: job.deliveryId, userId: job.userId, channel: job.channel, attempts: job.attempt, error: a.error },
@@ -144,6 +180,9 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
       return { id: job.id, status: 'dead', error: a.error };
     }),
   );
+  // The trace is a record, not part of the send: failing to write it never sends a nudge again.
+  await recordNudgeTrace(em, trace).catch((err: Error) => env.log.warn({ err: { message: err.message }, steps: trace.length }, 'nudge trace not recorded'));
+  return outcomes;
 }
 
 /**
@@ -167,7 +206,7 @@ async function sendPush(
     else await dropPushSubscription(em, s.id);
   }
   subs = allowed;
-  if (subs.length === 0) return { ok: true };
+  if (subs.length === 0) return { ok: true, none: true };
   const payload = pushPayload(content);
   const opts = { idempotencyId: idem, topic: deliveryId.replaceAll('-', ''), urgency: URGENCY[content.severity] ?? ('low' as const) };
   const results = await Promise.all(subs.map((s) => env.push.send(s, payload, opts)));
@@ -178,5 +217,12 @@ async function sendPush(
     else failures.push(r);
   }
   if (failures.length === 0) return { ok: true };
-  return { ok: false, permanent: failures.every(permanent), error: `push: ${failures.length} of ${subs.length} endpoints failed (${describe(failures[0]!)})` };
+  const first = failures[0]!;
+  return {
+    ok: false,
+    permanent: failures.every(permanent),
+    error: `push: ${failures.length} of ${subs.length} endpoints failed (${describe(first)})`,
+    status: first.status,
+    word: first.error,
+  };
 }

@@ -336,7 +336,10 @@ export async function takeQuietSummaries(em: EntityManager, userIds: readonly st
     `${PREPARED} with due as (
   select user_id from nudge_preferences where user_id = any(?::uuid[]) order by user_id for no key update skip locked
 ), h as (
-  delete from nudge_held h using due where h.user_id = due.user_id returning h.user_id, h.severity
+  delete from nudge_held h using due where h.user_id = due.user_id returning h.user_id, h.delivery_id, h.severity, h.held_at
+), ht as (
+  insert into delivery_trace (delivery_id, at, step, channel, detail)
+  select h.delivery_id, h.held_at, 'nudge_held', null, jsonb_build_object('reason', 'quiet_hours') from h
 ), c as (
   select user_id, severity, count(*)::int as n from h group by user_id, severity
 ), s as (
@@ -351,6 +354,32 @@ export async function takeQuietSummaries(em: EntityManager, userIds: readonly st
 )
 select s.user_id, s.summary_id, s.counts, (select count(*)::int from o where o.user_id = s.user_id) as channels from s`,
     [pgArray(userIds), now.toISOString()],
+  );
+}
+
+/** One step of a delivery's trace (delivery_trace: what a nudge attempt did; get-delivery-trace.ts reads them). */
+export interface NudgeTraceRow {
+  deliveryId: string;
+  at: Date;
+  step: 'nudge_sent' | 'nudge_failed' | 'nudge_dead' | 'nudge_held';
+  channel: NudgeChannel;
+  detail: Record<string, unknown>;
+}
+
+/** The trace steps of one dispatched batch, in one statement (the worker's only extra write per batch). */
+export async function recordNudgeTrace(em: EntityManager, rows: readonly NudgeTraceRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await run(
+    em,
+    `insert into delivery_trace (delivery_id, at, step, channel, detail)
+     select * from unnest(?::uuid[], ?::timestamptz[], ?::varchar[], ?::varchar[], ?::jsonb[])`,
+    [
+      pgArray(rows.map((r) => r.deliveryId)),
+      pgArray(rows.map((r) => r.at.toISOString())),
+      pgArray(rows.map((r) => r.step)),
+      pgArray(rows.map((r) => r.channel)),
+      pgArray(rows.map((r) => JSON.stringify(r.detail))),
+    ],
   );
 }
 

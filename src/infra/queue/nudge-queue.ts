@@ -30,6 +30,8 @@ export interface QueuedNudge extends NudgeJobData {
   reason: NudgeReason;
   attempt: number;
   lastAttempt: boolean;
+  /** The least delay before the next attempt should this one fail (the delivery trace shows it). */
+  retryInSeconds?: number;
 }
 
 export type QueuedOutcome = { id: string; status: 'completed' } | { id: string; status: 'failed' | 'dead'; error: string };
@@ -154,6 +156,7 @@ export class NudgeQueue {
         summary: j.data.summary ?? null,
         attempt: (j.data.priorAttempts ?? 0) + j.retryCount + 1,
         lastAttempt: j.retryCount >= j.retryLimit,
+        retryInSeconds: this.leastRetryDelay(j.retryCount),
       })),
     );
     // `deadletter` fails the job terminally (no retries left to spend on a receiver that refused it).
@@ -189,10 +192,20 @@ export class NudgeQueue {
         summary: r.summary,
         attempt: r.attempts,
         lastAttempt: r.attempts > this.o.retryLimit,
+        // The settle queues the retry job with exactly this start delay.
+        retryInSeconds: this.o.retryDelaySeconds,
       })),
     );
     await this.settle(claimed, outcomes);
     return claimed.length;
+  }
+
+  /**
+   * pg-boss's backoff for a job failing at `retryCount` (plans.js: delay * 2^(n+1)/2 plus up to as
+   * much again at random, capped at retryDelayMax): its least value.
+   */
+  private leastRetryDelay(retryCount: number): number {
+    return Math.min(this.o.retryDelayMaxSeconds, Math.max(this.o.retryDelaySeconds, 1) * (2 ** Math.min(16, retryCount + 1) / 2));
   }
 
   /** Deletes the claimed rows (by row version) and queues a retry job for each failed one, in one transaction. */

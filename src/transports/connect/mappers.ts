@@ -6,12 +6,15 @@ import type { InboundEvent, PublishBulkRequest } from '../../../gen/fluxdesk/eve
 import {
   BulkDeliveryResultSchema,
   DeliverySchema,
+  GetDeliveryTraceResponseSchema,
   GetTokenSelfResponseSchema,
   type BulkDeliveryResult,
   type Delivery,
+  type GetDeliveryTraceResponse,
   type GetTokenSelfResponse,
 } from '../../../gen/fluxdesk/events/v1/events_pb.js';
 import type { TokenSelf } from '../../domain/tokens/get-token-self.js';
+import type { DeliveryTrace } from '../../domain/events/get-delivery-trace.js';
 import type { ClaimTokenRequest } from '../../../gen/fluxdesk/tokens/v1/tokens_pb.js';
 import {
   ClaimedTokenSchema,
@@ -343,6 +346,16 @@ export function isoOfTimestamp(t: Timestamp): string {
 }
 
 /** tokens/self (get-token-self.ts) as GetTokenSelfResponse: nulls are unset fields. */
+/** The trace: a step's absent fields stay unset; nextRetryAt null (not known) is unset too. */
+export function deliveryTraceToProto(t: DeliveryTrace): GetDeliveryTraceResponse {
+  return create(GetDeliveryTraceResponseSchema, {
+    deliveryId: t.deliveryId,
+    fireCount: t.fireCount,
+    steps: t.steps.map(({ at, nextRetryAt, ...rest }) => ({ ...rest, at: ts(at), nextRetryAt: nextRetryAt ? ts(nextRetryAt) : undefined })),
+    requestId: t.requestId,
+  });
+}
+
 export function tokenSelfToProto(t: TokenSelf): GetTokenSelfResponse {
   const at = (iso: string | null) => (iso === null ? undefined : ts(iso));
   return create(GetTokenSelfResponseSchema, {

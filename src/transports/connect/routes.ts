@@ -15,6 +15,7 @@ import { NotificationSettingsService } from '../../../gen/fluxdesk/notifications
 import type { AppDeps } from '../../app/deps.js';
 import { publishEvent } from '../../domain/events/publish-event.js';
 import { getDelivery } from '../../domain/events/get-delivery.js';
+import { getDeliveryTrace } from '../../domain/events/get-delivery-trace.js';
 import { getTokenSelf } from '../../domain/tokens/get-token-self.js';
 import { resolveDelivery } from '../../domain/events/resolve-delivery.js';
 import { supplementDelivery } from '../../domain/events/supplement-delivery.js';
@@ -62,6 +63,7 @@ import {
   createItemToJson,
   defined,
   deliveryToProto,
+  deliveryTraceToProto,
   eventTypesToProto,
   inboundEventToJson,
   integratorToProto,
@@ -108,6 +110,9 @@ export function connectRoutes(deps: AppDeps) {
       },
       async getTokenSelf(_req, ctx) {
         return tokenSelfToProto(await call(deps, getTokenSelf, {}, ctx));
+      },
+      async getDeliveryTrace(req, ctx) {
+        return deliveryTraceToProto(await call(deps, getDeliveryTrace, { delivery_id: req.deliveryId }, ctx));
       },
     });
 

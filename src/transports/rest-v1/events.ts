@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import { BulkEventRequestSchema, BulkEventResponseSchema, publishBulk } from '../../domain/events/publish-bulk.js';
 import { getDelivery } from '../../domain/events/get-delivery.js';
+import { DeliveryTraceSchema, getDeliveryTrace } from '../../domain/events/get-delivery-trace.js';
 import { ResolveDeliveryInput, resolveDelivery } from '../../domain/events/resolve-delivery.js';
 import { SupplementDeliveryInput, supplementDelivery } from '../../domain/events/supplement-delivery.js';
 import { EventTypesResponseSchema, ListEventTypesInput, listEventTypes } from '../../domain/events/list-event-types.js';
@@ -11,6 +12,7 @@ import { withPathParams } from '../http/invoke.js';
 import { route, type RouteDecl } from '../http/route-declaration.js';
 import { InboundEventBody, PUBLISH_EVENT_CORE } from '../http/publish-route-core.js';
 import { EVENT_LIMITS } from '../../domain/events/event.limits.js';
+import { TRACE_REFIRES_MAX } from '../../domain/events/delivery-trace.rules.js';
 
 type IdParams = { deliveryId: string };
 const deliveryId = (req: { params: unknown }) => (req.params as IdParams).deliveryId;
@@ -81,6 +83,25 @@ export const EVENT_ROUTES: readonly RouteDecl[] = [
     success: [{ status: 200, description: 'The delivery', body: Delivery }],
     errors: { forbidden: ['not_sender'], not_found: ['not_found'] },
     op: getDelivery,
+    input: (req) => ({ delivery_id: deliveryId(req) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/events/{deliveryId}/trace',
+    tag: 'events',
+    operationId: 'getDeliveryTrace',
+    summary: 'What the service did with a delivery, oldest first',
+    description:
+      'Only the token that sent the delivery; any other token, like an unknown id, gets 404. Counted as one read (like the read-back). ' +
+      `Steps: accepted, refired (the latest ${TRACE_REFIRES_MAX}; fireCount counts them all), inbox_row, held_for_moderation, forwarded, ` +
+      'degraded (`limit`: token_daily or user_daily), per nudge with `channel`: nudge_sent, nudge_failed (`attempt`, `status` or `error`, ' +
+      '`nextRetryAt`), nudge_dead, nudge_held (`reason`: quiet_hours, threshold, preference, no_channel, degraded), resolved, supplemented, ' +
+      "action_clicked (`actionIndex`, `actionLabel`, the receiver's `status` or `error`). Never what the person did (no read, seen or done times).",
+    security: 'bearer',
+    params: DELIVERY_ID,
+    success: [{ status: 200, description: 'The trace', body: { name: 'DeliveryTrace', schema: DeliveryTraceSchema } }],
+    errors: { not_found: ['not_found'] },
+    op: getDeliveryTrace,
     input: (req) => ({ delivery_id: deliveryId(req) }),
   }),
   route({

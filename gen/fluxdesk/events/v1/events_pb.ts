@@ -22,7 +22,167 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fluxdesk/events/v1/events.proto.
  */
 export const file_fluxdesk_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9mbHV4ZGVzay9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJmbHV4ZGVzay5ldmVudHMudjEiFQoTR2V0VG9rZW5TZWxmUmVxdWVzdCKABAoUR2V0VG9rZW5TZWxmUmVzcG9uc2USEAoIdG9rZW5faWQYASABKAkSDAoEa2luZBgCIAEoCRINCgVsYWJlbBgDIAEoCRItCgVvd25lchgEIAEoCzIeLmZsdXhkZXNrLmV2ZW50cy52MS5Ub2tlbk93bmVyEjcKCmludGVncmF0b3IYBSABKAsyIy5mbHV4ZGVzay5ldmVudHMudjEuVG9rZW5JbnRlZ3JhdG9yEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOAoUcHJldmlvdXNfdmFsaWRfdW50aWwYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KBmxpbWl0cxgKIAEoCzIfLmZsdXhkZXNrLmV2ZW50cy52MS5Ub2tlbkxpbWl0cxJACg9jaXJjdWl0X2JyZWFrZXIYCyABKAsyJy5mbHV4ZGVzay5ldmVudHMudjEuVG9rZW5DaXJjdWl0QnJlYWtlchISCgpyZXF1ZXN0X2lkGAwgASgJIiwKClRva2VuT3duZXISDwoHdXNlcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCSI9Cg9Ub2tlbkludGVncmF0b3ISDAoEc2x1ZxgBIAEoCRIcChRhbGxvd2VkX2V2ZW50X3ByZWZpeBgCIAEoCSLZAQoLVG9rZW5MaW1pdHMSOQoKcGVyX21pbnV0ZRgBIAMoCzIlLmZsdXhkZXNrLmV2ZW50cy52MS5Ub2tlbk1pbnV0ZVdpbmRvdxIeChZwZXJfbWludXRlX3VuYXZhaWxhYmxlGAIgASgIEjIKBWRhaWx5GAMgASgLMiMuZmx1eGRlc2suZXZlbnRzLnYxLlRva2VuRGFpbHlMaW1pdBI7Cgp1c2VyX2RhaWx5GAQgASgLMicuZmx1eGRlc2suZXZlbnRzLnYxLlRva2VuVXNlckRhaWx5TGltaXQiXAoRVG9rZW5NaW51dGVXaW5kb3cSDgoGYnVkZ2V0GAEgASgJEg0KBWxpbWl0GAIgASgFEhEKCXJlbWFpbmluZxgDIAEoBRIVCg1yZXNldF9hdF91bml4GAQgASgDIkUKD1Rva2VuRGFpbHlMaW1pdBINCgVsaW1pdBgBIAEoBRIMCgR1c2VkGAIgASgFEhUKDXJlc2V0X2F0X3VuaXgYAyABKAMiMgoTVG9rZW5Vc2VyRGFpbHlMaW1pdBINCgVsaW1pdBgBIAEoBRIMCgR1c2VkGAIgASgFIlYKE1Rva2VuQ2lyY3VpdEJyZWFrZXISDQoFc3RhdGUYASABKAkSGgoSZmFpbHVyZXNfbGFzdF9ob3VyGAIgASgFEhQKDGZhaWx1cmVfcmF0ZRgDIAEoASJBCg5QdWJsaXNoUmVxdWVzdBIvCgVldmVudBgBIAEoCzIgLmZsdXhkZXNrLmV2ZW50cy52MS5JbmJvdW5kRXZlbnQiUgoPUHVibGlzaFJlc3BvbnNlEi4KCGRlbGl2ZXJ5GAEgASgLMhwuZmx1eGRlc2suZXZlbnRzLnYxLkRlbGl2ZXJ5Eg8KB2NyZWF0ZWQYAiABKAgiIQoKR2V0UmVxdWVzdBITCgtkZWxpdmVyeV9pZBgBIAEoCSI9CgtHZXRSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeSJXCg5SZXNvbHZlUmVxdWVzdBITCgtkZWxpdmVyeV9pZBgBIAEoCRIcCg9yZXNvbHV0aW9uX25vdGUYAiABKAlIAIgBAUISChBfcmVzb2x1dGlvbl9ub3RlIkEKD1Jlc29sdmVSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeSI/ChFTdXBwbGVtZW50UmVxdWVzdBITCgtkZWxpdmVyeV9pZBgBIAEoCRIVCg1tYXJrZG93bl9ib2R5GAIgASgJIkQKElN1cHBsZW1lbnRSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLmZsdXhkZXNrLmV2ZW50cy52MS5EZWxpdmVyeSKkAQoSUHVibGlzaEJ1bGtSZXF1ZXN0Ei8KBWV2ZW50GAEgASgLMiAuZmx1eGRlc2suZXZlbnRzLnYxLkluYm91bmRFdmVudBI1CgpyZWNpcGllbnRzGAIgAygLMiEuZmx1eGRlc2suZXZlbnRzLnYxLkJ1bGtSZWNpcGllbnQSFwoKYXV0b19jbGFpbRgDIAEoCEgAiAEBQg0KC19hdXRvX2NsYWltImIKE1B1Ymxpc2hCdWxrUmVzcG9uc2USNwoHcmVzdWx0cxgBIAMoCzImLmZsdXhkZXNrLmV2ZW50cy52MS5CdWxrRGVsaXZlcnlSZXN1bHQSEgoKcmVxdWVzdF9pZBgCIAEoCSJ5Cg1CdWxrUmVjaXBpZW50EgwKBHR5cGUYASABKAkSEgoFZW1haWwYAiABKAlIAIgBARIUCgd1c2VyX2lkGAMgASgJSAGIAQESEQoEc2x1ZxgEIAEoCUgCiAEBQggKBl9lbWFpbEIKCghfdXNlcl9pZEIHCgVfc2x1ZyL7AQoSQnVsa0RlbGl2ZXJ5UmVzdWx0Eg0KBWVtYWlsGAEgASgJEhgKC2RlbGl2ZXJ5X2lkGAIgASgJSACIAQESFAoHZGVkdXBlZBgDIAEoCEgBiAEBEhMKBnB1c2hlZBgEIAEoCEgCiAEBEhkKDGF1dG9fY2xhaW1lZBgFIAEoCEgDiAEBEhIKBWVycm9yGAYgASgJSASIAQESFAoHdXNlcl9pZBgHIAEoCUgFiAEBQg4KDF9kZWxpdmVyeV9pZEIKCghfZGVkdXBlZEIJCgdfcHVzaGVkQg8KDV9hdXRvX2NsYWltZWRCCAoGX2Vycm9yQgoKCF91c2VyX2lkIskGCgxJbmJvdW5kRXZlbnQSFAoMc3BlY192ZXJzaW9uGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJEhIKCmV2ZW50X3R5cGUYAyABKAkSEAoIc2V2ZXJpdHkYBCABKAkSDQoFdGl0bGUYBSABKAkSEwoLb2NjdXJyZWRfYXQYBiABKAkSFAoHc3VtbWFyeRgHIAEoCUgAiAEBEhoKDW1hcmtkb3duX2JvZHkYCCABKAlIAYgBARIkChdtYXJrZG93bl9ib2R5X3JlbmRlcmluZxgJIAEoCUgCiAEBEhkKDGV4dGVybmFsX3VybBgKIAEoCUgDiAEBEhwKD2V4dGVybmFsX3N0YXR1cxgLIAEoCUgEiAEBEi0KBWFjdG9yGAwgASgLMhkuZmx1eGRlc2suZXZlbnRzLnYxLkFjdG9ySAWIAQESPAoGbGFiZWxzGA0gAygLMiwuZmx1eGRlc2suZXZlbnRzLnYxLkluYm91bmRFdmVudC5MYWJlbHNFbnRyeRIxCgdhY3Rpb25zGA4gAygLMiAuZmx1eGRlc2suZXZlbnRzLnYxLkFjdGlvbkJ1dHRvbhI+Cg5yZWNpcGllbnRfaGludBgPIAEoCzIhLmZsdXhkZXNrLmV2ZW50cy52MS5SZWNpcGllbnRIaW50SAaIAQESNQoJcmVjaXBpZW50GBAgASgLMh0uZmx1eGRlc2suZXZlbnRzLnYxLlJlY2lwaWVudEgHiAEBEhkKDHByb2plY3Rfc2x1ZxgRIAEoCUgIiAEBEhEKBHRvbmUYEiABKAlICYgBARITCgZsb2NhbGUYEyABKAlICogBARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF9zdW1tYXJ5QhAKDl9tYXJrZG93bl9ib2R5QhoKGF9tYXJrZG93bl9ib2R5X3JlbmRlcmluZ0IPCg1fZXh0ZXJuYWxfdXJsQhIKEF9leHRlcm5hbF9zdGF0dXNCCAoGX2FjdG9yQhEKD19yZWNpcGllbnRfaGludEIMCgpfcmVjaXBpZW50Qg8KDV9wcm9qZWN0X3NsdWdCBwoFX3RvbmVCCQoHX2xvY2FsZSIyCgVBY3RvchINCgVlbWFpbBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQFCBwoFX25hbWUiiwEKDEFjdGlvbkJ1dHRvbhINCgVsYWJlbBgBIAEoCRIYCgthY3Rpb25fdHlwZRgCIAEoCUgAiAEBEhAKA3VybBgDIAEoCUgBiAEBEhgKC3dlYmhvb2tfdXJsGAQgASgJSAKIAQFCDgoMX2FjdGlvbl90eXBlQgYKBF91cmxCDgoMX3dlYmhvb2tfdXJsInsKDVJlY2lwaWVudEhpbnQSEgoFZW1haWwYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQESGQoMZGlzcGxheV9oaW50GAMgASgJSAKIAQFCCAoGX2VtYWlsQgoKCF91c2VyX2lkQg8KDV9kaXNwbGF5X2hpbnQiKAoJUmVjaXBpZW50EgwKBHR5cGUYASABKAkSDQoFdmFsdWUYAiABKAki8gUKCERlbGl2ZXJ5EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEhIKCmV2ZW50X3R5cGUYAiABKAkSEAoIc2V2ZXJpdHkYAyABKAkSEQoEdG9uZRgEIAEoCUgAiAEBEg0KBXRpdGxlGAUgASgJEhQKB3N1bW1hcnkYBiABKAlIAYgBARIZCgxleHRlcm5hbF91cmwYByABKAlIAogBARIcCg9leHRlcm5hbF9zdGF0dXMYCCABKAlIA4gBARIvCgtvY2N1cnJlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoLcmVzb2x2ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSASIAQESHAoPcmVzb2x1dGlvbl9ub3RlGAwgASgJSAWIAQESEgoKZmlyZV9jb3VudBgNIAEoBRIPCgdkZWR1cGVkGA4gASgIEgoKAm9rGA8gASgIEg4KBnB1c2hlZBgQIAEoCBISCgpyZXF1ZXN0X2lkGBEgASgJEhgKC2RlcHJlY2F0aW9uGBIgASgJSAaIAQESEwoGbG9jYWxlGBMgASgJSAeIAQESGQoRcmVjaXBpZW50X3VzZXJfaWQYFCABKAkSFwoKcHJvamVjdF9pZBgVIAEoCUgIiAEBEjMKC3N1cHBsZW1lbnRzGBYgAygLMh4uZmx1eGRlc2suZXZlbnRzLnYxLlN1cHBsZW1lbnQSEAoIZGVncmFkZWQYFyABKAhCBwoFX3RvbmVCCgoIX3N1bW1hcnlCDwoNX2V4dGVybmFsX3VybEISChBfZXh0ZXJuYWxfc3RhdHVzQg4KDF9yZXNvbHZlZF9hdEISChBfcmVzb2x1dGlvbl9ub3RlQg4KDF9kZXByZWNhdGlvbkIJCgdfbG9jYWxlQg0KC19wcm9qZWN0X2lkIl8KClN1cHBsZW1lbnQSCgoCaWQYASABKAkSFQoNbWFya2Rvd25fYm9keRgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDKeBAoMRXZlbnRTZXJ2aWNlElIKB1B1Ymxpc2gSIi5mbHV4ZGVzay5ldmVudHMudjEuUHVibGlzaFJlcXVlc3QaIy5mbHV4ZGVzay5ldmVudHMudjEuUHVibGlzaFJlc3BvbnNlEkYKA0dldBIeLmZsdXhkZXNrLmV2ZW50cy52MS5HZXRSZXF1ZXN0Gh8uZmx1eGRlc2suZXZlbnRzLnYxLkdldFJlc3BvbnNlElIKB1Jlc29sdmUSIi5mbHV4ZGVzay5ldmVudHMudjEuUmVzb2x2ZVJlcXVlc3QaIy5mbHV4ZGVzay5ldmVudHMudjEuUmVzb2x2ZVJlc3BvbnNlElsKClN1cHBsZW1lbnQSJS5mbHV4ZGVzay5ldmVudHMudjEuU3VwcGxlbWVudFJlcXVlc3QaJi5mbHV4ZGVzay5ldmVudHMudjEuU3VwcGxlbWVudFJlc3BvbnNlEl4KC1B1Ymxpc2hCdWxrEiYuZmx1eGRlc2suZXZlbnRzLnYxLlB1Ymxpc2hCdWxrUmVxdWVzdBonLmZsdXhkZXNrLmV2ZW50cy52MS5QdWJsaXNoQnVsa1Jlc3BvbnNlEmEKDEdldFRva2VuU2VsZhInLmZsdXhkZXNrLmV2ZW50cy52MS5HZXRUb2tlblNlbGZSZXF1ZXN0GiguZmx1eGRlc2suZXZlbnRzLnYxLkdldFRva2VuU2VsZlJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch9mbHV4ZGVzay9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJmbHV4ZGVzay5ldmVudHMudjEiLgoXR2V0RGVsaXZlcnlUcmFjZVJlcXVlc3QSEwoLZGVsaXZlcnlfaWQYASABKAkijQEKGEdldERlbGl2ZXJ5VHJhY2VSZXNwb25zZRITCgtkZWxpdmVyeV9pZBgBIAEoCRISCgpmaXJlX2NvdW50GAIgASgFEjQKBXN0ZXBzGAMgAygLMiUuZmx1eGRlc2suZXZlbnRzLnYxLkRlbGl2ZXJ5VHJhY2VTdGVwEhIKCnJlcXVlc3RfaWQYBCABKAkilAMKEURlbGl2ZXJ5VHJhY2VTdGVwEiYKAmF0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRzdGVwGAIgASgJEhQKB2NoYW5uZWwYAyABKAlIAIgBARISCgVsaW1pdBgEIAEoCUgBiAEBEhMKBnJlYXNvbhgFIAEoCUgCiAEBEhQKB2F0dGVtcHQYBiABKAVIA4gBARITCgZzdGF0dXMYByABKAVIBIgBARISCgVlcnJvchgIIAEoCUgFiAEBEjEKDW5leHRfcmV0cnlfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKDGFjdGlvbl9pbmRleBgKIAEoBUgGiAEBEhkKDGFjdGlvbl9sYWJlbBgLIAEoCUgHiAEBQgoKCF9jaGFubmVsQggKBl9saW1pdEIJCgdfcmVhc29uQgoKCF9hdHRlbXB0QgkKB19zdGF0dXNCCAoGX2Vycm9yQg8KDV9hY3Rpb25faW5kZXhCDwoNX2FjdGlvbl9sYWJlbCIVChNHZXRUb2tlblNlbGZSZXF1ZXN0IoAEChRHZXRUb2tlblNlbGZSZXNwb25zZRIQCgh0b2tlbl9pZBgBIAEoCRIMCgRraW5kGAIgASgJEg0KBWxhYmVsGAMgASgJEi0KBW93bmVyGAQgASgLMh4uZmx1eGRlc2suZXZlbnRzLnYxLlRva2VuT3duZXISNwoKaW50ZWdyYXRvchgFIAEoCzIjLmZsdXhkZXNrLmV2ZW50cy52MS5Ub2tlbkludGVncmF0b3ISLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI4ChRwcmV2aW91c192YWxpZF91bnRpbBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoGbGltaXRzGAogASgLMh8uZmx1eGRlc2suZXZlbnRzLnYxLlRva2VuTGltaXRzEkAKD2NpcmN1aXRfYnJlYWtlchgLIAEoCzInLmZsdXhkZXNrLmV2ZW50cy52MS5Ub2tlbkNpcmN1aXRCcmVha2VyEhIKCnJlcXVlc3RfaWQYDCABKAkiLAoKVG9rZW5Pd25lchIPCgd1c2VyX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJIj0KD1Rva2VuSW50ZWdyYXRvchIMCgRzbHVnGAEgASgJEhwKFGFsbG93ZWRfZXZlbnRfcHJlZml4GAIgASgJItkBCgtUb2tlbkxpbWl0cxI5CgpwZXJfbWludXRlGAEgAygLMiUuZmx1eGRlc2suZXZlbnRzLnYxLlRva2VuTWludXRlV2luZG93Eh4KFnBlcl9taW51dGVfdW5hdmFpbGFibGUYAiABKAgSMgoFZGFpbHkYAyABKAsyIy5mbHV4ZGVzay5ldmVudHMudjEuVG9rZW5EYWlseUxpbWl0EjsKCnVzZXJfZGFpbHkYBCABKAsyJy5mbHV4ZGVzay5ldmVudHMudjEuVG9rZW5Vc2VyRGFpbHlMaW1pdCJcChFUb2tlbk1pbnV0ZVdpbmRvdxIOCgZidWRnZXQYASABKAkSDQoFbGltaXQYAiABKAUSEQoJcmVtYWluaW5nGAMgASgFEhUKDXJlc2V0X2F0X3VuaXgYBCABKAMiRQoPVG9rZW5EYWlseUxpbWl0Eg0KBWxpbWl0GAEgASgFEgwKBHVzZWQYAiABKAUSFQoNcmVzZXRfYXRfdW5peBgDIAEoAyIyChNUb2tlblVzZXJEYWlseUxpbWl0Eg0KBWxpbWl0GAEgASgFEgwKBHVzZWQYAiABKAUiVgoTVG9rZW5DaXJjdWl0QnJlYWtlchINCgVzdGF0ZRgBIAEoCRIaChJmYWlsdXJlc19sYXN0X2hvdXIYAiABKAUSFAoMZmFpbHVyZV9yYXRlGAMgASgBIkEKDlB1Ymxpc2hSZXF1ZXN0Ei8KBWV2ZW50GAEgASgLMiAuZmx1eGRlc2suZXZlbnRzLnYxLkluYm91bmRFdmVudCJSCg9QdWJsaXNoUmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC5mbHV4ZGVzay5ldmVudHMudjEuRGVsaXZlcnkSDwoHY3JlYXRlZBgCIAEoCCIhCgpHZXRSZXF1ZXN0EhMKC2RlbGl2ZXJ5X2lkGAEgASgJIj0KC0dldFJlc3BvbnNlEi4KCGRlbGl2ZXJ5GAEgASgLMhwuZmx1eGRlc2suZXZlbnRzLnYxLkRlbGl2ZXJ5IlcKDlJlc29sdmVSZXF1ZXN0EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEhwKD3Jlc29sdXRpb25fbm90ZRgCIAEoCUgAiAEBQhIKEF9yZXNvbHV0aW9uX25vdGUiQQoPUmVzb2x2ZVJlc3BvbnNlEi4KCGRlbGl2ZXJ5GAEgASgLMhwuZmx1eGRlc2suZXZlbnRzLnYxLkRlbGl2ZXJ5Ij8KEVN1cHBsZW1lbnRSZXF1ZXN0EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEhUKDW1hcmtkb3duX2JvZHkYAiABKAkiRAoSU3VwcGxlbWVudFJlc3BvbnNlEi4KCGRlbGl2ZXJ5GAEgASgLMhwuZmx1eGRlc2suZXZlbnRzLnYxLkRlbGl2ZXJ5IqQBChJQdWJsaXNoQnVsa1JlcXVlc3QSLwoFZXZlbnQYASABKAsyIC5mbHV4ZGVzay5ldmVudHMudjEuSW5ib3VuZEV2ZW50EjUKCnJlY2lwaWVudHMYAiADKAsyIS5mbHV4ZGVzay5ldmVudHMudjEuQnVsa1JlY2lwaWVudBIXCgphdXRvX2NsYWltGAMgASgISACIAQFCDQoLX2F1dG9fY2xhaW0iYgoTUHVibGlzaEJ1bGtSZXNwb25zZRI3CgdyZXN1bHRzGAEgAygLMiYuZmx1eGRlc2suZXZlbnRzLnYxLkJ1bGtEZWxpdmVyeVJlc3VsdBISCgpyZXF1ZXN0X2lkGAIgASgJInkKDUJ1bGtSZWNpcGllbnQSDAoEdHlwZRgBIAEoCRISCgVlbWFpbBgCIAEoCUgAiAEBEhQKB3VzZXJfaWQYAyABKAlIAYgBARIRCgRzbHVnGAQgASgJSAKIAQFCCAoGX2VtYWlsQgoKCF91c2VyX2lkQgcKBV9zbHVnIvsBChJCdWxrRGVsaXZlcnlSZXN1bHQSDQoFZW1haWwYASABKAkSGAoLZGVsaXZlcnlfaWQYAiABKAlIAIgBARIUCgdkZWR1cGVkGAMgASgISAGIAQESEwoGcHVzaGVkGAQgASgISAKIAQESGQoMYXV0b19jbGFpbWVkGAUgASgISAOIAQESEgoFZXJyb3IYBiABKAlIBIgBARIUCgd1c2VyX2lkGAcgASgJSAWIAQFCDgoMX2RlbGl2ZXJ5X2lkQgoKCF9kZWR1cGVkQgkKB19wdXNoZWRCDwoNX2F1dG9fY2xhaW1lZEIICgZfZXJyb3JCCgoIX3VzZXJfaWQiyQYKDEluYm91bmRFdmVudBIUCgxzcGVjX3ZlcnNpb24YASABKAkSEAoIZXZlbnRfaWQYAiABKAkSEgoKZXZlbnRfdHlwZRgDIAEoCRIQCghzZXZlcml0eRgEIAEoCRINCgV0aXRsZRgFIAEoCRITCgtvY2N1cnJlZF9hdBgGIAEoCRIUCgdzdW1tYXJ5GAcgASgJSACIAQESGgoNbWFya2Rvd25fYm9keRgIIAEoCUgBiAEBEiQKF21hcmtkb3duX2JvZHlfcmVuZGVyaW5nGAkgASgJSAKIAQESGQoMZXh0ZXJuYWxfdXJsGAogASgJSAOIAQESHAoPZXh0ZXJuYWxfc3RhdHVzGAsgASgJSASIAQESLQoFYWN0b3IYDCABKAsyGS5mbHV4ZGVzay5ldmVudHMudjEuQWN0b3JIBYgBARI8CgZsYWJlbHMYDSADKAsyLC5mbHV4ZGVzay5ldmVudHMudjEuSW5ib3VuZEV2ZW50LkxhYmVsc0VudHJ5EjEKB2FjdGlvbnMYDiADKAsyIC5mbHV4ZGVzay5ldmVudHMudjEuQWN0aW9uQnV0dG9uEj4KDnJlY2lwaWVudF9oaW50GA8gASgLMiEuZmx1eGRlc2suZXZlbnRzLnYxLlJlY2lwaWVudEhpbnRIBogBARI1CglyZWNpcGllbnQYECABKAsyHS5mbHV4ZGVzay5ldmVudHMudjEuUmVjaXBpZW50SAeIAQESGQoMcHJvamVjdF9zbHVnGBEgASgJSAiIAQESEQoEdG9uZRgSIAEoCUgJiAEBEhMKBmxvY2FsZRgTIAEoCUgKiAEBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3N1bW1hcnlCEAoOX21hcmtkb3duX2JvZHlCGgoYX21hcmtkb3duX2JvZHlfcmVuZGVyaW5nQg8KDV9leHRlcm5hbF91cmxCEgoQX2V4dGVybmFsX3N0YXR1c0IICgZfYWN0b3JCEQoPX3JlY2lwaWVudF9oaW50QgwKCl9yZWNpcGllbnRCDwoNX3Byb2plY3Rfc2x1Z0IHCgVfdG9uZUIJCgdfbG9jYWxlIjIKBUFjdG9yEg0KBWVtYWlsGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBAUIHCgVfbmFtZSKLAQoMQWN0aW9uQnV0dG9uEg0KBWxhYmVsGAEgASgJEhgKC2FjdGlvbl90eXBlGAIgASgJSACIAQESEAoDdXJsGAMgASgJSAGIAQESGAoLd2ViaG9va191cmwYBCABKAlIAogBAUIOCgxfYWN0aW9uX3R5cGVCBgoEX3VybEIOCgxfd2ViaG9va191cmwiewoNUmVjaXBpZW50SGludBISCgVlbWFpbBgBIAEoCUgAiAEBEhQKB3VzZXJfaWQYAiABKAlIAYgBARIZCgxkaXNwbGF5X2hpbnQYAyABKAlIAogBAUIICgZfZW1haWxCCgoIX3VzZXJfaWRCDwoNX2Rpc3BsYXlfaGludCIoCglSZWNpcGllbnQSDAoEdHlwZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSLyBQoIRGVsaXZlcnkSEwoLZGVsaXZlcnlfaWQYASABKAkSEgoKZXZlbnRfdHlwZRgCIAEoCRIQCghzZXZlcml0eRgDIAEoCRIRCgR0b25lGAQgASgJSACIAQESDQoFdGl0bGUYBSABKAkSFAoHc3VtbWFyeRgGIAEoCUgBiAEBEhkKDGV4dGVybmFsX3VybBgHIAEoCUgCiAEBEhwKD2V4dGVybmFsX3N0YXR1cxgIIAEoCUgDiAEBEi8KC29jY3VycmVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0CgtyZXNvbHZlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBIgBARIcCg9yZXNvbHV0aW9uX25vdGUYDCABKAlIBYgBARISCgpmaXJlX2NvdW50GA0gASgFEg8KB2RlZHVwZWQYDiABKAgSCgoCb2sYDyABKAgSDgoGcHVzaGVkGBAgASgIEhIKCnJlcXVlc3RfaWQYESABKAkSGAoLZGVwcmVjYXRpb24YEiABKAlIBogBARITCgZsb2NhbGUYEyABKAlIB4gBARIZChFyZWNpcGllbnRfdXNlcl9pZBgUIAEoCRIXCgpwcm9qZWN0X2lkGBUgASgJSAiIAQESMwoLc3VwcGxlbWVudHMYFiADKAsyHi5mbHV4ZGVzay5ldmVudHMudjEuU3VwcGxlbWVudBIQCghkZWdyYWRlZBgXIAEoCEIHCgVfdG9uZUIKCghfc3VtbWFyeUIPCg1fZXh0ZXJuYWxfdXJsQhIKEF9leHRlcm5hbF9zdGF0dXNCDgoMX3Jlc29sdmVkX2F0QhIKEF9yZXNvbHV0aW9uX25vdGVCDgoMX2RlcHJlY2F0aW9uQgkKB19sb2NhbGVCDQoLX3Byb2plY3RfaWQiXwoKU3VwcGxlbWVudBIKCgJpZBgBIAEoCRIVCg1tYXJrZG93bl9ib2R5GAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMo0FCgxFdmVudFNlcnZpY2USUgoHUHVibGlzaBIiLmZsdXhkZXNrLmV2ZW50cy52MS5QdWJsaXNoUmVxdWVzdBojLmZsdXhkZXNrLmV2ZW50cy52MS5QdWJsaXNoUmVzcG9uc2USRgoDR2V0Eh4uZmx1eGRlc2suZXZlbnRzLnYxLkdldFJlcXVlc3QaHy5mbHV4ZGVzay5ldmVudHMudjEuR2V0UmVzcG9uc2USUgoHUmVzb2x2ZRIiLmZsdXhkZXNrLmV2ZW50cy52MS5SZXNvbHZlUmVxdWVzdBojLmZsdXhkZXNrLmV2ZW50cy52MS5SZXNvbHZlUmVzcG9uc2USWwoKU3VwcGxlbWVudBIlLmZsdXhkZXNrLmV2ZW50cy52MS5TdXBwbGVtZW50UmVxdWVzdBomLmZsdXhkZXNrLmV2ZW50cy52MS5TdXBwbGVtZW50UmVzcG9uc2USXgoLUHVibGlzaEJ1bGsSJi5mbHV4ZGVzay5ldmVudHMudjEuUHVibGlzaEJ1bGtSZXF1ZXN0GicuZmx1eGRlc2suZXZlbnRzLnYxLlB1Ymxpc2hCdWxrUmVzcG9uc2USYQoMR2V0VG9rZW5TZWxmEicuZmx1eGRlc2suZXZlbnRzLnYxLkdldFRva2VuU2VsZlJlcXVlc3QaKC5mbHV4ZGVzay5ldmVudHMudjEuR2V0VG9rZW5TZWxmUmVzcG9uc2USbQoQR2V0RGVsaXZlcnlUcmFjZRIrLmZsdXhkZXNrLmV2ZW50cy52MS5HZXREZWxpdmVyeVRyYWNlUmVxdWVzdBosLmZsdXhkZXNrLmV2ZW50cy52MS5HZXREZWxpdmVyeVRyYWNlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+
+/**
+ * GetDeliveryTraceRequest names the delivery.
+ *
+ * @generated from message fluxdesk.events.v1.GetDeliveryTraceRequest
+ */
+export type GetDeliveryTraceRequest = Message<"fluxdesk.events.v1.GetDeliveryTraceRequest"> & {
+  /**
+   * Delivery id; uuid.
+   *
+   * @generated from field: string delivery_id = 1;
+   */
+  deliveryId: string;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.GetDeliveryTraceRequest.
+ * Use `create(GetDeliveryTraceRequestSchema)` to create a new message.
+ */
+export const GetDeliveryTraceRequestSchema: GenMessage<GetDeliveryTraceRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 0);
+
+/**
+ * GetDeliveryTraceResponse is the REST `DeliveryTrace` body.
+ *
+ * @generated from message fluxdesk.events.v1.GetDeliveryTraceResponse
+ */
+export type GetDeliveryTraceResponse = Message<"fluxdesk.events.v1.GetDeliveryTraceResponse"> & {
+  /**
+   * Delivery id; uuid.
+   *
+   * @generated from field: string delivery_id = 1;
+   */
+  deliveryId: string;
+
+  /**
+   * Number of arrivals, the first included; the steps list the latest 20
+   * re-fires only.
+   *
+   * @generated from field: int32 fire_count = 2;
+   */
+  fireCount: number;
+
+  /**
+   * The steps, oldest first.
+   *
+   * @generated from field: repeated fluxdesk.events.v1.DeliveryTraceStep steps = 3;
+   */
+  steps: DeliveryTraceStep[];
+
+  /**
+   * This request's id.
+   *
+   * @generated from field: string request_id = 4;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.GetDeliveryTraceResponse.
+ * Use `create(GetDeliveryTraceResponseSchema)` to create a new message.
+ */
+export const GetDeliveryTraceResponseSchema: GenMessage<GetDeliveryTraceResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 1);
+
+/**
+ * DeliveryTraceStep is one thing the service did with a delivery.
+ *
+ * @generated from message fluxdesk.events.v1.DeliveryTraceStep
+ */
+export type DeliveryTraceStep = Message<"fluxdesk.events.v1.DeliveryTraceStep"> & {
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 1;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * `accepted`, `refired`, `inbox_row`, `held_for_moderation`, `forwarded`,
+   * `degraded`, `nudge_sent`, `nudge_failed`, `nudge_dead`, `nudge_held`,
+   * `resolved`, `supplemented` or `action_clicked`.
+   *
+   * @generated from field: string step = 2;
+   */
+  step: string;
+
+  /**
+   * Nudge steps: `push` or `chat`; unset on a hold that applies to every
+   * channel.
+   *
+   * @generated from field: optional string channel = 3;
+   */
+  channel?: string | undefined;
+
+  /**
+   * `degraded`: `token_daily` or `user_daily`.
+   *
+   * @generated from field: optional string limit = 4;
+   */
+  limit?: string | undefined;
+
+  /**
+   * `nudge_held`: `quiet_hours`, `threshold`, `preference`, `no_channel` or
+   * `degraded`.
+   *
+   * @generated from field: optional string reason = 5;
+   */
+  reason?: string | undefined;
+
+  /**
+   * Nudge attempts: 1 for the first.
+   *
+   * @generated from field: optional int32 attempt = 6;
+   */
+  attempt?: number | undefined;
+
+  /**
+   * The receiver's HTTP status, when it answered.
+   *
+   * @generated from field: optional int32 status = 7;
+   */
+  status?: number | undefined;
+
+  /**
+   * Why there was no HTTP answer (e.g. `timeout`, `network_error`).
+   *
+   * @generated from field: optional string error = 8;
+   */
+  error?: string | undefined;
+
+  /**
+   * `nudge_failed`: the earliest time of the next attempt; unset when not
+   * known.
+   *
+   * @generated from field: google.protobuf.Timestamp next_retry_at = 9;
+   */
+  nextRetryAt?: Timestamp | undefined;
+
+  /**
+   * `action_clicked`: the action's index (0-3).
+   *
+   * @generated from field: optional int32 action_index = 10;
+   */
+  actionIndex?: number | undefined;
+
+  /**
+   * `action_clicked`: the action's label.
+   *
+   * @generated from field: optional string action_label = 11;
+   */
+  actionLabel?: string | undefined;
+};
+
+/**
+ * Describes the message fluxdesk.events.v1.DeliveryTraceStep.
+ * Use `create(DeliveryTraceStepSchema)` to create a new message.
+ */
+export const DeliveryTraceStepSchema: GenMessage<DeliveryTraceStep> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_events_v1_events, 2);
 
 /**
  * GetTokenSelfRequest has no fields: the caller is the token.
@@ -37,7 +197,7 @@ export type GetTokenSelfRequest = Message<"fluxdesk.events.v1.GetTokenSelfReques
  * Use `create(GetTokenSelfRequestSchema)` to create a new message.
  */
 export const GetTokenSelfRequestSchema: GenMessage<GetTokenSelfRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 0);
+  messageDesc(file_fluxdesk_events_v1_events, 3);
 
 /**
  * GetTokenSelfResponse is the REST `tokens/self` body.
@@ -136,7 +296,7 @@ export type GetTokenSelfResponse = Message<"fluxdesk.events.v1.GetTokenSelfRespo
  * Use `create(GetTokenSelfResponseSchema)` to create a new message.
  */
 export const GetTokenSelfResponseSchema: GenMessage<GetTokenSelfResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 1);
+  messageDesc(file_fluxdesk_events_v1_events, 4);
 
 /**
  * TokenOwner is the user a token belongs to.
@@ -164,7 +324,7 @@ export type TokenOwner = Message<"fluxdesk.events.v1.TokenOwner"> & {
  * Use `create(TokenOwnerSchema)` to create a new message.
  */
 export const TokenOwnerSchema: GenMessage<TokenOwner> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 2);
+  messageDesc(file_fluxdesk_events_v1_events, 5);
 
 /**
  * TokenIntegrator is the integrator a token publishes for.
@@ -192,7 +352,7 @@ export type TokenIntegrator = Message<"fluxdesk.events.v1.TokenIntegrator"> & {
  * Use `create(TokenIntegratorSchema)` to create a new message.
  */
 export const TokenIntegratorSchema: GenMessage<TokenIntegrator> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 3);
+  messageDesc(file_fluxdesk_events_v1_events, 6);
 
 /**
  * TokenLimits are a token's limits and what is left of them.
@@ -236,7 +396,7 @@ export type TokenLimits = Message<"fluxdesk.events.v1.TokenLimits"> & {
  * Use `create(TokenLimitsSchema)` to create a new message.
  */
 export const TokenLimitsSchema: GenMessage<TokenLimits> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 4);
+  messageDesc(file_fluxdesk_events_v1_events, 7);
 
 /**
  * TokenMinuteWindow is one per-minute budget window.
@@ -278,7 +438,7 @@ export type TokenMinuteWindow = Message<"fluxdesk.events.v1.TokenMinuteWindow"> 
  * Use `create(TokenMinuteWindowSchema)` to create a new message.
  */
 export const TokenMinuteWindowSchema: GenMessage<TokenMinuteWindow> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 5);
+  messageDesc(file_fluxdesk_events_v1_events, 8);
 
 /**
  * TokenDailyLimit is the token's daily limit.
@@ -313,7 +473,7 @@ export type TokenDailyLimit = Message<"fluxdesk.events.v1.TokenDailyLimit"> & {
  * Use `create(TokenDailyLimitSchema)` to create a new message.
  */
 export const TokenDailyLimitSchema: GenMessage<TokenDailyLimit> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 6);
+  messageDesc(file_fluxdesk_events_v1_events, 9);
 
 /**
  * TokenUserDailyLimit is the owner's daily inbox budget.
@@ -341,7 +501,7 @@ export type TokenUserDailyLimit = Message<"fluxdesk.events.v1.TokenUserDailyLimi
  * Use `create(TokenUserDailyLimitSchema)` to create a new message.
  */
 export const TokenUserDailyLimitSchema: GenMessage<TokenUserDailyLimit> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 7);
+  messageDesc(file_fluxdesk_events_v1_events, 10);
 
 /**
  * TokenCircuitBreaker is the state of the token's circuit breaker.
@@ -377,7 +537,7 @@ export type TokenCircuitBreaker = Message<"fluxdesk.events.v1.TokenCircuitBreake
  * Use `create(TokenCircuitBreakerSchema)` to create a new message.
  */
 export const TokenCircuitBreakerSchema: GenMessage<TokenCircuitBreaker> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 8);
+  messageDesc(file_fluxdesk_events_v1_events, 11);
 
 /**
  * PublishRequest carries exactly one inbound event (one event per call).
@@ -398,7 +558,7 @@ export type PublishRequest = Message<"fluxdesk.events.v1.PublishRequest"> & {
  * Use `create(PublishRequestSchema)` to create a new message.
  */
 export const PublishRequestSchema: GenMessage<PublishRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 9);
+  messageDesc(file_fluxdesk_events_v1_events, 12);
 
 /**
  * PublishResponse returns the stored delivery and whether it was created.
@@ -428,7 +588,7 @@ export type PublishResponse = Message<"fluxdesk.events.v1.PublishResponse"> & {
  * Use `create(PublishResponseSchema)` to create a new message.
  */
 export const PublishResponseSchema: GenMessage<PublishResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 10);
+  messageDesc(file_fluxdesk_events_v1_events, 13);
 
 /**
  * GetRequest identifies the delivery to read.
@@ -449,7 +609,7 @@ export type GetRequest = Message<"fluxdesk.events.v1.GetRequest"> & {
  * Use `create(GetRequestSchema)` to create a new message.
  */
 export const GetRequestSchema: GenMessage<GetRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 11);
+  messageDesc(file_fluxdesk_events_v1_events, 14);
 
 /**
  * GetResponse returns the requested delivery.
@@ -470,7 +630,7 @@ export type GetResponse = Message<"fluxdesk.events.v1.GetResponse"> & {
  * Use `create(GetResponseSchema)` to create a new message.
  */
 export const GetResponseSchema: GenMessage<GetResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 12);
+  messageDesc(file_fluxdesk_events_v1_events, 15);
 
 /**
  * ResolveRequest identifies the delivery to resolve and an optional note.
@@ -498,7 +658,7 @@ export type ResolveRequest = Message<"fluxdesk.events.v1.ResolveRequest"> & {
  * Use `create(ResolveRequestSchema)` to create a new message.
  */
 export const ResolveRequestSchema: GenMessage<ResolveRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 13);
+  messageDesc(file_fluxdesk_events_v1_events, 16);
 
 /**
  * ResolveResponse returns the resolved delivery.
@@ -519,7 +679,7 @@ export type ResolveResponse = Message<"fluxdesk.events.v1.ResolveResponse"> & {
  * Use `create(ResolveResponseSchema)` to create a new message.
  */
 export const ResolveResponseSchema: GenMessage<ResolveResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 14);
+  messageDesc(file_fluxdesk_events_v1_events, 17);
 
 /**
  * SupplementRequest appends one follow-up note to a delivery.
@@ -547,7 +707,7 @@ export type SupplementRequest = Message<"fluxdesk.events.v1.SupplementRequest"> 
  * Use `create(SupplementRequestSchema)` to create a new message.
  */
 export const SupplementRequestSchema: GenMessage<SupplementRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 15);
+  messageDesc(file_fluxdesk_events_v1_events, 18);
 
 /**
  * SupplementResponse returns the delivery with the new supplement appended.
@@ -568,7 +728,7 @@ export type SupplementResponse = Message<"fluxdesk.events.v1.SupplementResponse"
  * Use `create(SupplementResponseSchema)` to create a new message.
  */
 export const SupplementResponseSchema: GenMessage<SupplementResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 16);
+  messageDesc(file_fluxdesk_events_v1_events, 19);
 
 /**
  * PublishBulkRequest is one template event and its recipients (SPEC
@@ -610,7 +770,7 @@ export type PublishBulkRequest = Message<"fluxdesk.events.v1.PublishBulkRequest"
  * Use `create(PublishBulkRequestSchema)` to create a new message.
  */
 export const PublishBulkRequestSchema: GenMessage<PublishBulkRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 17);
+  messageDesc(file_fluxdesk_events_v1_events, 20);
 
 /**
  * PublishBulkResponse has one result row per expanded recipient.
@@ -640,7 +800,7 @@ export type PublishBulkResponse = Message<"fluxdesk.events.v1.PublishBulkRespons
  * Use `create(PublishBulkResponseSchema)` to create a new message.
  */
 export const PublishBulkResponseSchema: GenMessage<PublishBulkResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 18);
+  messageDesc(file_fluxdesk_events_v1_events, 21);
 
 /**
  * BulkRecipient is one fan-out target (SPEC Recipient, bulk). Exactly the
@@ -686,7 +846,7 @@ export type BulkRecipient = Message<"fluxdesk.events.v1.BulkRecipient"> & {
  * Use `create(BulkRecipientSchema)` to create a new message.
  */
 export const BulkRecipientSchema: GenMessage<BulkRecipient> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 19);
+  messageDesc(file_fluxdesk_events_v1_events, 22);
 
 /**
  * BulkDeliveryResult is the outcome for one recipient (SPEC
@@ -759,7 +919,7 @@ export type BulkDeliveryResult = Message<"fluxdesk.events.v1.BulkDeliveryResult"
  * Use `create(BulkDeliveryResultSchema)` to create a new message.
  */
 export const BulkDeliveryResultSchema: GenMessage<BulkDeliveryResult> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 20);
+  messageDesc(file_fluxdesk_events_v1_events, 23);
 
 /**
  * InboundEvent is one event sent by an integrator (inbound protocol v2).
@@ -936,7 +1096,7 @@ export type InboundEvent = Message<"fluxdesk.events.v1.InboundEvent"> & {
  * Use `create(InboundEventSchema)` to create a new message.
  */
 export const InboundEventSchema: GenMessage<InboundEvent> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 21);
+  messageDesc(file_fluxdesk_events_v1_events, 24);
 
 /**
  * Actor is the person who caused an event; display only.
@@ -964,7 +1124,7 @@ export type Actor = Message<"fluxdesk.events.v1.Actor"> & {
  * Use `create(ActorSchema)` to create a new message.
  */
 export const ActorSchema: GenMessage<Actor> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 22);
+  messageDesc(file_fluxdesk_events_v1_events, 25);
 
 /**
  * ActionButton is a button shown with an event. Either opens a URL or, on
@@ -1010,7 +1170,7 @@ export type ActionButton = Message<"fluxdesk.events.v1.ActionButton"> & {
  * Use `create(ActionButtonSchema)` to create a new message.
  */
 export const ActionButtonSchema: GenMessage<ActionButton> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 23);
+  messageDesc(file_fluxdesk_events_v1_events, 26);
 
 /**
  * RecipientHint is the deprecated recipient description, stored as given and
@@ -1047,7 +1207,7 @@ export type RecipientHint = Message<"fluxdesk.events.v1.RecipientHint"> & {
  * Use `create(RecipientHintSchema)` to create a new message.
  */
 export const RecipientHintSchema: GenMessage<RecipientHint> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 24);
+  messageDesc(file_fluxdesk_events_v1_events, 27);
 
 /**
  * Recipient is the structured recipient of an event sent with a moderation
@@ -1077,7 +1237,7 @@ export type Recipient = Message<"fluxdesk.events.v1.Recipient"> & {
  * Use `create(RecipientSchema)` to create a new message.
  */
 export const RecipientSchema: GenMessage<Recipient> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 25);
+  messageDesc(file_fluxdesk_events_v1_events, 28);
 
 /**
  * Delivery is the stored result of an inbound event for one recipient. In
@@ -1263,7 +1423,7 @@ export type Delivery = Message<"fluxdesk.events.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 26);
+  messageDesc(file_fluxdesk_events_v1_events, 29);
 
 /**
  * Supplement is an append-only follow-up note attached to a delivery.
@@ -1298,7 +1458,7 @@ export type Supplement = Message<"fluxdesk.events.v1.Supplement"> & {
  * Use `create(SupplementSchema)` to create a new message.
  */
 export const SupplementSchema: GenMessage<Supplement> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_events_v1_events, 27);
+  messageDesc(file_fluxdesk_events_v1_events, 30);
 
 /**
  * EventService is the Connect/gRPC face of the REST v1 `/api/v1/events`
@@ -1408,6 +1568,23 @@ export const EventService: GenService<{
     methodKind: "unary";
     input: typeof GetTokenSelfRequestSchema;
     output: typeof GetTokenSelfResponseSchema;
+  },
+  /**
+   * GetDeliveryTrace returns what the service did with one delivery, oldest
+   * first (REST `GET /api/v1/events/{deliveryId}/trace`): accepted, the
+   * latest 20 re-fires, the inbox row or moderation hold and forward,
+   * degraded, each nudge's outcome per channel, resolved, supplemented and
+   * action clicks. Never what the person did (no read, seen or done times).
+   * Only the token that sent the delivery; counted as one read (600 per
+   * minute, like Get). Errors: unauthenticated, not_found (an unknown id and
+   * another token's delivery alike).
+   *
+   * @generated from rpc fluxdesk.events.v1.EventService.GetDeliveryTrace
+   */
+  getDeliveryTrace: {
+    methodKind: "unary";
+    input: typeof GetDeliveryTraceRequestSchema;
+    output: typeof GetDeliveryTraceResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_fluxdesk_events_v1_events, 0);
