@@ -24,7 +24,7 @@ export const INBOX_LIMITS = {
   /** A search counts its matches up to this many (more: the counts say this, and `capped`). */
   searchCountMax: 1000,
   /** Rows of a view a search tests in list order before it asks the GIN index (inbox-view.repository.ts searchParts). */
-  searchProbeRows: 2000,
+  searchProbeRows: 500,
   /** Event type filter of ListInbox. */
   eventTypeFilterMax: 120,
 } as const;

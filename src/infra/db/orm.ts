@@ -46,10 +46,11 @@ export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
       clientUrl: opts.databaseUrl,
       pool: { min: 0, max: opts.poolMax },
       // pg-pool's own option: an expired connection is closed when idle, or when it is next released.
-      // No JIT on the service's sessions: its statements are short, and PostgreSQL's cost estimate
-      // for some (a search over a large inbox) crossed jit_above_cost, compiling for 1.5-2 s what
-      // runs in milliseconds (measured with bench:search).
-      driverOptions: { maxLifetimeSeconds: opts.connMaxLifetimeS, options: '-c jit=off' },
+      // No JIT and no parallel workers on the service's sessions: its statements are short. A
+      // search over a large inbox crossed jit_above_cost and compiled for 1.5-2 s what runs in
+      // milliseconds; an inbox page of 50 started two workers (Gather Merge) for ~10 ms of start-up
+      // to read 51 rows (both measured with bench:search).
+      driverOptions: { maxLifetimeSeconds: opts.connMaxLifetimeS, options: '-c jit=off -c max_parallel_workers_per_gather=0' },
     }) as unknown as Promise<MikroORM>;
   }
   const dir = path.resolve(opts.dataDir, 'pgdata');
