@@ -131,21 +131,10 @@ export interface ReviewQueueItemView {
 }
 
 export function reviewQueueItemView(r: PendingRequestRow, now: Date): ReviewQueueItemView {
-  const requestedAt = iso(r.requested_at);
+  const request = ownRequestView({ ...r, reviewed_at: null, review_note: null, reviewed_by_email: null });
+  const requestedAt = request.requestedAt;
   return {
-    request: {
-      id: r.id,
-      catalogItemId: r.catalog_item_id,
-      catalogSlug: r.catalog_slug,
-      catalogName: r.catalog_name,
-      status: ownRequestStatus(r.status),
-      note: r.note,
-      requestedAt,
-      reviewedAt: null,
-      reviewNote: null,
-      reviewedByEmail: null,
-      updatedAt: iso(r.updated_at),
-    },
+    request,
     applicant: { userId: r.user_id, email: r.email, name: r.name },
     filedByEmail: r.created_by_email === r.email ? null : r.created_by_email,
     ageSeconds: Math.max(0, Math.floor((now.getTime() - Date.parse(requestedAt)) / 1000)),

@@ -303,18 +303,11 @@ export async function findOwnRequestRows(em: EntityManager, userId: string, limi
 }
 
 /** A live catalog row with its contact and the caller's latest request for it (a live one first), if any. */
-export interface CatalogRowWithOwnRequest {
-  id: string;
-  slug: string | null;
-  name: string;
-  type: string;
-  description: string | null;
-  category: string | null;
-  url: string | null;
-  application_guide: string | null;
-  approval_required: boolean;
-  is_pinned: boolean;
-  contact_user_id: string | null;
+export interface CatalogRowWithOwnRequest
+  extends Pick<
+    CatalogItemRow,
+    'id' | 'slug' | 'name' | 'type' | 'description' | 'category' | 'url' | 'application_guide' | 'approval_required' | 'is_pinned' | 'contact_user_id'
+  > {
   contact_email: string | null;
   contact_name: string | null;
   request_id: string | null;
