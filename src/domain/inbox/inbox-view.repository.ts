@@ -363,7 +363,7 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
  * limit + 1 or at the number of matching rows. Values are always parameters; the text varies only
  * with which filters are present, so each combination is one prepared statement.
  */
-export function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql: string; params: unknown[] } {
+function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const byKind = f.notificationType !== undefined;
   const filtered = rowFiltered(f);

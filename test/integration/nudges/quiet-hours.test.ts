@@ -94,6 +94,8 @@ describe('nudges during quiet hours', () => {
     const p = await person();
     // 22:00-07:00 style: a window around now in Tokyo, ending 30 minutes from now.
     const quiet = windowAroundNow('Asia/Tokyo', 60, 30);
+    // The window's end is a whole minute (HH:MM): the first instant that is no longer quiet.
+    const quietEnd = DateTime.fromJSDate(h.clock.now()).plus({ minutes: 30 }).startOf('minute').toMillis();
     const set = await p.settings.setPreferences({ quietHours: quiet });
     expect(set.preferences?.quietHours).toMatchObject({ start: quiet.start, end: quiet.end, timeZone: 'Asia/Tokyo', days: [] });
 
@@ -123,7 +125,7 @@ describe('nudges during quiet hours', () => {
 
     // Still quiet, and just after the end (inside the grace): no summary.
     expect((await quietSummaryTask.run(h.svc.deps, h.clock.now())).processed).toBe(0);
-    h.clock.advance(30 * 60_000 + 10_000);
+    h.clock.advance(quietEnd + 10_000 - h.clock.now().getTime());
     expect((await quietSummaryTask.run(h.svc.deps, h.clock.now())).processed).toBe(0);
     // After the grace. While another run holds the user (its lock on their preferences row), a run
     // skips them and leaves the held rows alone.
