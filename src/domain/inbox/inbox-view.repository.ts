@@ -133,7 +133,7 @@ export interface InboxViewPage<R> {
   total: number;
   /** Unread rows among them. */
   unread: number;
-  /** A search matched more than INBOX_LIMITS.searchCountMax rows: total (and maybe unread) are that cap. */
+  /** A search matched more than INBOX_LIMITS.searchCountMax rows: total is that cap, unread counts those first matches. */
   capped: boolean;
   /** Every view's counts (the notification type filter applies; the event filters do not). */
   views: Record<InboxView, ViewCount>;

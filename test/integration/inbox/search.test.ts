@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationErrorDetailSchema } from '../../../gen/fluxdesk/common/v1/errors_pb.js';
 import { InboxService } from '../../../gen/fluxdesk/inbox/v1/inbox_pb.js';
 import { withToken, type AgentUser } from '../../helpers/agents.js';
-import { bearer, closeSessions, transportFor } from '../../helpers/connect.js';
+import { bearer, closeSessions, fails, transportFor } from '../../helpers/connect.js';
 import { event, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
 import { call, mcp, toolText } from '../mcp/rpc.js';
 import { addNotification } from '../../../src/domain/inbox/notify.js';
@@ -164,6 +164,22 @@ describe('the wrong caller and bad input', () => {
     expect(body.error).toMatchObject({ code: -32602, data: { field: 'query' } });
     expect(JSON.stringify(body.error)).toContain('label:env');
     expect(JSON.stringify(body.error)).toContain('invalid_query');
+  });
+
+  it('NUL, another control character or an unpaired surrogate in a query is refused on Connect and MCP, nothing listed', async () => {
+    for (const query of ['disk\u0000', 'from:a\u0000b', 'disk\u001b[31m', 'd\ud800isk', 'from:\udc00']) {
+      // Protobuf's UTF-8 encoding turns an unpaired surrogate into U+FFFD on the client: controls only on Connect.
+      if (!/[\ud800-\udfff]/.test(query)) {
+        const err = await fails(inbox(w.ag.token).listInbox({ query }));
+        expect(err.code, JSON.stringify(query)).toBe(Code.InvalidArgument);
+        expect(err.findDetails(ValidationErrorDetailSchema)[0]!.violations[0]).toMatchObject({ field: 'query' });
+      }
+      const body = (await mcp(h, call('list_inbox', { query }), { token: w.ag.token })).body;
+      expect(body.error, JSON.stringify(query)).toMatchObject({ code: -32602 });
+      expect(body.result).toBeUndefined();
+    }
+    expect((await fails(inbox(w.ag.token).markAllDone({ query: 'type:personal\u0000' }))).code).toBe(Code.InvalidArgument);
+    expect((await inbox(w.ag.token).listInbox({ view: 'done' })).items.map((i) => i.notificationId)).toEqual([w.id.old]);
   });
 
   it('mark all done acts on the query only', async () => {
