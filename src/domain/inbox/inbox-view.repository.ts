@@ -8,7 +8,7 @@ import { run } from '../sql.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
 import { INBOX_LIMITS, ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
 import type { InboxQuery, QueryFilter } from './inbox-query.rules.js';
-import { fromLexemePrefix, inTsquery, searchTsquery } from './search-doc.rules.js';
+import { fromLexemePrefix, inTsquery, SEARCH_INDEX_EXPR, searchTsquery, stateLexemeQuery } from './search-doc.rules.js';
 
 export interface InboxItemRow {
   id: string;
@@ -207,30 +207,42 @@ function qualifierCond(userId: string, q: QueryFilter): Cond {
 /**
  * A positive `from:`: the caller's tokens so named, as a tsquery of their lexemes made once per
  * statement (an init plan), so the GIN index finds their rows; no such token: a lexeme no row has.
+ * `doc` is what it is matched against (the index's expression, or the row's own document) and
+ * `also` a tsquery ANDed to it (a view's state lexeme).
  */
-function fromCond(userId: string, q: QueryFilter): Cond {
+function fromCond(userId: string, q: QueryFilter, doc: string, also: string | undefined): Cond {
   const names = pgArray(q.values.map((v) => v.toLowerCase()));
   const prefix = fromLexemePrefix(userId);
-  return {
-    sql: `n.search_doc @@ (select coalesce(string_agg(quote_literal(?::text || replace(t.id::text, '-', '')), ' | '), quote_literal(?::text || 'none'))::tsquery
-      from (${TOKENS_NAMED}) t)`,
-    params: [prefix, prefix, userId, names, names],
-  };
+  const tokens = `(select coalesce(string_agg(quote_literal(?::text || replace(t.id::text, '-', '')), ' | '), quote_literal(?::text || 'none'))::tsquery
+      from (${TOKENS_NAMED}) t)`;
+  return also === undefined
+    ? { sql: `${doc} @@ ${tokens}`, params: [prefix, prefix, userId, names, names] }
+    : { sql: `${doc} @@ (${tokens} && ?::tsquery)`, params: [prefix, prefix, userId, names, names, also] };
 }
 
+/**
+ * How a search's text conditions are written: `gin` against the search index's expression (with
+ * the view's state lexeme when it lists one state), so the index can find the rows; `row` against
+ * the row's own document, tested on rows another index already found (a walk in list order).
+ */
+type TextMatch = 'gin' | 'row';
+
 /** The row conditions of the filters besides owner and state, over `n` (notifications). */
-function filterConds(f: Omit<InboxViewFilter, 'after'>): Cond {
+function filterConds(f: Omit<InboxViewFilter, 'after'>, match: TextMatch = 'gin'): Cond {
   const conds: Cond[] = [];
   if (f.unreadOnly) conds.push({ sql: 'n.read_at is null', params: [] });
   if (f.severities.length > 0) conds.push({ sql: `${deliveryCol('severity')} = any(?::text[])`, params: [pgArray(f.severities)] });
   if (f.eventType !== undefined) conds.push({ sql: `${deliveryCol('event_type')} = ?`, params: [f.eventType] });
   if (f.notificationType !== undefined) conds.push({ sql: 'n.type = ?', params: [f.notificationType] });
   if (f.query !== undefined) {
-    // Words and positive severity / type / from: the row's search_doc (the GIN index); the rest as rows.
+    // Words and positive severity / type / from: the search document (the GIN index); the rest as rows.
+    const states = VIEW_STATES[f.view];
+    const doc = match === 'gin' ? SEARCH_INDEX_EXPR : 'n.search_doc';
+    const state = match === 'gin' && states.length === 1 ? stateLexemeQuery(f.userId, states[0]!) : undefined;
     const tsquery = searchTsquery(f.userId, f.query);
-    if (tsquery !== undefined) conds.push({ sql: 'n.search_doc @@ ?::tsquery', params: [tsquery] });
+    if (tsquery !== undefined) conds.push({ sql: `${doc} @@ ?::tsquery`, params: [state === undefined ? tsquery : `(${tsquery}) & ${state}`] });
     for (const q of f.query.filters) {
-      if (q.name === 'from' && !q.negated) conds.push(fromCond(f.userId, q));
+      if (q.name === 'from' && !q.negated) conds.push(fromCond(f.userId, q, doc, state));
       else if (!inTsquery(q)) conds.push(qualifierCond(f.userId, q));
     }
   }
@@ -264,32 +276,77 @@ export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, '
   return rows.map((r) => r.id);
 }
 
+/** A search's CTEs (the counts in `m`) and the query of its page's ids and list keys. */
+interface SearchParts {
+  ctes: string;
+  ctesParams: unknown[];
+  ids: string;
+  idsParams: unknown[];
+}
+
 /**
- * A search's CTEs and page ids. A probe reads the newest searchProbeRows rows of the view in list
- * order (each state's range of the list index, merged) and tests each as it is read:
- *  - a broad search finds its page (and often its count) among them at once;
- *  - a narrow one (fewer matches in the probe than a page) reads its matches through the GIN
- *    index instead, where they are few; so does a count past the probe.
- * Which way runs is decided as the statement runs, from the probe (one-time filters), never by a
- * planner guessing how many rows a prefix matches. A view shorter than the probe is answered by
- * the probe alone. Counts: the matches among the probe plus those older than it, up to
- * searchCountMax + 1 in all (more: `capped`).
+ * A search with a text part (words, a positive severity, type or from): the GIN index of
+ * SEARCH_INDEX_EXPR finds the view's matches (one state: its lexeme is in the tsquery, so rows of
+ * other views are never read), up to searchCountMax + 1 of them, kept in `g`: the counts.
+ *  - At most searchCountMax matches: `g` holds them all, and the page is its newest rows.
+ *  - More: matches are common, and the page comes from the view's rows walked in list order,
+ *    each tested as it is read (`w`, stopping at a page of matches, or after searchWalkRows
+ *    rows); when the walk finds less than a page (the many matches are old), the index's matches
+ *    are sorted instead.
+ * One GIN scan per call; the plan never depends on a planner's guess of how many rows a prefix
+ * matches. Counts past the cap are `capped`.
  */
-function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: string; ctesParams: unknown[]; ids: string; idsParams: unknown[] } {
+function indexedSearchParts(f: InboxViewFilter, gin: Cond, row: Cond, pageRows: number): SearchParts {
+  const CAP = INBOX_LIMITS.searchCountMax + 1;
+  const WALK = INBOX_LIMITS.searchWalkRows;
+  const states = VIEW_STATES[f.view];
+  const stateList = states.map((st) => `'${st}'`).join(', ');
+  const afterSql = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
+  const afterParams = f.after ? [f.after.at, f.after.id] : [];
+  // Owner, state and list position are checked on the rows the GIN index finds (they are the
+  // owner's by the lexemes' key, bar a collision), never intersected with the list index: `is
+  // true` keeps the planner from reading its ranges as a second bitmap.
+  const ginRows = (range: string) => `(n.user_id = ? and n.state in (${stateList})${range}) is true${gin.sql}`;
+  const many = `(select count(*) from g) = ${CAP}`;
+  const walkBranch = (st: string) => `(select n.id, ${LIST_KEY} as k, (true${row.sql}) as hit from notifications n
+      where ${many} and n.user_id = ? and n.state = '${st}'${afterSql} order by ${LIST_KEY} desc, n.id desc limit ${WALK})`;
+  const ctes = `g as materialized (
+  select n.id, ${LIST_KEY} as k, n.read_at from notifications n where ${ginRows('')} limit ${CAP}
+),
+m as (select count(*)::int as total, (count(*) filter (where x.read_at is null))::int as unread from g x),
+w as materialized (
+  select x.id, x.k from (
+    select x.* from (${states.map(walkBranch).join(' union all ')}) x order by x.k desc, x.id desc limit ${WALK}
+  ) x where x.hit limit ${pageRows}
+), `;
+  const ctesParams = [f.userId, ...gin.params, ...states.flatMap(() => [...row.params, f.userId, ...afterParams])];
+  const ids = `select x.id, x.k from (
+  (select x.id, x.k from g x where not ${many}${f.after ? ' and (x.k, x.id) < (?::timestamptz, ?::uuid)' : ''} order by x.k desc, x.id desc limit ${pageRows})
+  union all
+  (select x.id, x.k from w x where (select count(*) from w) = ${pageRows})
+  union all
+  (select n.id, ${LIST_KEY} as k from notifications n
+   where ${many} and (select count(*) from w) < ${pageRows} and ${ginRows(afterSql)}
+   order by ${LIST_KEY} + interval '0 s' desc, n.id desc limit ${pageRows})
+) x order by x.k desc, x.id desc limit ${pageRows}`;
+  return { ctes, ctesParams, ids, idsParams: [...afterParams, f.userId, ...afterParams, ...gin.params] };
+}
+
+/**
+ * A search of row conditions only (is:, status:, after:, before:, negated qualifiers): no index
+ * knows them. A probe reads the newest searchProbeRows rows of the view in list order (each
+ * state's range of the list index, merged) and tests each as it is read: the page (and often the
+ * count) is among them; else each state's range is walked on for the page, and the count goes on
+ * past the probe, up to searchCountMax + 1 matches in all (more: `capped`).
+ */
+function rowSearchParts(f: InboxViewFilter, cond: Cond, pageRows: number): SearchParts {
   const PROBE = INBOX_LIMITS.searchProbeRows;
   const CAP = INBOX_LIMITS.searchCountMax + 1;
   const states = VIEW_STATES[f.view];
   const stateList = states.map((st) => `'${st}'`).join(', ');
   const afterSql = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
   const afterParams = f.after ? [f.after.at, f.after.id] : [];
-  const indexed = cond.sql.includes('search_doc @@');
-  // Where the GIN index finds the rows (they are the owner's by the lexemes' key, bar a collision),
-  // owner, state and list position are checked on them, never intersected with the list index:
-  // `is true` keeps the planner from reading its ranges (or all of it) as a second bitmap.
-  const rowsOf = (range: string) =>
-    indexed ? `(n.user_id = ? and n.state in (${stateList})${range}) is true` : `n.user_id = ? and n.state in (${stateList})${range}`;
-  // A probe row keeps whether it matches, tested as the range is read (its columns and search
-  // document are never copied).
+  // A probe row keeps whether it matches, tested as the range is read (its columns are never copied).
   const probe = (withAfter: boolean) => {
     const params: unknown[] = [];
     const branch = (st: string) => {
@@ -311,7 +368,7 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
     union all
     (select n.read_at from notifications n
      where (select count(*) from p) = ${PROBE}
-       and ${rowsOf(` and (${LIST_KEY}, n.id) < (select x.k, x.id from p x order by x.k, x.id limit 1)`)}${cond.sql}
+       and n.user_id = ? and n.state in (${stateList}) and (${LIST_KEY}, n.id) < (select x.k, x.id from p x order by x.k, x.id limit 1)${cond.sql}
      limit ${CAP})
   limit ${CAP}) x
 )`);
@@ -328,31 +385,28 @@ function searchParts(f: InboxViewFilter, cond: Cond, pageRows: number): { ctes: 
   }
   const enough = `((select count(*) from ${matchName}) >= ${pageRows} or (select count(*) from ${probeName}) < ${PROBE})`;
   const idsParams: unknown[] = [];
-  // The narrow way. With a tsquery: one range over the view's states through the GIN index,
-  // ordered by an expression the list index does not hold (so the planner cannot choose to walk
-  // it). Without one (only row conditions): each state's range walked in order, merged.
-  let narrow: string;
-  if (indexed) {
-    idsParams.push(f.userId, ...afterParams, ...cond.params);
-    narrow = `select n.id, ${LIST_KEY} as k from notifications n
-   where not ${enough} and ${rowsOf(afterSql)}${cond.sql}
-   order by ${LIST_KEY} + interval '0 s' desc, n.id desc limit ${pageRows}`;
-  } else {
-    narrow = `select x.id, x.k from (${states
-      .map((st) => {
-        idsParams.push(f.userId, ...afterParams, ...cond.params);
-        return `(select n.id, ${LIST_KEY} as k from notifications n
+  // The narrow way: each state's range walked on in order, merged.
+  const narrow = `select x.id, x.k from (${states
+    .map((st) => {
+      idsParams.push(f.userId, ...afterParams, ...cond.params);
+      return `(select n.id, ${LIST_KEY} as k from notifications n
      where not ${enough} and n.user_id = ? and n.state = '${st}'${afterSql}${cond.sql}
      order by ${LIST_KEY} desc, n.id desc limit ${pageRows})`;
-      })
-      .join(' union all ')}) x`;
-  }
+    })
+    .join(' union all ')}) x`;
   const ids = `select x.id, x.k from (
   (select x.id, x.k from ${matchName} x where ${enough} order by x.k desc, x.id desc limit ${pageRows})
   union all
   (${narrow})
 ) x order by x.k desc, x.id desc limit ${pageRows}`;
   return { ctes: `${ctes.join(',\n')}, `, ctesParams, ids, idsParams };
+}
+
+/** A search's parts: through the GIN index when it has a text part, else by rows. */
+function searchParts(f: InboxViewFilter, pageRows: number): SearchParts {
+  const gin = filterConds(f, 'gin');
+  const row = filterConds(f, 'row');
+  return gin.sql.includes(SEARCH_INDEX_EXPR) ? indexedSearchParts(f, gin, row, pageRows) : rowSearchParts(f, row, pageRows);
 }
 
 /**
@@ -377,7 +431,7 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
   let viewTotal: string;
   let viewUnread: string;
   let matched = '';
-  const search = f.query !== undefined ? searchParts(f, cond, limit + 1) : undefined;
+  const search = f.query !== undefined ? searchParts(f, limit + 1) : undefined;
   if (search) {
     matched = search.ctes;
     params.push(...search.ctesParams);

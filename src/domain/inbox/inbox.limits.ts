@@ -23,8 +23,10 @@ export const INBOX_LIMITS = {
   queryTermsMax: 20,
   /** A search counts its matches up to this many (more: the counts say this, and `capped`). */
   searchCountMax: 1000,
-  /** Rows of a view a search tests in list order before it asks the GIN index (inbox-view.repository.ts searchParts). */
+  /** Rows of a view a search of row conditions only tests in list order before it walks on (inbox-view.repository.ts rowSearchParts). */
   searchProbeRows: 500,
+  /** Rows of a view a search with more than searchCountMax matches tests in list order for its page before it sorts the index's matches (indexedSearchParts). */
+  searchWalkRows: 2000,
   /** Event type filter of ListInbox. */
   eventTypeFilterMax: 120,
 } as const;

@@ -88,6 +88,19 @@ export const searchDocSql = (words: string, userId: string, severity: string, ev
   return `array_to_tsvector(coalesce(${words}, '{}'::text[]) || array_remove(array[${k} || '!s:' || ${severity}, ${k} || '!t:' || lower(${eventType}), ${k} || '!f:' || replace(${tokenId}::text, '-', '')], null))`;
 };
 
+/**
+ * The expression behind the search index (Migration20261201000000InboxSearchState), over `n`
+ * (notifications): the row's search document and one more lexeme, its state behind its owner's
+ * key (`<key>!v:inbox`). A search of one view ANDs that lexeme (stateLexeme), so the index finds
+ * only the rows of the view: rows moved to Done cost a search of the Inbox nothing. A state
+ * change rewrites the row's index entries anyway (the state is in the list index: no HOT update),
+ * so the lexeme costs triage nothing either. A query must spell the expression exactly so.
+ */
+export const SEARCH_INDEX_EXPR = `(n.search_doc || array_to_tsvector(array[${userKeySql('n.user_id')} || '!v:' || n.state]))`;
+
+/** The state lexeme of SEARCH_INDEX_EXPR as a tsquery operand. */
+export const stateLexemeQuery = (userId: string, state: string): string => `'${userKey(userId)}!v:${state}'`;
+
 /** The start of a sending token's lexeme (`<key>!f:<token id without dashes>`) for a search by the owner. */
 export const fromLexemePrefix = (userId: string): string => `${userKey(userId)}!f:`;
 

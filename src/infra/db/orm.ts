@@ -32,7 +32,9 @@ export interface OrmOptions {
 const common = {
   entities: ENTITIES,
   extensions: [Migrator] as [typeof Migrator],
-  migrations: { migrationsList: MIGRATIONS, silent: true, transactional: true, allOrNothing: true, snapshot: false, tableName: 'mikro_orm_migrations' },
+  // Each migration in its own transaction (recorded with it: a failed run resumes after the last
+  // committed one), bar those that say they cannot run in one (CREATE INDEX CONCURRENTLY).
+  migrations: { migrationsList: MIGRATIONS, silent: true, transactional: true, allOrNothing: false, snapshot: false, tableName: 'mikro_orm_migrations' },
   discovery: { warnWhenNoEntities: true },
   allowGlobalContext: false,
   debug: false,
@@ -70,13 +72,21 @@ export async function migrate(orm: MikroORM, databaseUrl?: string): Promise<stri
   const lock = new pg.Client({ connectionString: databaseUrl });
   await lock.connect();
   try {
-    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    // Polled, never waited for in a statement: a waiting statement holds a snapshot, and CREATE
+    // INDEX CONCURRENTLY in the migrating process waits for every older snapshot (a deadlock
+    // nobody detects: the lock's holder waits for its own index build).
+    while (!(await lock.query<{ ok: boolean }>('select pg_try_advisory_lock($1) as ok', [MIGRATION_LOCK_KEY])).rows[0]?.ok) {
+      await new Promise((r) => setTimeout(r, MIGRATION_LOCK_POLL_MS));
+    }
     return (await orm.migrator.up()).map((m) => m.name);
   } finally {
     await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await lock.end();
   }
 }
+
+/** How often a process waiting for another's migrations asks for the lock again. */
+const MIGRATION_LOCK_POLL_MS = 200;
 
 /** Arbitrary constant: "fluxdesk migrations". */
 const MIGRATION_LOCK_KEY = 0x0f1d0e5c;

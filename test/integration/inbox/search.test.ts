@@ -12,6 +12,7 @@ import { event, newPersonalToken, publish, startHarness, type Harness, type Test
 import { call, mcp, toolText } from '../mcp/rpc.js';
 import { addNotification } from '../../../src/domain/inbox/notify.js';
 import { indexSearchBacklogTask } from '../../../src/domain/inbox/index-search-backlog.js';
+import { INBOX_LIMITS } from '../../../src/domain/inbox/inbox.limits.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -233,9 +234,9 @@ describe('the index (notifications.search_doc)', () => {
   it('rows written without a document (before the upgrade, or by the previous release) are found once the backlog task ran; a search counts at most 1,000', async () => {
     const pt = await newPersonalToken(h);
     const ag = await withToken(h, pt.user, ['read:inbox']);
-    // 2,600 rows as the previous release writes them (no search_doc), more than a search's probe
-    // (INBOX_LIMITS.searchProbeRows, 500) walks: broad words are answered from the probe, narrow
-    // ones through the index, counts past the probe too. Row g is g seconds old.
+    // 2,600 rows as the previous release writes them (no search_doc), more than a search counts
+    // (INBOX_LIMITS.searchCountMax, 1,000): a search with fewer matches takes its page from the
+    // index's matches, one with more walks the view in list order for it. Row g is g seconds old.
     await sql(
       `insert into notifications (id, user_id, type, title, summary, created_at, updated_at)
        select gen_random_uuid(), ?, 'system', 'Legacy alert ' || g,
@@ -291,6 +292,23 @@ describe('the index (notifications.search_doc)', () => {
       if (!pageToken) break;
     }
     expect(deep).toEqual(Array.from({ length: 2600 }, (_, i) => `Legacy alert ${i + 1}`));
+    // Many matches, all older than more newer rows than a search walks for its page
+    // (INBOX_LIMITS.searchWalkRows): the index's matches are sorted instead; the same answers.
+    await sql(
+      `insert into notifications (id, user_id, type, title, created_at, updated_at)
+       select gen_random_uuid(), ?, 'system', 'Fresh notice ' || g, now() + g * interval '1 millisecond', now()
+       from generate_series(1, ?::int) g`,
+      [pt.user.userId, INBOX_LIMITS.searchWalkRows + 100],
+    );
+    await indexSearchBacklogTask.run(h.svc.deps);
+    const buried = await c.listInbox({ query: 'legacy', limit: 3 });
+    expect(buried).toMatchObject({ totalCount: 1000, totalCountCapped: true });
+    expect(buried.items.map((i) => i.title)).toEqual(['Legacy alert 1', 'Legacy alert 2', 'Legacy alert 3']);
+    expect((await c.listInbox({ query: 'legacy', limit: 2, pageToken: buried.nextPageToken })).items.map((i) => i.title)).toEqual([
+      'Legacy alert 4',
+      'Legacy alert 5',
+    ]);
+    expect((await c.listInbox({ view: 'all', query: 'legacy', limit: 1 })).items.map((i) => i.title)).toEqual(['Legacy alert 1']);
 
     const tool = toolText((await mcp(h, call('list_inbox', { query: 'old release', limit: 1 }), { token: ag.token })).body);
     expect(tool).toMatchObject({ totalCount: 1000, unreadCount: 1000, totalCountCapped: true });
