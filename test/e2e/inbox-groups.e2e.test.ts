@@ -2,7 +2,9 @@
 // row in the Inbox view ("3 items", the newest title), "Show 3 like this" lists them, "Mark read" reads them all, "Done all 3"
 // takes them all to Done (the Done count grows by 3) and Undo brings them all back, j / k move over a
 // collapsed group as one row and e acts on all of it, axe-core clean collapsed and expanded; the
-// "Group repeats" toggle turns grouping off (remembered across a reload) and on; "Mark all done"
+// "Group repeats" toggle turns grouping off and on, stored as the user's preference group_inbox (off
+// after a reload and in another browser context signed in as the same user, not for another user);
+// "Mark all done"
 // under a severity filter marks only the matching rows, calling again while the server says more
 // remain, with its progress and a toast saying there is no Undo. System Chromium, headless.
 import { randomUUID } from 'node:crypto';
@@ -144,7 +146,7 @@ describe('grouped repeats and Mark all done (browser)', () => {
     await expect(topRows(page)).toHaveCount(2);
   });
 
-  it('the "Group repeats" toggle turns grouping off (remembered after a reload) and on again', async () => {
+  it('the "Group repeats" toggle turns grouping off for the user (after a reload, in a new browser context; not for another user) and on again', async () => {
     const t = await newPersonalToken(h);
     const titles = [uniqueTitle('Disk 1'), uniqueTitle('Disk 2'), uniqueTitle('Disk 3')];
     await publishAll(t, titles, { event_type: 'personal.disk.full' });
@@ -152,20 +154,57 @@ describe('grouped repeats and Mark all done (browser)', () => {
     await expect(groupToggle(page)).toBeChecked();
     await expect(topRows(page)).toHaveCount(1);
 
+    const saved = page.waitForResponse((r) => r.url().endsWith('/fluxdesk.notifications.v1.NotificationSettingsService/SetPreferences'));
     await groupToggle(page).uncheck();
+    expect((await saved).status()).toBe(200);
     await expect(topRows(page)).toHaveCount(3);
     expect(await inboxList(page).locator('.item-title').allTextContents()).toEqual([titles[2], titles[1], titles[0]]);
     await expect(page.getByRole('button', { name: /like this$/ })).toHaveCount(0);
     await expectAxeClean(b, 'grouping off');
+    // Stored for the user, nowhere in the browser.
+    await expect.poll(async () => (await sql('select group_inbox from nudge_preferences where user_id = ?', [t.user.userId]))[0]?.group_inbox).toBe(false);
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.includes('group')))).toEqual([]);
 
     await page.reload();
     await inboxList(page).waitFor({ state: 'attached' });
     await expect(groupToggle(page)).not.toBeChecked();
     await expect(topRows(page)).toHaveCount(3);
 
+    // Another browser (a new context: no cookies, no storage) signed in as the same user: off too.
+    const other = await openInbox(t, await (await b.newContext()).newPage());
+    await expect(groupToggle(other)).not.toBeChecked();
+    await expect(topRows(other)).toHaveCount(3);
+    // Another user's inbox still groups.
+    const u2 = await newPersonalToken(h);
+    await publishAll(u2, [uniqueTitle('Disk 1'), uniqueTitle('Disk 2')], { event_type: 'personal.disk.full' });
+    const theirs = await openInbox(u2, await (await b.newContext()).newPage());
+    await expect(groupToggle(theirs)).toBeChecked();
+    await expect(topRows(theirs)).toHaveCount(1);
+
     await groupToggle(page).check();
     await expect(topRows(page)).toHaveCount(1);
     await expect(topRow(page, titles[2]!)).toContainText('3 items');
+    await expect.poll(async () => (await sql('select group_inbox from nudge_preferences where user_id = ?', [t.user.userId]))[0]?.group_inbox).toBe(true);
+    await other.reload();
+    await inboxList(other).waitFor({ state: 'attached' });
+    await expect(groupToggle(other)).toBeChecked();
+    await expect(topRows(other)).toHaveCount(1);
+  });
+
+  it('a "Group repeats" change that cannot be saved is put back, with a toast', async () => {
+    const t = await newPersonalToken(h);
+    const titles = [uniqueTitle('Cert 1'), uniqueTitle('Cert 2')];
+    await publishAll(t, titles, { event_type: 'personal.cert.expiring' });
+    const page = await openInbox(t);
+    await expect(topRows(page)).toHaveCount(1);
+    await page.route('**/fluxdesk.notifications.v1.NotificationSettingsService/SetPreferences', (route: Route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ code: 'unavailable', message: 'try again' }) }),
+    );
+    // A click (not uncheck(): the box is unchecked only until the answer puts it back).
+    await groupToggle(page).click();
+    await expect(lastToast(page)).toContainText('Could not save “Group repeats”: try again');
+    await expect(groupToggle(page)).toBeChecked();
+    await expect(topRows(page)).toHaveCount(1);
   });
 
   it('"Mark all done" under a severity filter: only the matching rows, again while more remain (progress shown), a toast with the count and no Undo', async () => {

@@ -96,6 +96,9 @@ const shown = (page: Page, tag: string) =>
     return (await reg.getNotifications({ tag: t })).map((n) => ({ title: n.title, tag: n.tag, url: (n.data as { url?: string } | null)?.url }));
   }, tag);
 
+/** The toasts (one status region; each settings form has its own status line too). */
+const toasts = (page: Page) => page.locator('.toasts');
+
 async function openSettings(user: TestUser, sub?: Sub): Promise<Page> {
   const page = b.page;
   if (sub) await stubPushManager(page, sub);
@@ -212,14 +215,14 @@ describe('chat destination and preferences (browser)', () => {
     // A plain-http URL outside the allowlist is refused by the server; nothing is stored.
     await page.getByLabel('Chat webhook URL', { exact: true }).fill('http://hooks.example.com/x');
     await page.getByRole('button', { name: 'Save chat destination', exact: true }).click();
-    await expect(page.getByRole('status')).toContainText('Could not save the chat destination');
+    await expect(toasts(page)).toContainText('Could not save the chat destination');
     expect((await sql(`select chat_url from nudge_preferences where user_id = ?`, [user.userId]))[0]?.chat_url ?? null).toBeNull();
 
     const url = 'https://open.feishu.cn/open-apis/bot/v2/hook/abcd1234wxyz';
     await page.getByLabel('Chat webhook URL', { exact: true }).fill(url);
     await page.getByLabel('Chat style', { exact: true }).selectOption({ label: 'feishu' });
     await page.getByRole('button', { name: 'Save chat destination', exact: true }).click();
-    await expect(page.getByRole('status')).toContainText('Chat destination saved');
+    await expect(toasts(page)).toContainText('Chat destination saved');
     await expect(page.getByText('Feishu/Lark style')).toBeVisible();
     expect(await page.content()).not.toContain(url);
     expect(await sql(`select chat_url, chat_style from nudge_preferences where user_id = ?`, [user.userId])).toEqual([{ chat_url: url, chat_style: 'feishu' }]);
@@ -227,7 +230,7 @@ describe('chat destination and preferences (browser)', () => {
     await page.getByRole('checkbox', { name: 'warn', exact: true }).uncheck();
     await page.getByRole('checkbox', { name: 'info', exact: true }).check();
     await page.getByRole('button', { name: 'Save preferences', exact: true }).click();
-    await expect(page.getByRole('status')).toContainText('Preferences saved');
+    await expect(page.getByRole('form', { name: 'Preferences', exact: true }).getByRole('status')).toHaveText('Preferences saved.');
     await page.reload();
     await expect(page.getByText('Feishu/Lark style')).toBeVisible();
     await expect(page.getByRole('checkbox', { name: 'warn', exact: true })).not.toBeChecked();

@@ -1,24 +1,13 @@
 // Grouping of repeats in the inbox list (web/src/inbox-groups.ts): rows with the same group_key
 // collapse into one row at the place of the newest, members in list order; groups of one stay plain
 // rows; the keyboard's rows (a collapsed group is one, an expanded one is its row then its members);
-// which ids each keyboard row acts on; the remembered "Group repeats" choice per user; and the
-// "Mark all done" texts (web/src/triage.ts).
+// which ids each keyboard row acts on; and the "Mark all done" texts (web/src/triage.ts). The
+// "Group repeats" choice is the user's preference group_inbox (test/integration/nudges/inbox-grouping.test.ts).
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
 import { type InboxItem, InboxItemSchema } from '../../gen/fluxdesk/inbox/v1/inbox_pb.js';
-import {
-  groupCountText,
-  groupRowKey,
-  groupRows,
-  idsOf,
-  type ListRow,
-  moreLikeThisText,
-  navKeys,
-  readGroupRepeats,
-  rowIndex,
-  writeGroupRepeats,
-} from '../../web/src/inbox-groups.ts';
+import { groupCountText, groupRowKey, groupRows, idsOf, type ListRow, moreLikeThisText, navKeys, rowIndex } from '../../web/src/inbox-groups.ts';
 import { markAllDoneText, markAllProgressText } from '../../web/src/triage.ts';
 
 const at = (minute: number) => timestampFromDate(new Date(Date.UTC(2026, 10, 25, 12, minute)));
@@ -102,37 +91,6 @@ describe('keyboard rows', () => {
     expect(groupCountText(5)).toBe('5 items');
     expect(moreLikeThisText(5, false)).toBe('Show 5 like this');
     expect(moreLikeThisText(5, true)).toBe('Hide 5 like this');
-  });
-});
-
-describe('the "Group repeats" choice', () => {
-  const memory = () => {
-    const m = new Map<string, string>();
-    return { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v), m };
-  };
-
-  it('on by default; remembered per user', () => {
-    const s = memory();
-    expect(readGroupRepeats(s, 'u1')).toBe(true);
-    writeGroupRepeats(s, 'u1', false);
-    expect(readGroupRepeats(s, 'u1')).toBe(false);
-    expect(readGroupRepeats(s, 'u2')).toBe(true);
-    writeGroupRepeats(s, 'u1', true);
-    expect(readGroupRepeats(s, 'u1')).toBe(true);
-  });
-
-  it('storage missing or throwing: on, and writing does not throw', () => {
-    const broken = {
-      getItem: () => {
-        throw new Error('SecurityError');
-      },
-      setItem: () => {
-        throw new Error('QuotaExceededError');
-      },
-    };
-    expect(readGroupRepeats(undefined, 'u1')).toBe(true);
-    expect(readGroupRepeats(broken, 'u1')).toBe(true);
-    expect(() => writeGroupRepeats(broken, 'u1', false)).not.toThrow();
   });
 });
 

@@ -72,28 +72,3 @@ export function rowIndex(rows: readonly ListRow[], expanded: ReadonlySet<string>
 export const groupCountText = (n: number): string => `${n} items`;
 /** The expand button's text: "Show 5 like this" (collapsed), "Hide 5 like this" (expanded: the group's row, then all 5). */
 export const moreLikeThisText = (n: number, open: boolean): string => `${open ? 'Hide' : 'Show'} ${n} like this`;
-
-// ---- the "Group repeats" choice ----
-// Kept in this browser's localStorage per user (the viewer's user id from GetViewer), on by default.
-// A per-user server-side setting (e.g. a field of the notification preferences) can replace it
-// without changing the page: only these two functions read and write it.
-
-const prefKey = (userId: string) => `fluxdesk.inbox.group-repeats.${userId}`;
-
-/** Whether the user groups repeats (on unless they turned it off; on when storage is unavailable). */
-export function readGroupRepeats(storage: Pick<Storage, 'getItem'> | undefined, userId: string): boolean {
-  try {
-    return storage?.getItem(prefKey(userId)) !== 'off';
-  } catch {
-    return true;
-  }
-}
-
-/** Remembers the user's choice (storage full or blocked: it lasts for this page only). */
-export function writeGroupRepeats(storage: Pick<Storage, 'setItem'> | undefined, userId: string, on: boolean): void {
-  try {
-    storage?.setItem(prefKey(userId), on ? 'on' : 'off');
-  } catch {
-    // Not remembered; the toggle still applies to this page.
-  }
-}

@@ -5,8 +5,9 @@
 // and event type, and triage: per row "Done", "Move to Inbox" and "Snooze" (a menu of presets or a
 // picked time), a selection, a toast with "Undo" after each action, and keyboard shortcuts (`?`).
 // In the Inbox view, repeats (rows with the same group_key) collapse into one row ("Group repeats",
-// on by default, remembered per user) whose Done / Snooze / Mark read act on all its loaded members;
-// "Mark all done" moves the view's rows matching the filters to Done (no Undo).
+// on by default, the user's preference group_inbox: the same in every browser, read as the page
+// loads) whose Done / Snooze / Mark read act on all its loaded members; "Mark all done" moves the
+// view's rows matching the filters to Done (no Undo).
 // The search box (`/` focuses it) lists the current view with a query in the server's search
 // language (ListInbox.query; `?q=` in the address, kept across views, reload and back / forward):
 // a result line ("12 results", "1,000+ results"), "No matches", the server's reason for a query it
@@ -20,7 +21,8 @@ import { INBOX_LIMITS, INBOX_VIEWS, type InboxView } from '../../src/domain/inbo
 import { errorText, inbox } from './client.js';
 import { type Counts, countsOf, type Filters, inView, knownStateOf, type KnownState, shiftCounts, upsert } from './inbox-list.js';
 import { inboxHref, locationOf, markAllDoneLabel, queryProblem, rememberInboxHref, resultsText } from './inbox-search.js';
-import { groupCountText, groupRows, type ListRow, moreLikeThisText, navKeys, readGroupRepeats, rowIndex, writeGroupRepeats } from './inbox-groups.js';
+import { groupCountText, groupRows, type ListRow, moreLikeThisText, navKeys, rowIndex } from './inbox-groups.js';
+import { prefetchGrouping, readGrouping, writeGrouping } from './inbox-grouping-pref.js';
 import { itemClasses, Meta, Severity } from './item-parts.js';
 import { type LiveState, onLiveState, subscribe } from './live.js';
 import { ShortcutsDialog } from './shortcuts-dialog.js';
@@ -57,6 +59,7 @@ export function prefetchInbox(): void {
   const { view, q } = locationOf(location.search);
   prefetched = { view, q, res: listRequest({ severity: '', eventType: '' }, view, q, PAGE) };
   prefetched.res.catch(() => {}); // consumed (and its error handled) by the first list
+  prefetchGrouping();
 }
 
 /** The view and the search named in the address, following in-app navigation and back/forward. */
@@ -115,19 +118,10 @@ function focusRow(key: string): boolean {
 /** A row key as a DOM id (a group's key holds a token id and an event type). */
 const domId = (key: string) => key.replace(/[^A-Za-z0-9_-]/g, '_');
 
-/** localStorage, or undefined where reading it throws (storage blocked). */
-function browserStorage(): Storage | undefined {
-  try {
-    return localStorage;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The views "Mark all done" works on (Done has nothing to mark). */
 const MARK_ALL_VIEWS: readonly InboxView[] = ['inbox', 'snoozed', 'all'];
 
-export function InboxPage({ userId }: { userId: string }) {
+export function InboxPage() {
   const toast = useToast();
   const dismissToast = useDismissToast();
   const { view, q } = useInboxLocation();
@@ -154,8 +148,10 @@ export function InboxPage({ userId }: { userId: string }) {
   /** The open snooze menu: for which rows, shown at a row or at the selection bar. */
   const [menu, setMenu] = useState<{ ids: string[]; at: string } | null>(null);
   const [help, setHelp] = useState(false);
-  /** "Group repeats" (the Inbox view only): on unless this user turned it off in this browser. */
-  const [grouping, setGrouping] = useState(() => readGroupRepeats(browserStorage(), userId));
+  /** "Group repeats" (the Inbox view only): the user's preference; null until read (the list waits for it). */
+  const [grouping, setGrouping] = useState<boolean | null>(null);
+  /** The last toggle's write (an older answer does not undo a newer choice). */
+  const groupingSeq = useRef(0);
   /** The groups shown expanded (their row keys). */
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   /** "Mark all done" running: how many it marked so far. */
@@ -284,6 +280,18 @@ export function InboxPage({ userId }: { userId: string }) {
     }
   };
 
+  // The user's "Group repeats" (on when it cannot be read: the default).
+  useEffect(() => {
+    readGrouping().then(
+      (on) => {
+        if (groupingSeq.current === 0) setGrouping(on);
+      },
+      () => {
+        if (groupingSeq.current === 0) setGrouping(true);
+      },
+    );
+  }, []);
+
   const lastView = useRef<InboxView | null>(null);
   useEffect(() => {
     if (lastView.current !== view) {
@@ -333,7 +341,7 @@ export function InboxPage({ userId }: { userId: string }) {
   }, []);
 
   // The rows shown: in the Inbox view with "Group repeats", a group of repeats is one row.
-  const groupsOn = view === 'inbox' && grouping;
+  const groupsOn = view === 'inbox' && grouping !== false;
   const rows = useMemo(() => (items ? groupRows(items, groupsOn) : []), [items, groupsOn]);
   /** The keyboard's rows (j / k), the ids each acts on, and which row shows each notification. */
   const nav = useMemo(() => navKeys(rows, expanded), [rows, expanded]);
@@ -623,10 +631,19 @@ export function InboxPage({ userId }: { userId: string }) {
       return n;
     });
 
-  const setGroupRepeats = (on: boolean) => {
+  /** The toggle: applied at once, stored as the user's preference; put back when it could not be stored. */
+  const setGroupRepeats = async (on: boolean) => {
+    const seq = ++groupingSeq.current;
     setGrouping(on);
     setExpanded(new Set());
-    writeGroupRepeats(browserStorage(), userId, on);
+    try {
+      const stored = await writeGrouping(on);
+      if (seq === groupingSeq.current) setGrouping(stored);
+    } catch (e) {
+      if (seq !== groupingSeq.current) return;
+      setGrouping(!on);
+      toast(`Could not save “Group repeats”: ${errorText(e)}`);
+    }
   };
 
   /**
@@ -835,9 +852,10 @@ export function InboxPage({ userId }: { userId: string }) {
             <input
               id="group-repeats"
               type="checkbox"
-              checked={grouping}
+              checked={grouping ?? true}
+              disabled={grouping === null}
               aria-describedby={q ? 'group-hint' : undefined}
-              onChange={(e) => setGroupRepeats((e.target as HTMLInputElement).checked)}
+              onChange={(e) => void setGroupRepeats((e.target as HTMLInputElement).checked)}
             />
             <label for="group-repeats">Group repeats</label>
             {q && (
@@ -853,8 +871,8 @@ export function InboxPage({ userId }: { userId: string }) {
           Could not load the inbox: {error}
         </p>
       )}
-      {items === null && !error && !queryError && <p class="loading">Loading…</p>}
-      {items !== null && (
+      {(items === null || grouping === null) && !error && !queryError && <p class="loading">Loading…</p>}
+      {items !== null && grouping !== null && (
         <>
           <p class="total" aria-live="polite">
             {listedQ ? resultsText(total, capped) : total === 1 ? '1 notification' : `${total} notifications`}

@@ -112,7 +112,7 @@ function Placeholder({ title, text }: { title: string; text: string }) {
 }
 
 function Page({ path, me }: { path: string; me: GetViewerResponse }) {
-  if (path === '/') return <InboxPage userId={me.userId} />;
+  if (path === '/') return <InboxPage />;
   const item = /^\/inbox\/([^/]+)\/?$/.exec(path);
   if (item) return <Lazy load={loadItem} props={{ id: decodeURIComponent(item[1]!) }} />;
   if (path === '/settings/integrations') return <Lazy load={loadIntegrations} props={{}} />;

@@ -85,6 +85,7 @@ export interface PreferencesRow {
   chatStyle: ChatStyle | null;
   quietHours: QuietHours | null;
   doneOnResolution: boolean;
+  groupInbox: boolean;
 }
 
 interface QuietColumns {
@@ -112,15 +113,30 @@ function quietOf(r: QuietColumns): QuietHours | null {
 
 export async function getPreferences(em: EntityManager, userId: string): Promise<PreferencesRow> {
   const [r] = await run<
-    { push_severities: unknown; chat_enabled: boolean; chat_url: string | null; chat_style: string | null; done_on_resolution: boolean } & QuietColumns
+    {
+      push_severities: unknown;
+      chat_enabled: boolean;
+      chat_url: string | null;
+      chat_style: string | null;
+      done_on_resolution: boolean;
+      group_inbox: boolean;
+    } & QuietColumns
   >(
     em,
-    `select push_severities, chat_enabled, chat_url, chat_style, quiet_start::text, quiet_end::text, quiet_tz, quiet_days, done_on_resolution
-       from nudge_preferences where user_id = ?`,
+    `select push_severities, chat_enabled, chat_url, chat_style, quiet_start::text, quiet_end::text, quiet_tz, quiet_days, done_on_resolution,
+       group_inbox from nudge_preferences where user_id = ?`,
     [userId],
   );
   if (!r)
-    return { pushSeverities: [...DEFAULT_NUDGE_SEVERITIES], chatEnabled: true, chatUrl: null, chatStyle: null, quietHours: null, doneOnResolution: false };
+    return {
+      pushSeverities: [...DEFAULT_NUDGE_SEVERITIES],
+      chatEnabled: true,
+      chatUrl: null,
+      chatStyle: null,
+      quietHours: null,
+      doneOnResolution: false,
+      groupInbox: true,
+    };
   return {
     pushSeverities: severities(r.push_severities),
     chatEnabled: r.chat_enabled,
@@ -128,6 +144,7 @@ export async function getPreferences(em: EntityManager, userId: string): Promise
     chatStyle: r.chat_style as ChatStyle | null,
     quietHours: quietOf(r),
     doneOnResolution: r.done_on_resolution,
+    groupInbox: r.group_inbox,
   };
 }
 
@@ -141,6 +158,7 @@ export async function savePreferences(
     chat?: { url: string; style: ChatStyle } | null;
     quietHours?: QuietHours | null;
     doneOnResolution?: boolean;
+    groupInbox?: boolean;
   },
   now: Date,
 ): Promise<void> {
@@ -152,16 +170,17 @@ export async function savePreferences(
     url: patch.chat === undefined ? cur.chatUrl : (patch.chat?.url ?? null),
     style: patch.chat === undefined ? cur.chatStyle : (patch.chat?.style ?? null),
     done: patch.doneOnResolution ?? cur.doneOnResolution,
+    group: patch.groupInbox ?? cur.groupInbox,
   };
   await run(
     em,
     `insert into nudge_preferences (user_id, push_severities, chat_enabled, chat_url, chat_style, quiet_start, quiet_end, quiet_tz, quiet_days,
-       done_on_resolution, updated_at)
-     values (?, ?::text[], ?, ?, ?, ?::time, ?::time, ?, ?::smallint[], ?, ?)
+       done_on_resolution, group_inbox, updated_at)
+     values (?, ?::text[], ?, ?, ?, ?::time, ?::time, ?, ?::smallint[], ?, ?, ?)
      on conflict (user_id) do update set push_severities = excluded.push_severities, chat_enabled = excluded.chat_enabled,
        chat_url = excluded.chat_url, chat_style = excluded.chat_style, quiet_start = excluded.quiet_start, quiet_end = excluded.quiet_end,
        quiet_tz = excluded.quiet_tz, quiet_days = excluded.quiet_days, done_on_resolution = excluded.done_on_resolution,
-       updated_at = excluded.updated_at`,
+       group_inbox = excluded.group_inbox, updated_at = excluded.updated_at`,
     [
       userId,
       pgArray(next.sev),
@@ -173,6 +192,7 @@ export async function savePreferences(
       quiet?.timeZone ?? null,
       quiet ? pgArray(quiet.days.map(String)) : null,
       next.done,
+      next.group,
       now.toISOString(),
     ],
   );

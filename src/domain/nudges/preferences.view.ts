@@ -2,7 +2,8 @@
 // severities that nudge at all (browser push, and chat when a destination is set and chat is
 // enabled); default critical and warn, so info and success only land in the inbox. `quietHours`
 // (none by default) holds nudges below critical back; `doneOnResolution` (default off) moves an
-// inbox row to Done when its sender resolves it.
+// inbox row to Done when its sender resolves it; `groupInbox` (default on) collapses a token's
+// repeats of one event type into one row in the web app's Inbox view.
 import type { EntityManager } from '@mikro-orm/core';
 import { SEVERITIES } from '../events/event.limits.js';
 import type { ChatStyle } from './nudge.rules.js';
@@ -17,6 +18,8 @@ export interface PreferencesView {
   pushSubscriptionCount: number;
   quietHours: QuietHours | null;
   doneOnResolution: boolean;
+  /** "Group repeats" in the web app's Inbox view (default on). */
+  groupInbox: boolean;
 }
 
 export function urlHint(url: string): string {
@@ -38,5 +41,6 @@ export async function preferencesView(em: EntityManager, userId: string): Promis
     pushSubscriptionCount: await countPushSubscriptions(em, userId),
     quietHours: p.quietHours,
     doneOnResolution: p.doneOnResolution,
+    groupInbox: p.groupInbox,
   };
 }

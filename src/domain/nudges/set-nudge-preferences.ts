@@ -1,6 +1,7 @@
 // A user sets which severities nudge them, whether chat is on, their quiet hours (nudges below
 // critical held back, one summary after them: quiet-hours.rules.ts) and whether an inbox row goes
-// to Done when its sender resolves it; the spec leaves the per-severity push rule open.
+// to Done when its sender resolves it, and whether the web app's Inbox view groups repeats; the
+// spec leaves the per-severity push rule open.
 import { z } from 'zod';
 import { defineOperation } from '../context.js';
 import type { AgentPrincipal } from '../principal.js';
@@ -37,6 +38,8 @@ export const SetPreferencesInput = z
     quiet_hours: QuietHoursInput.optional(),
     clear_quiet_hours: z.boolean().optional(),
     done_on_resolution: z.boolean().optional(),
+    /** "Group repeats" in the web app's Inbox view. */
+    group_inbox: z.boolean().optional(),
   })
   .superRefine((v, c) => {
     if (v.quiet_hours !== undefined && v.clear_quiet_hours === true)
@@ -65,7 +68,7 @@ export const setNudgePreferences = defineOperation<z.infer<typeof SetPreferences
     await savePreferences(
       em,
       ctx.principal.userId,
-      { pushSeverities: sev, chatEnabled: input.chat_enabled, quietHours, doneOnResolution: input.done_on_resolution },
+      { pushSeverities: sev, chatEnabled: input.chat_enabled, quietHours, doneOnResolution: input.done_on_resolution, groupInbox: input.group_inbox },
       ctx.clock.now(),
     );
     return preferencesView(em, ctx.principal.userId);

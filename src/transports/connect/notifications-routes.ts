@@ -1,5 +1,6 @@
 // fluxdesk.notifications.v1.NotificationSettingsService: the caller's nudge settings (push
-// subscriptions, chat destination, severities, quiet hours, done on resolution) and failed nudges.
+// subscriptions, chat destination, severities, quiet hours, done on resolution, grouping in the web
+// Inbox view) and failed nudges.
 // Map -> call -> map.
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -29,6 +30,7 @@ const prefsToProto = (p: PreferencesView): MessageInitShape<typeof PreferencesSc
   pushSubscriptionCount: p.pushSubscriptionCount,
   quietHours: p.quietHours ? { start: p.quietHours.start, end: p.quietHours.end, timeZone: p.quietHours.timeZone, days: [...p.quietHours.days] } : undefined,
   doneOnResolution: p.doneOnResolution,
+  groupInbox: p.groupInbox,
 });
 
 /** Registers NotificationSettingsService on a Connect router (both listeners). */
@@ -64,6 +66,7 @@ export function registerNotificationRoutes(router: ConnectRouter, deps: AppDeps)
         quiet_hours: q ? { start: q.start, end: q.end, time_zone: q.timeZone, days: q.days } : undefined,
         clear_quiet_hours: req.clearQuietHours || undefined,
         done_on_resolution: req.doneOnResolution,
+        group_inbox: req.groupInbox,
       });
       return { preferences: prefsToProto(await call(deps, setNudgePreferences, input, ctx)) };
     },
