@@ -2,7 +2,15 @@
 // by, folded like the query, behind the owner's key, and the tsquery a parsed search becomes.
 import { describe, expect, it } from 'vitest';
 import { parseInboxQuery } from '../../src/domain/inbox/inbox-query.rules.js';
-import { SEARCH_DOC_LIMITS, indexWords, searchLexemes, searchLexemesLiteral, searchTsquery, userKey } from '../../src/domain/inbox/search-doc.rules.js';
+import {
+  SEARCH_DOC_LIMITS,
+  indexWords,
+  inTsquery,
+  searchLexemes,
+  searchLexemesLiteral,
+  searchTsquery,
+  userKey,
+} from '../../src/domain/inbox/search-doc.rules.js';
 
 const USER = '3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b';
 const query = (q: string) => {
@@ -52,8 +60,12 @@ describe('tsquery', () => {
     expect(searchTsquery(USER, query('Disk FULL'))).toBe("'4f5a6b:disk':* & '4f5a6b:full':*");
     expect(searchTsquery(USER, query('severity:critical,warn type:personal.CI'))).toBe("('4f5a6b!s:critical' | '4f5a6b!s:warn') & '4f5a6b!t:personal.ci':*");
   });
-  it('negations and the other qualifiers are left to row conditions', () => {
-    expect(searchTsquery(USER, query('-severity:info is:unread from:ci status:firing after:2026-01-01'))).toBeUndefined();
-    expect(searchTsquery(USER, query('disk -type:personal.mon'))).toBe("'4f5a6b:disk':*");
+  it('a negated severity or type is a NOT beside a positive part; alone, it and the other qualifiers are left to row conditions', () => {
+    const alone = query('-severity:info is:unread from:ci status:firing after:2026-01-01');
+    expect(searchTsquery(USER, alone)).toBeUndefined();
+    expect(alone.filters.filter((f) => inTsquery(f, alone))).toEqual([]);
+    const beside = query('disk -type:personal.mon -severity:info,warn status:firing');
+    expect(searchTsquery(USER, beside)).toBe("'4f5a6b:disk':* & !'4f5a6b!t:personal.mon':* & !('4f5a6b!s:info' | '4f5a6b!s:warn')");
+    expect(beside.filters.filter((f) => inTsquery(f, beside)).map((f) => f.name)).toEqual(['type', 'severity']);
   });
 });

@@ -164,8 +164,8 @@ const TOKENS_NAMED = `select t.id from inbound_tokens t left join integrators i 
 
 /**
  * One qualifier of the search language as a row condition (negated: NOT, with NULL as no match).
- * Positive `severity:` and `type:` are in the search's tsquery (searchTsquery), a positive `from:`
- * in its own (fromCond): those arrive here negated only.
+ * `severity:` and `type:` are in the search's tsquery when it has one (searchTsquery, inTsquery), a
+ * positive `from:` in its own (fromCond): those arrive here only when the index cannot answer them.
  */
 function qualifierCond(userId: string, q: QueryFilter): Cond {
   let c: Cond;
@@ -243,7 +243,7 @@ function filterConds(f: Omit<InboxViewFilter, 'after'>, match: TextMatch = 'gin'
     if (tsquery !== undefined) conds.push({ sql: `${doc} @@ ?::tsquery`, params: [state === undefined ? tsquery : `(${tsquery}) & ${state}`] });
     for (const q of f.query.filters) {
       if (q.name === 'from' && !q.negated) conds.push(fromCond(f.userId, q, doc, state));
-      else if (!inTsquery(q)) conds.push(qualifierCond(f.userId, q));
+      else if (!inTsquery(q, f.query)) conds.push(qualifierCond(f.userId, q));
     }
   }
   return { sql: conds.map((c) => ` and ${c.sql}`).join(''), params: conds.flatMap((c) => c.params) };
@@ -496,8 +496,10 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
 
   // The outer order needs the list position, but the caller does not: as a number it costs the
   // driver no Date per row.
-  // A search's text varies with its parts: planned per call, never kept as a prepared statement.
-  const sql = `${f.query === undefined ? PREPARED : ''} ${c}
+  // Prepared too with a search: its text varies only with which parts it has (the words, severities
+  // and types are one tsquery value), and its plan's shape is fixed by the statement (CTEs, `is
+  // true`), not by the planner's guess of the values: a generic plan is the same plan.
+  const sql = `${PREPARED} ${c}
 select c.*, i.* from c left join lateral (
   ${items}
 ) i on true

@@ -107,21 +107,30 @@ export const fromLexemePrefix = (userId: string): string => `${userKey(userId)}!
 /** A lexeme as a tsquery operand: quoted (lexemes hold no quote or backslash: letters, digits, `.-_:!`). */
 const operand = (lexeme: string, prefix: boolean) => `'${lexeme.replaceAll("'", "''").replaceAll('\\', '\\\\')}'${prefix ? ':*' : ''}`;
 
+/** Whether a search has a part the index finds (a word, a positive severity or type). */
+const hasPositiveTerm = (q: InboxQuery) => q.words.length > 0 || q.filters.some((f) => !f.negated && (f.name === 'severity' || f.name === 'type'));
+
 /**
- * The tsquery of a search's words and its positive `severity:` and `type:` qualifiers (a negated
- * one is checked on the delivery: rows not yet indexed must still count as not matching it), or
- * undefined when the search has none of them. Every word is a prefix; comma alternatives are ORs.
+ * The tsquery of a search's words and its `severity:` and `type:` qualifiers, or undefined when
+ * the search has no word and no positive severity or type. Every word is a prefix; comma
+ * alternatives are ORs. A negated severity or type is a NOT in it only beside a positive part (a
+ * tsquery of NOTs alone would be a walk of the whole index): without one it is checked on the
+ * delivery. A row without a severity or type lexeme (not an event) matches the NOT, as it
+ * matches the row check.
  */
 export function searchTsquery(userId: string, q: InboxQuery): string | undefined {
+  if (!hasPositiveTerm(q)) return undefined;
   const k = userKey(userId);
   const parts: string[] = q.words.map((w) => operand(`${k}:${w.slice(0, SEARCH_DOC_LIMITS.wordMax)}`, true));
   for (const f of q.filters) {
-    if (f.negated || (f.name !== 'severity' && f.name !== 'type')) continue;
+    if (f.name !== 'severity' && f.name !== 'type') continue;
     const alts = f.values.map((v) => (f.name === 'severity' ? operand(`${k}!s:${v}`, false) : operand(`${k}!t:${v.toLowerCase()}`, true)));
-    parts.push(alts.length === 1 ? alts[0]! : `(${alts.join(' | ')})`);
+    const any = alts.length === 1 ? alts[0]! : `(${alts.join(' | ')})`;
+    parts.push(f.negated ? `!${any}` : any);
   }
-  return parts.length === 0 ? undefined : parts.join(' & ');
+  return parts.join(' & ');
 }
 
-/** Whether a qualifier is answered by the tsquery (else by a row condition). */
-export const inTsquery = (f: { name: string; negated: boolean }) => !f.negated && (f.name === 'severity' || f.name === 'type');
+/** Whether a qualifier of this search is answered by its tsquery (else by a row condition). */
+export const inTsquery = (f: { name: string; negated: boolean }, q: InboxQuery) =>
+  (f.name === 'severity' || f.name === 'type') && (!f.negated || hasPositiveTerm(q));
