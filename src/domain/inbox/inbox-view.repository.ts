@@ -5,7 +5,7 @@
 // statement (a correlated aggregate per item): a page is one round trip whatever its size.
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
-import { PREPARED, pgArray } from '../sql-hints.js';
+import { PREPARED, PREPARED_IF_ROOM, pgArray } from '../sql-hints.js';
 import { INBOX_LIMITS, ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
 import type { InboxQuery, QueryFilter } from './inbox-query.rules.js';
 import { fromLexemePrefix, inTsquery, SEARCH_INDEX_EXPR, searchTsquery, stateLexemeQuery } from './search-doc.rules.js';
@@ -496,10 +496,10 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
 
   // The outer order needs the list position, but the caller does not: as a number it costs the
   // driver no Date per row.
-  // Prepared too with a search: its text varies only with which parts it has (the words, severities
-  // and types are one tsquery value), and its plan's shape is fixed by the statement (CTEs, `is
-  // true`), not by the planner's guess of the values: a generic plan is the same plan.
-  const sql = `${PREPARED} ${c}
+  // Prepared too with a search: its plan's shape is fixed by the statement (CTEs, `is true`), not
+  // by the planner's guess of the values, so a generic plan is the same plan. Its text varies with
+  // which parts it has (the words, severities and types are one tsquery value): if room.
+  const sql = `${f.query === undefined ? PREPARED : PREPARED_IF_ROOM} ${c}
 select c.*, i.* from c left join lateral (
   ${items}
 ) i on true

@@ -12,7 +12,7 @@ import {
   PostgreSqlConnection,
   PostgreSqlPlatform,
 } from '@mikro-orm/postgresql';
-import { PREPARED } from '../../domain/sql-hints.js';
+import { PREPARED, PREPARED_IF_ROOM } from '../../domain/sql-hints.js';
 import type { Tracer } from '../tracing/tracing.js';
 
 interface Statement {
@@ -55,8 +55,8 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
     ctx?: Transaction,
     loggerContext?: LoggingOptions,
   ): Promise<T> {
-    const stmt =
-      ctx === undefined && typeof query === 'string' && Array.isArray(params) && query.startsWith(PREPARED) ? this.statement(query, params.length) : undefined;
+    const marked = typeof query === 'string' && (query.startsWith(PREPARED) ? 'always' : query.startsWith(PREPARED_IF_ROOM) ? 'if-room' : undefined);
+    const stmt = ctx === undefined && marked && Array.isArray(params) ? this.statement(query as string, params.length, marked === 'if-room') : undefined;
     const abortable = loggerContext as { signal?: unknown; inflightQueryAbortStrategy?: unknown } | undefined;
     if (!stmt || abortable?.signal != null || abortable?.inflightQueryAbortStrategy != null) {
       return super.execute(query as string, params, method, ctx, loggerContext) as Promise<T>;
@@ -72,10 +72,10 @@ export class PreparedStatementConnection extends PostgreSqlConnection {
     ) as Promise<T>;
   }
 
-  private statement(sql: string, paramCount: number): Statement | undefined {
+  private statement(sql: string, paramCount: number, ifRoom: boolean): Statement | undefined {
     let stmt = this.statements.get(sql);
     if (!stmt) {
-      if (this.statements.size >= MAX_STATEMENTS) return undefined;
+      if (this.statements.size >= (ifRoom ? MAX_STATEMENTS / 2 : MAX_STATEMENTS)) return undefined;
       const { text, placeholders } = toNumberedPlaceholders(sql);
       stmt = { name: `fx_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`, text, placeholders };
       this.statements.set(sql, stmt);

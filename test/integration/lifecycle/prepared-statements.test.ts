@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createDeps, type Deps } from '../../../src/deps.js';
-import { PREPARED } from '../../../src/domain/sql-hints.js';
+import { PREPARED, PREPARED_IF_ROOM } from '../../../src/domain/sql-hints.js';
 import { PreparedStatementConnection, PreparedStatementDriver } from '../../../src/infra/db/prepared-statements.js';
 import { createDatabase } from '../../helpers/harness.js';
 
@@ -50,6 +50,20 @@ describe('prepared statements', () => {
     const rows = await deps.orm.em.fork().transactional(async (em) => em.getConnection().execute(sql, [21], 'all', em.getTransactionContext()));
     expect(rows).toEqual([{ doubled: 42 }]);
     expect((await prepared()).filter((p) => p.statement.includes('doubled'))).toHaveLength(0);
+  });
+
+  it('PREPARED_IF_ROOM texts are prepared while they leave half the room (200 texts) to PREPARED ones, which still get theirs', async () => {
+    const conn = deps.orm.em.getConnection();
+    // The texts the other tests prepared, then varying texts until the half is reached.
+    for (let i = 0; i < 120; i++) expect(await conn.execute(`${PREPARED_IF_ROOM} select ?::int + ${i} as room_${i}`, [1])).toEqual([{ [`room_${i}`]: 1 + i }]);
+    const roomy = (await prepared()).filter((p) => p.statement.includes(' as room_'));
+    expect(roomy.length).toBeGreaterThan(90);
+    expect(roomy.length).toBeLessThan(100);
+    // Past the half: answered, unprepared; a fixed hot text is still prepared.
+    expect(await conn.execute(`${PREPARED_IF_ROOM} select ?::int as room_late`, [7])).toEqual([{ room_late: 7 }]);
+    expect((await prepared()).some((p) => p.statement.includes('room_late'))).toBe(false);
+    expect(await conn.execute(`${PREPARED} select ?::int as fixed_hot`, [8])).toEqual([{ fixed_hot: 8 }]);
+    expect((await prepared()).some((p) => p.statement.includes('fixed_hot'))).toBe(true);
   });
 
   it('the hot publish path uses them: the token lookup is prepared after a first authenticated call', async () => {
