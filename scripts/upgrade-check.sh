@@ -54,7 +54,8 @@ part() {
 part_done() { say "   ${current}: ok in $(($(now_s) - part_start)) s"; }
 
 cleanup() {
-  local p
+  local p t0
+  t0=$(now_s)
   for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
   for p in "${pids[@]}"; do
     for _ in $(seq 1 50); do kill -0 -- "-$p" 2>/dev/null || break; sleep 0.2; done
@@ -67,6 +68,7 @@ cleanup() {
   local d
   for d in "${dbs[@]}"; do psql "$PGURL" -qXc "DROP DATABASE IF EXISTS $d WITH (FORCE)" >/dev/null 2>&1; done
   rm -rf "$work"
+  say "upgrade check: cleaned up (processes, databases, $work) in $(($(now_s) - t0)) s; $(($(now_s) - t_all)) s in all"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
