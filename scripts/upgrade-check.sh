@@ -4,6 +4,7 @@
 # script runs both, on real PostgreSQL and Redis, against the release baseline that
 # api/baseline/release.json records (the same one lint:compat compares the API with):
 #
+#   lint         the migrations added since the baseline against the rules (scripts/migration-lint.mjs)
 #   direction 1  old code, new schema: a fresh database migrated by THIS tree; the baseline release
 #                starts on it (its migrator meets migrations it does not know) and passes its smoke
 #   mixed fleet  this tree starts on the same database while the baseline still runs: each
@@ -224,13 +225,22 @@ mcp() {
 }
 
 # === setup: the baseline tree ======================================================================
-part "setup: the release baseline (api/baseline/release.json), installed and built"
+part "setup: the release baseline (api/baseline/release.json)"
 read -r base_commit base_version < <(python3 -c 'import json; r=json.load(open("api/baseline/release.json")); print(r["commit"], r["version"])') ||
   fail "read api/baseline/release.json" "no commit/version in it"
 git cat-file -e "${base_commit}^{commit}" 2>/dev/null ||
   fail "find the baseline commit" "commit $base_commit (release $base_version, api/baseline/release.json) is not in this clone: a shallow clone? run \`git fetch --unshallow\` (or fetch that commit) and try again"
 say "   baseline: release $base_version, commit ${base_commit:0:12}; this tree: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src package.json package-lock.json || echo ' + uncommitted changes')"
 
+part_done
+
+# === the static rules ==============================================================================
+part "migration lint: the migrations added since the baseline against docs/migrations.md's rules"
+node scripts/migration-lint.mjs | sed 's/^/   /' >&2
+[ "${PIPESTATUS[0]}" = 0 ] || fail "node scripts/migration-lint.mjs" "a migration can break the previous release (ERROR lines above)"
+part_done
+
+part "setup: the baseline release installed and built as its npm start builds it"
 base_dir=${UPGRADE_CHECK_BASELINE:-$work/baseline}
 if [ -f "$base_dir/.upgrade-check-commit" ] && [ "$(cat "$base_dir/.upgrade-check-commit")" = "$base_commit" ] && [ -d "$base_dir/node_modules" ]; then
   ok "baseline tree reused from $base_dir"
