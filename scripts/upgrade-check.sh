@@ -109,26 +109,31 @@ npm_start_build() { # dir: `npm start`'s own build step, run once up front (time
 }
 
 # start NAME DIR DB: `npm start` of DIR against database DB in its own process group; waits for
-# /api/v1/health 200. Sets base_NAME, log_NAME, pid_NAME.
+# /api/v1/health 200. Sets base_NAME, log_NAME, pid_NAME. Free ports are picked just before; if
+# another process took one meanwhile (EADDRINUSE), it starts again on others (3 tries).
 start() {
-  local name=$1 dir=$2 db=$3 p g pid code=000 log="$work/$1.log"
-  p=$(freeport)
-  g=$(freeport)
-  (cd "$dir" && exec env -u METRICS_PORT -u REDIS_KEY_PREFIX -u OTEL_EXPORTER_OTLP_ENDPOINT -u OTEL_TRACES_EXPORTER \
-    PORT="$p" GRPC_PORT="$g" DATA_DIR="$work/data-$name" DATABASE_URL="$PGBASE/$db" REDIS_URL="$REDIS" \
-    setsid npm start) >"$log" 2>&1 &
-  pid=$!
-  pids+=("$pid")
-  printf -v "pid_$name" '%s' "$pid"
-  printf -v "log_$name" '%s' "$log"
-  printf -v "base_$name" '%s' "http://127.0.0.1:$p"
-  local t0 t
+  local name=$1 dir=$2 db=$3 p g pid code=000 log="$work/$1-$3.log" try t0 t
   t0=$(now_s)
-  for t in $(seq 1 240); do
-    code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:$p/api/v1/health")
+  for try in 1 2 3; do
+    p=$(freeport)
+    g=$(freeport)
+    (cd "$dir" && exec env -u METRICS_PORT -u REDIS_KEY_PREFIX -u OTEL_EXPORTER_OTLP_ENDPOINT -u OTEL_TRACES_EXPORTER \
+      PORT="$p" GRPC_PORT="$g" DATA_DIR="$work/data-$name" DATABASE_URL="$PGBASE/$db" REDIS_URL="$REDIS" \
+      setsid npm start) >"$log" 2>&1 &
+    pid=$!
+    pids+=("$pid")
+    printf -v "pid_$name" '%s' "$pid"
+    printf -v "log_$name" '%s' "$log"
+    printf -v "base_$name" '%s' "http://127.0.0.1:$p"
+    for t in $(seq 1 240); do
+      code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:$p/api/v1/health")
+      [ "$code" = 200 ] && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.5
+    done
     [ "$code" = 200 ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.5
+    kill -0 "$pid" 2>/dev/null || ! grep -q EADDRINUSE "$log" || { say "   note $name: a port was taken meanwhile (EADDRINUSE), starting on others"; continue; }
+    break
   done
   [ "$code" = 200 ] || fail "start $name ($dir) on database $db" "npm start did not answer /api/v1/health with 200 (last: $code; process $(kill -0 "$pid" 2>/dev/null && echo running || echo exited))" "$log"
   ok "$name started on $db in $(($(now_s) - t0)) s (http://127.0.0.1:$p)"
@@ -250,8 +255,9 @@ else
   git archive "$base_commit" | tar -x -C "$base_dir" || fail "git archive $base_commit" "could not extract the baseline tree"
   ok "baseline tree extracted to $base_dir in $(($(now_s) - t0)) s"
   t0=$(now_s)
-  (cd "$base_dir" && npm install --no-audit --no-fund --prefer-offline) >"$work/baseline-install.log" 2>&1 ||
-    fail "npm install in the baseline tree" "npm install failed" "$work/baseline-install.log"
+  # One retry: a registry hiccup should not fail CI (the second run finds most packages in the cache).
+  (cd "$base_dir" && { npm install --no-audit --no-fund --prefer-offline || npm install --no-audit --no-fund --prefer-offline; }) >"$work/baseline-install.log" 2>&1 ||
+    fail "npm install in the baseline tree" "npm install failed twice" "$work/baseline-install.log"
   ok "baseline npm install (its own package-lock.json) in $(($(now_s) - t0)) s"
 fi
 t0=$(now_s)
