@@ -10,11 +10,12 @@
 //     index, a replaced function, rows rewritten in the migration). Printed, not failing: the
 //     release review reads them (they vanish when the baseline moves).
 // A text scan of the migration files (comments removed), not a SQL parser: it errs on the side of
-// reporting. Usage: node scripts/migration-lint.mjs   (from the repository; needs git). Exit 1 on
+// reporting. Usage: node scripts/migration-lint.mjs   (from anywhere; needs git). Exit 1 on
 // an error without an exception or a malformed exceptions file.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const DIR = 'src/infra/db/migrations';
 const EXCEPTIONS = 'api/migration-exceptions.json';
@@ -174,8 +175,8 @@ function loadExceptions(file) {
 }
 
 function main() {
-  const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
-  process.chdir(root);
+  // The repository the script lives in, wherever it is run from.
+  process.chdir(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'));
   const release = JSON.parse(readFileSync('api/baseline/release.json', 'utf8'));
   const git = (...args) => execFileSync('git', args, { encoding: 'utf8', maxBuffer: 64 << 20 });
   try {
@@ -246,4 +247,5 @@ function main() {
   console.log(`migration lint: ok (${findings.filter((f) => f.level === 'warning').length} warning(s) for the release review)`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) main();
+// Run as a script (the unit test imports the functions only).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

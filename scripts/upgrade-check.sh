@@ -241,8 +241,11 @@ part_done
 
 # === the static rules ==============================================================================
 part "migration lint: the migrations added since the baseline against docs/migrations.md's rules"
-node scripts/migration-lint.mjs | sed 's/^/   /' >&2
-[ "${PIPESTATUS[0]}" = 0 ] || fail "node scripts/migration-lint.mjs" "a migration can break the previous release (ERROR lines above)"
+node scripts/migration-lint.mjs >"$work/lint.txt" 2>&1
+lint_rc=$?
+sed 's/^/   /' "$work/lint.txt" >&2
+[ "$lint_rc" = 0 ] || fail "node scripts/migration-lint.mjs" "a migration can break the previous release (ERROR lines above), or the lint could not run"
+grep -q '^migration lint: ok' "$work/lint.txt" || fail "node scripts/migration-lint.mjs" "the lint printed no verdict"
 part_done
 
 part "setup: the baseline release installed and built as its npm start builds it"
