@@ -2,9 +2,10 @@
 // Migration rules a smoke cannot see (docs/migrations.md): reads the migrations added since the
 // release baseline (api/baseline/release.json) and the released ones, and reports
 //   - error: a change that can break the previous release while both run on one schema (a drop,
-//     a rename, a type change, a new NOT NULL without a default, a dropped constraint) or an edit
-//     of a migration the baseline already shipped. Fails unless api/migration-exceptions.json
-//     names the finding (why, who, when), like api/breaking-exceptions.json for the API.
+//     a rename, a type change, a new NOT NULL without a default, a dropped constraint), an edit
+//     of a migration the baseline already shipped, or a migration file index.ts does not list.
+//     Fails unless api/migration-exceptions.json names the finding (why, who, when), like
+//     api/breaking-exceptions.json for the API.
 //   - warning: a lock or speed cost for the running previous release (an index built on an existing
 //     table, a constraint validated inside the migration's transaction, no lock_timeout, a dropped
 //     index, a replaced function, rows rewritten in the migration). Printed, not failing: the
@@ -216,6 +217,21 @@ function main() {
       });
     }
   }
+  // The migrator runs only what index.ts lists (no globbing): a file missing there never runs.
+  const index = readFileSync(path.join(DIR, 'index.ts'), 'utf8');
+  for (const file of current) {
+    const name = file.replace(/\.ts$/, '');
+    if (!index.includes(`name: '${name}'`)) {
+      findings.push({
+        migration: name,
+        rule: 'not-listed',
+        level: 'error',
+        object: file,
+        what: `not in ${DIR}/index.ts: it never runs`,
+        id: `${name}: not-listed`,
+      });
+    }
+  }
   const added = current.filter((f) => !released.has(f)).sort();
   for (const file of added) findings.push(...lintMigration(file.replace(/\.ts$/, ''), readFileSync(path.join(DIR, file), 'utf8')));
 
@@ -240,7 +256,7 @@ function main() {
   for (const e of exceptions) if (!used.has(e)) console.log(`  note     ${EXCEPTIONS} entry "${e.change}" matches nothing: remove it`);
   if (errors > 0) {
     console.log(
-      `migration lint: ${errors} change(s) that can break the previous release (docs/migrations.md): expand now, contract one release later; or record a reviewed exception in ${EXCEPTIONS} (copy the id)`,
+      `migration lint: ${errors} error(s) (docs/migrations.md): expand now, contract one release later; or record a reviewed exception in ${EXCEPTIONS} (copy the id)`,
     );
     process.exit(1);
   }
