@@ -8,7 +8,8 @@
 #   direction 1  old code, new schema: a fresh database migrated by THIS tree; the baseline release
 #                starts on it (its migrator meets migrations it does not know) and passes its smoke
 #   mixed fleet  this tree starts on the same database while the baseline still runs: each
-#                publishes, each dedups the other's event_id, each reads the other's delivery
+#                publishes, each dedups the other's event_id, each reads the other's delivery,
+#                each replays the other's Idempotency-Key (a resolve)
 #   direction 2  new code, old schema: a fresh database migrated and filled by the BASELINE, which
 #                is then stopped; this tree starts on it (its migrations run forward over the
 #                baseline's rows), reads a baseline delivery back, dedups a baseline event_id
@@ -212,6 +213,21 @@ readback() {
   ok "$name: GET /api/v1/events/$id -> 200, fireCount $fc"
 }
 
+# resolve NAME TOKEN DELIVERY_ID IDEMPOTENCY_KEY REPLAYED(true|false): resolves with that key; the
+# second release sending the same key must replay the first one's answer (Redis record and the
+# request fingerprint both compatible), not run it again or call it a different request (409).
+resolve() {
+  local name=$1 token=$2 id=$3 key=$4 replayed=$5 b="base_$1" l="log_$1" code body got
+  code=$(curl -s -m 20 -D "$work/h.txt" -o "$work/r.json" -w '%{http_code}' -X POST "${!b}/api/v1/events/$id/resolve" \
+    -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -H "Idempotency-Key: $key" -d '{"resolution_note":"upgrade check"}')
+  body=$(cat "$work/r.json")
+  [ "$code" = 200 ] || fail "$name: resolve $id with Idempotency-Key $key" "HTTP $code: ${body:0:300}" "${!l}"
+  [ "$(jv 'd["deliveryId"]' <<<"$body")" = "$id" ] || fail "$name: resolve $id with Idempotency-Key $key" "another delivery: ${body:0:300}" "${!l}"
+  got=$(grep -i '^idempotent-replayed:' "$work/h.txt" | tr -d '\r' | awk '{print $2}')
+  [ "${got:-false}" = "$replayed" ] || fail "$name: resolve $id with Idempotency-Key $key" "Idempotent-Replayed ${got:-absent}, expected $replayed" "${!l}"
+  ok "$name: resolve $id with Idempotency-Key $key -> 200, replayed $replayed"
+}
+
 # mcp NAME AGENT_TOKEN EXPECT_TOTAL: tools/list names list_inbox; list_inbox counts EXPECT_TOTAL rows.
 mcp() {
   local name=$1 token=$2 total=$3 b="base_$1" l="log_$1" body n
@@ -308,6 +324,10 @@ publish tree "$tok_b" up-1 'old code new schema' 200 3 "$d1" >/dev/null || exit 
 readback tree "$tok_b" "$d1" 3
 readback base "$tok_b" "$d2" 2
 readback tree "$tok_b" "$d3" 2
+resolve base "$tok_b" "$d3" "upg-$tag-1" false
+resolve tree "$tok_b" "$d3" "upg-$tag-1" true
+resolve tree "$tok_b" "$d2" "upg-$tag-2" false
+resolve base "$tok_b" "$d2" "upg-$tag-2" true
 mcp base "$agent_b" 3
 mcp tree "$agent_b" 3
 stop tree
