@@ -245,14 +245,13 @@ mcp() {
   ok "$name: MCP tools/list has list_inbox; list_inbox totalCount $total, $total items"
 }
 
-# === setup: the baseline tree ======================================================================
+# === setup =========================================================================================
 part "setup: the release baseline (api/baseline/release.json)"
 read -r base_commit base_version < <(python3 -c 'import json; r=json.load(open("api/baseline/release.json")); print(r["commit"], r["version"])') ||
   fail "read api/baseline/release.json" "no commit/version in it"
 git cat-file -e "${base_commit}^{commit}" 2>/dev/null ||
   fail "find the baseline commit" "commit $base_commit (release $base_version, api/baseline/release.json) is not in this clone: a shallow clone? run \`git fetch --unshallow\` (or fetch that commit) and try again"
 say "   baseline: release $base_version, commit ${base_commit:0:12}; this tree: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src package.json package-lock.json || echo ' + uncommitted changes')"
-
 part_done
 
 # === the static rules ==============================================================================
@@ -270,7 +269,12 @@ if [ -f "$base_dir/.upgrade-check-commit" ] && [ "$(cat "$base_dir/.upgrade-chec
   ok "baseline tree reused from $base_dir"
 else
   t0=$(now_s)
+  # Only a directory this script made (its marker) or an empty one is ever emptied.
+  if [ -d "$base_dir" ] && [ -n "$(ls -A "$base_dir")" ] && [ ! -f "$base_dir/.upgrade-check-commit" ]; then
+    fail "prepare $base_dir" "it is not empty and was not made by this script (no .upgrade-check-commit): refusing to empty it; name another UPGRADE_CHECK_BASELINE"
+  fi
   rm -rf "$base_dir" && mkdir -p "$base_dir" || fail "make $base_dir" "cannot create it"
+  echo incomplete >"$base_dir/.upgrade-check-commit"
   git archive "$base_commit" | tar -x -C "$base_dir" || fail "git archive $base_commit" "could not extract the baseline tree"
   ok "baseline tree extracted to $base_dir in $(($(now_s) - t0)) s"
   t0=$(now_s)
