@@ -9,8 +9,10 @@ import { Migration } from '@mikro-orm/migrations';
 //  - inbox_counters gains the state: one row per (user, type, state); the triggers keep it exact.
 //    The previous release sums every state of a user, which reads as the All view: still exact.
 //  - Lists walk (user_id, state, coalesce(listed_at, created_at), id) backwards: each view is one
-//    index range, All a merge of three. It replaces (user_id, created_at, id), so a publish still
-//    writes one list index entry. The wake job finds due snoozes through a partial index.
+//    index range, All a merge of three. The previous release's list index (user_id, created_at,
+//    id) stays while both run (its inbox page walks it: 92 ms on a 200,000-row inbox without it,
+//    docs/migrations.md); the next release drops it. The wake job finds due snoozes through a
+//    partial index.
 const DELTA_UPSERT = (source: string) => `
   insert into inbox_counters as c (user_id, type, state, total, unread)
   select d.user_id, d.type, d.state, sum(d.dt)::int, sum(d.du)::int from (${source}) d
@@ -52,7 +54,6 @@ begin
 end $$`,
 
   `create index "notifications_user_state_listed_index" on "notifications" ("user_id", "state", (coalesce("listed_at", "created_at")), "id")`,
-  `drop index if exists "notifications_user_id_created_at_id_index"`,
   `create index "notifications_snoozed_until_index" on "notifications" ("snoozed_until") where "state" = 'snoozed'`,
 
   // A nudge's reason: `event` (an arrival) or `snooze` (a snoozed row came back); the idempotency

@@ -24,7 +24,7 @@ export class Migration20261201000000InboxSearchState extends Migration {
     const found = await this.execute(
       `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = '${NAME}' and c.relnamespace = current_schema()::regnamespace`,
     );
-    if (found.length > 0 && found[0]?.valid !== true) await this.execute(`drop index concurrently if exists "${NAME}"`);
+    if (found.length > 0 && found[0]?.valid !== true) await this.execute(`drop index concurrently if exists "notifications_search_index"`);
     await this.execute(
       `create index concurrently if not exists "${NAME}" on "notifications" using gin (${EXPR}) with (fastupdate = on, gin_pending_list_limit = 256)`,
     );
