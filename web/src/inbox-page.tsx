@@ -4,10 +4,11 @@
 // place by listed_at; every `ready` re-lists), the unread count, "Mark all read", filters by severity
 // and event type, and triage: per row "Done", "Move to Inbox", "Snooze" (a menu of presets or a
 // picked time) and "Mark read" / "Mark unread", a selection, a toast with "Undo" after each action,
-// and keyboard shortcuts (`?`). In the Inbox view, repeats (rows with the same group_key) collapse
-// into one row ("Group repeats", on by default, the user's preference group_inbox: the same in every
-// browser, read as the page loads) whose Done / Snooze / Mark read (unread) act on all its loaded members; "Mark all done" moves the
-// view's rows matching the filters to Done (no Undo).
+// and keyboard shortcuts (`?`; `u` toggles read). In the Inbox view, repeats (rows with the same
+// group_key) collapse into one row ("Group repeats", on by default, the user's preference
+// group_inbox: the same in every browser, read as the page loads) whose Done / Snooze / Mark read
+// (Mark unread) act on all its loaded members; "Mark all done" moves the view's rows matching the
+// filters to Done (no Undo).
 // The search box (`/` focuses it) lists the current view with a query in the server's search
 // language (ListInbox.query; `?q=` in the address, kept across views, reload and back / forward):
 // a result line ("12 results", "1,000+ results"), "No matches", the server's reason for a query it
