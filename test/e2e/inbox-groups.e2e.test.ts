@@ -89,9 +89,11 @@ describe('grouped repeats and Mark all done (browser)', () => {
     expect(await members.locator('.item-title').allTextContents()).toEqual([fails[2], fails[1], fails[0]]);
     await expectAxeClean(b, 'group expanded');
 
-    // "Mark read" on the group: all three read.
-    await group.getByRole('button', { name: 'Mark read', exact: true }).click();
+    // "Mark read" on the group (its own buttons, before its members' rows): all three read; it turns "Mark unread".
+    const groupButtons = group.locator('.triage-buttons').first();
+    await groupButtons.getByRole('button', { name: 'Mark read', exact: true }).click();
     await expect(group.getByRole('button', { name: 'Mark read', exact: true })).toHaveCount(0);
+    await expect(groupButtons.getByRole('button', { name: 'Mark unread', exact: true })).toHaveCount(1);
     await expect
       .poll(async () => (await sql('select count(*)::int as n from notifications where user_id = ? and read_at is not null', [t.user.userId]))[0].n)
       .toBe(3);

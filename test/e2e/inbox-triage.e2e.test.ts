@@ -3,8 +3,9 @@
 // axe-core clean on each), the row buttons "Done", "Move to Inbox" and "Snooze" (presets in the
 // browser's time zone, "This evening" only before 18:00 there, "Pick a time…") with a toast and its
 // "Undo" (each action back where it was, checked in the database), rows moving between views live
-// (done elsewhere, a woken snooze on top), keyboard triage (j, k, e, z, h, x with e and h, u, g d /
-// g s / g i, not while typing) and the "Keyboard shortcuts" dialog. System Chromium, headless.
+// (done elsewhere, a woken snooze on top), keyboard triage (j, k, e, z, h, x with e, h and u, u
+// toggling read with z and Undo, g d / g s / g i, not while typing) and the "Keyboard shortcuts"
+// dialog. System Chromium, headless.
 import { randomUUID } from 'node:crypto';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { type Client, createClient } from '@connectrpc/connect';
@@ -307,7 +308,7 @@ describe('inbox triage (browser)', () => {
     expect((await stateOf(t3)).state).toBe('inbox');
   });
 
-  it('x then h snoozes every selected row until one time (Undo brings them back); u marks the current row read', async () => {
+  it('x then h snoozes every selected row until one time (Undo brings them back); u toggles read (the row, the selection), z and Undo mark it back', async () => {
     const t = await newPersonalToken(h);
     const [s1, s2, s3] = [uniqueTitle('S1'), uniqueTitle('S2'), uniqueTitle('S3')];
     await publishAll(t, [s1, s2, s3]);
@@ -333,13 +334,69 @@ describe('inbox triage (browser)', () => {
     await expect.poll(async () => [(await stateOf(s3)).state, (await stateOf(s1)).state].join()).toBe('inbox,inbox');
     expect(await titlesShown(page)).toEqual([s3, s2, s1]);
 
-    // u: the current row (s3, focused by the undo) is marked read; again: already read.
+    // u: the current row (s3, focused by the undo) is marked read; again: unread, the count back.
+    const unreadCount = page.locator('.unread-count');
+    await expect(unreadCount).toHaveText('3 unread');
     await expect.poll(() => focusedText(page)).toBe(s3);
     await page.keyboard.press('u');
+    await expect(lastToast(page)).toContainText('Marked read');
+    await expect(undoButton(page)).toBeVisible();
     await expect.poll(async () => (await stateOf(s3)).read_at).not.toBeNull();
     await expect(row(page, s3)).not.toContainText('Unread');
+    await expect(row(page, s3).getByRole('button', { name: 'Mark unread', exact: true })).toHaveCount(1);
+    await expect(unreadCount).toHaveText('2 unread');
+    await expect(viewLink(page, 'Inbox')).toHaveText('Inbox 3 · 2 unread');
     await page.keyboard.press('u');
-    await expect(lastToast(page)).toContainText('Already read');
+    await expect(lastToast(page)).toContainText('Marked unread');
+    await expect.poll(async () => (await stateOf(s3)).read_at).toBeNull();
+    await expect(row(page, s3)).toContainText('Unread');
+    await expect(unreadCount).toHaveText('3 unread');
+    await expect(viewLink(page, 'Inbox')).toHaveText('Inbox 3 · 3 unread');
+
+    // z after u: the mark read undone (unread again).
+    await page.keyboard.press('u');
+    await expect(lastToast(page)).toContainText('Marked read');
+    await expect.poll(async () => (await stateOf(s3)).read_at).not.toBeNull();
+    await page.keyboard.press('z');
+    await expect(lastToast(page)).toContainText('Undone');
+    await expect.poll(async () => (await stateOf(s3)).read_at).toBeNull();
+    await expect(unreadCount).toHaveText('3 unread');
+    await expect.poll(() => focusedText(page)).toBe(s3);
+
+    // The row's button: "Mark read" on s2, its toast's Undo marks it unread again.
+    await row(page, s2).getByRole('button', { name: 'Mark read', exact: true }).click();
+    await expect(lastToast(page)).toContainText('Marked read');
+    await expect.poll(async () => (await stateOf(s2)).read_at).not.toBeNull();
+    await expect(row(page, s2).getByRole('button', { name: 'Mark unread', exact: true })).toHaveCount(1);
+    await undoButton(page).click();
+    await expect.poll(async () => (await stateOf(s2)).read_at).toBeNull();
+    await expect(row(page, s2).getByRole('button', { name: 'Mark read', exact: true })).toHaveCount(1);
+
+    // x then u: s2 read, s3 unread selected: u marks both read (one was unread), u again both unread, z reads them again.
+    await row(page, s2).getByRole('button', { name: 'Mark read', exact: true }).click();
+    await expect.poll(async () => (await stateOf(s2)).read_at).not.toBeNull();
+    await row(page, s3).getByRole('link', { name: s3, exact: true }).focus();
+    await page.keyboard.press('x');
+    await page.keyboard.press('j');
+    await page.keyboard.press('x');
+    const selection = page.getByRole('group', { name: '2 selected' });
+    await expect(selection.getByRole('button', { name: 'Mark read', exact: true })).toBeVisible();
+    await page.keyboard.press('u');
+    await expect(lastToast(page)).toContainText('Marked read');
+    await expect.poll(async () => [(await stateOf(s3)).read_at === null, (await stateOf(s2)).read_at === null].join()).toBe('false,false');
+    await expect(selection.getByRole('button', { name: 'Mark unread', exact: true })).toBeVisible();
+    await expect(unreadCount).toHaveText('1 unread');
+    await page.keyboard.press('u');
+    await expect(lastToast(page)).toContainText('Marked 2 unread');
+    await expect.poll(async () => [(await stateOf(s3)).read_at === null, (await stateOf(s2)).read_at === null].join()).toBe('true,true');
+    await expect(unreadCount).toHaveText('3 unread');
+    await expect(viewLink(page, 'All')).toHaveText('All 3 · 3 unread');
+    await expectAxeClean(b, 'read toggles with a selection');
+    await page.keyboard.press('z');
+    await expect(lastToast(page)).toContainText('Undone');
+    await expect.poll(async () => [(await stateOf(s3)).read_at === null, (await stateOf(s2)).read_at === null].join()).toBe('false,false');
+    await expect(unreadCount).toHaveText('1 unread');
+    expect((await stateOf(s1)).read_at).toBeNull();
   });
 
   it('"?" opens the dialog "Keyboard shortcuts" (axe clean); Escape and "Close" close it; shortcuts wait while it is open', async () => {

@@ -3,7 +3,18 @@
 // what an undo restores, the toasts' texts, id chunks, and the keyboard commands (g sequences).
 // Dates are built on the local wall clock, so the tests hold in any time zone the runner has.
 import { describe, expect, it } from 'vitest';
-import { chunks, commandOf, parsePicked, pickBounds, restorePlan, SHORTCUTS, snoozePresets, toLocalInput, triageText } from '../../web/src/triage.ts';
+import {
+  chunks,
+  commandOf,
+  parsePicked,
+  pickBounds,
+  readToggle,
+  restorePlan,
+  SHORTCUTS,
+  snoozePresets,
+  toLocalInput,
+  triageText,
+} from '../../web/src/triage.ts';
 
 const local = (y: number, m: number, d: number, h = 0, min = 0) => new Date(y, m - 1, d, h, min);
 const presetsAt = (now: Date) => Object.fromEntries(snoozePresets(now).map((p) => [p.preset, p.at.getTime()]));
@@ -75,6 +86,18 @@ describe('texts and chunks', () => {
     expect(triageText('inbox', 2)).toBe('Moved 2 to Inbox');
     expect(triageText('snooze', 1, 'Nov 26, 9:00 AM')).toBe('Snoozed until Nov 26, 9:00 AM');
     expect(triageText('snooze', 4, 'Nov 26, 9:00 AM')).toBe('Snoozed 4 until Nov 26, 9:00 AM');
+  });
+
+  it('u toggles read: read when any is unread (a group, a selection), else unread; its toasts', () => {
+    expect(readToggle([false])).toBe('read');
+    expect(readToggle([true])).toBe('unread');
+    expect(readToggle([true, false, true])).toBe('read');
+    expect(readToggle([true, true])).toBe('unread');
+    expect(readToggle([])).toBeUndefined();
+    expect(triageText('read', 1)).toBe('Marked read');
+    expect(triageText('read', 3)).toBe('Marked 3 read');
+    expect(triageText('unread', 1)).toBe('Marked unread');
+    expect(triageText('unread', 2)).toBe('Marked 2 unread');
   });
 
   it('ids in calls of at most 500', () => {

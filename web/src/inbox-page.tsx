@@ -2,12 +2,13 @@
 // All: `?view=`, with each view's count and unread count), live through the app's WatchInbox stream
 // (an upsert replaces its row, moves it to another view when its state changed, or inserts it at its
 // place by listed_at; every `ready` re-lists), the unread count, "Mark all read", filters by severity
-// and event type, and triage: per row "Done", "Move to Inbox" and "Snooze" (a menu of presets or a
-// picked time), a selection, a toast with "Undo" after each action, and keyboard shortcuts (`?`).
-// In the Inbox view, repeats (rows with the same group_key) collapse into one row ("Group repeats",
-// on by default, the user's preference group_inbox: the same in every browser, read as the page
-// loads) whose Done / Snooze / Mark read act on all its loaded members; "Mark all done" moves the
-// view's rows matching the filters to Done (no Undo).
+// and event type, and triage: per row "Done", "Move to Inbox", "Snooze" (a menu of presets or a
+// picked time) and "Mark read" / "Mark unread", a selection, a toast with "Undo" after each action,
+// and keyboard shortcuts (`?`; `u` toggles read). In the Inbox view, repeats (rows with the same
+// group_key) collapse into one row ("Group repeats", on by default, the user's preference
+// group_inbox: the same in every browser, read as the page loads) whose Done / Snooze / Mark read
+// (Mark unread) act on all its loaded members; "Mark all done" moves the view's rows matching the
+// filters to Done (no Undo).
 // The search box (`/` focuses it) lists the current view with a query in the server's search
 // language (ListInbox.query; `?q=` in the address, kept across views, reload and back / forward):
 // a result line ("12 results", "1,000+ results"), "No matches", the server's reason for a query it
@@ -34,6 +35,7 @@ import {
   markAllDoneText,
   markAllProgressText,
   type Prior,
+  readToggle,
   restorePlan,
   SEQUENCE_MS,
   type TriageKind,
@@ -455,21 +457,31 @@ export function InboxPage() {
     if (!undoStack.current.includes(action)) return;
     undoStack.current = undoStack.current.filter((a) => a !== action);
     if (action.toast) dismissToast(action.toast);
-    const prior: Prior[] = action.before.map((r) => ({ id: r.notificationId, state: r.state, snoozedUntil: millis(r.snoozedUntil) }));
-    const plan = restorePlan(prior, Date.now());
+    const readMark = action.kind === 'read' || action.kind === 'unread';
     wantFocus.current = true;
     pending.current++;
-    // Done marked them read; nothing marks them unread again.
-    applyLocal(action.before.map((r) => (action.kind === 'done' ? ({ ...r, read: true } as InboxItem) : r)));
+    // Done marked them read; its undo leaves them read (the undo of a mark read is what marks unread).
+    if (!readMark) applyLocal(action.before.map((r) => (action.kind === 'done' ? ({ ...r, read: true } as InboxItem) : r)));
     const back = action.before.find((r) => inView(r, viewRef.current));
     if (back) {
       setCursor(back.notificationId);
       focusTarget.current = back.notificationId;
     }
     try {
-      for (const part of chunks(plan.toInbox)) await inbox.moveToInbox({ notificationIds: part });
-      for (const part of chunks(plan.toDone)) await inbox.markDone({ notificationIds: part });
-      for (const r of plan.resnooze) await inbox.snooze({ notificationId: r.id, until: timestampFromDate(new Date(r.until)) });
+      if (readMark) {
+        // The rows as they are now, read or unread again (undo of mark read: MarkUnread; of mark unread: MarkRead).
+        const now = new Map(rowsOf(action.before.map((r) => r.notificationId)).map((r) => [r.notificationId, r]));
+        await writeRead(
+          action.before.map((r) => now.get(r.notificationId) ?? r),
+          action.kind === 'unread',
+        );
+      } else {
+        const prior: Prior[] = action.before.map((r) => ({ id: r.notificationId, state: r.state, snoozedUntil: millis(r.snoozedUntil) }));
+        const plan = restorePlan(prior, Date.now());
+        for (const part of chunks(plan.toInbox)) await inbox.moveToInbox({ notificationIds: part });
+        for (const part of chunks(plan.toDone)) await inbox.markDone({ notificationIds: part });
+        for (const r of plan.resnooze) await inbox.snooze({ notificationId: r.id, until: timestampFromDate(new Date(r.until)) });
+      }
       toast('Undone');
     } catch (e) {
       toast(`Undo failed: ${errorText(e)}`);
@@ -480,21 +492,37 @@ export function InboxPage() {
     }
   };
 
-  const markRead = async (ids: string[]) => {
-    const rows = rowsOf(ids).filter((r) => !r.read);
-    if (rows.length === 0) {
-      toast('Already read (marking unread is not available yet)');
-      return;
-    }
-    try {
-      // One call per row (MarkRead takes one id), eight at a time (a group's members, a selection).
+  /** Marks the rows read (MarkRead takes one id: eight calls at a time) or unread (MarkUnread, 500 ids a call), here as the answers come. */
+  const writeRead = async (rows: readonly InboxItem[], read: boolean) => {
+    if (read) {
       for (const part of chunks(rows, 8)) {
         const done = await Promise.all(part.map((r) => inbox.markRead({ notificationId: r.notificationId })));
         applyLocal(done.flatMap((res) => (res.item ? [res.item] : [])));
         setUnread(Math.min(...done.map((res) => res.unreadCount)));
       }
+      return;
+    }
+    applyLocal(rows.map((r) => ({ ...r, read: false, readAt: undefined }) as InboxItem));
+    for (const part of chunks(rows.map((r) => r.notificationId))) setUnread((await inbox.markUnread({ notificationIds: part })).unreadCount);
+  };
+
+  /**
+   * `u` and the read buttons: the rows (a group's members, a selection) are marked read when any of
+   * them is unread, else all unread; a toast with "Undo" (`z`), which marks them the other way again.
+   */
+  const toggleRead = async (ids: string[]) => {
+    const all = rowsOf(ids);
+    const kind = readToggle(all.map((r) => r.read));
+    if (kind === undefined) return;
+    const rows = all.filter((r) => r.read !== (kind === 'read'));
+    try {
+      await writeRead(rows, kind === 'read');
+      const action: Undoable = { kind, before: rows };
+      undoStack.current = [...undoStack.current.slice(-19), action];
+      action.toast = toast(triageText(kind, rows.length), { label: 'Undo', run: () => void undo(action) });
     } catch (e) {
-      toast(`Mark read failed: ${errorText(e)}`);
+      toast(`${kind === 'read' ? 'Mark read' : 'Mark unread'} failed: ${errorText(e)}`);
+      void list(true);
     } finally {
       refreshCounts();
     }
@@ -579,9 +607,11 @@ export function InboxPage() {
       }
       case 'snooze':
         return openMenu(targets(), selected.size > 0 ? 'bulk' : (cursorId ?? ''));
-      case 'read':
-        if (targets().length > 0) void markRead(targets());
+      case 'read': {
+        const ids = targets();
+        if (ids.length > 0) void toggleRead(ids);
         return;
+      }
       case 'select':
         if (cursorId) toggleSelected(idsOfRow(cursorId));
         return;
@@ -738,6 +768,7 @@ export function InboxPage() {
       onSelect={() => toggleSelected([i.notificationId])}
       onDone={() => void triage('done', [i.notificationId])}
       onMove={() => void triage('inbox', [i.notificationId])}
+      onRead={() => void toggleRead([i.notificationId])}
       onSnooze={() => openMenu([i.notificationId], i.notificationId)}
     />
   );
@@ -890,6 +921,9 @@ export function InboxPage() {
                   Move to Inbox
                 </button>
               )}
+              <button type="button" onClick={() => void toggleRead([...selected])}>
+                {readToggle(selectedRows.map((r) => r.read)) === 'unread' ? 'Mark unread' : 'Mark read'}
+              </button>
               <SnoozeTrigger id="snooze-bulk" open={menu?.at === 'bulk'} onClick={() => openMenu([...selected], 'bulk')} menu={menuFor('bulk', 'snooze-bulk')}>
                 Snooze
               </SnoozeTrigger>
@@ -923,7 +957,7 @@ export function InboxPage() {
                   onToggle={() => toggleExpanded(r.key)}
                   onSelect={() => toggleSelected(ids)}
                   onDone={() => void triage('done', ids)}
-                  onRead={() => void markRead(ids)}
+                  onRead={() => void toggleRead(ids)}
                   onSnooze={() => openMenu(ids, r.key)}
                 >
                   {r.items.map(itemRow)}
@@ -975,6 +1009,7 @@ function InboxRow({
   onSelect,
   onDone,
   onMove,
+  onRead,
   onSnooze,
 }: {
   item: InboxItem;
@@ -985,6 +1020,7 @@ function InboxRow({
   onSelect: () => void;
   onDone: () => void;
   onMove: () => void;
+  onRead: () => void;
   onSnooze: () => void;
 }) {
   const id = item.notificationId;
@@ -1024,6 +1060,9 @@ function InboxRow({
             Move to Inbox
           </button>
         )}
+        <button type="button" aria-describedby={titleId} onClick={onRead}>
+          {item.read ? 'Mark unread' : 'Mark read'}
+        </button>
         <SnoozeTrigger id={`snooze-${id}`} describedBy={titleId} open={menuOpen} onClick={onSnooze} menu={menu}>
           Snooze
         </SnoozeTrigger>
@@ -1104,11 +1143,9 @@ function GroupRow({
         <button type="button" aria-describedby={titleId} onClick={onDone}>
           Done all {n}
         </button>
-        {unread && (
-          <button type="button" aria-describedby={titleId} onClick={onRead}>
-            Mark read
-          </button>
-        )}
+        <button type="button" aria-describedby={titleId} onClick={onRead}>
+          {unread ? 'Mark read' : 'Mark unread'}
+        </button>
         <SnoozeTrigger id={`snooze-${dom}`} describedBy={titleId} open={menuOpen} onClick={onSnooze} menu={menu}>
           Snooze all {n}
         </SnoozeTrigger>

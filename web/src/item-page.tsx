@@ -1,6 +1,6 @@
 // The item at `/inbox/<notificationId>` (the deep link nudges point at): everything the list shows
 // plus labels, the sanitised markdown body as the event asks (collapsed / expanded / preview), the
-// supplements ("Updates", oldest first), the action buttons, "Mark read" and, for an event, "Escalate
+// supplements ("Updates", oldest first), the action buttons, "Mark read" (read: "Mark unread") and, for an event, "Escalate
 // to task" (TaskService.CreateTask as a private draft: SPEC keeps this available on every event, a
 // closed one too). Live: an upsert of this item from the app's stream replaces it.
 import { createClient } from '@connectrpc/connect';
@@ -91,6 +91,15 @@ function ItemView({ item, onChange }: { item: InboxItem; onChange: (i: InboxItem
     }
   };
 
+  const markUnread = async () => {
+    try {
+      await inbox.markUnread({ notificationIds: [item.notificationId] });
+      onChange({ ...item, read: false, readAt: undefined } as InboxItem);
+    } catch (e) {
+      toast(`Mark unread failed: ${errorText(e)}`);
+    }
+  };
+
   const escalate = async () => {
     try {
       await tasks.createTask({ title: item.title.slice(0, TASK_LIMITS.titleMax), description: escalationDescription(item), asDraft: true });
@@ -149,9 +158,14 @@ function ItemView({ item, onChange }: { item: InboxItem; onChange: (i: InboxItem
       )}
       <div class="read-state">
         {item.read ? (
-          <span class="is-read-text">
-            Read <Time at={item.readAt} />
-          </span>
+          <>
+            <span class="is-read-text">
+              Read <Time at={item.readAt} />
+            </span>
+            <button type="button" onClick={markUnread}>
+              Mark unread
+            </button>
+          </>
         ) : (
           <button type="button" onClick={markRead}>
             Mark read

@@ -1,6 +1,6 @@
 // Triage in the inbox page, the parts without the DOM (unit-tested in test/unit/web-triage.test.ts):
 // the snooze presets the menu offers on the browser's wall clock, the bounds of "Pick a time", what
-// an undo restores, the toasts' texts, and the keyboard shortcuts.
+// an undo restores, which way `u` toggles read, the toasts' texts, and the keyboard shortcuts.
 import { INBOX_LIMITS, type InboxView, SNOOZE_HOURS, type SnoozePreset } from '../../src/domain/inbox/inbox.limits.js';
 
 const HOUR = 3_600_000;
@@ -91,13 +91,24 @@ export function restorePlan(prior: readonly Prior[], now: number): RestorePlan {
   return plan;
 }
 
-export type TriageKind = 'done' | 'snooze' | 'inbox';
+export type TriageKind = 'done' | 'snooze' | 'inbox' | 'read' | 'unread';
+
+/**
+ * Which way `u` (and a row's read button) goes for these rows' read flags: mark read when any is
+ * unread (a group, a selection), else mark unread. Undefined for no rows.
+ */
+export function readToggle(read: readonly boolean[]): 'read' | 'unread' | undefined {
+  if (read.length === 0) return undefined;
+  return read.some((r) => !r) ? 'read' : 'unread';
+}
 
 /** The toast of a triage action. */
 export function triageText(kind: TriageKind, n: number, until?: string): string {
   const many = n === 1 ? '' : ` ${n}`;
   if (kind === 'done') return `Marked${many} done`;
   if (kind === 'inbox') return `Moved${many} to Inbox`;
+  if (kind === 'read') return `Marked${many} read`;
+  if (kind === 'unread') return `Marked${many} unread`;
   return `Snoozed${many} until ${until ?? 'later'}`;
 }
 
@@ -109,7 +120,7 @@ export const markAllProgressText = (n: number): string => `Marked ${count.format
 /** "Mark all done" finished: the count, and that it has no Undo. */
 export const markAllDoneText = (n: number): string => (n === 0 ? 'Nothing to mark done' : `Marked ${count.format(n)} done (no Undo for Mark all done)`);
 
-/** Ids in calls of at most `max` (MarkDone and MoveToInbox take 1-500). */
+/** Ids in calls of at most `max` (MarkDone, MoveToInbox and MarkUnread take 1-500). */
 export function chunks<T>(xs: readonly T[], max: number = INBOX_LIMITS.bulkIdsMax): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < xs.length; i += max) out.push(xs.slice(i, i + max));
@@ -126,8 +137,8 @@ export const SHORTCUTS: readonly { keys: readonly (readonly string[])[]; what: s
   { keys: [['Enter'], ['o']], what: 'Open the notification' },
   { keys: [['e']], what: 'Done (the selected notifications, or the current one; on a group, all of it)' },
   { keys: [['h']], what: 'Snooze: choose when it comes back (on a group, all of it)' },
-  { keys: [['x']], what: 'Select or unselect the current notification (or group)' },
-  { keys: [['u']], what: 'Mark read (on a group, all of it; marking unread is not available yet)' },
+  { keys: [['x']], what: 'Select or unselect the current notification (or group); e, h and u then act on the selection' },
+  { keys: [['u']], what: 'Mark read, or unread when already read (the selected notifications, or the current one; on a group, all of it)' },
   { keys: [['z']], what: 'Undo the last triage action' },
   { keys: [['g', 'i']], what: 'Go to Inbox' },
   { keys: [['g', 's']], what: 'Go to Snoozed' },

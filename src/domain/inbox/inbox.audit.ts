@@ -2,6 +2,7 @@
 // or a notification body.
 export const INBOX_AUDIT = {
   notificationRead: 'inbox.notification.read',
+  notificationsUnread: 'inbox.notification.unread',
   allNotificationsRead: 'inbox.notification.read_all',
   done: 'inbox.notification.done',
   movedToInbox: 'inbox.notification.to_inbox',

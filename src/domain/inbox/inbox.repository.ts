@@ -3,6 +3,7 @@
 // another user's rows, whatever id it sends. Lists are in inbox-view.repository.ts.
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
+import { PREPARED, pgArray } from '../sql-hints.js';
 import type { ItemState } from './inbox.limits.js';
 
 export interface NotificationRow {
@@ -58,6 +59,17 @@ export async function markOwnNotificationRead(em: EntityManager, userId: string,
   );
   if (rows.length === 0) return 'absent';
   return rows[0]!.updated ? 'updated' : 'already_read';
+}
+
+/** Marks the caller's read rows among `ids` unread (any state); the ids it changed. */
+export async function markOwnRowsUnread(em: EntityManager, userId: string, ids: readonly string[], now: Date): Promise<string[]> {
+  const rows = await exec<{ id: string }>(
+    em,
+    `${PREPARED} update notifications set read_at = null, updated_at = ?::timestamptz
+     where id = any(?::uuid[]) and user_id = ? and read_at is not null returning id`,
+    [now.toISOString(), pgArray(ids), userId],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Marks every unread row of the user read; the ids it changed. */

@@ -17,6 +17,7 @@ import { markInboxItemRead } from '../../domain/inbox/mark-inbox-item-read.js';
 import { markAllNotificationsRead } from '../../domain/inbox/mark-all-notifications-read.js';
 import { getViewer } from '../../domain/inbox/get-viewer.js';
 import { markNotificationsDone } from '../../domain/inbox/mark-notifications-done.js';
+import { markNotificationsUnread } from '../../domain/inbox/mark-notifications-unread.js';
 import { moveNotificationsToInbox } from '../../domain/inbox/move-notifications-to-inbox.js';
 import { markViewDoneOp } from '../../domain/inbox/mark-view-done.js';
 import { snoozeNotification } from '../../domain/inbox/snooze-notification.js';
@@ -89,6 +90,9 @@ export function registerInboxRoutes(router: ConnectRouter, deps: AppDeps): strin
     },
     async markAllRead(_req, ctx) {
       return { markedCount: (await call(deps, markAllNotificationsRead, {}, ctx)).updatedCount };
+    },
+    async markUnread(req, ctx) {
+      return call(deps, markNotificationsUnread, { notificationIds: req.notificationIds }, ctx);
     },
     async markDone(req, ctx) {
       return call(deps, markNotificationsDone, { notificationIds: req.notificationIds }, ctx);

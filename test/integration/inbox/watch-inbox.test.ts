@@ -1,6 +1,6 @@
 // InboxService.WatchInbox through the real Connect client (Connect over HTTP/1.1 through Fastify,
 // as connect-web uses it; gRPC over h2c too): `ready` first, then an `upsert` within 1 s of each
-// committed change (a REST publish, a dedup repeat, a resolve, a supplement, a read mark), never
+// committed change (a REST publish, a dedup repeat, a resolve, a supplement, a read or unread mark), never
 // another user's; two service instances sharing PostgreSQL and Redis deliver across instances; the
 // embedded mode (no Redis) delivers in process; a drain ends the stream.
 import { Code, ConnectError, createClient, type Client, type Interceptor } from '@connectrpc/connect';
@@ -178,6 +178,13 @@ describe('WatchInbox on one instance', () => {
     expect(all.unreadCount).toBe(0);
     // A mark that changes nothing tells nobody.
     await c.markRead({ notificationId: first.notificationId });
+    expect(await w.quiet(300)).toBe(true);
+    // Unread again (MarkUnread), then again: one upsert, read false.
+    await c.markUnread({ notificationIds: [first.notificationId] });
+    const unread = await w.next(1000);
+    expect(upsert(unread)).toMatchObject({ notificationId: first.notificationId, read: false });
+    expect(unread.unreadCount).toBe(1);
+    await c.markUnread({ notificationIds: [first.notificationId] });
     expect(await w.quiet(300)).toBe(true);
     w.close();
   });

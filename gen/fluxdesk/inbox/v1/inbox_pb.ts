@@ -29,7 +29,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file fluxdesk/inbox/v1/inbox.proto.
  */
 export const file_fluxdesk_inbox_v1_inbox: GenFile = /*@__PURE__*/
-  fileDesc("Ch1mbHV4ZGVzay9pbmJveC92MS9pbmJveC5wcm90bxIRZmx1eGRlc2suaW5ib3gudjEi+AEKEExpc3RJbmJveFJlcXVlc3QSGAoLdW5yZWFkX29ubHkYASABKAhIAIgBARISCgpzZXZlcml0aWVzGAIgAygJEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARISCgVsaW1pdBgEIAEoBUgCiAEBEhcKCnBhZ2VfdG9rZW4YBSABKAlIA4gBARIRCgR2aWV3GAYgASgJSASIAQESEgoFcXVlcnkYByABKAlIBYgBAUIOCgxfdW5yZWFkX29ubHlCDQoLX2V2ZW50X3R5cGVCCAoGX2xpbWl0Qg0KC19wYWdlX3Rva2VuQgcKBV92aWV3QggKBl9xdWVyeSLtAQoRTGlzdEluYm94UmVzcG9uc2USKwoFaXRlbXMYASADKAsyHC5mbHV4ZGVzay5pbmJveC52MS5JbmJveEl0ZW0SEwoLdG90YWxfY291bnQYAiABKAUSFAoMdW5yZWFkX2NvdW50GAMgASgFEhwKD25leHRfcGFnZV90b2tlbhgEIAEoCUgAiAEBEjIKC3ZpZXdfY291bnRzGAUgASgLMh0uZmx1eGRlc2suaW5ib3gudjEuVmlld0NvdW50cxIaChJ0b3RhbF9jb3VudF9jYXBwZWQYBiABKAhCEgoQX25leHRfcGFnZV90b2tlbiK/AQoKVmlld0NvdW50cxIrCgVpbmJveBgBIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLlZpZXdDb3VudBItCgdzbm9vemVkGAIgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuVmlld0NvdW50EioKBGRvbmUYAyABKAsyHC5mbHV4ZGVzay5pbmJveC52MS5WaWV3Q291bnQSKQoDYWxsGAQgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuVmlld0NvdW50IioKCVZpZXdDb3VudBINCgV0b3RhbBgBIAEoBRIOCgZ1bnJlYWQYAiABKAUiKwoPTWFya0RvbmVSZXF1ZXN0EhgKEG5vdGlmaWNhdGlvbl9pZHMYASADKAkiKQoQTWFya0RvbmVSZXNwb25zZRIVCg11cGRhdGVkX2NvdW50GAEgASgFIrQBChJNYXJrQWxsRG9uZVJlcXVlc3QSEQoEdmlldxgBIAEoCUgAiAEBEhgKC3VucmVhZF9vbmx5GAIgASgISAGIAQESEgoKc2V2ZXJpdGllcxgDIAMoCRIXCgpldmVudF90eXBlGAQgASgJSAKIAQESEgoFcXVlcnkYBSABKAlIA4gBAUIHCgVfdmlld0IOCgxfdW5yZWFkX29ubHlCDQoLX2V2ZW50X3R5cGVCCAoGX3F1ZXJ5IjoKE01hcmtBbGxEb25lUmVzcG9uc2USFQoNdXBkYXRlZF9jb3VudBgBIAEoBRIMCgRtb3JlGAIgASgIIi4KEk1vdmVUb0luYm94UmVxdWVzdBIYChBub3RpZmljYXRpb25faWRzGAEgAygJIiwKE01vdmVUb0luYm94UmVzcG9uc2USFQoNdXBkYXRlZF9jb3VudBgBIAEoBSKZAQoNU25vb3plUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkSKQoFdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKBnByZXNldBgDIAEoCUgAiAEBEhYKCXRpbWVfem9uZRgEIAEoCUgBiAEBQgkKB19wcmVzZXRCDAoKX3RpbWVfem9uZSJcCg5Tbm9vemVSZXNwb25zZRIXCg9ub3RpZmljYXRpb25faWQYASABKAkSMQoNc25vb3plZF91bnRpbBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiLgoTR2V0SW5ib3hJdGVtUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkiQgoUR2V0SW5ib3hJdGVtUmVzcG9uc2USKgoEaXRlbRgBIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLkluYm94SXRlbSIqCg9NYXJrUmVhZFJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJIlQKEE1hcmtSZWFkUmVzcG9uc2USKgoEaXRlbRgBIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLkluYm94SXRlbRIUCgx1bnJlYWRfY291bnQYAiABKAUiFAoSTWFya0FsbFJlYWRSZXF1ZXN0IisKE01hcmtBbGxSZWFkUmVzcG9uc2USFAoMbWFya2VkX2NvdW50GAEgASgFIhMKEVdhdGNoSW5ib3hSZXF1ZXN0IsIBChJXYXRjaEluYm94UmVzcG9uc2USKQoFcmVhZHkYASABKAsyGC5mbHV4ZGVzay5pbmJveC52MS5SZWFkeUgAEi4KBnVwc2VydBgCIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLkluYm94SXRlbUgAEjEKCWhlYXJ0YmVhdBgDIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLkhlYXJ0YmVhdEgAEhQKDHVucmVhZF9jb3VudBgEIAEoBUIICgZjaGFuZ2UiBwoFUmVhZHkiCwoJSGVhcnRiZWF0IqYLCglJbmJveEl0ZW0SFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFdGl0bGUYAyABKAkSFAoHc3VtbWFyeRgEIAEoCUgAiAEBEgwKBHJlYWQYBSABKAgSMAoHcmVhZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCgVhY3RvchgJIAEoCzIdLmZsdXhkZXNrLmluYm94LnYxLkluYm94QWN0b3JIAogBARIXCgp0YXJnZXRfdXJsGAogASgJSAOIAQESGAoLZGVsaXZlcnlfaWQYCyABKAlIBIgBARIXCgpldmVudF90eXBlGAwgASgJSAWIAQESFQoIc2V2ZXJpdHkYDSABKAlIBogBARIRCgR0b25lGA4gASgJSAeIAQESGgoNbWFya2Rvd25fYm9keRgPIAEoCUgIiAEBEiQKF21hcmtkb3duX2JvZHlfcmVuZGVyaW5nGBAgASgJSAmIAQESGQoMZXh0ZXJuYWxfdXJsGBEgASgJSAqIAQESHAoPZXh0ZXJuYWxfc3RhdHVzGBIgASgJSAuIAQESOwoSZXh0ZXJuYWxfc3RhdHVzX2F0GBMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgMiAEBEjQKC3Jlc29sdmVkX2F0GBQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgNiAEBEhwKD3Jlc29sdXRpb25fbm90ZRgVIAEoCUgOiAEBEhIKCmZpcmVfY291bnQYFiABKAUSOAoGbGFiZWxzGBcgAygLMiguZmx1eGRlc2suaW5ib3gudjEuSW5ib3hJdGVtLkxhYmVsc0VudHJ5EjcKC3N1cHBsZW1lbnRzGBggAygLMiIuZmx1eGRlc2suaW5ib3gudjEuSW5ib3hTdXBwbGVtZW50Ei8KB2FjdGlvbnMYGSADKAsyHi5mbHV4ZGVzay5pbmJveC52MS5JbmJveEFjdGlvbhI0CgtvY2N1cnJlZF9hdBgaIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBID4gBARINCgVzdGF0ZRgbIAEoCRI2Cg1zbm9vemVkX3VudGlsGBwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgQiAEBEjAKB2RvbmVfYXQYHSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSBGIAQESEQoJZ3JvdXBfa2V5GB4gASgJEi0KCWxpc3RlZF9hdBgfIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfc3VtbWFyeUIKCghfcmVhZF9hdEIICgZfYWN0b3JCDQoLX3RhcmdldF91cmxCDgoMX2RlbGl2ZXJ5X2lkQg0KC19ldmVudF90eXBlQgsKCV9zZXZlcml0eUIHCgVfdG9uZUIQCg5fbWFya2Rvd25fYm9keUIaChhfbWFya2Rvd25fYm9keV9yZW5kZXJpbmdCDwoNX2V4dGVybmFsX3VybEISChBfZXh0ZXJuYWxfc3RhdHVzQhUKE19leHRlcm5hbF9zdGF0dXNfYXRCDgoMX3Jlc29sdmVkX2F0QhIKEF9yZXNvbHV0aW9uX25vdGVCDgoMX29jY3VycmVkX2F0QhAKDl9zbm9vemVkX3VudGlsQgoKCF9kb25lX2F0IikKCkluYm94QWN0b3ISDQoFZW1haWwYASABKAkSDAoEbmFtZRgCIAEoCSJkCg9JbmJveFN1cHBsZW1lbnQSCgoCaWQYASABKAkSFQoNbWFya2Rvd25fYm9keRgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ9CgtJbmJveEFjdGlvbhINCgVpbmRleBgBIAEoBRINCgVsYWJlbBgCIAEoCRIMCgRraW5kGAMgASgJEhAKA3VybBgEIAEoCUgAiAEBEhgKC2FjdGlvbl90eXBlGAUgASgJSAGIAQFCBgoEX3VybEIOCgxfYWN0aW9uX3R5cGUiEgoQR2V0Vmlld2VyUmVxdWVzdCJPChFHZXRWaWV3ZXJSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBG5hbWUYAyABKAkSDAoEcm9sZRgEIAEoCTK3BgoMSW5ib3hTZXJ2aWNlElYKCUxpc3RJbmJveBIjLmZsdXhkZXNrLmluYm94LnYxLkxpc3RJbmJveFJlcXVlc3QaJC5mbHV4ZGVzay5pbmJveC52MS5MaXN0SW5ib3hSZXNwb25zZRJfCgxHZXRJbmJveEl0ZW0SJi5mbHV4ZGVzay5pbmJveC52MS5HZXRJbmJveEl0ZW1SZXF1ZXN0GicuZmx1eGRlc2suaW5ib3gudjEuR2V0SW5ib3hJdGVtUmVzcG9uc2USUwoITWFya1JlYWQSIi5mbHV4ZGVzay5pbmJveC52MS5NYXJrUmVhZFJlcXVlc3QaIy5mbHV4ZGVzay5pbmJveC52MS5NYXJrUmVhZFJlc3BvbnNlElwKC01hcmtBbGxSZWFkEiUuZmx1eGRlc2suaW5ib3gudjEuTWFya0FsbFJlYWRSZXF1ZXN0GiYuZmx1eGRlc2suaW5ib3gudjEuTWFya0FsbFJlYWRSZXNwb25zZRJTCghNYXJrRG9uZRIiLmZsdXhkZXNrLmluYm94LnYxLk1hcmtEb25lUmVxdWVzdBojLmZsdXhkZXNrLmluYm94LnYxLk1hcmtEb25lUmVzcG9uc2USXAoLTWFya0FsbERvbmUSJS5mbHV4ZGVzay5pbmJveC52MS5NYXJrQWxsRG9uZVJlcXVlc3QaJi5mbHV4ZGVzay5pbmJveC52MS5NYXJrQWxsRG9uZVJlc3BvbnNlElwKC01vdmVUb0luYm94EiUuZmx1eGRlc2suaW5ib3gudjEuTW92ZVRvSW5ib3hSZXF1ZXN0GiYuZmx1eGRlc2suaW5ib3gudjEuTW92ZVRvSW5ib3hSZXNwb25zZRJNCgZTbm9vemUSIC5mbHV4ZGVzay5pbmJveC52MS5Tbm9vemVSZXF1ZXN0GiEuZmx1eGRlc2suaW5ib3gudjEuU25vb3plUmVzcG9uc2USWwoKV2F0Y2hJbmJveBIkLmZsdXhkZXNrLmluYm94LnYxLldhdGNoSW5ib3hSZXF1ZXN0GiUuZmx1eGRlc2suaW5ib3gudjEuV2F0Y2hJbmJveFJlc3BvbnNlMAEyZwoNVmlld2VyU2VydmljZRJWCglHZXRWaWV3ZXISIy5mbHV4ZGVzay5pbmJveC52MS5HZXRWaWV3ZXJSZXF1ZXN0GiQuZmx1eGRlc2suaW5ib3gudjEuR2V0Vmlld2VyUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1mbHV4ZGVzay9pbmJveC92MS9pbmJveC5wcm90bxIRZmx1eGRlc2suaW5ib3gudjEi+AEKEExpc3RJbmJveFJlcXVlc3QSGAoLdW5yZWFkX29ubHkYASABKAhIAIgBARISCgpzZXZlcml0aWVzGAIgAygJEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARISCgVsaW1pdBgEIAEoBUgCiAEBEhcKCnBhZ2VfdG9rZW4YBSABKAlIA4gBARIRCgR2aWV3GAYgASgJSASIAQESEgoFcXVlcnkYByABKAlIBYgBAUIOCgxfdW5yZWFkX29ubHlCDQoLX2V2ZW50X3R5cGVCCAoGX2xpbWl0Qg0KC19wYWdlX3Rva2VuQgcKBV92aWV3QggKBl9xdWVyeSLtAQoRTGlzdEluYm94UmVzcG9uc2USKwoFaXRlbXMYASADKAsyHC5mbHV4ZGVzay5pbmJveC52MS5JbmJveEl0ZW0SEwoLdG90YWxfY291bnQYAiABKAUSFAoMdW5yZWFkX2NvdW50GAMgASgFEhwKD25leHRfcGFnZV90b2tlbhgEIAEoCUgAiAEBEjIKC3ZpZXdfY291bnRzGAUgASgLMh0uZmx1eGRlc2suaW5ib3gudjEuVmlld0NvdW50cxIaChJ0b3RhbF9jb3VudF9jYXBwZWQYBiABKAhCEgoQX25leHRfcGFnZV90b2tlbiK/AQoKVmlld0NvdW50cxIrCgVpbmJveBgBIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLlZpZXdDb3VudBItCgdzbm9vemVkGAIgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuVmlld0NvdW50EioKBGRvbmUYAyABKAsyHC5mbHV4ZGVzay5pbmJveC52MS5WaWV3Q291bnQSKQoDYWxsGAQgASgLMhwuZmx1eGRlc2suaW5ib3gudjEuVmlld0NvdW50IioKCVZpZXdDb3VudBINCgV0b3RhbBgBIAEoBRIOCgZ1bnJlYWQYAiABKAUiKwoPTWFya0RvbmVSZXF1ZXN0EhgKEG5vdGlmaWNhdGlvbl9pZHMYASADKAkiKQoQTWFya0RvbmVSZXNwb25zZRIVCg11cGRhdGVkX2NvdW50GAEgASgFIi0KEU1hcmtVbnJlYWRSZXF1ZXN0EhgKEG5vdGlmaWNhdGlvbl9pZHMYASADKAkiQQoSTWFya1VucmVhZFJlc3BvbnNlEhUKDXVwZGF0ZWRfY291bnQYASABKAUSFAoMdW5yZWFkX2NvdW50GAIgASgFIrQBChJNYXJrQWxsRG9uZVJlcXVlc3QSEQoEdmlldxgBIAEoCUgAiAEBEhgKC3VucmVhZF9vbmx5GAIgASgISAGIAQESEgoKc2V2ZXJpdGllcxgDIAMoCRIXCgpldmVudF90eXBlGAQgASgJSAKIAQESEgoFcXVlcnkYBSABKAlIA4gBAUIHCgVfdmlld0IOCgxfdW5yZWFkX29ubHlCDQoLX2V2ZW50X3R5cGVCCAoGX3F1ZXJ5IjoKE01hcmtBbGxEb25lUmVzcG9uc2USFQoNdXBkYXRlZF9jb3VudBgBIAEoBRIMCgRtb3JlGAIgASgIIi4KEk1vdmVUb0luYm94UmVxdWVzdBIYChBub3RpZmljYXRpb25faWRzGAEgAygJIiwKE01vdmVUb0luYm94UmVzcG9uc2USFQoNdXBkYXRlZF9jb3VudBgBIAEoBSKZAQoNU25vb3plUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkSKQoFdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKBnByZXNldBgDIAEoCUgAiAEBEhYKCXRpbWVfem9uZRgEIAEoCUgBiAEBQgkKB19wcmVzZXRCDAoKX3RpbWVfem9uZSJcCg5Tbm9vemVSZXNwb25zZRIXCg9ub3RpZmljYXRpb25faWQYASABKAkSMQoNc25vb3plZF91bnRpbBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiLgoTR2V0SW5ib3hJdGVtUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkiQgoUR2V0SW5ib3hJdGVtUmVzcG9uc2USKgoEaXRlbRgBIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLkluYm94SXRlbSIqCg9NYXJrUmVhZFJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJIlQKEE1hcmtSZWFkUmVzcG9uc2USKgoEaXRlbRgBIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLkluYm94SXRlbRIUCgx1bnJlYWRfY291bnQYAiABKAUiFAoSTWFya0FsbFJlYWRSZXF1ZXN0IisKE01hcmtBbGxSZWFkUmVzcG9uc2USFAoMbWFya2VkX2NvdW50GAEgASgFIhMKEVdhdGNoSW5ib3hSZXF1ZXN0IsIBChJXYXRjaEluYm94UmVzcG9uc2USKQoFcmVhZHkYASABKAsyGC5mbHV4ZGVzay5pbmJveC52MS5SZWFkeUgAEi4KBnVwc2VydBgCIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLkluYm94SXRlbUgAEjEKCWhlYXJ0YmVhdBgDIAEoCzIcLmZsdXhkZXNrLmluYm94LnYxLkhlYXJ0YmVhdEgAEhQKDHVucmVhZF9jb3VudBgEIAEoBUIICgZjaGFuZ2UiBwoFUmVhZHkiCwoJSGVhcnRiZWF0IqYLCglJbmJveEl0ZW0SFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFdGl0bGUYAyABKAkSFAoHc3VtbWFyeRgEIAEoCUgAiAEBEgwKBHJlYWQYBSABKAgSMAoHcmVhZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCgVhY3RvchgJIAEoCzIdLmZsdXhkZXNrLmluYm94LnYxLkluYm94QWN0b3JIAogBARIXCgp0YXJnZXRfdXJsGAogASgJSAOIAQESGAoLZGVsaXZlcnlfaWQYCyABKAlIBIgBARIXCgpldmVudF90eXBlGAwgASgJSAWIAQESFQoIc2V2ZXJpdHkYDSABKAlIBogBARIRCgR0b25lGA4gASgJSAeIAQESGgoNbWFya2Rvd25fYm9keRgPIAEoCUgIiAEBEiQKF21hcmtkb3duX2JvZHlfcmVuZGVyaW5nGBAgASgJSAmIAQESGQoMZXh0ZXJuYWxfdXJsGBEgASgJSAqIAQESHAoPZXh0ZXJuYWxfc3RhdHVzGBIgASgJSAuIAQESOwoSZXh0ZXJuYWxfc3RhdHVzX2F0GBMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgMiAEBEjQKC3Jlc29sdmVkX2F0GBQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgNiAEBEhwKD3Jlc29sdXRpb25fbm90ZRgVIAEoCUgOiAEBEhIKCmZpcmVfY291bnQYFiABKAUSOAoGbGFiZWxzGBcgAygLMiguZmx1eGRlc2suaW5ib3gudjEuSW5ib3hJdGVtLkxhYmVsc0VudHJ5EjcKC3N1cHBsZW1lbnRzGBggAygLMiIuZmx1eGRlc2suaW5ib3gudjEuSW5ib3hTdXBwbGVtZW50Ei8KB2FjdGlvbnMYGSADKAsyHi5mbHV4ZGVzay5pbmJveC52MS5JbmJveEFjdGlvbhI0CgtvY2N1cnJlZF9hdBgaIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBID4gBARINCgVzdGF0ZRgbIAEoCRI2Cg1zbm9vemVkX3VudGlsGBwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgQiAEBEjAKB2RvbmVfYXQYHSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSBGIAQESEQoJZ3JvdXBfa2V5GB4gASgJEi0KCWxpc3RlZF9hdBgfIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfc3VtbWFyeUIKCghfcmVhZF9hdEIICgZfYWN0b3JCDQoLX3RhcmdldF91cmxCDgoMX2RlbGl2ZXJ5X2lkQg0KC19ldmVudF90eXBlQgsKCV9zZXZlcml0eUIHCgVfdG9uZUIQCg5fbWFya2Rvd25fYm9keUIaChhfbWFya2Rvd25fYm9keV9yZW5kZXJpbmdCDwoNX2V4dGVybmFsX3VybEISChBfZXh0ZXJuYWxfc3RhdHVzQhUKE19leHRlcm5hbF9zdGF0dXNfYXRCDgoMX3Jlc29sdmVkX2F0QhIKEF9yZXNvbHV0aW9uX25vdGVCDgoMX29jY3VycmVkX2F0QhAKDl9zbm9vemVkX3VudGlsQgoKCF9kb25lX2F0IikKCkluYm94QWN0b3ISDQoFZW1haWwYASABKAkSDAoEbmFtZRgCIAEoCSJkCg9JbmJveFN1cHBsZW1lbnQSCgoCaWQYASABKAkSFQoNbWFya2Rvd25fYm9keRgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ9CgtJbmJveEFjdGlvbhINCgVpbmRleBgBIAEoBRINCgVsYWJlbBgCIAEoCRIMCgRraW5kGAMgASgJEhAKA3VybBgEIAEoCUgAiAEBEhgKC2FjdGlvbl90eXBlGAUgASgJSAGIAQFCBgoEX3VybEIOCgxfYWN0aW9uX3R5cGUiEgoQR2V0Vmlld2VyUmVxdWVzdCJPChFHZXRWaWV3ZXJSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBG5hbWUYAyABKAkSDAoEcm9sZRgEIAEoCTKSBwoMSW5ib3hTZXJ2aWNlElYKCUxpc3RJbmJveBIjLmZsdXhkZXNrLmluYm94LnYxLkxpc3RJbmJveFJlcXVlc3QaJC5mbHV4ZGVzay5pbmJveC52MS5MaXN0SW5ib3hSZXNwb25zZRJfCgxHZXRJbmJveEl0ZW0SJi5mbHV4ZGVzay5pbmJveC52MS5HZXRJbmJveEl0ZW1SZXF1ZXN0GicuZmx1eGRlc2suaW5ib3gudjEuR2V0SW5ib3hJdGVtUmVzcG9uc2USUwoITWFya1JlYWQSIi5mbHV4ZGVzay5pbmJveC52MS5NYXJrUmVhZFJlcXVlc3QaIy5mbHV4ZGVzay5pbmJveC52MS5NYXJrUmVhZFJlc3BvbnNlElwKC01hcmtBbGxSZWFkEiUuZmx1eGRlc2suaW5ib3gudjEuTWFya0FsbFJlYWRSZXF1ZXN0GiYuZmx1eGRlc2suaW5ib3gudjEuTWFya0FsbFJlYWRSZXNwb25zZRJZCgpNYXJrVW5yZWFkEiQuZmx1eGRlc2suaW5ib3gudjEuTWFya1VucmVhZFJlcXVlc3QaJS5mbHV4ZGVzay5pbmJveC52MS5NYXJrVW5yZWFkUmVzcG9uc2USUwoITWFya0RvbmUSIi5mbHV4ZGVzay5pbmJveC52MS5NYXJrRG9uZVJlcXVlc3QaIy5mbHV4ZGVzay5pbmJveC52MS5NYXJrRG9uZVJlc3BvbnNlElwKC01hcmtBbGxEb25lEiUuZmx1eGRlc2suaW5ib3gudjEuTWFya0FsbERvbmVSZXF1ZXN0GiYuZmx1eGRlc2suaW5ib3gudjEuTWFya0FsbERvbmVSZXNwb25zZRJcCgtNb3ZlVG9JbmJveBIlLmZsdXhkZXNrLmluYm94LnYxLk1vdmVUb0luYm94UmVxdWVzdBomLmZsdXhkZXNrLmluYm94LnYxLk1vdmVUb0luYm94UmVzcG9uc2USTQoGU25vb3plEiAuZmx1eGRlc2suaW5ib3gudjEuU25vb3plUmVxdWVzdBohLmZsdXhkZXNrLmluYm94LnYxLlNub296ZVJlc3BvbnNlElsKCldhdGNoSW5ib3gSJC5mbHV4ZGVzay5pbmJveC52MS5XYXRjaEluYm94UmVxdWVzdBolLmZsdXhkZXNrLmluYm94LnYxLldhdGNoSW5ib3hSZXNwb25zZTABMmcKDVZpZXdlclNlcnZpY2USVgoJR2V0Vmlld2VyEiMuZmx1eGRlc2suaW5ib3gudjEuR2V0Vmlld2VyUmVxdWVzdBokLmZsdXhkZXNrLmluYm94LnYxLkdldFZpZXdlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * ListInboxRequest filters and bounds the page.
@@ -274,6 +274,55 @@ export const MarkDoneResponseSchema: GenMessage<MarkDoneResponse> = /*@__PURE__*
   messageDesc(file_fluxdesk_inbox_v1_inbox, 5);
 
 /**
+ * MarkUnreadRequest names the notifications.
+ *
+ * @generated from message fluxdesk.inbox.v1.MarkUnreadRequest
+ */
+export type MarkUnreadRequest = Message<"fluxdesk.inbox.v1.MarkUnreadRequest"> & {
+  /**
+   * Notification ids (uuid), 1-500.
+   *
+   * @generated from field: repeated string notification_ids = 1;
+   */
+  notificationIds: string[];
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.MarkUnreadRequest.
+ * Use `create(MarkUnreadRequestSchema)` to create a new message.
+ */
+export const MarkUnreadRequestSchema: GenMessage<MarkUnreadRequest> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 6);
+
+/**
+ * MarkUnreadResponse reports how many changed and the caller's unread count.
+ *
+ * @generated from message fluxdesk.inbox.v1.MarkUnreadResponse
+ */
+export type MarkUnreadResponse = Message<"fluxdesk.inbox.v1.MarkUnreadResponse"> & {
+  /**
+   * How many were read before.
+   *
+   * @generated from field: int32 updated_count = 1;
+   */
+  updatedCount: number;
+
+  /**
+   * The caller's unread count after the mark.
+   *
+   * @generated from field: int32 unread_count = 2;
+   */
+  unreadCount: number;
+};
+
+/**
+ * Describes the message fluxdesk.inbox.v1.MarkUnreadResponse.
+ * Use `create(MarkUnreadResponseSchema)` to create a new message.
+ */
+export const MarkUnreadResponseSchema: GenMessage<MarkUnreadResponse> = /*@__PURE__*/
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 7);
+
+/**
  * MarkAllDoneRequest names the view and filters (as ListInboxRequest).
  *
  * @generated from message fluxdesk.inbox.v1.MarkAllDoneRequest
@@ -320,7 +369,7 @@ export type MarkAllDoneRequest = Message<"fluxdesk.inbox.v1.MarkAllDoneRequest">
  * Use `create(MarkAllDoneRequestSchema)` to create a new message.
  */
 export const MarkAllDoneRequestSchema: GenMessage<MarkAllDoneRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 6);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 8);
 
 /**
  * MarkAllDoneResponse reports how many changed and whether more remain.
@@ -348,7 +397,7 @@ export type MarkAllDoneResponse = Message<"fluxdesk.inbox.v1.MarkAllDoneResponse
  * Use `create(MarkAllDoneResponseSchema)` to create a new message.
  */
 export const MarkAllDoneResponseSchema: GenMessage<MarkAllDoneResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 7);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 9);
 
 /**
  * MoveToInboxRequest names the notifications.
@@ -369,7 +418,7 @@ export type MoveToInboxRequest = Message<"fluxdesk.inbox.v1.MoveToInboxRequest">
  * Use `create(MoveToInboxRequestSchema)` to create a new message.
  */
 export const MoveToInboxRequestSchema: GenMessage<MoveToInboxRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 8);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 10);
 
 /**
  * MoveToInboxResponse reports how many changed.
@@ -390,7 +439,7 @@ export type MoveToInboxResponse = Message<"fluxdesk.inbox.v1.MoveToInboxResponse
  * Use `create(MoveToInboxResponseSchema)` to create a new message.
  */
 export const MoveToInboxResponseSchema: GenMessage<MoveToInboxResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 9);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 11);
 
 /**
  * SnoozeRequest names the notification and when it comes back: `until`, or
@@ -434,7 +483,7 @@ export type SnoozeRequest = Message<"fluxdesk.inbox.v1.SnoozeRequest"> & {
  * Use `create(SnoozeRequestSchema)` to create a new message.
  */
 export const SnoozeRequestSchema: GenMessage<SnoozeRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 10);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 12);
 
 /**
  * SnoozeResponse says until when.
@@ -462,7 +511,7 @@ export type SnoozeResponse = Message<"fluxdesk.inbox.v1.SnoozeResponse"> & {
  * Use `create(SnoozeResponseSchema)` to create a new message.
  */
 export const SnoozeResponseSchema: GenMessage<SnoozeResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 11);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 13);
 
 /**
  * GetInboxItemRequest names one notification.
@@ -483,7 +532,7 @@ export type GetInboxItemRequest = Message<"fluxdesk.inbox.v1.GetInboxItemRequest
  * Use `create(GetInboxItemRequestSchema)` to create a new message.
  */
 export const GetInboxItemRequestSchema: GenMessage<GetInboxItemRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 12);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 14);
 
 /**
  * GetInboxItemResponse is the notification.
@@ -504,7 +553,7 @@ export type GetInboxItemResponse = Message<"fluxdesk.inbox.v1.GetInboxItemRespon
  * Use `create(GetInboxItemResponseSchema)` to create a new message.
  */
 export const GetInboxItemResponseSchema: GenMessage<GetInboxItemResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 13);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 15);
 
 /**
  * MarkReadRequest names one notification.
@@ -525,7 +574,7 @@ export type MarkReadRequest = Message<"fluxdesk.inbox.v1.MarkReadRequest"> & {
  * Use `create(MarkReadRequestSchema)` to create a new message.
  */
 export const MarkReadRequestSchema: GenMessage<MarkReadRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 14);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 16);
 
 /**
  * MarkReadResponse is the notification after the mark.
@@ -553,7 +602,7 @@ export type MarkReadResponse = Message<"fluxdesk.inbox.v1.MarkReadResponse"> & {
  * Use `create(MarkReadResponseSchema)` to create a new message.
  */
 export const MarkReadResponseSchema: GenMessage<MarkReadResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 15);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 17);
 
 /**
  * MarkAllReadRequest has no fields.
@@ -568,7 +617,7 @@ export type MarkAllReadRequest = Message<"fluxdesk.inbox.v1.MarkAllReadRequest">
  * Use `create(MarkAllReadRequestSchema)` to create a new message.
  */
 export const MarkAllReadRequestSchema: GenMessage<MarkAllReadRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 16);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 18);
 
 /**
  * MarkAllReadResponse reports how many were marked.
@@ -589,7 +638,7 @@ export type MarkAllReadResponse = Message<"fluxdesk.inbox.v1.MarkAllReadResponse
  * Use `create(MarkAllReadResponseSchema)` to create a new message.
  */
 export const MarkAllReadResponseSchema: GenMessage<MarkAllReadResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 17);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 19);
 
 /**
  * WatchInboxRequest has no fields: the stream is the caller's own inbox.
@@ -604,7 +653,7 @@ export type WatchInboxRequest = Message<"fluxdesk.inbox.v1.WatchInboxRequest"> &
  * Use `create(WatchInboxRequestSchema)` to create a new message.
  */
 export const WatchInboxRequestSchema: GenMessage<WatchInboxRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 18);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 20);
 
 /**
  * WatchInboxResponse is one message of the stream.
@@ -657,7 +706,7 @@ export type WatchInboxResponse = Message<"fluxdesk.inbox.v1.WatchInboxResponse">
  * Use `create(WatchInboxResponseSchema)` to create a new message.
  */
 export const WatchInboxResponseSchema: GenMessage<WatchInboxResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 19);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 21);
 
 /**
  * Ready opens a stream.
@@ -672,7 +721,7 @@ export type Ready = Message<"fluxdesk.inbox.v1.Ready"> & {
  * Use `create(ReadySchema)` to create a new message.
  */
 export const ReadySchema: GenMessage<Ready> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 20);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 22);
 
 /**
  * Heartbeat keeps an idle stream alive through proxies.
@@ -687,7 +736,7 @@ export type Heartbeat = Message<"fluxdesk.inbox.v1.Heartbeat"> & {
  * Use `create(HeartbeatSchema)` to create a new message.
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 21);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 23);
 
 /**
  * InboxItem is one notification as a person sees it. Event fields are set
@@ -928,7 +977,7 @@ export type InboxItem = Message<"fluxdesk.inbox.v1.InboxItem"> & {
  * Use `create(InboxItemSchema)` to create a new message.
  */
 export const InboxItemSchema: GenMessage<InboxItem> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 22);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 24);
 
 /**
  * InboxActor is who caused a notification.
@@ -956,7 +1005,7 @@ export type InboxActor = Message<"fluxdesk.inbox.v1.InboxActor"> & {
  * Use `create(InboxActorSchema)` to create a new message.
  */
 export const InboxActorSchema: GenMessage<InboxActor> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 23);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 25);
 
 /**
  * InboxSupplement is one follow-up note.
@@ -991,7 +1040,7 @@ export type InboxSupplement = Message<"fluxdesk.inbox.v1.InboxSupplement"> & {
  * Use `create(InboxSupplementSchema)` to create a new message.
  */
 export const InboxSupplementSchema: GenMessage<InboxSupplement> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 24);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 26);
 
 /**
  * InboxAction is one action button.
@@ -1041,7 +1090,7 @@ export type InboxAction = Message<"fluxdesk.inbox.v1.InboxAction"> & {
  * Use `create(InboxActionSchema)` to create a new message.
  */
 export const InboxActionSchema: GenMessage<InboxAction> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 25);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 27);
 
 /**
  * GetViewerRequest has no fields.
@@ -1056,7 +1105,7 @@ export type GetViewerRequest = Message<"fluxdesk.inbox.v1.GetViewerRequest"> & {
  * Use `create(GetViewerRequestSchema)` to create a new message.
  */
 export const GetViewerRequestSchema: GenMessage<GetViewerRequest> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 26);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 28);
 
 /**
  * GetViewerResponse is the signed-in user.
@@ -1098,7 +1147,7 @@ export type GetViewerResponse = Message<"fluxdesk.inbox.v1.GetViewerResponse"> &
  * Use `create(GetViewerResponseSchema)` to create a new message.
  */
 export const GetViewerResponseSchema: GenMessage<GetViewerResponse> = /*@__PURE__*/
-  messageDesc(file_fluxdesk_inbox_v1_inbox, 27);
+  messageDesc(file_fluxdesk_inbox_v1_inbox, 29);
 
 /**
  * InboxService reads and marks the caller's own inbox and streams its
@@ -1148,6 +1197,18 @@ export const InboxService: GenService<{
     methodKind: "unary";
     input: typeof MarkAllReadRequestSchema;
     output: typeof MarkAllReadResponseSchema;
+  },
+  /**
+   * MarkUnread marks 1-500 of the caller's notifications unread again, in
+   * any view (idempotent: rows already unread are not counted). Any id that
+   * is not the caller's answers not_found and changes nothing.
+   *
+   * @generated from rpc fluxdesk.inbox.v1.InboxService.MarkUnread
+   */
+  markUnread: {
+    methodKind: "unary";
+    input: typeof MarkUnreadRequestSchema;
+    output: typeof MarkUnreadResponseSchema;
   },
   /**
    * MarkDone moves 1-500 of the caller's notifications to Done (and read).
