@@ -142,7 +142,7 @@ async function waitNudgesIdle(url: string): Promise<void> {
   try {
     const idle = async () => {
       const { rows } = await c.query(
-        `select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`,
+        `select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name in ('nudges', 'nudges-parked') and state in ('created', 'retry', 'active'))::int as n`,
       );
       return rows[0].n === 0;
     };

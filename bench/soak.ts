@@ -637,7 +637,7 @@ async function main(): Promise<number> {
     const pending = async () =>
       (
         await pgc.query(
-          `select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name = 'nudges' and state in ('created', 'retry', 'active'))::int as n`,
+          `select (select count(*) from nudge_outbox)::int + (select count(*) from pgboss.job where name in ('nudges', 'nudges-parked') and state in ('created', 'retry', 'active'))::int as n`,
         )
       ).rows[0].n as number;
     const drainStart = Date.now();

@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
-import { nudgeChannelSql } from '../nudges/nudges.repository.js';
+import { nudgeChannelSql, PARKED_OUTBOX_LEASE } from '../nudges/nudges.repository.js';
 
 /** How many of these ids are the caller's rows (the rest: unknown or another user's). Locks them for the change that follows. */
 export async function countOwnRows(em: EntityManager, userId: string, ids: readonly string[]): Promise<number> {
@@ -82,7 +82,7 @@ const WAKE_NUDGE = nudgeChannelSql('w.user_id', 'd.severity', 'w.at');
 /**
  * Brings up to `limit` due snoozes back to the Inbox, at the top and unread, and queues their
  * nudges (outbox rows, reason `snooze`, per the owner's preferences; rows that are not events
- * have no delivery to announce) in the SAME statement; inside the owner's quiet hours a nudge
+ * have no delivery to announce; parked, see PARKED_OUTBOX_LEASE) in the SAME statement; inside the owner's quiet hours a nudge
  * below critical is held for the summary instead (nudge_held). Rows are taken `for update skip
  * locked` and the update re-checks the state: several processes running this at once wake each
  * row once.
@@ -104,8 +104,8 @@ export async function wakeDueSnoozes(em: EntityManager, now: Date, limit: number
   ${WAKE_NUDGE.joins}
   where ${WAKE_NUDGE.where}
 ), o as (
-  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at, reason)
-  select gen_random_uuid(), nc.delivery_id, nc.user_id, nc.channel, nc.at, 'snooze' from nc where not nc.held
+  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at, reason, lease_until)
+  select gen_random_uuid(), nc.delivery_id, nc.user_id, nc.channel, nc.at, 'snooze', ${PARKED_OUTBOX_LEASE} from nc where not nc.held
 ), qh as (
   insert into nudge_held (user_id, delivery_id, severity, held_at)
   select distinct nc.user_id, nc.delivery_id, nc.severity, nc.at from nc where nc.held

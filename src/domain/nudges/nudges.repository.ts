@@ -21,6 +21,15 @@ const severities = (v: unknown): string[] =>
           .filter(Boolean)
       : [...DEFAULT_NUDGE_SEVERITIES];
 
+/**
+ * SQL: the `lease_until` of a parked outbox row (any reason but `event`), written with it and kept
+ * until the row is deleted. The previous release's claim (`lease_until is null or lease_until <
+ * now()`, no `reason`) would send such a row as an arrival: it never selects this value. This
+ * release leases parked rows through `parked_lease_until` instead (infra/queue/nudge-queue.ts;
+ * docs/migrations.md "Nudge outbox: parked rows").
+ */
+export const PARKED_OUTBOX_LEASE = `'infinity'::timestamptz`;
+
 const DEFAULT_SEVERITIES_SQL = `{${DEFAULT_NUDGE_SEVERITIES.join(',')}}`;
 // Constants inlined into fixed SQL text (plain words, no apostrophes).
 const words = (ws: readonly string[]) => ws.map((w) => `'${w}'`).join(', ');
@@ -349,6 +358,7 @@ export interface QuietSummaryRow {
  * `summary`, an outbox row per open channel) in the SAME statement. Each user is taken by a lock
  * on their preferences row (`for no key update skip locked`) and only the held rows the statement
  * itself deleted are counted: several processes running this at once give one summary per user.
+ * The rows are parked (PARKED_OUTBOX_LEASE): the previous release's claim never selects them.
  */
 export async function takeQuietSummaries(em: EntityManager, userIds: readonly string[], now: Date): Promise<QuietSummaryRow[]> {
   return run<QuietSummaryRow>(
@@ -365,8 +375,8 @@ export async function takeQuietSummaries(em: EntityManager, userIds: readonly st
 ), s as (
   select user_id, gen_random_uuid() as summary_id, jsonb_object_agg(severity, n) as counts from c group by user_id
 ), o as (
-  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at, reason, summary)
-  select gen_random_uuid(), s.summary_id, s.user_id, ch.channel, ?::timestamptz, 'summary', s.counts
+  insert into nudge_outbox (id, delivery_id, user_id, channel, created_at, reason, summary, lease_until)
+  select gen_random_uuid(), s.summary_id, s.user_id, ch.channel, ?::timestamptz, 'summary', s.counts, ${PARKED_OUTBOX_LEASE}
   from s
   ${channelJoins('s.user_id')}
   where ${CHANNEL_OPEN}

@@ -4,14 +4,22 @@
 //  failure a pg-boss retry job, same transaction) --> pg-boss worker: send again, backoff, ...
 // A claim is one UPDATE stamping `lease_until` (`for update skip locked`); a settle is one DELETE by
 // row version plus the retry jobs, whose job id is the outbox row id (a replay adds no second job).
+// Parked rows (reason `snooze` or `summary`) keep `lease_until = infinity` and are leased through
+// `parked_lease_until`, and their retry jobs go to their own queue: the previous release's claim
+// and its `nudges` worker never see them (docs/migrations.md "Nudge outbox: parked rows").
 import { PgBoss, fromPglite, type Db, type JobResult, type JobWithMetadata } from 'pg-boss';
 import type { MikroORM } from '@mikro-orm/core';
 import type { Logger } from '../../domain/context.js';
 import { YIELD_BATCH, YIELD_PAUSE_MS, type DispatchPacer } from './dispatch-pacer.js';
 
-export const NUDGE_QUEUE = 'nudges';
-
 import type { NudgeReason } from '../../domain/nudges/nudge.rules.js';
+import { PARKED_OUTBOX_LEASE } from '../../domain/nudges/nudges.repository.js';
+
+export const NUDGE_QUEUE = 'nudges';
+/** Retries of parked rows (any reason but `event`): the previous release works `nudges` only. */
+export const NUDGE_PARKED_QUEUE = 'nudges-parked';
+const QUEUES = [NUDGE_QUEUE, NUDGE_PARKED_QUEUE];
+const queueOf = (reason: NudgeReason) => (reason === 'event' ? NUDGE_QUEUE : NUDGE_PARKED_QUEUE);
 
 export interface NudgeJobData {
   deliveryId: string;
@@ -119,29 +127,34 @@ export class NudgeQueue {
       // Completed and failed jobs are kept a day (failures stay listed in nudge_failures).
       deleteAfterSeconds: 86_400,
     };
-    await this.boss.createQueue(NUDGE_QUEUE, policy);
-    // createQueue keeps an existing queue's settings: apply the configured policy.
-    await this.boss.updateQueue(NUDGE_QUEUE, policy);
-    // Loads the queue into pg-boss's cache now, so an insert inside a settle transaction never
-    // needs a second connection (on PGlite that would wait for the transaction itself).
-    await this.boss.insert(NUDGE_QUEUE, []);
-    await this.boss.work<
-      NudgeJobData,
-      unknown,
-      { batchSize: number; includeMetadata: true; perJobResults: true; pollingIntervalSeconds: number; localConcurrency: number; burstWhenBatchFull: true }
-    >(
-      NUDGE_QUEUE,
-      // Only retries are queued, each with a start time: polling picks them up as they come due.
-      {
-        batchSize: this.o.batchSize,
-        includeMetadata: true,
-        perJobResults: true,
-        pollingIntervalSeconds: 1,
-        localConcurrency: this.o.concurrency,
-        burstWhenBatchFull: true,
-      },
-      (jobs) => this.run(jobs),
-    );
+    // Both queues have the same policy: a parked row's retries back off as an arrival's do.
+    for (const queue of QUEUES) {
+      await this.boss.createQueue(queue, policy);
+      // createQueue keeps an existing queue's settings: apply the configured policy.
+      await this.boss.updateQueue(queue, policy);
+      // Loads the queue into pg-boss's cache now, so an insert inside a settle transaction never
+      // needs a second connection (on PGlite that would wait for the transaction itself).
+      await this.boss.insert(queue, []);
+    }
+    for (const queue of QUEUES) {
+      await this.boss.work<
+        NudgeJobData,
+        unknown,
+        { batchSize: number; includeMetadata: true; perJobResults: true; pollingIntervalSeconds: number; localConcurrency: number; burstWhenBatchFull: true }
+      >(
+        queue,
+        // Only retries are queued, each with a start time: polling picks them up as they come due.
+        {
+          batchSize: this.o.batchSize,
+          includeMetadata: true,
+          perJobResults: true,
+          pollingIntervalSeconds: 1,
+          localConcurrency: this.o.concurrency,
+          burstWhenBatchFull: true,
+        },
+        (jobs) => this.run(jobs),
+      );
+    }
     this.loopsDone = Promise.all(Array.from({ length: this.o.concurrency }, (_, i) => this.dispatchLoop(i)));
   }
 
@@ -171,11 +184,23 @@ export class NudgeQueue {
    * Claims up to `limit` (default batchSize) unclaimed (or lease-expired) outbox rows, sends them,
    * and settles them: returns how many were claimed. A settle that fails leaves the rows claimed;
    * they are sent again when the lease ends.
+   *
+   * An `event` row's lease is `lease_until`, as in the previous release. A parked row (any other
+   * reason) keeps `lease_until = infinity`, which the previous release's claim never selects, and
+   * has its lease in `parked_lease_until` (NULL = unclaimed). One scan of the table (it has no
+   * index: a queue), stopping at `limit` rows as before; a parked row found with another
+   * `lease_until` is parked by its claim.
    */
   async dispatchOnce(limit = this.o.batchSize): Promise<number> {
     const { rows } = await this.boss.getDb().executeSql(
-      `update nudge_outbox o set lease_until = now() + make_interval(secs => $2), attempts = o.attempts + 1
-         from (select ctid from nudge_outbox where lease_until is null or lease_until < now() limit $1 for update skip locked) s
+      `update nudge_outbox o
+          set lease_until = case when o.reason = 'event' then now() + make_interval(secs => $2) else ${PARKED_OUTBOX_LEASE} end,
+              parked_lease_until = case when o.reason = 'event' then null else now() + make_interval(secs => $2) end,
+              attempts = o.attempts + 1
+         from (select ctid from nudge_outbox
+                where lease_until is null or lease_until < now()
+                   or (lease_until = ${PARKED_OUTBOX_LEASE} and (parked_lease_until is null or parked_lease_until < now()))
+                limit $1 for update skip locked) s
         where o.ctid = s.ctid
         returning o.ctid::text as tid, o.id, o.delivery_id, o.user_id, o.channel, o.reason, o.summary, o.attempts`,
       [limit, this.o.expireInSeconds],
@@ -208,7 +233,10 @@ export class NudgeQueue {
     return Math.min(this.o.retryDelayMaxSeconds, Math.max(this.o.retryDelaySeconds, 1) * (2 ** Math.min(16, retryCount + 1) / 2));
   }
 
-  /** Deletes the claimed rows (by row version) and queues a retry job for each failed one, in one transaction. */
+  /**
+   * Deletes the claimed rows (by row version) and queues a retry job for each failed one, in one
+   * transaction: an `event` row's in `nudges`, a parked row's in `nudges-parked`.
+   */
   private async settle(claimed: Claimed[], outcomes: QueuedOutcome[]): Promise<void> {
     const failed = new Set(outcomes.filter((r) => r.status === 'failed').map((r) => r.id));
     const tx = await this.begin();
@@ -217,10 +245,11 @@ export class NudgeQueue {
         claimed.map((r) => r.tid),
         claimed.map((r) => r.id),
       ]);
-      const retries = claimed.filter((r) => failed.has(r.id));
-      if (retries.length > 0) {
+      for (const queue of QUEUES) {
+        const retries = claimed.filter((r) => failed.has(r.id) && queueOf(r.reason) === queue);
+        if (retries.length === 0) continue;
         await this.boss.insert(
-          NUDGE_QUEUE,
+          queue,
           retries.map((r) => ({
             id: r.id,
             data: { deliveryId: r.delivery_id, userId: r.user_id, channel: r.channel, reason: r.reason, summary: r.summary, priorAttempts: r.attempts },
@@ -311,11 +340,11 @@ export class NudgeQueue {
     });
   }
 
-  /** Queue counts for tests, the bench and operators: outbox rows (claimed or not) and retry jobs by state. */
+  /** Queue counts for tests, the bench and operators: outbox rows (claimed or not, parked or not) and retry jobs of both queues by state. */
   async counts(): Promise<NudgeCounts> {
     const db = this.boss.getDb();
     const { rows: o } = await db.executeSql(`select count(*)::int as n from nudge_outbox`);
-    const { rows } = await db.executeSql(`select state, count(*)::int as n from pgboss.job where name = $1 group by state`, [NUDGE_QUEUE]);
+    const { rows } = await db.executeSql(`select state, count(*)::int as n from pgboss.job where name = any($1::text[]) group by state`, [QUEUES]);
     const by = Object.fromEntries(rows.map((r: { state: string; n: number }) => [r.state, Number(r.n)]));
     return {
       outbox: Number(o[0]?.n ?? 0),

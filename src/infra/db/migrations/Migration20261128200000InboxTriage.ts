@@ -57,7 +57,9 @@ end $$`,
   `create index "notifications_snoozed_until_index" on "notifications" ("snoozed_until") where "state" = 'snoozed'`,
 
   // A nudge's reason: `event` (an arrival) or `snooze` (a snoozed row came back); the idempotency
-  // id a receiver sees differs per reason and wake.
+  // id a receiver sees differs per reason and wake. The previous release reads no reason: its claim
+  // would send a `snooze` row as an arrival, so such rows are parked where it never looks
+  // (Migration20261201200000OutboxParked).
   `alter table "nudge_outbox" add column "reason" varchar(8) not null default 'event'`,
 ];
 

@@ -12,8 +12,9 @@ import { Migration } from '@mikro-orm/migrations';
 //    deletes them. Like nudge_outbox it has no foreign keys (written by the publish statement).
 //  - A summary nudge is an outbox row of reason `summary`: its delivery_id is the summary's own id
 //    (no delivery; the idempotency id and the push topic are made from it) and `summary` holds the
-//    held counts per severity. A previous-release process that claims one finds no delivery and
-//    settles it unsent (only while both releases run).
+//    held counts per severity. A previous-release process that claimed one would find no delivery
+//    and settle it unsent: such rows are parked where its claim never looks
+//    (Migration20261201200000OutboxParked).
 const STATEMENTS = [
   `alter table "nudge_preferences" add column "quiet_start" time null, add column "quiet_end" time null,
      add column "quiet_tz" varchar(64) null, add column "quiet_days" smallint[] null,

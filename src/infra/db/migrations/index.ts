@@ -24,6 +24,7 @@ import { Migration20261130120000CatalogPortal } from './Migration20261130120000C
 import { Migration20261130200000DeliveryTrace } from './Migration20261130200000DeliveryTrace.js';
 import { Migration20261201000000InboxSearchState } from './Migration20261201000000InboxSearchState.js';
 import { Migration20261201100000InboxGrouping } from './Migration20261201100000InboxGrouping.js';
+import { Migration20261201200000OutboxParked } from './Migration20261201200000OutboxParked.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261130200000DeliveryTrace', class: Migration20261130200000DeliveryTrace },
   { name: 'Migration20261201000000InboxSearchState', class: Migration20261201000000InboxSearchState },
   { name: 'Migration20261201100000InboxGrouping', class: Migration20261201100000InboxGrouping },
+  { name: 'Migration20261201200000OutboxParked', class: Migration20261201200000OutboxParked },
 ];
