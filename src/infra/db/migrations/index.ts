@@ -22,6 +22,7 @@ import { Migration20261129000000QuietHours } from './Migration20261129000000Quie
 import { Migration20261129100000InboxSearch } from './Migration20261129100000InboxSearch.js';
 import { Migration20261130120000CatalogPortal } from './Migration20261130120000CatalogPortal.js';
 import { Migration20261130200000DeliveryTrace } from './Migration20261130200000DeliveryTrace.js';
+import { Migration20261201000000AuditLogPartitions } from './Migration20261201000000AuditLogPartitions.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261129100000InboxSearch', class: Migration20261129100000InboxSearch },
   { name: 'Migration20261130120000CatalogPortal', class: Migration20261130120000CatalogPortal },
   { name: 'Migration20261130200000DeliveryTrace', class: Migration20261130200000DeliveryTrace },
+  { name: 'Migration20261201000000AuditLogPartitions', class: Migration20261201000000AuditLogPartitions },
 ];
