@@ -39,8 +39,10 @@ export interface ConversionResult {
   copied: number;
   batches: number;
   state: 'none' | 'backfilling' | 'swapped' | 'done';
-  /** How long the swap transaction held its locks, when it ran. */
+  /** How long the swap held its ACCESS EXCLUSIVE locks (granted to committed), when it ran. */
   swapMs?: number;
+  /** How long the swap waited for them (writers queue behind it meanwhile). */
+  swapWaitMs?: number;
 }
 
 interface Progress {
@@ -118,16 +120,18 @@ async function createMonthsOfBatch(orm: MikroORM, table: string): Promise<void> 
   for (const { m } of months) await exec(em, createPartitionSql(table, conversionTableName(table), new Date(m)));
 }
 
-async function swap(orm: MikroORM, table: string, lockTimeoutMs: number): Promise<number | null> {
+async function swap(orm: MikroORM, table: string, lockTimeoutMs: number): Promise<{ heldMs: number; waitMs: number } | null> {
   const copy = conversionTableName(table);
   const legacy = `${table}_legacy`;
-  let held = 0;
+  let requested = 0;
+  let granted = 0;
   const done = await orm.em.fork().transactional(async (tx) => {
     const p = await progressOf(tx, table, true);
     if (!p || p.swapped_at) return false;
     await exec(tx, `select set_config('lock_timeout', ?, true)`, [`${lockTimeoutMs}ms`]);
+    requested = performance.now();
     await exec(tx, `lock table "${table}", "${copy}" in access exclusive mode`);
-    const started = performance.now();
+    granted = performance.now();
     const indexes = await exec<{ relname: string; owner: string }>(
       tx,
       `select i.relname, t.relname as owner from pg_index x join pg_class i on i.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
@@ -143,10 +147,9 @@ async function swap(orm: MikroORM, table: string, lockTimeoutMs: number): Promis
     await exec(tx, `drop trigger if exists "${table}_mirror" on "${legacy}"`);
     await exec(tx, `drop function if exists "${table}_mirror"()`);
     await exec(tx, `update partition_conversions set swapped_at = now() where table_name = ?`, [table]);
-    held = performance.now() - started;
     return true;
   });
-  return done ? held : null;
+  return done ? { heldMs: performance.now() - granted, waitMs: granted - requested } : null;
 }
 
 async function dropLegacy(orm: MikroORM, table: string, lockTimeoutMs: number): Promise<void> {
@@ -188,8 +191,11 @@ export async function advanceConversion(orm: MikroORM, table: string, now: Date,
     const attempts = opts.swapAttempts ?? 10;
     for (let i = 0; ; i++) {
       try {
-        const ms = await swap(orm, table, lockTimeoutMs);
-        if (ms !== null) out.swapMs = ms;
+        const timing = await swap(orm, table, lockTimeoutMs);
+        if (timing) {
+          out.swapMs = timing.heldMs;
+          out.swapWaitMs = timing.waitMs;
+        }
         break;
       } catch (err) {
         // 55P03 lock_not_available: a long transaction holds the table; writers waited at most lockTimeoutMs.
