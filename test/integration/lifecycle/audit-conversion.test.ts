@@ -82,7 +82,8 @@ it('backfills in resumable batches while writers go on, swaps, and every writer 
   expect((await sql.query(`select next_block::int from partition_conversions where table_name = 'audit_log'`)).rows[0].next_block).toBe(60);
   expect(await relkind('audit_log')).toBe('r');
 
-  // Writers during the rest of the backfill and the swap.
+  // Writers during the rest of the backfill and the swap: a loop running all along, and inserts
+  // between every two batches (so some surely land between them).
   let stop = false;
   let published = 1;
   const writers = (async () => {
@@ -92,9 +93,16 @@ it('backfills in resumable batches while writers go on, swaps, and every writer 
       published++;
     }
   })();
-  const rest = await advanceConversion(h.svc.deps.orm, 'audit_log', h.clock.now(), { batchBlocks: 20 });
+  let rest = await advanceConversion(h.svc.deps.orm, 'audit_log', h.clock.now(), { batchBlocks: 20, maxBatches: 1 });
+  let between = 0;
+  while (rest.state === 'backfilling') {
+    await insertPrevious('test.between');
+    between++;
+    rest = await advanceConversion(h.svc.deps.orm, 'audit_log', h.clock.now(), { batchBlocks: 20, maxBatches: 1 });
+  }
   stop = true;
   await writers;
+  expect(between).toBeGreaterThanOrEqual(3);
   expect(rest.state).toBe('done');
   expect(rest.swapMs).toBeLessThan(2_000);
 
@@ -108,7 +116,8 @@ it('backfills in resumable batches while writers go on, swaps, and every writer 
   // None lost, none doubled.
   expect(await count(`action = 'test.bulk'`)).toBe(BULK);
   expect(await count(`action = 'test.ancient'`)).toBe(5);
-  expect(await count(`action in ('test.previous', 'test.during')`)).toBe(previousInserts);
+  expect(await count(`action in ('test.previous', 'test.during', 'test.between')`)).toBe(previousInserts);
+  expect(await count(`action = 'test.between'`)).toBe(between);
   expect(await count(`token_id = $1 and action = 'inbound.event.received'`, [t.tokenId])).toBe(published);
   const dup = await sql.query(`select count(*)::int as n, count(distinct id)::int as d from audit_log`);
   expect(dup.rows[0].n).toBe(dup.rows[0].d);
