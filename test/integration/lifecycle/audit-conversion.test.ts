@@ -1,7 +1,8 @@
 // The live in-place conversion of audit_log into monthly partitions (infra/db/partition-conversion.ts):
 // a database that already holds audit rows when Migration20261201000000AuditLogPartitions runs, a
-// backfill interrupted and resumed, writers (the publish path, the ORM, a client holding a prepared
-// statement as the previous release does) inserting all along, and the swap under them.
+// backfill interrupted (stopped between batches, and broken off inside one) and resumed, writers
+// (the publish path, the ORM, a client holding a prepared statement as the previous release does)
+// inserting all along, and the swap under them.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDatabase, event, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
@@ -81,6 +82,32 @@ it('backfills in resumable batches while writers go on, swaps, and every writer 
   expect(first).toMatchObject({ state: 'backfilling', batches: 3 });
   expect((await sql.query(`select next_block::int from partition_conversions where table_name = 'audit_log'`)).rows[0].next_block).toBe(60);
   expect(await relkind('audit_log')).toBe('r');
+
+  // A batch broken off in the middle (its statement cancelled while it waits for a lock held here on
+  // the copy; a dying process's transaction rolls back the same way): nothing of the batch stays, and
+  // the next run starts at the same block.
+  const dying = await openOrm({ databaseUrl: db.url, dataDir: '.', poolMax: 1, connMaxLifetimeS: 0 });
+  const blocker = new pg.Client({ connectionString: db.url });
+  await blocker.connect();
+  try {
+    await blocker.query('begin');
+    await blocker.query('lock table audit_log_p in share mode');
+    const crashed = advanceConversion(dying, 'audit_log', h.clock.now(), { batchBlocks: 20, maxBatches: 1 });
+    let pid: number | undefined;
+    // Polls for the batch's session to be waiting (a state, not a time rule).
+    for (let i = 0; !pid && i < 500; i++) {
+      pid = (await sql.query(`select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into "audit_log_p"%'`)).rows[0]?.pid;
+      if (!pid) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(pid).toBeDefined();
+    await sql.query('select pg_cancel_backend($1)', [pid]);
+    await expect(crashed).rejects.toThrow();
+  } finally {
+    await blocker.query('rollback');
+    await blocker.end();
+    await dying.close(true).catch(() => undefined);
+  }
+  expect((await sql.query(`select next_block::int from partition_conversions where table_name = 'audit_log'`)).rows[0].next_block).toBe(60);
 
   // Writers during the rest of the backfill and the swap: a loop running all along, and inserts
   // between every two batches (so some surely land between them).
