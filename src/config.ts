@@ -75,6 +75,15 @@ const EnvSchema = z.object({
   // A provider that never sends `email_verified` (docs/web-sign-in.md lists which): its email is
   // trusted for the first sign-in's match by email. An explicit `false` is refused whatever this says.
   OIDC_TRUST_EMAIL: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  // Monthly partitions (docs/scaling.md section 4): whole months older than these many days are
+  // dropped by the daily `partitions.retention` job. Audit: 400 days, so the whole of the same month a
+  // year ago is always there (13 months and a margin). Deliveries: 90 days, a quarter of inbox history
+  // (read only by the retention job's plan until deliveries are partitioned).
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(400),
+  DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
+  // Months of partitions kept created ahead of the current one (at start-up and daily); readiness
+  // fails while next month's is missing, so at least 1.
+  PARTITION_MONTHS_AHEAD: z.coerce.number().int().min(1).max(120).default(2),
   // Proxies in front of this process that append to X-Forwarded-For (0: the client is the socket's peer).
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   // Push service hosts besides the browsers' own (domain/nudges/push-endpoint.rules.ts), `*.` for subdomains.
@@ -182,6 +191,8 @@ export type Config = Readonly<{
   oidc: OidcConfig | null;
   /** Proxies in front that append to X-Forwarded-For; the client address is the one this many hops back (0 = the socket's peer). */
   trustProxyHops: number;
+  /** Monthly partitions: retention per table family (days) and months created ahead. */
+  partitions: Readonly<{ auditRetentionDays: number; deliveryRetentionDays: number; monthsAhead: number }>;
 }>;
 
 export type OidcConfig = Readonly<{
@@ -253,6 +264,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tracing: tracingConfig(e),
     oidc: oidcConfig(e),
     trustProxyHops: e.TRUST_PROXY_HOPS,
+    partitions: Object.freeze({
+      auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+      deliveryRetentionDays: e.DELIVERY_RETENTION_DAYS,
+      monthsAhead: e.PARTITION_MONTHS_AHEAD,
+    }),
   });
 }
 

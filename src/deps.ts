@@ -34,6 +34,8 @@ import { DatabaseEventStore } from './infra/events/event-store.js';
 import { DatabaseTokenDirectory } from './infra/tokens/token-directory.js';
 import { MemoryInboxFeed } from './infra/inbox-feed/memory-inbox-feed.js';
 import { RedisInboxFeed } from './infra/inbox-feed/redis-inbox-feed.js';
+import { ensurePartitionsAhead, type PartitionSettings } from './infra/db/partitions.js';
+import { NextMonthPartitionsProbe } from './infra/db/partition-tasks.js';
 
 export interface Deps extends AppDeps {
   /** One server or a Redis Cluster (REDIS_URL); null = in-process stores. */
@@ -105,6 +107,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
       tracer,
     });
     await migrate(orm, config.databaseUrl);
+    // Partitions ahead at every start (idempotent; the daily `partitions.ahead` job keeps them ahead).
+    await ensurePartitionsAhead(orm.em.fork(), (opts.clock ?? systemClock).now(), config.partitions.monthsAhead);
   } catch (err) {
     lock?.release();
     await tracer?.shutdown();
@@ -128,6 +132,11 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     await redis.connect().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'redis unavailable at start; retrying in background'));
   }
   const rateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
+  const partitions: PartitionSettings = {
+    monthsAhead: config.partitions.monthsAhead,
+    retentionDays: { audit: config.partitions.auditRetentionDays, delivery: config.partitions.deliveryRetentionDays },
+  };
+  const partitionsProbe = new NextMonthPartitionsProbe(orm, clock);
   const deps: Deps = {
     orm,
     redis,
@@ -161,17 +170,22 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     pushEndpointAllowHosts: config.nudges.pushEndpointAllowHosts,
     load: new OperationLoad(),
     metrics,
-    readiness: new Readiness([
-      { name: 'postgres', check: async () => void (await orm.em.getConnection().execute('select 1')) },
-      {
-        name: 'migrations',
-        check: async () => {
-          const pending = await orm.migrator.getPending();
-          if (pending.length > 0) throw new Error(`${pending.length} migrations pending`);
+    readiness: new Readiness(
+      [
+        { name: 'postgres', check: async () => void (await orm.em.getConnection().execute('select 1')) },
+        {
+          name: 'migrations',
+          check: async () => {
+            const pending = await orm.migrator.getPending();
+            if (pending.length > 0) throw new Error(`${pending.length} migrations pending`);
+          },
         },
-      },
-      ...(redis ? [{ name: 'redis', check: () => probeRedis(redis!) }] : []),
-    ]),
+        { name: 'partitions', check: () => partitionsProbe.check() },
+        ...(redis ? [{ name: 'redis', check: () => probeRedis(redis!) }] : []),
+      ],
+      () => clock.now().getTime(),
+    ),
+    partitions,
     mailer: config.mail.smtpUrl
       ? createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from, messageIdDomain: messageIdDomain(config.publicBaseUrl) })
       : null,

@@ -9,6 +9,7 @@ import type { OperationLoad } from './operation-load.js';
 import type { Readiness } from './readiness.js';
 import type { Metrics } from '../infra/metrics/metrics.js';
 import type { Tracer } from '../infra/tracing/types.js';
+import type { PartitionSettings } from '../infra/db/partitions.js';
 
 /** What the runner needs; built in src/deps.ts. */
 export interface AppDeps {
@@ -41,4 +42,6 @@ export interface AppDeps {
   readiness: Readiness;
   /** Counters and histograms of this service instance (GET /metrics; docs/metrics.md). */
   metrics: Metrics;
+  /** Monthly partitions: months created ahead and retention per table family (PARTITION_MONTHS_AHEAD, *_RETENTION_DAYS). */
+  partitions: PartitionSettings;
 }

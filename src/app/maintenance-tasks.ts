@@ -8,6 +8,8 @@ import { pruneSignInTask } from '../domain/web/prune-sign-in.js';
 import { wakeSnoozedTask } from '../domain/inbox/wake-snoozed-notifications.js';
 import { quietSummaryTask } from '../domain/nudges/send-quiet-summaries.js';
 import { indexSearchBacklogTask } from '../domain/inbox/index-search-backlog.js';
+import { partitionsAheadTask, partitionsRetentionTask } from '../infra/db/partition-tasks.js';
+import { partitionsConvertTask } from '../infra/db/partition-conversion.js';
 
 export interface MaintenanceTask {
   /** Stable job name, e.g. `feedback.auto-delete`. */
@@ -17,7 +19,16 @@ export interface MaintenanceTask {
   run(deps: AppDeps, now: Date): Promise<{ processed: number }>;
 }
 
-export const MAINTENANCE_TASKS: MaintenanceTask[] = [feedbackAutoDeleteTask, tokenInactivityScanTask, mailOutboxTask, pruneSignInTask, indexSearchBacklogTask];
+export const MAINTENANCE_TASKS: MaintenanceTask[] = [
+  feedbackAutoDeleteTask,
+  tokenInactivityScanTask,
+  mailOutboxTask,
+  pruneSignInTask,
+  indexSearchBacklogTask,
+  partitionsAheadTask,
+  partitionsRetentionTask,
+  partitionsConvertTask,
+];
 
 /** Work due within seconds, run by every process on its own timer (safe to run at once on several). */
 export interface PollTask {

@@ -4,7 +4,7 @@
 // `GET /api/v1/ready` and grpc.health.v1 both read it, so a load balancer of either kind sees the same.
 
 export interface DependencyProbe {
-  /** Named in the 503 answer: `postgres`, `migrations`, `redis`. */
+  /** Named in the 503 answer: `postgres`, `migrations`, `redis`, `partitions`. */
   name: string;
   check(): Promise<void>;
 }
@@ -18,6 +18,8 @@ export interface ReadinessReport {
   checks: Record<string, CheckState>;
   /** Names of the failing dependencies (`draining` when the process is stopping). */
   failing: string[];
+  /** Why each failing dependency fails (its check's error message), for the 503's detail. */
+  reasons: Record<string, string>;
 }
 
 /** One check per dependency at most this long: a hung dependency is a failing one. */
@@ -30,7 +32,11 @@ export class Readiness {
   private cached: { at: number; report: Promise<ReadinessReport> } | undefined;
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly probes: readonly DependencyProbe[]) {}
+  /** `nowMs`: the service clock (tests move a ManualClock past the cache instead of waiting). */
+  constructor(
+    private readonly probes: readonly DependencyProbe[],
+    private readonly nowMs: () => number = Date.now,
+  ) {}
 
   get isDraining(): boolean {
     return this.draining;
@@ -51,8 +57,8 @@ export class Readiness {
   }
 
   check(): Promise<ReadinessReport> {
-    if (this.draining) return Promise.resolve({ ready: false, draining: true, checks: {}, failing: ['draining'] });
-    const now = Date.now();
+    if (this.draining) return Promise.resolve({ ready: false, draining: true, checks: {}, failing: ['draining'], reasons: {} });
+    const now = this.nowMs();
     if (this.cached && now - this.cached.at < CACHE_MS) return this.cached.report;
     const report = this.runChecks();
     this.cached = { at: now, report };
@@ -63,19 +69,21 @@ export class Readiness {
     const results = await Promise.all(
       this.probes.map((p) =>
         withTimeout(p.check()).then(
-          () => 'ok' as const,
-          () => 'failing' as const,
+          () => ({ state: 'ok' as const, reason: '' }),
+          (err: unknown) => ({ state: 'failing' as const, reason: err instanceof Error ? err.message : String(err) }),
         ),
       ),
     );
     const checks: Record<string, CheckState> = {};
+    const reasons: Record<string, string> = {};
     this.probes.forEach((p, i) => {
-      checks[p.name] = results[i]!;
+      checks[p.name] = results[i]!.state;
+      if (results[i]!.state === 'failing') reasons[p.name] = results[i]!.reason;
     });
-    const failing = this.probes.filter((_, i) => results[i] === 'failing').map((p) => p.name);
+    const failing = this.probes.filter((_, i) => results[i]!.state === 'failing').map((p) => p.name);
     // A drain that began while the checks ran wins.
-    if (this.draining) return { ready: false, draining: true, checks: {}, failing: ['draining'] };
-    return { ready: failing.length === 0, draining: false, checks, failing };
+    if (this.draining) return { ready: false, draining: true, checks: {}, failing: ['draining'], reasons: {} };
+    return { ready: failing.length === 0, draining: false, checks, failing, reasons };
   }
 }
 

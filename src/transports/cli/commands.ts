@@ -3,6 +3,7 @@
 // declaration maps each flag to the operation's input field.
 import { parseArgs } from 'node:util';
 import { SELF_SERVICE_DAILY_LIMITS } from '../../domain/tokens/tokens.limits.js';
+import { RETENTION_COMMAND } from '../../app/partition-retention.js';
 
 /** `migrate` has no operation input: it runs the migrator. */
 export type ParsedCommand = { op: string; input: Record<string, unknown> } | { op: 'migrate'; input?: undefined };
@@ -23,6 +24,7 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   token reset-breaker --token-id ID                  close a token's circuit breaker {token_id,was_open}
   user grant-capability --email E --capability code.repo.bind   (user revoke-capability: same flags)
   meeting create --project S --title T --starts-at ISO [--ends-at ISO] --by E   a meeting (found by the search tool)
+  retention [--apply]                                months past AUDIT_RETENTION_DAYS / DELIVERY_RETENTION_DAYS that would be dropped; --apply drops them
   migrate                                            apply pending migrations`;
 
 /** How a flag's text becomes an input value: as is, a comma list, or an integer. */
@@ -102,6 +104,14 @@ function usageErrorFrom(err: Error & { code?: string }, args: string[]): UsageEr
 
 export function parseCommand(argv: string[]): ParsedCommand {
   if (argv[0] === 'migrate') return { op: 'migrate' };
+  if (argv[0] === 'retention') {
+    try {
+      const { values } = parseArgs({ args: argv.slice(1), options: { apply: { type: 'boolean' } }, strict: true, allowPositionals: false });
+      return { op: RETENTION_COMMAND, input: { apply: values.apply === true } };
+    } catch (err) {
+      throw usageErrorFrom(err as Error, argv.slice(1));
+    }
+  }
   const cmd = COMMANDS.find((c) => c.words.every((w, i) => argv[i] === w));
   if (!cmd) throw new UsageError(argv.length ? `unknown command "${argv.join(' ')}"` : 'no command given');
   const args = argv.slice(cmd.words.length);

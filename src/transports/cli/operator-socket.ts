@@ -5,6 +5,7 @@ import { chmodSync, rmSync } from 'node:fs';
 import type { AppDeps } from '../../app/deps.js';
 import { OPERATOR_OPERATIONS } from '../../app/operations.js';
 import { runOperation } from '../../app/run-operation.js';
+import { RETENTION_COMMAND, runRetention } from '../../app/partition-retention.js';
 import { DomainError } from '../../domain/errors.js';
 import { requestIdFrom } from '../http/request-id.js';
 
@@ -15,6 +16,15 @@ export interface OperatorReply {
 }
 
 export async function runOperator(deps: AppDeps, opName: string, input: unknown): Promise<OperatorReply> {
+  // Not an operation (no principal, no domain rule): partition DDL of the maintenance machinery.
+  if (opName === RETENTION_COMMAND) {
+    try {
+      return { ok: true, output: await runRetention(deps, (input as { apply?: unknown } | null)?.apply === true) };
+    } catch (err) {
+      deps.log.error({ err }, 'retention failed');
+      return { ok: false, error: { kind: 'internal', code: 'internal', message: (err as Error).message, issues: [], extra: {} } };
+    }
+  }
   const op = OPERATOR_OPERATIONS[opName];
   if (!op) return { ok: false, error: { kind: 'not_found', code: 'unknown_operation', message: `unknown operation ${opName}`, issues: [], extra: {} } };
   try {

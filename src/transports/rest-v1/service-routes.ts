@@ -245,7 +245,9 @@ export function serviceRoutes(o: ServiceRouteOptions): HandlerRoute[] {
       handler: async (req, reply) => {
         const r = await o.deps.readiness.check();
         if (r.ready) return reply.header('cache-control', 'no-store').send({ ok: true, version: o.serviceVersion, checks: r.checks });
-        const detail = r.draining ? 'the process is shutting down' : `not ready: ${r.failing.join(', ')} failing`;
+        const detail = r.draining
+          ? 'the process is shutting down'
+          : `not ready: ${r.failing.map((f) => (r.reasons[f] && f === 'partitions' ? `${f} (${r.reasons[f]})` : f)).join(', ')} failing`;
         reply.header('cache-control', 'no-store');
         return sendProblem(
           reply,

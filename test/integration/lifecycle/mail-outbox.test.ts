@@ -17,7 +17,8 @@ let mailer: Mailer;
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
   mailer = createSmtpMailer({ url: smtp.url, from: 'fluxdesk <noreply@example.test>', timeoutMs: 5000 });
-  h = await startHarness({ env: { WORKER: 'off' } });
+  // The clock moves about three years ahead over the file and writes audit rows: their months' partitions at start-up.
+  h = await startHarness({ env: { WORKER: 'off', PARTITION_MONTHS_AHEAD: '48' } });
 });
 afterAll(async () => {
   mailer?.close();

@@ -20,7 +20,8 @@ let smtp: SmtpReceiver;
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
-  h = await startHarness({ env: { WORKER: 'off', SMTP_URL: smtp.url, MAIL_FROM: 'fluxdesk tests <noreply@example.test>' } });
+  // The clock moves about 7 years ahead over the file and writes audit rows: their months' partitions at start-up.
+  h = await startHarness({ env: { WORKER: 'off', SMTP_URL: smtp.url, MAIL_FROM: 'fluxdesk tests <noreply@example.test>', PARTITION_MONTHS_AHEAD: '90' } });
 });
 afterAll(async () => {
   await h?.close();

@@ -20,7 +20,8 @@ let h: Harness;
 let errorsBase: string;
 beforeAll(async () => {
   // A real port, so the default error-type base is `${baseUrl}/errors`.
-  h = await startHarness();
+  // The clock moves 91 days ahead and publishes: months of audit partitions ahead (PARTITION_MONTHS_AHEAD).
+  h = await startHarness({ env: { PARTITION_MONTHS_AHEAD: '6' } });
   errorsBase = `${h.baseUrl}/errors`;
 });
 afterAll(async () => {

@@ -8,7 +8,8 @@ import { adminTools, agentToken, claimedEmployee, DAY_MS, expectProblem, fieldCo
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  // The clock moves 136 days ahead and publishes: months of audit partitions ahead (PARTITION_MONTHS_AHEAD).
+  h = await startHarness({ env: { PARTITION_MONTHS_AHEAD: '8' } });
 });
 afterAll(async () => {
   await h?.close();

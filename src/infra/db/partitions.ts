@@ -1,0 +1,234 @@
+// Monthly range partitions on created_at (docs/scaling.md section 4), for every table of the
+// registry below: `<table>_YYYY_MM` holds [first of the month, first of the next month) in UTC.
+// Partitions are created ahead (the current month and the next PARTITION_MONTHS_AHEAD) at start-up
+// and by the daily `partitions.ahead` job; there is no default partition, so an insert for a month
+// that has none fails loudly, and readiness turns false while next month's is missing. The
+// retention job detaches and drops whole months whose every row is older than the table's
+// retention. Table-agnostic: a table joins by a registry entry (and a migration that partitions it).
+import type { EntityManager } from '@mikro-orm/core';
+
+export type RetentionFamily = 'audit' | 'delivery';
+
+export interface PartitionedTable {
+  /** The table's name as the application addresses it. */
+  table: string;
+  /** Which retention setting applies (AUDIT_RETENTION_DAYS, DELIVERY_RETENTION_DAYS). */
+  retention: RetentionFamily;
+}
+
+/** The partitioned tables. deliveries, notifications and delivery_supplements join after their expand/contract. */
+export const PARTITIONED_TABLES: readonly PartitionedTable[] = [{ table: 'audit_log', retention: 'audit' }];
+
+/**
+ * While a table is converted in place, the partitioned copy is `<table>_p` (same partition
+ * names) until the swap renames it; the machinery then serves the copy.
+ */
+export const conversionTableName = (table: string) => `${table}_p`;
+
+export interface PartitionSettings {
+  monthsAhead: number;
+  retentionDays: Record<RetentionFamily, number>;
+}
+
+const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+/** The first instant of `d`'s month (UTC). */
+export function monthStart(d: Date): Date {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+}
+
+export function addMonths(month: Date, n: number): Date {
+  return new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + n, 1));
+}
+
+export function partitionName(table: string, month: Date): string {
+  return `${table}_${month.getUTCFullYear()}_${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** The month a partition of ours holds (from its name), or null for any other child. */
+export function partitionMonth(table: string, name: string): Date | null {
+  const m = new RegExp(`^${table}_(\\d{4})_(\\d{2})$`).exec(name);
+  return m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1)) : null;
+}
+
+function ident(name: string): string {
+  if (!PLAIN_IDENTIFIER.test(name)) throw new Error(`not a plain identifier: ${name}`);
+  return `"${name}"`;
+}
+
+/** `create table if not exists <table>_YYYY_MM partition of <parent> for values from (...) to (...)`. */
+export function createPartitionSql(table: string, parent: string, month: Date): string {
+  const from = month.toISOString();
+  const to = addMonths(month, 1).toISOString();
+  return `create table if not exists ${ident(partitionName(table, month))} partition of ${ident(parent)} for values from ('${from}') to ('${to}')`;
+}
+
+/** The months [current, current + monthsAhead] for `now`. */
+export function monthsToHave(now: Date, monthsAhead: number): Date[] {
+  const first = monthStart(now);
+  return Array.from({ length: monthsAhead + 1 }, (_, i) => addMonths(first, i));
+}
+
+/** Months wholly older than the retention: every row of [month, next month) is older than now - days. */
+export function isExpired(month: Date, now: Date, retentionDays: number): boolean {
+  return addMonths(month, 1).getTime() <= now.getTime() - retentionDays * 86_400_000;
+}
+
+function exec<T>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
+  return em.getConnection().execute(sql, params, 'all', em.getTransactionContext()) as Promise<T[]>;
+}
+
+/**
+ * The relation that holds `table`'s partitions: the table itself once partitioned, its
+ * conversion copy while a live conversion runs, or null (not partitioned here).
+ */
+export async function partitionedParent(em: EntityManager, table: string): Promise<string | null> {
+  const rows = await exec<{ relname: string }>(
+    em,
+    `select c.relname from pg_partitioned_table p join pg_class c on c.oid = p.partrelid
+      where c.relnamespace = current_schema()::regnamespace and c.relname in (?, ?)`,
+    [table, conversionTableName(table)],
+  );
+  const names = rows.map((r) => r.relname);
+  if (names.includes(table)) return table;
+  return names.includes(conversionTableName(table)) ? conversionTableName(table) : null;
+}
+
+/** The children of `parent`, by name. */
+async function childNames(em: EntityManager, parent: string): Promise<string[]> {
+  const rows = await exec<{ relname: string }>(
+    em,
+    `select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where i.inhparent = (select oid from pg_class where relname = ? and relnamespace = current_schema()::regnamespace)`,
+    [parent],
+  );
+  return rows.map((r) => r.relname);
+}
+
+/** Arbitrary constant: "fluxdesk partitions". Serialises DDL of processes starting at once. */
+const PARTITION_LOCK_KEY = 0x0f1d9a27;
+
+export interface CreatedPartition {
+  table: string;
+  partition: string;
+}
+
+/**
+ * Creates the missing partitions of the current month and the next `monthsAhead` (idempotent).
+ * One transaction per table under an advisory lock, so processes starting at once create each
+ * partition once (no `relation already exists` race).
+ */
+export async function ensurePartitionsAhead(
+  em: EntityManager,
+  now: Date,
+  monthsAhead: number,
+  tables: readonly PartitionedTable[] = PARTITIONED_TABLES,
+): Promise<CreatedPartition[]> {
+  const created: CreatedPartition[] = [];
+  for (const { table } of tables) {
+    const parent = await partitionedParent(em, table);
+    if (!parent) continue;
+    const wanted = monthsToHave(now, monthsAhead);
+    let have = new Set(await childNames(em, parent));
+    if (wanted.every((m) => have.has(partitionName(table, m)))) continue;
+    await em.fork().transactional(async (tx) => {
+      await exec(tx, 'select pg_advisory_xact_lock(?)', [PARTITION_LOCK_KEY]);
+      have = new Set(await childNames(tx, parent));
+      for (const m of wanted) {
+        if (have.has(partitionName(table, m))) continue;
+        await exec(tx, createPartitionSql(table, parent, m));
+        created.push({ table, partition: partitionName(table, m) });
+      }
+    });
+  }
+  return created;
+}
+
+/** Tables whose partition for the month after `now`'s is missing (readiness). */
+export async function missingNextMonth(em: EntityManager, now: Date, tables: readonly PartitionedTable[] = PARTITIONED_TABLES): Promise<string[]> {
+  const next = addMonths(monthStart(now), 1);
+  const missing: string[] = [];
+  for (const t of tables) {
+    const [row] = await exec<{ partitioned: boolean; present: boolean }>(
+      em,
+      `select (to_regclass(?) is not null or exists (select 1 from pg_partitioned_table where partrelid = to_regclass(?))) as partitioned,
+              to_regclass(?) is not null as present`,
+      [conversionTableName(t.table), t.table, partitionName(t.table, next)],
+    );
+    if (row?.partitioned && !row.present) missing.push(t.table);
+  }
+  return missing;
+}
+
+export interface ExpiredPartition {
+  table: string;
+  partition: string;
+  /** [from, to) in UTC. */
+  from: string;
+  to: string;
+  /** PostgreSQL's estimate (pg_class.reltuples), null before the first ANALYZE. */
+  rowsEstimate: number | null;
+}
+
+/** What the retention would drop at `now`: whole months past each table's retention, oldest first. */
+export async function expiredPartitions(
+  em: EntityManager,
+  now: Date,
+  retentionDays: Record<RetentionFamily, number>,
+  tables: readonly PartitionedTable[] = PARTITIONED_TABLES,
+): Promise<ExpiredPartition[]> {
+  const out: ExpiredPartition[] = [];
+  for (const t of tables) {
+    // Only a table that is partitioned under its own name: a conversion copy is not the live table yet.
+    if ((await partitionedParent(em, t.table)) !== t.table) continue;
+    const rows = await exec<{ relname: string; reltuples: number }>(
+      em,
+      `select c.relname, c.reltuples::float8 as reltuples from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = ?::regclass order by c.relname`,
+      [t.table],
+    );
+    for (const r of rows) {
+      const month = partitionMonth(t.table, r.relname);
+      if (!month || !isExpired(month, now, retentionDays[t.retention])) continue;
+      const estimate = Number(r.reltuples);
+      out.push({
+        table: t.table,
+        partition: r.relname,
+        from: month.toISOString(),
+        to: addMonths(month, 1).toISOString(),
+        rowsEstimate: estimate < 0 ? null : Math.round(estimate),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Detaches and drops `expired` (from expiredPartitions). DETACH ... CONCURRENTLY takes no ACCESS
+ * EXCLUSIVE lock on the parent, so writers go on; it cannot run in a transaction block, and where it
+ * is refused (PGlite, an older server) a plain DETACH (a short ACCESS EXCLUSIVE lock) does it. A
+ * detach interrupted half-way (the partition left "detach pending") is finished with FINALIZE.
+ */
+export async function dropExpiredPartitions(em: EntityManager, expired: readonly ExpiredPartition[]): Promise<ExpiredPartition[]> {
+  const dropped: ExpiredPartition[] = [];
+  for (const p of expired) {
+    const parent = ident(p.table);
+    const part = ident(p.partition);
+    const pending = await exec<{ pending: boolean }>(em, `select i.inhdetachpending as pending from pg_inherits i where i.inhrelid = to_regclass(?)`, [
+      p.partition,
+    ]);
+    if (pending.length > 0) {
+      if (pending[0]!.pending) await exec(em, `alter table ${parent} detach partition ${part} finalize`);
+      else {
+        try {
+          await exec(em, `alter table ${parent} detach partition ${part} concurrently`);
+        } catch {
+          await exec(em, `alter table ${parent} detach partition ${part}`);
+        }
+      }
+    }
+    await exec(em, `drop table if exists ${part}`);
+    dropped.push(p);
+  }
+  return dropped;
+}
