@@ -30,6 +30,7 @@ import { REQUEST_ID } from './call.js';
 import { SESSION_PRINCIPAL, sessionOfCall } from './session-auth.js';
 import { toConnectError } from './errors.js';
 import { connectRoutes } from './routes.js';
+import { fastBrotli, fastGzip } from './compression.js';
 import { metricsInterceptor } from './metrics-interceptor.js';
 import { tracingInterceptor } from './tracing-interceptor.js';
 import { REFLECTION_SERVICES } from './reflection.js';
@@ -72,6 +73,8 @@ export function connectServing(
   return {
     ...protocols,
     readMaxBytes: DEFAULT_READ_MAX_BYTES,
+    // Fast settings (compression.ts); the same two encodings connect-node accepts by default.
+    acceptCompression: [fastGzip, fastBrotli],
     requestGate: requestGate(deps, listener.http1),
     interceptors: [markEntered, metricsInterceptor(deps.metrics), tracingInterceptor(deps.log, deps.tracer)],
     // Connect JSON is decoded with a fatal decoder: invalid UTF-8 is invalid_argument, as on the JSON
