@@ -6,14 +6,15 @@
 // is timed too. Then each query of a fixed mix is sent by BENCH_SEARCH_CONCURRENCY (10) clients at
 // once through Connect ListInbox (the web app's call), on the Inbox and All views, and, for
 // comparison, the Inbox view without a query. Prints per query: matches, p50 / p99 / max latency;
-// and over all searches. Real PostgreSQL and Redis, the service in a child process; a
-// measurement, never a test.
+// and over all searches. Real PostgreSQL and Redis, the service in a child process running dist/
+// as `npm start` does (built first when stale); a measurement, never a test.
+import { spawnSync } from 'node:child_process';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { indexSearchBacklogTask } from '../src/domain/inbox/index-search-backlog.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
 import { createDatabase } from '../test/helpers/harness.js';
-import { runBench, startBenchServer } from './service.js';
+import { ROOT, runBench, startBenchServer } from './service.js';
 
 const ITEMS = Number(process.env.BENCH_SEARCH_ITEMS ?? 100_000);
 const OTHERS = Number(process.env.BENCH_SEARCH_OTHERS ?? 100_000);
@@ -117,7 +118,9 @@ async function main(): Promise<number> {
     `filled ${ITEMS} rows for the user and ${OTHERS} of ${others} other users in ${fillS.toFixed(1)} s; backlog task indexed ${indexed.processed} rows in ${indexS.toFixed(1)} s (${Math.round(indexed.processed / indexS)} rows/s)`,
   );
 
-  const server = await startBenchServer(db.url, { WORKER: 'off' });
+  const built = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale', '--no-check'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npm run build failed');
+  const server = await startBenchServer(db.url, { WORKER: 'off' }, { dist: true });
   try {
     let call = 0;
     const list = async (view: string, query: string) => {
