@@ -60,6 +60,12 @@ export interface Outcome {
   /** HTTP status when this is the only message of the request (batches always answer 200). */
   status: number;
   headers: Record<string, string | number>;
+  /**
+   * `response` already serialized, exactly JSON.stringify(response), when its maker had the parts
+   * as text (a tool's output: its text block and its structured content are the same JSON, made
+   * once instead of walked twice).
+   */
+  json?: string;
 }
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: RpcErrorObject };

@@ -85,8 +85,17 @@ export function unsupportedVersion(requested: string): RpcError {
   );
 }
 
-function ok(id: RpcId, result: Record<string, unknown>, headers: Record<string, string | number> = {}): Outcome {
-  return { response: { jsonrpc: '2.0', id, result }, status: 200, headers };
+function ok(id: RpcId, result: Record<string, unknown>, headers: Record<string, string | number> = {}, json?: string): Outcome {
+  return { response: { jsonrpc: '2.0', id, result }, status: 200, headers, ...(json === undefined ? {} : { json }) };
+}
+
+/**
+ * A successful tool call's response as JSON text: the output serialized once, as the text block
+ * (escaped) and as the structured content (as is). The same text as JSON.stringify of the
+ * response object ok() builds from the same parts (key order included).
+ */
+function toolResultJson(id: RpcId, text: string, structured: boolean): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":false${structured ? `,"structuredContent":${text}` : ''}}}`;
 }
 
 function serverInfo(c: CallContext) {
@@ -157,10 +166,11 @@ async function callTool(c: CallContext, id: RpcId, { tool, args }: ToolCall): Pr
       input: args,
       log: c.log,
     });
-    const result: Record<string, unknown> = { content: [{ type: 'text', text: JSON.stringify(output) }], isError: false };
+    const text = JSON.stringify(output);
+    const result: Record<string, unknown> = { content: [{ type: 'text', text }], isError: false };
     if (tool.def.output) result.structuredContent = output;
     meter.observe(performance.now() - started, 'ok');
-    return ok(id, result, rateHeaders(rateLimit));
+    return ok(id, result, rateHeaders(rateLimit), toolResultJson(id, text, tool.def.output !== undefined));
   } catch (err) {
     const de = toDomainError(err, c.log);
     const how = classifyToolError(de, c.authorization);
@@ -223,6 +233,8 @@ export async function dispatch(c: CallContext, env: Message): Promise<Outcome | 
   outcome.headers = { ...counted, ...outcome.headers };
   // Stateless revisions: every result says it is complete and who produced it.
   if (stateless && outcome.response.result) {
+    // The result changes: a text made before (Outcome.json) no longer says it.
+    delete outcome.json;
     outcome.response.result = {
       resultType: 'complete',
       ...(outcome.response.result as object),

@@ -45,6 +45,8 @@ export interface McpOptions {
 interface Answer {
   status: number;
   body?: RpcResponse | RpcResponse[];
+  /** Each message of `body` as JSON text, where the outcome came serialized (Outcome.json). */
+  json?: Array<string | undefined>;
   headers: Record<string, string | number>;
 }
 
@@ -242,23 +244,25 @@ export async function mcpPlugin(app: FastifyInstance, opts: McpOptions): Promise
     const answered = outcomes.filter((o): o is Outcome => o !== null);
     // Only notifications (or responses): accepted, nothing to say.
     if (answered.length === 0) return { status: 202, headers: postHeaders };
-    if (!batch) return { status: answered[0]!.status, body: answered[0]!.response, headers: { ...postHeaders, ...answered[0]!.headers } };
+    if (!batch)
+      return { status: answered[0]!.status, body: answered[0]!.response, json: [answered[0]!.json], headers: { ...postHeaders, ...answered[0]!.headers } };
     // A batch answers 200 with one member per request, matched by id; each failure stays in its member.
     const headers: Record<string, string | number> = { ...postHeaders };
     for (const o of answered) Object.assign(headers, o.headers);
     delete headers['www-authenticate'];
-    return { status: 200, body: answered.map((o) => o.response), headers };
+    return { status: 200, body: answered.map((o) => o.response), json: answered.map((o) => o.json), headers };
   }
 
   function send(req: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply {
     for (const [k, v] of Object.entries(a.headers)) reply.header(k, v);
     reply.code(a.status);
     if (a.body === undefined) return reply.send();
+    const messages = (Array.isArray(a.body) ? a.body : [a.body]).map((m, i) => a.json?.[i] ?? JSON.stringify(m));
     if (a.status === 200 && wantsEventStream(header(req, 'accept'))) {
       // One `message` event per response, in request order, then the stream ends.
-      const events = (Array.isArray(a.body) ? a.body : [a.body]).map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
+      const events = messages.map((m) => `event: message\ndata: ${m}\n\n`).join('');
       return reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no').type('text/event-stream').send(events);
     }
-    return reply.type('application/json; charset=utf-8').send(JSON.stringify(a.body));
+    return reply.type('application/json; charset=utf-8').send(Array.isArray(a.body) ? `[${messages.join(',')}]` : messages[0]);
   }
 }
