@@ -22,7 +22,10 @@ const mcpCall = async (baseUrl: string, token: string, name: string, args: Recor
 
 it('a 2 s snooze comes back within 10 s and nudges once, with a process killed and restarted in between', async () => {
   const p = await chatUser(world.db.url, world.rx.url, 'wake');
-  const env = { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50' };
+  // A 5 s outbox lease: a row the killed process held (its event nudge still being sent when the
+  // kill came, on a loaded machine) is sent again by another process within seconds, not after
+  // the default minute, so "the outbox drains" below is about the wake alone.
+  const env = { NUDGE_EGRESS_ALLOW_HOSTS: '127.0.0.1', NUDGE_RELAY_INTERVAL_MS: '50', NUDGE_JOB_EXPIRE_S: '5' };
   const [a, b] = await Promise.all([startChild(world.db.url, env), startChild(world.db.url, env)]);
   const published = await fetch(`${a.baseUrl}/api/v1/events`, {
     method: 'POST',
