@@ -32,17 +32,20 @@ export function announceChanged(ctx: OpContext<AgentPrincipal>, ids: readonly st
 }
 
 /**
- * A triage operation on 1-500 of the caller's rows (done, back to the Inbox): every id must be the
- * caller's (else not_found, nothing changed); `change` returns the ids it actually changed, which
- * open inboxes are told of and the audit row lists.
+ * A triage operation on 1-500 of the caller's rows (done, back to the Inbox, unread): every id must
+ * be the caller's (else not_found, nothing changed); `change` returns the ids it actually changed,
+ * which open inboxes are told of and the audit row lists. `tool`: the MCP tool it serves, named in
+ * the audit row (none for a web-only operation); `more`: what the answer adds to `updatedCount`,
+ * read after the change.
  */
-export function defineBulkTriage(o: {
+export function defineBulkTriage<More extends Record<string, unknown> = Record<never, never>>(o: {
   name: string;
-  tool: string;
+  tool?: string;
   audit: string;
   change: (em: EntityManager, userId: string, ids: readonly string[], now: Date) => Promise<string[]>;
+  more?: (em: EntityManager, userId: string) => Promise<More>;
 }) {
-  return defineOperation<NotificationIdsInput, { updatedCount: number }, AgentPrincipal>({
+  return defineOperation<NotificationIdsInput, { updatedCount: number } & More, AgentPrincipal>({
     name: o.name,
     auth: { kind: 'agent' },
     budget: 'agent',
@@ -51,18 +54,20 @@ export function defineBulkTriage(o: {
     input: NotificationIdsInput,
     writes: true,
     handler: async ({ notificationIds }, ctx) => {
+      const userId = ctx.principal.userId;
       await requireOwnRows(ctx, notificationIds);
-      const changed = await o.change(ctx.em, ctx.principal.userId, notificationIds, ctx.clock.now());
+      const changed = await o.change(ctx.em, userId, notificationIds, ctx.clock.now());
       announceChanged(ctx, changed);
       recordAudit(ctx.em, ctx, {
         action: o.audit,
-        actorUserId: ctx.principal.userId,
+        actorUserId: userId,
         tokenId: ctx.principal.tokenId,
         targetType: 'user',
-        targetId: ctx.principal.userId,
-        summary: { tool: o.tool, notificationIds: changed, updatedCount: changed.length },
+        targetId: userId,
+        summary: { ...(o.tool === undefined ? {} : { tool: o.tool }), notificationIds: changed, updatedCount: changed.length },
       });
-      return { updatedCount: changed.length };
+      const more = o.more ? await o.more(ctx.em, userId) : ({} as More);
+      return { updatedCount: changed.length, ...more };
     },
   });
 }
