@@ -276,6 +276,17 @@ export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, '
   return rows.map((r) => r.id);
 }
 
+/** A view's states (and as an SQL list), and the condition and values of rows after the page token. */
+function viewRange(f: InboxViewFilter) {
+  const states = VIEW_STATES[f.view];
+  return {
+    states,
+    stateList: states.map((st) => `'${st}'`).join(', '),
+    afterSql: f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '',
+    afterParams: f.after ? [f.after.at, f.after.id] : [],
+  };
+}
+
 /** A search's CTEs (the counts in `m`) and the query of its page's ids and list keys. */
 interface SearchParts {
   ctes: string;
@@ -299,10 +310,7 @@ interface SearchParts {
 function indexedSearchParts(f: InboxViewFilter, gin: Cond, row: Cond, pageRows: number): SearchParts {
   const CAP = INBOX_LIMITS.searchCountMax + 1;
   const WALK = INBOX_LIMITS.searchWalkRows;
-  const states = VIEW_STATES[f.view];
-  const stateList = states.map((st) => `'${st}'`).join(', ');
-  const afterSql = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
-  const afterParams = f.after ? [f.after.at, f.after.id] : [];
+  const { states, stateList, afterSql, afterParams } = viewRange(f);
   // Owner, state and list position are checked on the rows the GIN index finds (they are the
   // owner's by the lexemes' key, bar a collision), never intersected with the list index: `is
   // true` keeps the planner from reading its ranges as a second bitmap.
@@ -342,10 +350,7 @@ w as materialized (
 function rowSearchParts(f: InboxViewFilter, cond: Cond, pageRows: number): SearchParts {
   const PROBE = INBOX_LIMITS.searchProbeRows;
   const CAP = INBOX_LIMITS.searchCountMax + 1;
-  const states = VIEW_STATES[f.view];
-  const stateList = states.map((st) => `'${st}'`).join(', ');
-  const afterSql = f.after ? ` and (${LIST_KEY}, n.id) < (?::timestamptz, ?::uuid)` : '';
-  const afterParams = f.after ? [f.after.at, f.after.id] : [];
+  const { states, stateList, afterSql, afterParams } = viewRange(f);
   // A probe row keeps whether it matches, tested as the range is read (its columns are never copied).
   const probe = (withAfter: boolean) => {
     const params: unknown[] = [];
