@@ -158,6 +158,9 @@ describe('a session ended elsewhere (browser)', () => {
     await signIn(h, page, user);
     await page.goto('/settings/integrations');
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Integrations');
+    // Its token list loaded (a new user has none): a session ended after this meets the next call,
+    // not a load still on its way (which would send the page to sign-in before the form is used).
+    await expect(page.getByText('No tokens yet.')).toBeVisible();
     return { user, page };
   }
 
