@@ -138,10 +138,13 @@ describe('a real Alertmanager delivers to POST /api/v1/integrations/alertmanager
       const r = await rows();
       return r.length === 2 && r.every((x: any) => x.inbox_user === t.user.userId) ? r : undefined;
     });
-    expect(firing.map((x: any) => [x.title, x.event_type, x.severity, x.external_status, x.fire_count])).toEqual([
-      ['api-1 is down', 'personal.alert.apidown', 'critical', 'firing', 1],
-      ['api-2 is down', 'personal.alert.apidown', 'critical', 'firing', 1],
+    // Alertmanager delivers at least once: on a loaded machine it may send a group again before it
+    // sees the first answer, which is a repeat of the same delivery (one row each, fireCount grows).
+    expect(firing.map((x: any) => [x.title, x.event_type, x.severity, x.external_status])).toEqual([
+      ['api-1 is down', 'personal.alert.apidown', 'critical', 'firing'],
+      ['api-2 is down', 'personal.alert.apidown', 'critical', 'firing'],
     ]);
+    for (const x of firing) expect(x.fire_count).toBeGreaterThanOrEqual(1);
     expect(firing[0]).toMatchObject({ summary: 'No scrape for 5 minutes.', external_url: 'https://prometheus.example.test/graph?g0.expr=up' });
     expect(firing[1].external_url).toBeNull();
     for (const x of firing) expect(x.event_id).toMatch(/^am-[0-9a-f]{16}-\d+$/);
@@ -152,10 +155,12 @@ describe('a real Alertmanager delivers to POST /api/v1/integrations/alertmanager
       const r = await rows();
       return r.length === 2 && r.every((x: any) => x.external_status === 'resolved') ? r : undefined;
     });
-    expect(resolved.map((x: any) => [x.title, x.external_status, x.fire_count])).toEqual([
-      ['api-1 is down', 'resolved', 2],
-      ['api-2 is down', 'resolved', 2],
+    expect(resolved.map((x: any) => [x.title, x.external_status])).toEqual([
+      ['api-1 is down', 'resolved'],
+      ['api-2 is down', 'resolved'],
     ]);
+    // The resolve is a repeat of each delivery: one more fire than it had while firing.
+    resolved.forEach((x: any, i: number) => expect(x.fire_count).toBeGreaterThan(firing[i].fire_count));
     expect(resolved.map((x: any) => x.event_id)).toEqual(firing.map((x: any) => x.event_id));
   }, 90_000);
 });
