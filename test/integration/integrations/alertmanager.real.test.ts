@@ -160,7 +160,9 @@ describe('a real Alertmanager delivers to POST /api/v1/integrations/alertmanager
       ['api-2 is down', 'resolved'],
     ]);
     // The resolve is a repeat of each delivery: one more fire than it had while firing.
-    resolved.forEach((x: any, i: number) => expect(x.fire_count).toBeGreaterThan(firing[i].fire_count));
+    resolved.forEach((x: any, i: number) => {
+      expect(x.fire_count).toBeGreaterThan(firing[i].fire_count);
+    });
     expect(resolved.map((x: any) => x.event_id)).toEqual(firing.map((x: any) => x.event_id));
   }, 90_000);
 });
