@@ -1,7 +1,9 @@
 // Named queries for deliveries. A publish is one SQL statement (one round trip, one implicit
-// transaction), for one event or a group commit of many: the upsert on (token_id, event_id), the
-// inbox row or hold entry, the daily counters, the nudge outbox rows and the audit row; `xmax = 0`
-// tells a fresh insert from a repeat (docs/architecture.md, "The publish path").
+// transaction), for one event or a group commit of many: the dedup key (token_id, event_id) in
+// delivery_keys (inserted: a first arrival, whose delivery is inserted; present: a repeat, whose
+// delivery is updated), the inbox row or hold entry, the daily counters, the nudge outbox rows
+// and the audit row (docs/architecture.md, "The publish path"). Never `on conflict` on deliveries
+// itself: it is partitioned by month next, and a partitioned table has no global unique index.
 import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
 import type { PrincipalVersions } from '../principal.js';
 import type { DeliveryRow, NewDelivery } from './event-store.js';
@@ -128,6 +130,22 @@ const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `dr as materialized (
       or (dr.done and notifications.state <> 'done'))
 )`;
 
+// A repeat's update of its delivery, found through its dedup key (delivery_keys, by the key's
+// primary key, then the delivery's: one partition once deliveries is partitioned by month). Only
+// keys committed before the statement began are seen: a key inserted by this statement (a first
+// arrival) is not, and neither is one a concurrent statement committed while this one ran (see
+// writeDeliveries). `body`: also the delivery's markdown_body (the full statement's CTEs read it).
+const REPEAT_UPDATE = (name: string, body: boolean) => `${name} as (
+  update deliveries x set
+    fire_count = x.fire_count + 1,
+    external_status = coalesce(v.external_status, x.external_status),
+    ${STATUS_AT_ON_REPEAT('v.external_status', 'x', 'v.at')},
+    last_event_at = v.at
+  from v join delivery_keys dk on dk.token_id = v.token_id and dk.event_id = v.event_id
+  where x.id = dk.delivery_id and x.created_at = dk.created_at and ${PRINCIPAL_CURRENT}
+  returning ${columnsOf('x')}, ${body ? 'x.markdown_body, ' : ''}x.last_event_at as at, x.external_status_at, false as inserted
+)`;
+
 // Two statement texts: an inbox delivery (inbox row, per-user counter, nudge outbox rows) or a
 // held one (moderation token: a hold-for-forwarding queue entry instead). A text holds only the
 // CTEs its kind can run: each data-modifying CTE is set up on every execution (opening its table and
@@ -191,21 +209,24 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
         markdown_body, markdown_body_rendering, external_url, external_status, actor, labels, actions, recipient_hint,
         recipient, locale, occurred_at, source, request_id, at, token_ver, user_ver, integrator_ver, search_words) as (
   values ${Array.from({ length: rows }, () => VALUE_ROW).join(',\n')}
-), d as (
+), k as (
+  insert into delivery_keys (token_id, event_id, delivery_id, created_at)
+  select v.token_id, v.event_id, gen_random_uuid(), v.at from v
+  where v.token_id is not null and ${PRINCIPAL_CURRENT}
+  on conflict (token_id, event_id) do nothing
+  returning token_id, event_id, delivery_id, created_at
+), dn as (
   insert into deliveries (id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone,
     title, summary, markdown_body, markdown_body_rendering, external_url, external_status, external_status_at, actor, labels,
     actions, recipient_hint, recipient, locale, occurred_at, created_at, last_event_at, fire_count)
-  select gen_random_uuid(), v.token_id, v.integrator_id, v.recipient_user_id, v.project_id, v.event_id, v.event_type, v.severity,
+  select k.delivery_id, v.token_id, v.integrator_id, v.recipient_user_id, v.project_id, v.event_id, v.event_type, v.severity,
     v.tone, v.title, v.summary, v.markdown_body, v.markdown_body_rendering, v.external_url, v.external_status,
     case when v.external_status is null then null else v.at end, v.actor, v.labels,
-    v.actions, v.recipient_hint, v.recipient, v.locale, v.occurred_at, v.at, v.at, 1 from v
-  where v.token_id is not null and ${PRINCIPAL_CURRENT}
-  on conflict (token_id, event_id) do update set
-    fire_count = deliveries.fire_count + 1,
-    external_status = coalesce(excluded.external_status, deliveries.external_status),
-    ${STATUS_AT_ON_REPEAT('excluded.external_status', 'deliveries', 'excluded.last_event_at')},
-    last_event_at = excluded.last_event_at
-  returning ${DELIVERY_COLUMNS}, markdown_body, last_event_at as at, external_status_at, (xmax = 0) as inserted
+    v.actions, v.recipient_hint, v.recipient, v.locale, v.occurred_at, k.created_at, v.at, 1
+  from k join v on v.token_id = k.token_id and v.event_id = k.event_id
+  returning ${DELIVERY_COLUMNS}, markdown_body, last_event_at as at, external_status_at, true as inserted
+), ${REPEAT_UPDATE('du', true)}, d as (
+  select * from dn union all select * from du
 ), tc as (
   insert into token_daily_counts as c (token_id, day, count)
   select d.token_id, ?::date, count(*)::int from d where d.inserted group by d.token_id order by d.token_id
@@ -291,6 +312,31 @@ export async function writeDeliveries(
   items: Array<{ item: NewDelivery; row: RowContext }>,
   c: SharedUpsertContext,
 ): Promise<Array<DeliveryRow | undefined>> {
+  const rows = await writeOnce(conn, trx, items, c);
+  // A row neither inserted nor updated lost a race for its key: a concurrent statement inserted
+  // the key after this one began and committed while this one waited on it (`on conflict do
+  // nothing`), so neither the key nor its delivery is in this statement's snapshot. Written again,
+  // it is a repeat. A row not written the second time had an out-of-date principal.
+  const lost = items.flatMap((it, i) => (rows[i] ? [] : [i]));
+  if (lost.length === 0) return rows;
+  const again = await writeOnce(
+    conn,
+    trx,
+    lost.map((i) => items[i]!),
+    c,
+  );
+  lost.forEach((i, j) => {
+    rows[i] = again[j];
+  });
+  return rows;
+}
+
+async function writeOnce(
+  conn: Connection,
+  trx: Transaction | undefined,
+  items: Array<{ item: NewDelivery; row: RowContext }>,
+  c: SharedUpsertContext,
+): Promise<Array<DeliveryRow | undefined>> {
   const hold = c.hold === true;
   const { sql, rows: size } = statementFor(hold ? 'held' : 'inbox', items.length, (rows) => upsertSql(rows, hold));
   const params: unknown[] = [];
@@ -350,16 +396,7 @@ function repeatSql(rows: number): string {
 with v (token_id, integrator_id, recipient_user_id, event_id, title, summary, markdown_body, external_status, source, request_id,
         at, token_ver, user_ver, integrator_ver, search_words) as (
   values ${Array.from({ length: rows }, () => REPEAT_ROW).join(',\n')}
-), d as (
-  update deliveries x set
-    fire_count = x.fire_count + 1,
-    external_status = coalesce(v.external_status, x.external_status),
-    ${STATUS_AT_ON_REPEAT('v.external_status', 'x', 'v.at')},
-    last_event_at = v.at
-  from v
-  where x.token_id = v.token_id and x.event_id = v.event_id and ${PRINCIPAL_CURRENT}
-  returning ${columnsOf('x')}, x.last_event_at as at, x.external_status_at, false as inserted
-), ${INBOX_TEXT_UPDATE('')}, a as (
+), ${REPEAT_UPDATE('d', false)}, ${INBOX_TEXT_UPDATE('')}, a as (
   insert into audit_log (id, action, source, actor_user_id, token_id, target_type, target_id, request_id, summary, created_at)
   select gen_random_uuid(), 'inbound.event.deduped', v.source, d.recipient_user_id, d.token_id, 'delivery', d.id::text, v.request_id,
     jsonb_build_object('event_type', d.event_type, 'event_id', d.event_id, 'severity', d.severity, 'fire_count', d.fire_count, 'degraded', false),

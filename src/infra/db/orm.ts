@@ -52,15 +52,28 @@ export async function openOrm(opts: OrmOptions): Promise<MikroORM> {
       // search over a large inbox crossed jit_above_cost and compiled for 1.5-2 s what runs in
       // milliseconds; an inbox page of 50 started two workers (Gather Merge) for ~10 ms of start-up
       // to read 51 rows (both measured with bench:search).
-      driverOptions: { maxLifetimeSeconds: opts.connMaxLifetimeS, options: '-c jit=off -c max_parallel_workers_per_gather=0' },
+      // fluxdesk.writes_delivery_keys: this release writes a delivery's dedup key itself; the
+      // trigger kept for the previous release's writes skips its rows
+      // (Migration20261201400000DeliveryKeys).
+      driverOptions: {
+        maxLifetimeSeconds: opts.connMaxLifetimeS,
+        options: `-c jit=off -c max_parallel_workers_per_gather=0 -c ${WRITES_DELIVERY_KEYS}=on`,
+      },
     }) as unknown as Promise<MikroORM>;
   }
   const dir = path.resolve(opts.dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true });
   // PGlite serialises connections; one connection avoids waits and failed transactions.
   // pg_trgm is loaded so document search gets the same trigram indexes as on PostgreSQL.
-  return PgliteORM.init({ ...common, dbName: dir, pool: { min: 1, max: 1 }, driverOptions: { extensions: { pg_trgm } } }) as unknown as Promise<MikroORM>;
+  const orm = (await PgliteORM.init({ ...common, dbName: dir, pool: { min: 1, max: 1 }, driverOptions: { extensions: { pg_trgm } } })) as unknown as MikroORM;
+  // The one connection's session setting (see above); lost with the connection, the trigger then
+  // writes the keys again (on conflict do nothing): slower, never wrong.
+  await orm.em.fork().getConnection().execute(`set ${WRITES_DELIVERY_KEYS} = 'on'`);
+  return orm;
 }
+
+/** The session setting that tells the delivery-keys trigger this connection writes the keys itself. */
+const WRITES_DELIVERY_KEYS = 'fluxdesk.writes_delivery_keys';
 
 /**
  * Applies pending migrations. On PostgreSQL several processes may start at once (a rollout):

@@ -79,6 +79,7 @@ describe('group commit: repeats', () => {
     expect(await sql(`select count(*)::int as n from deliveries where token_id = ? and event_id = ?`, [t.tokenId, ev.event_id])).toEqual([{ n: 1 }]);
   });
 
+  // Gone as retention removes it: its dedup key first, then the delivery (docs/scaling.md section 4).
   it('a pair whose delivery is gone is handed back to the full statement and arrives as new', async () => {
     const t = await newPersonalToken(h);
     const ev = event(h);
@@ -86,6 +87,7 @@ describe('group commit: repeats', () => {
     expect(first.status).toBe(202);
     await sql(`delete from nudge_outbox where delivery_id = ?`, [first.body.deliveryId]);
     await sql(`delete from notifications where delivery_id = ?`, [first.body.deliveryId]);
+    await sql(`delete from delivery_keys where delivery_id = ?`, [first.body.deliveryId]);
     await sql(`delete from deliveries where id = ?`, [first.body.deliveryId]);
     const s0 = stats();
     const again = await publish(h, t.token, ev);

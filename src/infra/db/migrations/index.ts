@@ -25,6 +25,8 @@ import { Migration20261130200000DeliveryTrace } from './Migration20261130200000D
 import { Migration20261201000000InboxSearchState } from './Migration20261201000000InboxSearchState.js';
 import { Migration20261201100000InboxGrouping } from './Migration20261201100000InboxGrouping.js';
 import { Migration20261201200000OutboxParked } from './Migration20261201200000OutboxParked.js';
+import { Migration20261201400000DeliveryKeys } from './Migration20261201400000DeliveryKeys.js';
+import { Migration20261201400100DeliveryKeysBackfill } from './Migration20261201400100DeliveryKeysBackfill.js';
 import { Migration20261201300000AuditLogPartitions } from './Migration20261201300000AuditLogPartitions.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
@@ -57,4 +59,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261201100000InboxGrouping', class: Migration20261201100000InboxGrouping },
   { name: 'Migration20261201200000OutboxParked', class: Migration20261201200000OutboxParked },
   { name: 'Migration20261201300000AuditLogPartitions', class: Migration20261201300000AuditLogPartitions },
+  { name: 'Migration20261201400000DeliveryKeys', class: Migration20261201400000DeliveryKeys },
+  { name: 'Migration20261201400100DeliveryKeysBackfill', class: Migration20261201400100DeliveryKeysBackfill },
 ];
