@@ -317,7 +317,7 @@ export async function writeDeliveries(
   // the key after this one began and committed while this one waited on it (`on conflict do
   // nothing`), so neither the key nor its delivery is in this statement's snapshot. Written again,
   // it is a repeat. A row not written the second time had an out-of-date principal.
-  const lost = items.flatMap((it, i) => (rows[i] ? [] : [i]));
+  const lost = rows.flatMap((r, i) => (r ? [] : [i]));
   if (lost.length === 0) return rows;
   const again = await writeOnce(
     conn,
