@@ -63,6 +63,43 @@ it("the previous release's writes (no session setting) get their keys from the t
   }
 });
 
+it('a publish that waited on a key committed after its statement began is written again, as a repeat', async () => {
+  const t = await newPersonalToken(h);
+  const ev = event(h);
+  const first = await publish(h, t.token, { ...ev, event_id: `${ev.event_id}-seed` });
+  // Another writer's first arrival of the same key, uncommitted: its key and delivery.
+  const other = new pg.Client({ connectionString: h.databaseUrl });
+  await other.connect();
+  try {
+    await other.query('begin');
+    await other.query(`set local fluxdesk.writes_delivery_keys = on`);
+    const [row] = (
+      await other.query(
+        `with k as (insert into delivery_keys (token_id, event_id, delivery_id, created_at) values ($2, $3, gen_random_uuid(), now()) returning delivery_id, created_at)
+         insert into deliveries (id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
+         select k.delivery_id, token_id, integrator_id, recipient_user_id, project_id, $3, event_type, severity, title, occurred_at, k.created_at, k.created_at, 1
+         from deliveries, k where id = $1 returning id`,
+        [first.body.deliveryId, t.tokenId, ev.event_id],
+      )
+    ).rows;
+    const pending = publish(h, t.token, ev);
+    // The publish statement waits on the uncommitted key.
+    for (let i = 0; i < 200; i++) {
+      const waiting = await sql.query(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%delivery_keys%'`,
+      );
+      if (waiting.rows[0].n > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await other.query('commit');
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ deliveryId: row.id, fireCount: 2, deduped: true });
+  } finally {
+    await other.end();
+  }
+});
+
 it('an upgrade backfills the keys of every delivery that existed before it, in batches, and they dedup', async () => {
   const t = await newPersonalToken(h);
   const ev = event(h);
