@@ -78,12 +78,15 @@ const EnvSchema = z.object({
   // Monthly partitions (docs/scaling.md section 4): whole months older than these many days are
   // dropped by the daily `partitions.retention` job. Audit: 400 days, so the whole of the same month a
   // year ago is always there (13 months and a margin). Deliveries: 90 days, a quarter of inbox history
-  // (read only by the retention job's plan until deliveries are partitioned).
+  // (deliveries, their keys, inbox rows, supplements, hold entries and trace).
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(400),
   DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
   // Months of partitions kept created ahead of the current one (at start-up and daily); readiness
   // fails while next month's is missing, so at least 1.
   PARTITION_MONTHS_AHEAD: z.coerce.number().int().min(1).max(120).default(2),
+  // Post-deploy migrations (infra/db/migrations/index.ts) at start-up too: `on` only where no node of
+  // the previous release can still be running (a single node, a fresh install). Embedded: always.
+  MIGRATE_POST_DEPLOY: z.enum(['on', 'off']).default('off'),
   // Proxies in front of this process that append to X-Forwarded-For (0: the client is the socket's peer).
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   // Push service hosts besides the browsers' own (domain/nudges/push-endpoint.rules.ts), `*.` for subdomains.
@@ -193,6 +196,8 @@ export type Config = Readonly<{
   trustProxyHops: number;
   /** Monthly partitions: retention per table family (days) and months created ahead. */
   partitions: Readonly<{ auditRetentionDays: number; deliveryRetentionDays: number; monthsAhead: number }>;
+  /** Apply the post-deploy migrations at start-up (MIGRATE_POST_DEPLOY=on). */
+  migratePostDeploy: boolean;
 }>;
 
 export type OidcConfig = Readonly<{
@@ -269,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       deliveryRetentionDays: e.DELIVERY_RETENTION_DAYS,
       monthsAhead: e.PARTITION_MONTHS_AHEAD,
     }),
+    migratePostDeploy: e.MIGRATE_POST_DEPLOY === 'on',
   });
 }
 

@@ -106,7 +106,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
       connMaxLifetimeS: config.dbConnMaxLifetimeS,
       tracer,
     });
-    await migrate(orm, config.databaseUrl);
+    await migrate(orm, config.databaseUrl, { postDeploy: config.migratePostDeploy });
     // Partitions ahead at every start (idempotent; the daily `partitions.ahead` job keeps them ahead).
     await ensurePartitionsAhead(orm.em.fork(), (opts.clock ?? systemClock).now(), config.partitions.monthsAhead);
   } catch (err) {

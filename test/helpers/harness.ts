@@ -67,7 +67,15 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const clock = opts.clock ?? new ManualClock();
   let db: { url: string; drop(): Promise<void> } | undefined;
   let dataDir: string | undefined;
-  const env: Record<string, string> = { PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...opts.env };
+  // Tests run on the schema a finished rollout leaves (post-deploy migrations applied) unless a test says otherwise.
+  const env: Record<string, string> = {
+    PORT: '0',
+    GRPC_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    MIGRATE_POST_DEPLOY: 'on',
+    ...opts.env,
+  };
   if (mode === 'postgres') {
     if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
     else {

@@ -146,6 +146,11 @@ const REPEAT_UPDATE = (name: string, body: boolean) => `${name} as (
   returning ${columnsOf('x')}, ${body ? 'x.markdown_body, ' : ''}x.last_event_at as at, x.external_status_at, false as inserted
 )`;
 
+// The dedup key (`k`): inserted, a first arrival. Already there, a repeat; unless it is a day old
+// or more and its delivery is gone (retention removed it, docs/scaling.md section 4.3): then it is
+// taken over by a new delivery, a first arrival again (SPEC: dedup lasts as long as the delivery).
+// The day keeps a key a concurrent statement just wrote (its delivery not yet in this statement's
+// snapshot) from ever looking gone.
 // Two statement texts: an inbox delivery (inbox row, per-user counter, nudge outbox rows) or a
 // held one (moderation token: a hold-for-forwarding queue entry instead). A text holds only the
 // CTEs its kind can run: each data-modifying CTE is set up on every execution (opening its table and
@@ -213,7 +218,9 @@ with v (token_id, integrator_id, recipient_user_id, project_id, event_id, event_
   insert into delivery_keys (token_id, event_id, delivery_id, created_at)
   select v.token_id, v.event_id, gen_random_uuid(), v.at from v
   where v.token_id is not null and ${PRINCIPAL_CURRENT}
-  on conflict (token_id, event_id) do nothing
+  on conflict (token_id, event_id) do update set delivery_id = excluded.delivery_id, created_at = excluded.created_at
+    where delivery_keys.created_at < excluded.created_at - interval '1 day'
+      and not exists (select 1 from deliveries x where x.id = delivery_keys.delivery_id and x.created_at = delivery_keys.created_at)
   returning token_id, event_id, delivery_id, created_at
 ), dn as (
   insert into deliveries (id, token_id, integrator_id, recipient_user_id, project_id, event_id, event_type, severity, tone,

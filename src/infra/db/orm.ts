@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { ENTITIES } from '../../domain/entities.js';
 import { preparedStatementDriver } from './prepared-statements.js';
 import type { Tracer } from '../tracing/tracing.js';
-import { MIGRATIONS } from './migrations/index.js';
+import { MIGRATIONS, POST_DEPLOY_MIGRATIONS } from './migrations/index.js';
 
 export interface OrmOptions {
   databaseUrl?: string;
@@ -80,8 +80,11 @@ const WRITES_DELIVERY_KEYS = 'fluxdesk.writes_delivery_keys';
  * a session advisory lock on a separate connection lets one migrate while the others wait,
  * then find nothing left to do. PGlite has one owner process (DATA_DIR lock).
  */
-export async function migrate(orm: MikroORM, databaseUrl?: string): Promise<string[]> {
-  if (!databaseUrl) return (await orm.migrator.up()).map((m) => m.name);
+export async function migrate(orm: MikroORM, databaseUrl?: string, opts: { postDeploy?: boolean } = {}): Promise<string[]> {
+  // Pending migrations in list order; the post-deploy ones only when asked (embedded: always).
+  const names = MIGRATIONS.map((m) => m.name).filter((n) => opts.postDeploy === true || !databaseUrl || !POST_DEPLOY_MIGRATIONS.has(n));
+  const up = async () => (await orm.migrator.up({ migrations: names })).map((m) => m.name);
+  if (!databaseUrl) return up();
   const lock = new pg.Client({ connectionString: databaseUrl });
   await lock.connect();
   try {
@@ -91,7 +94,7 @@ export async function migrate(orm: MikroORM, databaseUrl?: string): Promise<stri
     while (!(await lock.query<{ ok: boolean }>('select pg_try_advisory_lock($1) as ok', [MIGRATION_LOCK_KEY])).rows[0]?.ok) {
       await new Promise((r) => setTimeout(r, MIGRATION_LOCK_POLL_MS));
     }
-    return (await orm.migrator.up()).map((m) => m.name);
+    return await up();
   } finally {
     await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await lock.end();

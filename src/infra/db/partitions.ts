@@ -16,8 +16,11 @@ export interface PartitionedTable {
   retention: RetentionFamily;
 }
 
-/** The partitioned tables. deliveries, notifications and delivery_supplements join after their expand/contract. */
-export const PARTITIONED_TABLES: readonly PartitionedTable[] = [{ table: 'audit_log', retention: 'audit' }];
+/** The partitioned tables. notifications and delivery_supplements join after their expand/contract. */
+export const PARTITIONED_TABLES: readonly PartitionedTable[] = [
+  { table: 'audit_log', retention: 'audit' },
+  { table: 'deliveries', retention: 'delivery' },
+];
 
 /**
  * While a table is converted in place, the partitioned copy is `<table>_p` (same partition
@@ -105,6 +108,30 @@ async function childNames(em: EntityManager, parent: string): Promise<string[]> 
   return rows.map((r) => r.relname);
 }
 
+/**
+ * A table partitioned in place keeps its old rows in one partition for [MINVALUE, until)
+ * (Migration20261202000000DeliveriesPartitioned, recorded in partition_legacy); its months start at
+ * `until`.
+ */
+export interface LegacyPartition {
+  partition: string;
+  until: Date;
+}
+
+export async function legacyPartition(em: EntityManager, table: string): Promise<LegacyPartition | null> {
+  const [known] = await exec<{ ok: boolean }>(em, `select to_regclass('partition_legacy') is not null as ok`);
+  if (!known?.ok) return null;
+  const rows = await exec<{ partition: string; until: Date | string }>(
+    em,
+    `select l.partition, l.until from partition_legacy l where l.table_name = ? and to_regclass(l.partition) is not null`,
+    [table],
+  );
+  return rows[0] ? { partition: rows[0].partition, until: new Date(rows[0].until) } : null;
+}
+
+/** Whether `month` lies in the table's legacy partition (nothing to create for it). */
+const inLegacy = (legacy: LegacyPartition | null, month: Date) => legacy !== null && month.getTime() < legacy.until.getTime();
+
 /** Arbitrary constant: "fluxdesk partitions". Serialises DDL of processes starting at once. */
 const PARTITION_LOCK_KEY = 0x0f1d9a27;
 
@@ -128,7 +155,8 @@ export async function ensurePartitionsAhead(
   for (const { table } of tables) {
     const parent = await partitionedParent(em, table);
     if (!parent) continue;
-    const wanted = monthsToHave(now, monthsAhead);
+    const legacy = await legacyPartition(em, table);
+    const wanted = monthsToHave(now, monthsAhead).filter((m) => !inLegacy(legacy, m));
     let have = new Set(await childNames(em, parent));
     if (wanted.every((m) => have.has(partitionName(table, m)))) continue;
     await em.fork().transactional(async (tx) => {
@@ -155,7 +183,7 @@ export async function missingNextMonth(em: EntityManager, now: Date, tables: rea
               to_regclass(?) is not null as present`,
       [conversionTableName(t.table), t.table, partitionName(t.table, next)],
     );
-    if (row?.partitioned && !row.present) missing.push(t.table);
+    if (row?.partitioned && !row.present && !inLegacy(await legacyPartition(em, t.table), next)) missing.push(t.table);
   }
   return missing;
 }
@@ -181,23 +209,29 @@ export async function expiredPartitions(
   for (const t of tables) {
     // Only a table that is partitioned under its own name: a conversion copy is not the live table yet.
     if ((await partitionedParent(em, t.table)) !== t.table) continue;
+    const legacy = await legacyPartition(em, t.table);
+    // Its partitions, and a month (or the legacy partition) that an interrupted run detached but did not drop.
     const rows = await exec<{ relname: string; reltuples: number }>(
       em,
-      `select c.relname, c.reltuples::float8 as reltuples from pg_inherits i join pg_class c on c.oid = i.inhrelid
-        where i.inhparent = ?::regclass order by c.relname`,
-      [t.table],
+      `select c.relname, c.reltuples::float8 as reltuples from pg_class c
+        where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
+          and (exists (select 1 from pg_inherits i where i.inhrelid = c.oid and i.inhparent = ?::regclass)
+               or (not exists (select 1 from pg_inherits i where i.inhrelid = c.oid) and (c.relname ~ ? or c.relname = ?)))
+        order by c.relname`,
+      [t.table, `^${t.table}_[0-9]{4}_[0-9]{2}$`, legacy?.partition ?? ''],
     );
+    const cutoff = now.getTime() - retentionDays[t.retention] * 86_400_000;
     for (const r of rows) {
       const month = partitionMonth(t.table, r.relname);
-      if (!month || !isExpired(month, now, retentionDays[t.retention])) continue;
+      const range =
+        month && addMonths(month, 1).getTime() <= cutoff
+          ? { from: month.toISOString(), to: addMonths(month, 1).toISOString() }
+          : legacy && r.relname === legacy.partition && legacy.until.getTime() <= cutoff
+            ? { from: '-infinity', to: legacy.until.toISOString() }
+            : null;
+      if (!range) continue;
       const estimate = Number(r.reltuples);
-      out.push({
-        table: t.table,
-        partition: r.relname,
-        from: month.toISOString(),
-        to: addMonths(month, 1).toISOString(),
-        rowsEstimate: estimate < 0 ? null : Math.round(estimate),
-      });
+      out.push({ table: t.table, partition: r.relname, ...range, rowsEstimate: estimate < 0 ? null : Math.round(estimate) });
     }
   }
   return out;
@@ -214,6 +248,9 @@ export async function dropExpiredPartitions(em: EntityManager, expired: readonly
   for (const p of expired) {
     const parent = ident(p.table);
     const part = ident(p.partition);
+    const dependents = DEPENDENTS[p.table];
+    // Children first, while attached (the bulk); again once detached, for a row a repeat moved to a block already passed.
+    if (dependents) await deleteDependents(em, p.partition, dependents);
     const pending = await exec<{ pending: boolean }>(em, `select i.inhdetachpending as pending from pg_inherits i where i.inhrelid = to_regclass(?)`, [
       p.partition,
     ]);
@@ -227,8 +264,47 @@ export async function dropExpiredPartitions(em: EntityManager, expired: readonly
         }
       }
     }
+    if (dependents) await deleteDependents(em, p.partition, dependents);
     await exec(em, `drop table if exists ${part}`);
     dropped.push(p);
   }
   return dropped;
+}
+
+/**
+ * What goes with a table's rows, by the statement that removes it for a batch of rows `d`. For a
+ * delivery: its dedup key (first: a key without its delivery is replaced by the next publish of its
+ * event_id, a new delivery, as the inbound protocol says), its inbox row (a DELETE, so the inbox
+ * counters' statement triggers keep them exact; a dropped partition fires none), supplements, hold
+ * entry and trace. nudge_outbox / nudge_held / nudge_failures rows are short-lived and have no key.
+ */
+const DEPENDENTS: Record<string, readonly string[]> = {
+  deliveries: [
+    'delete from delivery_keys k using batch d where k.token_id = d.token_id and k.event_id = d.event_id and k.delivery_id = d.id',
+    'delete from notifications c using batch d where c.delivery_id = d.id',
+    'delete from delivery_supplements c using batch d where c.delivery_id = d.id',
+    'delete from moderation_queue c using batch d where c.delivery_id = d.id',
+    'delete from delivery_trace c using batch d where c.delivery_id = d.id',
+  ],
+};
+
+/** Heap blocks per retention batch (about 4,000 deliveries): one short transaction each. */
+const DEPENDENT_BATCH_BLOCKS = 200;
+
+/** Runs `statements` for `partition`'s rows, in batches of heap blocks (TID range scans, no index needed). */
+async function deleteDependents(em: EntityManager, partition: string, statements: readonly string[]): Promise<void> {
+  const [size] = await exec<{ blocks: number }>(em, `select (pg_relation_size(?::regclass) / current_setting('block_size')::bigint)::int as blocks`, [
+    ident(partition),
+  ]);
+  for (let from = 0; from < (size?.blocks ?? 0); from += DEPENDENT_BATCH_BLOCKS) {
+    await em.fork().transactional(async (tx) => {
+      await exec(
+        tx,
+        `create temporary table batch on commit drop as
+           select id, token_id, event_id from ${ident(partition)} where ctid >= format('(%s,0)', ?::int)::tid and ctid < format('(%s,0)', ?::int)::tid`,
+        [from, from + DEPENDENT_BATCH_BLOCKS],
+      );
+      for (const sql of statements) await exec(tx, sql);
+    });
+  }
 }

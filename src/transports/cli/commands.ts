@@ -5,8 +5,8 @@ import { parseArgs } from 'node:util';
 import { SELF_SERVICE_DAILY_LIMITS } from '../../domain/tokens/tokens.limits.js';
 import { RETENTION_COMMAND } from '../../app/partition-retention.js';
 
-/** `migrate` has no operation input: it runs the migrator. */
-export type ParsedCommand = { op: string; input: Record<string, unknown> } | { op: 'migrate'; input?: undefined };
+/** `migrate` runs the migrator (`--post-deploy`: the post-deploy migrations too); it has no operation input. */
+export type ParsedCommand = { op: string; input: Record<string, unknown> } | { op: 'migrate'; input?: { postDeploy: boolean } };
 
 export class UsageError extends Error {}
 
@@ -25,7 +25,8 @@ export const USAGE = `usage: fluxdesk <command> [flags]   (JSON on stdout)
   user grant-capability --email E --capability code.repo.bind   (user revoke-capability: same flags)
   meeting create --project S --title T --starts-at ISO [--ends-at ISO] --by E   a meeting (found by the search tool)
   retention [--apply]                                months past AUDIT_RETENTION_DAYS / DELIVERY_RETENTION_DAYS that would be dropped; --apply drops them
-  migrate                                            apply pending migrations`;
+  migrate [--post-deploy]                            apply pending migrations (--post-deploy: also the contract steps
+                                                     to run once every node runs this release)`;
 
 /** How a flag's text becomes an input value: as is, a comma list, or an integer. */
 type Kind = 'text' | 'list' | 'int';
@@ -103,7 +104,14 @@ function usageErrorFrom(err: Error & { code?: string }, args: string[]): UsageEr
 }
 
 export function parseCommand(argv: string[]): ParsedCommand {
-  if (argv[0] === 'migrate') return { op: 'migrate' };
+  if (argv[0] === 'migrate') {
+    try {
+      const { values } = parseArgs({ args: argv.slice(1), options: { 'post-deploy': { type: 'boolean' } }, strict: true, allowPositionals: false });
+      return values['post-deploy'] === true ? { op: 'migrate', input: { postDeploy: true } } : { op: 'migrate' };
+    } catch (err) {
+      throw usageErrorFrom(err as Error, argv.slice(1));
+    }
+  }
   if (argv[0] === 'retention') {
     try {
       const { values } = parseArgs({ args: argv.slice(1), options: { apply: { type: 'boolean' } }, strict: true, allowPositionals: false });

@@ -45,7 +45,9 @@ async function main(argv: string[]): Promise<void> {
   }
   // Logs go to stderr: stdout carries only the JSON answer.
   const logger = createLogger('warn', 2);
-  const deps = await createDeps({ ...config, redisUrl: undefined }, { role: 'cli', logger });
+  // `migrate --post-deploy`: the post-deploy migrations too (docs/migrations.md).
+  const postDeploy = cmd.op === 'migrate' && cmd.input?.postDeploy === true;
+  const deps = await createDeps({ ...config, redisUrl: undefined, migratePostDeploy: config.migratePostDeploy || postDeploy }, { role: 'cli', logger });
   let reply: OperatorReply;
   try {
     // createDeps applied pending migrations already.

@@ -1,11 +1,13 @@
 // The dedup key table (Migration20261201400000DeliveryKeys and ...Backfill): the publish path
 // decides first arrival or repeat in delivery_keys, the keys of deliveries that existed before the
 // upgrade are backfilled by the migration, and the previous release's writes (connections without
-// `fluxdesk.writes_delivery_keys`) get their keys from the trigger.
+// `fluxdesk.writes_delivery_keys`) get their keys from the trigger. On the schema this release's
+// own migrations leave, before the post-deploy migration partitions deliveries
+// (deliveries-partitioned.test.ts): the state of a fleet in the middle of its rollout.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { event, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
-import { openOrm } from '../../../src/infra/db/orm.js';
+import { migrate, openOrm } from '../../../src/infra/db/orm.js';
 
 let h: Harness;
 let sql: pg.Client;
@@ -14,7 +16,7 @@ const keyOf = async (tokenId: string, eventId: string) =>
   (await sql.query(`select delivery_id, created_at from delivery_keys where token_id = $1 and event_id = $2`, [tokenId, eventId])).rows;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ env: { MIGRATE_POST_DEPLOY: 'off' } });
   sql = new pg.Client({ connectionString: h.databaseUrl });
   await sql.connect();
 }, 60_000);
@@ -61,6 +63,25 @@ it("the previous release's writes (no session setting) get their keys from the t
   } finally {
     await previous.end();
   }
+});
+
+it('a key whose delivery is gone (a day old or more) is taken over: the event_id arrives as new', async () => {
+  const t = await newPersonalToken(h);
+  const ev = event(h);
+  const first = await publish(h, t.token, ev);
+  expect(first.status).toBe(202);
+  // Retention removed the delivery and its inbox row but not (yet) its key.
+  await sql.query(`update delivery_keys set created_at = created_at - interval '40 days' where delivery_id = $1`, [first.body.deliveryId]);
+  await sql.query(`delete from nudge_outbox where delivery_id = $1`, [first.body.deliveryId]);
+  await sql.query(`delete from notifications where delivery_id = $1`, [first.body.deliveryId]);
+  await sql.query(`delete from deliveries where id = $1`, [first.body.deliveryId]);
+  const again = await publish(h, t.token, ev);
+  expect(again.status).toBe(202);
+  expect(again.body).toMatchObject({ fireCount: 1, deduped: false });
+  expect(again.body.deliveryId).not.toBe(first.body.deliveryId);
+  expect((await keyOf(t.tokenId, ev.event_id as string)).map((k) => k.delivery_id)).toEqual([again.body.deliveryId]);
+  const repeat = await publish(h, t.token, ev);
+  expect(repeat.body).toMatchObject({ deliveryId: again.body.deliveryId, fireCount: 2, deduped: true });
 });
 
 it('a publish that waited on a key committed after its statement began is written again, as a repeat', async () => {
@@ -121,7 +142,7 @@ it('an upgrade backfills the keys of every delivery that existed before it, in b
 
   const orm = await openOrm({ databaseUrl: h.databaseUrl, dataDir: '.', poolMax: 1, connMaxLifetimeS: 0 });
   try {
-    expect((await orm.migrator.up()).map((m) => m.name)).toEqual(['Migration20261201400000DeliveryKeys', 'Migration20261201400100DeliveryKeysBackfill']);
+    expect(await migrate(orm, h.databaseUrl)).toEqual(['Migration20261201400000DeliveryKeys', 'Migration20261201400100DeliveryKeysBackfill']);
   } finally {
     await orm.close();
   }

@@ -27,6 +27,7 @@ import { Migration20261201100000InboxGrouping } from './Migration20261201100000I
 import { Migration20261201200000OutboxParked } from './Migration20261201200000OutboxParked.js';
 import { Migration20261201400000DeliveryKeys } from './Migration20261201400000DeliveryKeys.js';
 import { Migration20261201400100DeliveryKeysBackfill } from './Migration20261201400100DeliveryKeysBackfill.js';
+import { Migration20261202000000DeliveriesPartitioned } from './Migration20261202000000DeliveriesPartitioned.js';
 import { Migration20261201300000AuditLogPartitions } from './Migration20261201300000AuditLogPartitions.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
@@ -61,4 +62,13 @@ export const MIGRATIONS = [
   { name: 'Migration20261201300000AuditLogPartitions', class: Migration20261201300000AuditLogPartitions },
   { name: 'Migration20261201400000DeliveryKeys', class: Migration20261201400000DeliveryKeys },
   { name: 'Migration20261201400100DeliveryKeysBackfill', class: Migration20261201400100DeliveryKeysBackfill },
+  { name: 'Migration20261202000000DeliveriesPartitioned', class: Migration20261202000000DeliveriesPartitioned },
 ];
+
+/**
+ * Post-deploy migrations (docs/migrations.md, "Post-deploy migrations"): contract steps the
+ * previous release cannot run on. A process applies only the others when it starts; these run
+ * on `npx fluxdesk migrate --post-deploy`, once every node runs this release (or at every start
+ * with MIGRATE_POST_DEPLOY=on, and always in embedded mode: one process, no older node).
+ */
+export const POST_DEPLOY_MIGRATIONS: ReadonlySet<string> = new Set(['Migration20261202000000DeliveriesPartitioned']);
