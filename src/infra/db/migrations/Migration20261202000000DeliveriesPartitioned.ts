@@ -3,29 +3,32 @@ import { Migration } from '@mikro-orm/migrations';
 import { addMonths, createPartitionSql, monthStart } from '../partitions.js';
 
 // `deliveries` becomes partitioned by month on created_at (docs/scaling.md section 4.3), without
-// copying a row. Release 0.26.0 moved the dedup key to delivery_keys and never names deliveries'
-// unique constraint (token_id, event_id), so it runs on the partitioned table as it is.
+// copying a row. A POST-DEPLOY migration (index.ts POST_DEPLOY_MIGRATIONS): it runs once every
+// node runs this release, whose publish path decides dedup in delivery_keys and never names
+// deliveries' unique constraint (token_id, event_id); the previous release publishes with `on
+// conflict (token_id, event_id)` on deliveries, which no partitioned table can serve.
 //
+// First the foreign keys into deliveries (id) are dropped, each in its own short transaction.
 // Empty table (a fresh database, every test): replaced at once by the partitioned table.
 // Rows present: the existing table becomes the partition `deliveries_legacy` for [MINVALUE, B),
 // B the first day of the month after next (UTC), and monthly partitions start at B:
-//  1. a unique index (id, created_at) built CONCURRENTLY (writes go on), made a constraint;
+//  1. a unique index (id, created_at) built CONCURRENTLY (writes go on);
 //  2. `check (created_at < B)` added NOT VALID (instant), then validated (SHARE UPDATE EXCLUSIVE:
 //     writes go on). B is a month or more ahead, so no row written meanwhile breaks it;
-//  3. one short transaction (lock_timeout 5 s, retried): the foreign keys into deliveries (id)
-//     from notifications, delivery_supplements and moderation_queue are dropped (a foreign key to
-//     a partitioned table must name its whole key; retention removes the children first), the
-//     0.26.0 key trigger is dropped (this release's contract step: 0.26.0's connections skip it),
-//     the table and its indexes are renamed, the partitioned `deliveries` is created with the same
-//     columns, primary key (id, created_at), the two (…, created_at) indexes and the outgoing
-//     foreign keys, and the old table is attached: its indexes and foreign keys are attached, not
-//     built, and the validated check spares the scan. Then B's partition and the next month's.
-// The bound is recorded in partition_legacy (not partition_conversions: that one is the copying
-// conversion's, which drops its `_legacy` table): the partition machinery creates no
-// month below it, and retention drops the legacy partition once B is past DELIVERY_RETENTION_DAYS.
-// Each step is idempotent: a start interrupted anywhere runs the migration again and goes on.
+//  3. one short transaction: the index made a constraint, the key trigger dropped (it served the
+//     previous release's writes during the rollout), the table and its indexes renamed
+//     `deliveries_legacy*`, the partitioned `deliveries` created with the same columns and
+//     outgoing foreign keys, primary key (id, created_at) and the two (…, created_at) indexes, and
+//     the old table attached: its indexes and foreign keys are attached, not built, and the
+//     validated check spares the scan. Then B's partition and the next month's.
+// Each short transaction has a lock_timeout of 5 s and runs again after a lock timeout or a
+// deadlock with the running service. The bound is recorded in partition_legacy (not
+// partition_conversions: that one is the copying conversion's, which drops its `_legacy` table):
+// the partition machinery creates no month below it, and retention drops the legacy partition
+// once B is past DELIVERY_RETENTION_DAYS. Every step is idempotent: a run interrupted anywhere is
+// run again and goes on.
 
-const SWAP_ATTEMPTS = 10;
+const ATTEMPTS = 10;
 
 export class Migration20261202000000DeliveriesPartitioned extends Migration {
   override isTransactional(): boolean {
@@ -35,29 +38,45 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
   override async up(): Promise<void> {
     const em = this.getEntityManager();
     const q = async <T>(sql: string, params: unknown[] = []) => (await em.getConnection().execute(sql, params, 'all')) as T[];
+    /** `work` in one short transaction (lock_timeout 5 s), run again after a lock timeout or a deadlock with the running service. */
+    const short = async <T>(work: (t: Sql) => Promise<T>): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await em.transactional(async (tx) => {
+            const t = sqlIn(tx);
+            await t(`set local lock_timeout = '5s'`);
+            return work(t);
+          });
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if ((code !== '55P03' && code !== '40P01') || attempt >= ATTEMPTS) throw err;
+          await new Promise((r) => setTimeout(r, 200 * attempt));
+        }
+      }
+    };
     await q(
       `create table if not exists "partition_legacy" ("table_name" text not null primary key, "partition" text not null, "until" timestamptz not null, "attached_at" timestamptz not null default now())`,
     );
-    const partitioned = async () => (await q(`select 1 from pg_partitioned_table where partrelid = to_regclass('"deliveries"')`)).length > 0;
-    if (await partitioned()) return;
+    if ((await q(`select 1 from pg_partitioned_table where partrelid = to_regclass('"deliveries"')`)).length > 0) return;
     const now = new Date();
-    const hasRows = async () => (await q<{ has: boolean }>(`select exists (select 1 from "deliveries") as has`))[0]!.has;
 
-    if (!(await hasRows())) {
-      const done = await em.transactional(async (tx) => {
-        const t = sqlIn(tx);
-        await t(`set local lock_timeout = '5s'`);
-        await t(`lock table "deliveries" in access exclusive mode`);
-        if ((await t<{ has: boolean }>(`select exists (select 1 from "deliveries") as has`))[0]!.has) return false;
-        for (const s of await swapSql(t, null)) await t(s);
-        await t(`drop table "deliveries_legacy"`);
-        for (let m = monthStart(now); m <= addMonths(monthStart(now), 2); m = addMonths(m, 1)) await t(createPartitionSql('deliveries', 'deliveries', m));
-        return true;
-      });
-      if (done) return;
-    }
+    // The foreign keys into deliveries (id), each alone (a key to a partitioned table must name its
+    // whole primary key; retention removes the children first). Nothing of this release needs them.
+    for (const fk of await q<{ table: string; name: string }>(
+      `select c.conrelid::regclass::text as table, c.conname as name from pg_constraint c where c.confrelid = to_regclass('"deliveries"') and c.contype = 'f' order by 1, 2`,
+    ))
+      await short((t) => t(`alter table ${fk.table} drop constraint if exists "${fk.name}"`));
 
-    const bound = addMonths(monthStart(now), 2);
+    const empty = await short(async (t) => {
+      await t(`lock table "deliveries" in access exclusive mode`);
+      if ((await t<{ has: boolean }>(`select exists (select 1 from "deliveries") as has`))[0]!.has) return false;
+      for (const s of await swapSql(t, null)) await t(s);
+      await t(`drop table "deliveries_legacy"`);
+      for (let m = monthStart(now); m <= addMonths(monthStart(now), 2); m = addMonths(m, 1)) await t(createPartitionSql('deliveries', 'deliveries', m));
+      return true;
+    });
+    if (empty) return;
+
     // 1. The unique index the partitioned primary key attaches (an invalid leftover is built again).
     const idx = await q<{ valid: boolean }>(
       `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = 'deliveries_id_created_at_unique' and c.relnamespace = current_schema()::regnamespace`,
@@ -65,44 +84,25 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
     if (idx.length > 0 && idx[0]?.valid !== true) await q(`drop index concurrently if exists "deliveries_id_created_at_unique"`);
     await q(`create unique index concurrently if not exists "deliveries_id_created_at_unique" on "deliveries" ("id", "created_at")`);
     // 2. The range check, validated without blocking writes (a check left by an interrupted run keeps its bound).
-    const existing = await q<{ def: string }>(
-      `select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = to_regclass('"deliveries"') and conname = 'deliveries_legacy_range'`,
+    const existing = await q<{ until: Date | string }>(
+      `select (regexp_match(pg_get_constraintdef(oid), '''([^'']+)'''))[1]::timestamptz as until from pg_constraint where conrelid = to_regclass('"deliveries"') and conname = 'deliveries_legacy_range'`,
     );
-    let legacyUntil = bound;
-    if (existing.length === 0) {
-      await em.transactional(async (tx) => {
-        const t = sqlIn(tx);
-        await t(`set local lock_timeout = '5s'`);
-        await t(`alter table "deliveries" add constraint "deliveries_legacy_range" check ("created_at" < '${bound.toISOString()}'::timestamptz) not valid`);
-      });
-    } else {
-      legacyUntil = new Date(
-        (await q<{ until: Date | string }>(`select (regexp_match(?, '''([^'']+)'''))[1]::timestamptz as until`, [existing[0]!.def]))[0]!.until,
+    const legacyUntil = existing[0] ? new Date(existing[0].until) : addMonths(monthStart(now), 2);
+    if (!existing[0]) {
+      await short((t) =>
+        t(`alter table "deliveries" add constraint "deliveries_legacy_range" check ("created_at" < '${legacyUntil.toISOString()}'::timestamptz) not valid`),
       );
     }
     await q(`alter table "deliveries" validate constraint "deliveries_legacy_range"`);
 
     // 3. The swap, in one short transaction.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await em.transactional(async (tx) => {
-          const t = sqlIn(tx);
-          await t(`set local lock_timeout = '5s'`);
-          await t(`lock table "deliveries" in access exclusive mode`);
-          await t(`alter table "deliveries" add constraint "deliveries_legacy_id_created_at_unique" unique using index "deliveries_id_created_at_unique"`);
-          for (const s of await swapSql(t, legacyUntil)) await t(s);
-          for (let m = legacyUntil; m <= addMonths(legacyUntil, 1); m = addMonths(m, 1)) await t(createPartitionSql('deliveries', 'deliveries', m));
-          await t(
-            `insert into "partition_legacy" ("table_name", "partition", "until") values ('deliveries', 'deliveries_legacy', '${legacyUntil.toISOString()}')`,
-          );
-        });
-        return;
-      } catch (err) {
-        // 55P03 lock_not_available: a long transaction of the running release; try again shortly.
-        if ((err as { code?: string }).code !== '55P03' || attempt >= SWAP_ATTEMPTS) throw err;
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    }
+    await short(async (t) => {
+      await t(`lock table "deliveries" in access exclusive mode`);
+      await t(`alter table "deliveries" add constraint "deliveries_legacy_id_created_at_unique" unique using index "deliveries_id_created_at_unique"`);
+      for (const s of await swapSql(t, legacyUntil)) await t(s);
+      for (let m = legacyUntil; m <= addMonths(legacyUntil, 1); m = addMonths(m, 1)) await t(createPartitionSql('deliveries', 'deliveries', m));
+      await t(`insert into "partition_legacy" ("table_name", "partition", "until") values ('deliveries', 'deliveries_legacy', '${legacyUntil.toISOString()}')`);
+    });
   }
 }
 
@@ -114,8 +114,7 @@ function sqlIn(tx: EntityManager): Sql {
 }
 
 /**
- * Under the table's lock: the foreign keys into deliveries (id) dropped (a key to a partitioned
- * table must name its whole primary key), the 0.26.0 key trigger dropped, the table and its
+ * Under the table's lock: the key trigger of this release's own migrations dropped, the table and its
  * indexes renamed `deliveries_legacy*`, and the partitioned `deliveries` created with the same
  * columns and outgoing foreign keys (read from the old table), primary key (id, created_at) and
  * the two (…, created_at) indexes; with `legacyUntil`, the old table attached for [MINVALUE, it).
@@ -124,11 +123,7 @@ async function swapSql(t: Sql, legacyUntil: Date | null): Promise<string[]> {
   const fks = await t<{ name: string; def: string }>(
     `select conname as name, pg_get_constraintdef(oid) as def from pg_constraint where conrelid = to_regclass('"deliveries"') and contype = 'f' order by conname`,
   );
-  const into = await t<{ table: string; name: string }>(
-    `select c.conrelid::regclass::text as table, c.conname as name from pg_constraint c where c.confrelid = to_regclass('"deliveries"') and c.contype = 'f' order by 1, 2`,
-  );
   return [
-    ...into.map((fk) => `alter table ${fk.table} drop constraint "${fk.name}"`),
     `drop trigger if exists "delivery_keys_sync" on "deliveries"`,
     `drop function if exists "delivery_keys_sync"()`,
     `alter table "deliveries" rename to "deliveries_legacy"`,

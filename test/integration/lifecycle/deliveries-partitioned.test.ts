@@ -1,0 +1,181 @@
+// The post-deploy migration Migration20261202000000DeliveriesPartitioned on a live database: the
+// service runs on the schema its own migrations left (deliveries one table, dedup in
+// delivery_keys) with deliveries in it, then `migrate --post-deploy` turns deliveries into a
+// partitioned table whose first partition is the old table ([MINVALUE, B), B the first day of the
+// month after next), while the service goes on publishing. Then: new rows land in the legacy
+// partition until B and in monthly partitions after it, dedup holds across B, readiness counts
+// the legacy partition as next month's, and retention drops the expired months with their keys and
+// inbox rows, keeping the inbox counters exact; an expired event_id fired again is a new delivery.
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { event, http, newPersonalToken, publish, startHarness, type Harness, type TestToken } from '../../helpers/harness.js';
+import { migrate, openOrm } from '../../../src/infra/db/orm.js';
+import {
+  addMonths,
+  dropExpiredPartitions,
+  ensurePartitionsAhead,
+  expiredPartitions,
+  missingNextMonth,
+  monthStart,
+  partitionName,
+} from '../../../src/infra/db/partitions.js';
+import type { MikroORM } from '@mikro-orm/core';
+
+let h: Harness;
+let sql: pg.Client;
+let orm: MikroORM;
+let t1: TestToken;
+let t2: TestToken;
+const events: Record<string, Record<string, unknown>> = {};
+const ids: Record<string, string> = {};
+/** B: where the legacy partition ends and monthly partitions begin. */
+let bound: Date;
+
+const q = async (text: string, params: unknown[] = []) => (await sql.query(text, params)).rows;
+const partitionOf = async (deliveryId: string) => (await q(`select tableoid::regclass::text as p from deliveries where id = $1`, [deliveryId]))[0]?.p as string;
+const send = async (t: TestToken, name: string) => {
+  events[name] ??= event(h, { event_id: `${name}-${t.tokenId.slice(0, 8)}` });
+  // Sent now (the service clock): a re-fire months later carries a fresh occurred_at.
+  const r = await publish(h, t.token, { ...events[name], occurred_at: new Date(h.clock.now().getTime() - 60_000).toISOString() });
+  if (r.status === 202) ids[name] = r.body.deliveryId;
+  return r;
+};
+
+/** Every user's inbox counter rows equal the inbox rows themselves. */
+async function expectCountersExact(userId: string) {
+  const truth = await q(
+    `select state, count(*)::int as total, count(*) filter (where read_at is null)::int as unread from notifications where user_id = $1 group by state order by state`,
+    [userId],
+  );
+  const counted = await q(
+    `select state, sum(total)::int as total, sum(unread)::int as unread from inbox_counters where user_id = $1 group by state having sum(total) > 0 order by state`,
+    [userId],
+  );
+  expect(counted).toEqual(truth);
+}
+
+beforeAll(async () => {
+  // The rollout in progress: this release's migrations, not the post-deploy one; no maintenance jobs (the test drives them).
+  h = await startHarness({ env: { MIGRATE_POST_DEPLOY: 'off', WORKER: 'off' } });
+  sql = new pg.Client({ connectionString: h.databaseUrl });
+  await sql.connect();
+  orm = await openOrm({ databaseUrl: h.databaseUrl, dataDir: '.', poolMax: 2, connMaxLifetimeS: 0 });
+  t1 = await newPersonalToken(h);
+  t2 = await newPersonalToken(h);
+}, 60_000);
+
+afterAll(async () => {
+  await orm?.close();
+  await sql?.end();
+  await h?.close();
+});
+
+it('converts a table with rows in place while the service publishes: the old table becomes the legacy partition', async () => {
+  for (const [t, name] of [
+    [t1, 'e1'],
+    [t1, 'e2'],
+    [t2, 'e3'],
+  ] as const)
+    expect((await send(t, name)).status).toBe(202);
+  await q(`update notifications set read_at = now() where delivery_id = $1`, [ids.e2]);
+  expect((await q(`select relkind from pg_class where relname = 'deliveries'`))[0].relkind).toBe('r');
+
+  // Publishes go on while the post-deploy migration runs.
+  let stop = false;
+  const during: number[] = [];
+  const load = (async () => {
+    for (let i = 0; !stop; i++) during.push((await publish(h, t2.token, event(h, { event_id: `during-${i}` }))).status);
+  })();
+  let applied: string[];
+  try {
+    applied = await migrate(orm, h.databaseUrl, { postDeploy: true });
+  } finally {
+    stop = true;
+    await load;
+  }
+  expect(applied).toEqual(['Migration20261202000000DeliveriesPartitioned']);
+  expect(during.length).toBeGreaterThan(0);
+  expect(during.every((s) => s === 202)).toBe(true);
+
+  bound = addMonths(monthStart(new Date()), 2);
+  expect((await q(`select relkind from pg_class where relname = 'deliveries'`))[0].relkind).toBe('p');
+  const parts = await q(
+    `select c.relname, pg_get_expr(c.relpartbound, c.oid) as bound from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'deliveries'::regclass order by 1`,
+  );
+  expect(parts.map((p) => p.relname)).toEqual([partitionName('deliveries', bound), partitionName('deliveries', addMonths(bound, 1)), 'deliveries_legacy']);
+  expect(parts.find((p) => p.relname === 'deliveries_legacy').bound).toMatch(/^FOR VALUES FROM \(MINVALUE\) TO \(/);
+  const [legacy] = await q(`select partition, until from partition_legacy where table_name = 'deliveries'`);
+  expect({ partition: legacy.partition, until: new Date(legacy.until).toISOString() }).toEqual({ partition: 'deliveries_legacy', until: bound.toISOString() });
+  // Every row stayed where it was; no foreign key points into the partitioned table; the 0.26-era trigger is gone.
+  expect(await partitionOf(ids.e1!)).toBe('deliveries_legacy');
+  expect((await q(`select count(*)::int as n from pg_constraint where confrelid = 'deliveries'::regclass`))[0].n).toBe(0);
+  expect((await q(`select count(*)::int as n from pg_trigger where tgname = 'delivery_keys_sync'`))[0].n).toBe(0);
+  expect((await q(`select count(*)::int as n from deliveries`))[0].n).toBe(3 + during.length);
+  // Nothing left to apply.
+  expect(await migrate(orm, h.databaseUrl, { postDeploy: true })).toEqual([]);
+});
+
+it('a row written before the conversion dedups after it; new rows land in the legacy partition until B', async () => {
+  const again = await send(t1, 'e1');
+  expect(again.status).toBe(200);
+  expect(again.body).toMatchObject({ deliveryId: ids.e1, fireCount: 2, deduped: true });
+  expect((await send(t1, 'e4')).status).toBe(202);
+  expect(await partitionOf(ids.e4!)).toBe('deliveries_legacy');
+  // Next month lies in the legacy partition: readiness is satisfied.
+  expect(await missingNextMonth(orm.em.fork(), h.clock.now())).toEqual([]);
+  expect((await http(h, 'GET', '/api/v1/ready')).status).toBe(200);
+  // The delivery read back through the partitioned table.
+  const read = await http(h, 'GET', `/api/v1/events/${ids.e1}`, { token: t1.token });
+  expect(read.status).toBe(200);
+  expect(read.body).toMatchObject({ deliveryId: ids.e1, fireCount: 2 });
+});
+
+it('after B: new rows go to the monthly partition; an event fired before B and again after it is one delivery', async () => {
+  h.clock.advance(bound.getTime() + 3_600_000 - h.clock.now().getTime());
+  expect((await send(t2, 'e5')).status).toBe(202);
+  expect(await partitionOf(ids.e5!)).toBe(partitionName('deliveries', bound));
+  const across = await send(t1, 'e4');
+  expect(across.status).toBe(200);
+  expect(across.body).toMatchObject({ deliveryId: ids.e4, fireCount: 2, deduped: true });
+  // The maintenance job keeps two months ahead of B now.
+  const created = await ensurePartitionsAhead(orm.em.fork(), h.clock.now(), 2);
+  expect(created.map((c) => c.partition)).toContain(partitionName('deliveries', addMonths(bound, 2)));
+});
+
+it('retention drops the expired months (the legacy partition too) with their keys and inbox rows; the counters stay exact', async () => {
+  // A delivery in the month after B's, which is kept.
+  h.clock.advance(addMonths(bound, 1).getTime() + 3_600_000 - h.clock.now().getTime());
+  expect((await send(t1, 'e6')).status).toBe(202);
+  expect(await partitionOf(ids.e6!)).toBe(partitionName('deliveries', addMonths(bound, 1)));
+
+  // 91 days after B's month ended: B's month and the legacy partition are past DELIVERY_RETENTION_DAYS (90).
+  h.clock.advance(addMonths(bound, 1).getTime() + 91 * 86_400_000 - h.clock.now().getTime());
+  const em = orm.em.fork();
+  const expired = await expiredPartitions(em, h.clock.now(), { audit: 400, delivery: 90 });
+  expect(expired.map((p) => [p.partition, p.from, p.to])).toEqual([
+    [partitionName('deliveries', bound), bound.toISOString(), addMonths(bound, 1).toISOString()],
+    ['deliveries_legacy', '-infinity', bound.toISOString()],
+  ]);
+  const gone = [ids.e1, ids.e2, ids.e3, ids.e4, ids.e5];
+  expect((await q(`select count(*)::int as n from notifications where delivery_id = any($1)`, [gone]))[0].n).toBe(5);
+  await dropExpiredPartitions(em, expired);
+
+  expect((await q(`select to_regclass('deliveries_legacy') as r`))[0].r).toBeNull();
+  expect((await q(`select count(*)::int as n from deliveries where id = any($1)`, [gone]))[0].n).toBe(0);
+  expect((await q(`select count(*)::int as n from delivery_keys where delivery_id = any($1)`, [gone]))[0].n).toBe(0);
+  expect((await q(`select count(*)::int as n from notifications where delivery_id = any($1)`, [gone]))[0].n).toBe(0);
+  // The kept month keeps its delivery, key and inbox row.
+  expect((await q(`select count(*)::int as n from delivery_keys where delivery_id = $1`, [ids.e6]))[0].n).toBe(1);
+  expect((await q(`select count(*)::int as n from notifications where delivery_id = $1`, [ids.e6]))[0].n).toBe(1);
+  await expectCountersExact(t1.user.userId);
+  await expectCountersExact(t2.user.userId);
+  // Nothing is left to drop; a second run changes nothing.
+  expect(await expiredPartitions(em, h.clock.now(), { audit: 400, delivery: 90 })).toEqual([]);
+
+  // An expired event_id fired again is a first arrival: a new delivery.
+  await ensurePartitionsAhead(orm.em.fork(), h.clock.now(), 2);
+  const refired = await send(t1, 'e1');
+  expect(refired.status).toBe(202);
+  expect(refired.body).toMatchObject({ fireCount: 1, deduped: false });
+  await expectCountersExact(t1.user.userId);
+});
