@@ -236,9 +236,7 @@ function main() {
   // Post-deploy migrations (index.ts POST_DEPLOY_MIGRATIONS) run once every node runs this
   // release: the previous release never meets them, so what breaks it is their purpose (a contract
   // step). Reported for the review, not failed; this release's own tests run on their schema.
-  const postDeploy = new Set(
-    [...(/POST_DEPLOY_MIGRATIONS[^=]*=\s*new Set\(\[([^\]]*)\]/.exec(index)?.[1] ?? '').matchAll(/'(\w+)'/g)].map((m) => m[1]),
-  );
+  const postDeploy = new Set([...(/POST_DEPLOY_MIGRATIONS[^=]*=\s*new Set\(\[([^\]]*)\]/.exec(index)?.[1] ?? '').matchAll(/'(\w+)'/g)].map((m) => m[1]));
   for (const file of added) {
     const name = file.replace(/\.ts$/, '');
     const found = lintMigration(name, readFileSync(path.join(DIR, file), 'utf8'));
