@@ -14,6 +14,8 @@
 #                is then stopped; this tree starts on it (its migrations run forward over the
 #                baseline's rows), reads a baseline delivery back, dedups a baseline event_id
 #                and passes its smoke
+#   post-deploy  the rollout over: this tree's `fluxdesk migrate --post-deploy` on that database
+#                while it serves (deliveries partitioned in place), then the same smoke again
 #
 # The smoke is the operator contract's (../shared/tools/contract-smoke.sh): `npm start` with
 # DATABASE_URL/REDIS_URL/PORT/GRPC_PORT/DATA_DIR, tokens from the release's own `fluxdesk` CLI, a
@@ -292,6 +294,10 @@ ok "builds as npm start makes them: baseline $((t1 - t0)) s, this tree $(($(now_
 base_known=$(cd "$base_dir/src/infra/db/migrations" && ls Migration*.ts | sed 's/\.ts$//' | sort)
 tree_known=$(cd "$root/src/infra/db/migrations" && ls Migration*.ts | sed 's/\.ts$//' | sort)
 newer=$(comm -13 <(echo "$base_known") <(echo "$tree_known"))
+# Post-deploy migrations (src/infra/db/migrations/index.ts POST_DEPLOY_MIGRATIONS) run only on
+# `fluxdesk migrate --post-deploy`, once no node of the previous release is left.
+post_deploy=$(grep -o "POST_DEPLOY_MIGRATIONS[^=]*= new Set(\[[^]]*\])" "$root/src/infra/db/migrations/index.ts" | grep -o "Migration[0-9A-Za-z]*" | sort)
+tree_pre=$(comm -23 <(echo "$tree_known") <(echo "$post_deploy"))
 say "   migrations: baseline $(echo "$base_known" | wc -l), this tree $(echo "$tree_known" | wc -l), new since the baseline $(echo -n "$newer" | grep -c .)"
 [ -z "$(comm -23 <(echo "$base_known") <(echo "$tree_known"))" ] ||
   fail "compare migration lists" "this tree lost migrations the baseline has (a migration file removed or renamed breaks every database the baseline migrated): $(comm -23 <(echo "$base_known") <(echo "$tree_known") | tr '\n' ' ')"
@@ -302,14 +308,14 @@ part "direction 1 (old code, new schema): this tree migrates a fresh database, t
 createdb db1 d1
 out=$(cli "$root" "$db1" migrate) || fail "migrate with this tree (fluxdesk migrate)" "${out:0:300} $(tail -3 "$work/cli.err")"
 applied=$(migrations_in "$db1")
-[ "$applied" = "$tree_known" ] || fail "migrate with this tree (fluxdesk migrate)" "the migrations table does not list exactly this tree's migrations"
+[ "$applied" = "$tree_pre" ] || fail "migrate with this tree (fluxdesk migrate)" "the migrations table does not list exactly this tree's migrations but its post-deploy ones"
 unknown=$(comm -13 <(echo "$base_known") <(echo "$applied"))
 ok "this tree migrated $db1: $(echo "$applied" | wc -l) migrations, $(echo -n "$unknown" | grep -c .) of them unknown to the baseline"
 start base "$base_dir" "$db1"
 if [ -n "$unknown" ]; then
   ok "the baseline started although mikro_orm_migrations holds migrations it does not know ($(echo "$unknown" | tr '\n' ' '))"
 fi
-[ "$(migrations_in "$db1")" = "$tree_known" ] || fail "baseline start" "the baseline changed the migrations table"
+[ "$(migrations_in "$db1")" = "$tree_pre" ] || fail "baseline start" "the baseline changed the migrations table"
 accounts b "$base_dir" "$db1"
 d1=$(publish base "$tok_b" up-1 'old code new schema' 202 1) || exit 1
 publish base "$tok_b" up-1 'old code new schema' 200 2 "$d1" >/dev/null || exit 1
@@ -350,8 +356,8 @@ e2=$(publish base "$tok_o" old-2 'second from the baseline' 202 1) || exit 1
 mcp base "$agent_o" 2
 stop base
 start tree "$root" "$db2"
-[ "$(migrations_in "$db2")" = "$tree_known" ] || fail "this tree's start" "its migrations did not all run forward: $(comm -13 <(migrations_in "$db2") <(echo "$tree_known") | tr '\n' ' ')" "$log_tree"
-ok "this tree applied its $(echo -n "$newer" | grep -c .) newer migrations over the baseline's rows"
+[ "$(migrations_in "$db2")" = "$tree_pre" ] || fail "this tree's start" "its migrations did not all run forward: $(comm -13 <(migrations_in "$db2") <(echo "$tree_pre") | tr '\n' ' ')" "$log_tree"
+ok "this tree applied its $(comm -13 <(echo "$base_known") <(echo "$tree_pre") | grep -c .) newer migrations over the baseline's rows (not the post-deploy ones: $(echo "$post_deploy" | tr '\n' ' '))"
 readback tree "$tok_o" "$e1" 2
 readback tree "$tok_o" "$e2" 1
 publish tree "$tok_o" old-1 'published by the baseline' 200 3 "$e1" >/dev/null || exit 1
@@ -363,6 +369,27 @@ mcp tree "$agent_o" 3
 accounts n "$root" "$db2"
 e4=$(publish tree "$tok_n" new-2 'token made by this tree' 202 1) || exit 1
 readback tree "$tok_n" "$e4" 1
+part_done
+
+# === post-deploy: the rollout is over ==============================================================
+part "post-deploy (no baseline node left): this tree's \`fluxdesk migrate --post-deploy\` while it serves, then its smoke"
+if [ -n "$post_deploy" ]; then
+  out=$(cli "$root" "$db2" migrate --post-deploy) || fail "fluxdesk migrate --post-deploy" "${out:0:300} $(tail -3 "$work/cli.err")"
+  [ "$(migrations_in "$db2")" = "$tree_known" ] || fail "fluxdesk migrate --post-deploy" "the migrations table does not list every migration of this tree"
+  ok "post-deploy migrations applied with the tree serving: $(echo "$post_deploy" | tr '\n' ' ')"
+  [ "$(sqlq "$db2" "select relkind from pg_class where relname = 'deliveries'")" = "p" ] || fail "post-deploy" "deliveries is not partitioned"
+  ok "deliveries is partitioned: $(sqlq "$db2" "select string_agg(c.relname, ' ' order by c.relname) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'deliveries'::regclass")"
+  readback tree "$tok_o" "$e1" 3
+  readback tree "$tok_n" "$e4" 1
+  publish tree "$tok_o" old-1 'published by the baseline' 200 4 "$e1" >/dev/null || exit 1
+  publish tree "$tok_n" new-2 'token made by this tree' 200 2 "$e4" >/dev/null || exit 1
+  e5=$(publish tree "$tok_n" new-3 'after the post-deploy migration' 202 1) || exit 1
+  publish tree "$tok_n" new-3 'after the post-deploy migration' 200 2 "$e5" >/dev/null || exit 1
+  readback tree "$tok_n" "$e5" 2
+  mcp tree "$agent_o" 3
+else
+  ok "this tree has no post-deploy migration"
+fi
 stop tree
 part_done
 
