@@ -386,7 +386,8 @@ if [ -n "$post_deploy" ]; then
   e5=$(publish tree "$tok_n" new-3 'after the post-deploy migration' 202 1) || exit 1
   publish tree "$tok_n" new-3 'after the post-deploy migration' 200 2 "$e5" >/dev/null || exit 1
   readback tree "$tok_n" "$e5" 2
-  mcp tree "$agent_o" 3
+  # The one admin account: old-1, old-2, new-1, new-2 and new-3.
+  mcp tree "$agent_o" 5
 else
   ok "this tree has no post-deploy migration"
 fi
