@@ -8,6 +8,7 @@ import { OperationLoad } from './app/operation-load.js';
 import { Readiness } from './app/readiness.js';
 import type { Clock, Logger } from './domain/context.js';
 import { openOrm, migrate } from './infra/db/orm.js';
+import { POST_DEPLOY_MIGRATIONS } from './infra/db/migrations/index.js';
 import { MemoryRateLimiter, rateWindowReader, RedisRateLimiter } from './infra/rate-limit/rate-limiter.js';
 import type { RateWindowReader } from './domain/ports.js';
 import { createRedisClient, probeRedis, type RedisClient } from './infra/redis-client.js';
@@ -107,6 +108,11 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
       tracer,
     });
     await migrate(orm, config.databaseUrl, { postDeploy: config.migratePostDeploy });
+    if (opts.role !== 'cli') {
+      const waiting = (await orm.migrator.getPending()).filter((m) => POST_DEPLOY_MIGRATIONS.has(m.name)).map((m) => m.name);
+      if (waiting.length > 0)
+        logger.warn({ postDeployPending: waiting }, 'post-deploy migrations pending: run `npx fluxdesk migrate --post-deploy` once every node runs this release');
+    }
     // Partitions ahead at every start (idempotent; the daily `partitions.ahead` job keeps them ahead).
     await ensurePartitionsAhead(orm.em.fork(), (opts.clock ?? systemClock).now(), config.partitions.monthsAhead);
   } catch (err) {
@@ -176,7 +182,8 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
         {
           name: 'migrations',
           check: async () => {
-            const pending = await orm.migrator.getPending();
+            // Post-deploy migrations wait for the operator (docs/migrations.md): not a reason to refuse traffic.
+            const pending = (await orm.migrator.getPending()).filter((m) => !POST_DEPLOY_MIGRATIONS.has(m.name));
             if (pending.length > 0) throw new Error(`${pending.length} migrations pending`);
           },
         },
