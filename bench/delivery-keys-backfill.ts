@@ -5,10 +5,12 @@
 // open loop): its own statement, `insert into deliveries ... on conflict (token_id, event_id) do
 // update`, on connections without `fluxdesk.writes_delivery_keys`, so the trigger keys its rows.
 // Reports the migrations' time, the writer's latency (p50 / p99 / max) before, during and after,
-// and checks that every delivery has its key.
+// and checks that every delivery has its key. Then the rollout's end: a writer with this release's
+// statement (the key first) while `migrate --post-deploy` partitions deliveries in place
+// (Migration20261202000000DeliveriesPartitioned): its time and the writer's latency around it.
 import pg from 'pg';
 import { createDatabase } from '../test/helpers/harness.js';
-import { openOrm } from '../src/infra/db/orm.js';
+import { migrate, openOrm } from '../src/infra/db/orm.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
@@ -78,78 +80,114 @@ runBench(async () => {
     const size = (await admin.query(`select pg_size_pretty(pg_total_relation_size('deliveries')) as s`)).rows[0].s;
     log('filled', { rows: ROWS, size, s: Math.round((performance.now() - t) / 100) / 10 });
 
-    // The previous release's writer: half new events, half repeats of the newest ones.
+    // A writer at RATE statements/s (open loop): half new events, half repeats of recent ones.
     const pool = new pg.Pool({ connectionString: db.url, max: 8 });
-    const samples: Sample[] = [];
-    let stop = false;
-    let k = 0;
-    const inflight = new Set<Promise<void>>();
-    const t0 = performance.now();
-    const load = (async () => {
-      while (!stop) {
-        const due = t0 + (k * 1000) / RATE;
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const i = k++;
-        const eventId = i % 2 === 0 ? `prev-${i}` : `prev-${Math.max(0, i - 11)}`;
-        const started = performance.now();
-        const p = pool
-          .query({
-            name: 'previous_release_delivery_upsert',
-            text: `insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
-                   values (gen_random_uuid(), $1, $2, $3, $4, 'personal.build.failed', 'warn', 'Build failed on main', now(), now(), now(), 1)
-                   on conflict (token_id, event_id) do update set fire_count = deliveries.fire_count + 1, last_event_at = excluded.last_event_at`,
-            values: [token.id, token.integrator_id, token.user_id, eventId],
-          })
-          .then(
-            () => void samples.push({ at: started, ms: performance.now() - started, ok: true }),
-            () => void samples.push({ at: started, ms: performance.now() - started, ok: false }),
-          )
-          .finally(() => inflight.delete(p));
-        inflight.add(p);
-      }
-    })();
     const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
-    await sleep(PHASE_S);
+    const writer = (prefix: string, name: string, text: string) => {
+      const samples: Sample[] = [];
+      let stop = false;
+      let k = 0;
+      const inflight = new Set<Promise<void>>();
+      const t0 = performance.now();
+      const done = (async () => {
+        while (!stop) {
+          const due = t0 + (k * 1000) / RATE;
+          const wait = due - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          const i = k++;
+          const eventId = i % 2 === 0 ? `${prefix}-${i}` : `${prefix}-${Math.max(0, i - 11)}`;
+          const started = performance.now();
+          const p = pool
+            .query({ name, text, values: [token.id, token.integrator_id, token.user_id, eventId] })
+            .then(
+              () => void samples.push({ at: started, ms: performance.now() - started, ok: true }),
+              () => void samples.push({ at: started, ms: performance.now() - started, ok: false }),
+            )
+            .finally(() => inflight.delete(p));
+          inflight.add(p);
+        }
+        await Promise.all(inflight);
+      })();
+      return {
+        samples,
+        stop: async () => {
+          stop = true;
+          await done;
+        },
+      };
+    };
+    const phases = (samples: Sample[], from: number, to: number) => ({
+      before: summary(samples.filter((x) => x.at < from)),
+      during: summary(samples.filter((x) => x.at >= from && x.at < to)),
+      after: summary(samples.filter((x) => x.at >= to)),
+    });
 
-    // This release's first node starts: the two migrations.
+    // 1. The previous release's statement, while this release's first node applies the two migrations.
+    const previous = writer(
+      'prev',
+      'previous_release_delivery_upsert',
+      `insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
+       values (gen_random_uuid(), $1, $2, $3, $4, 'personal.build.failed', 'warn', 'Build failed on main', now(), now(), now(), 1)
+       on conflict (token_id, event_id) do update set fire_count = deliveries.fire_count + 1, last_event_at = excluded.last_event_at`,
+    );
+    await sleep(PHASE_S);
     const orm = await openOrm({ databaseUrl: db.url, dataDir: '.', poolMax: 2, connMaxLifetimeS: 0 });
     const migrateStart = performance.now();
     t = migrateStart;
     const steps: Record<string, number> = {};
     for (const name of ['Migration20261201400000DeliveryKeys', 'Migration20261201400100DeliveryKeysBackfill']) {
-      await orm.migrator.up({ to: name });
+      await orm.migrator.up({ migrations: [name] });
       steps[name] = Math.round(performance.now() - t);
       t = performance.now();
     }
     const migrateEnd = performance.now();
-    await orm.close();
     await sleep(PHASE_S);
-    stop = true;
-    await load;
-    await Promise.all(inflight);
-    await pool.end();
-
+    await previous.stop();
     const check = (
       await admin.query(
         `select (select count(*) from deliveries)::bigint as deliveries, (select count(*) from delivery_keys)::bigint as keys,
            (select count(*) from deliveries d where not exists (select 1 from delivery_keys k where k.token_id = d.token_id and k.event_id = d.event_id and k.delivery_id = d.id))::bigint as missing`,
       )
     ).rows[0];
+    const keysSize = (await admin.query(`select pg_size_pretty(pg_total_relation_size('delivery_keys')) as s`)).rows[0].s;
+
+    // 2. The rollout over: this release's statement (the key first), while `migrate --post-deploy` partitions deliveries.
+    const current = writer(
+      'cur',
+      'this_release_keyed_publish',
+      `with k as (
+         insert into delivery_keys (token_id, event_id, delivery_id, created_at) values ($1, $4, gen_random_uuid(), now())
+         on conflict (token_id, event_id) do nothing returning delivery_id, created_at
+       ), dn as (
+         insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
+         select k.delivery_id, $1, $2, $3, $4, 'personal.build.failed', 'warn', 'Build failed on main', now(), k.created_at, k.created_at, 1 from k
+       )
+       update deliveries x set fire_count = x.fire_count + 1, last_event_at = now() from delivery_keys dk
+       where dk.token_id = $1 and dk.event_id = $4 and x.id = dk.delivery_id and x.created_at = dk.created_at`,
+    );
+    await sleep(PHASE_S);
+    const postStart = performance.now();
+    const applied = await migrate(orm, db.url, { postDeploy: true });
+    const postEnd = performance.now();
+    await sleep(PHASE_S);
+    await current.stop();
+    await orm.close();
+    await pool.end();
+    const after = (
+      await admin.query(
+        `select (select relkind from pg_class where relname = 'deliveries') as relkind, (select count(*) from deliveries)::bigint as deliveries,
+           (select string_agg(c.relname, ' ' order by c.relname) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'deliveries'::regclass) as partitions`,
+      )
+    ).rows[0];
+
     log('result', {
       rows: ROWS,
       deliveriesSize: size,
       rate: RATE,
-      migrationMs: steps,
-      previousReleaseWriter: {
-        before: summary(samples.filter((x) => x.at < migrateStart)),
-        duringMigration: summary(samples.filter((x) => x.at >= migrateStart && x.at < migrateEnd)),
-        after: summary(samples.filter((x) => x.at >= migrateEnd)),
-      },
-      keysSize: (await admin.query(`select pg_size_pretty(pg_total_relation_size('delivery_keys')) as s`)).rows[0].s,
-      check,
+      keys: { migrationMs: steps, previousReleaseWriter: phases(previous.samples, migrateStart, migrateEnd), keysSize, check },
+      postDeploy: { applied, ms: Math.round(postEnd - postStart), thisReleaseWriter: phases(current.samples, postStart, postEnd), after },
     });
-    return check.missing === '0' && check.keys === check.deliveries ? 0 : 1;
+    return check.missing === '0' && check.keys === check.deliveries && after.relkind === 'p' ? 0 : 1;
   } finally {
     await admin.end().catch(() => {});
     await db.drop();
