@@ -111,7 +111,10 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     if (opts.role !== 'cli') {
       const waiting = (await orm.migrator.getPending()).filter((m) => POST_DEPLOY_MIGRATIONS.has(m.name)).map((m) => m.name);
       if (waiting.length > 0)
-        logger.warn({ postDeployPending: waiting }, 'post-deploy migrations pending: run `npx fluxdesk migrate --post-deploy` once every node runs this release');
+        logger.warn(
+          { postDeployPending: waiting },
+          'post-deploy migrations pending: run `npx fluxdesk migrate --post-deploy` once every node runs this release',
+        );
     }
     // Partitions ahead at every start (idempotent; the daily `partitions.ahead` job keeps them ahead).
     await ensurePartitionsAhead(orm.em.fork(), (opts.clock ?? systemClock).now(), config.partitions.monthsAhead);
