@@ -46,8 +46,9 @@ export interface EventTypeAggregate {
 
 /**
  * A user's own deliveries through one integrator since `since`: the owner's tokens of this
- * integrator (inbound_tokens_owner_user_id_index), then their deliveries through the
- * (token_id, event_id) unique index: one user's rows, never the whole integrator's.
+ * integrator (inbound_tokens_owner_user_id_index), then their deliveries of the window as a range of
+ * the (token_id, created_at) include (event_type) index, index-only: one user's rows of the window,
+ * never the whole integrator's nor the user's older ones.
  */
 export async function eventTypesOfOwner(em: EntityManager, ownerUserId: string, integratorId: string, since: string): Promise<EventTypeAggregate[]> {
   return (await em.getConnection().execute(

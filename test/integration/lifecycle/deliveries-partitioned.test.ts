@@ -106,6 +106,17 @@ it('converts a table with rows in place while the service publishes: the old tab
   expect(parts.find((p) => p.relname === 'deliveries_legacy').bound).toMatch(/^FOR VALUES FROM \(MINVALUE\) TO \(/);
   const [legacy] = await q(`select partition, until from partition_legacy where table_name = 'deliveries'`);
   expect({ partition: legacy.partition, until: new Date(legacy.until).toISOString() }).toEqual({ partition: 'deliveries_legacy', until: bound.toISOString() });
+  // The old table's indexes serve as the legacy partition's (attached, not built again).
+  const attached = await q(
+    `select p.relname as parent, c.relname as child from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+      where c.relname like 'deliveries_legacy_%' and c.relkind = 'i' order by 1`,
+  );
+  expect(attached.map((r) => `${r.parent} <- ${r.child}`)).toEqual([
+    'deliveries_event_type_created_at_index <- deliveries_legacy_event_type_created_at_index',
+    'deliveries_integrator_id_created_at_index <- deliveries_legacy_integrator_id_created_at_index',
+    'deliveries_pkey <- deliveries_legacy_id_created_at_unique',
+    'deliveries_token_id_created_at_index <- deliveries_legacy_token_id_created_at_index',
+  ]);
   // Every row stayed where it was; no foreign key points into the partitioned table; the 0.26-era trigger is gone.
   expect(await partitionOf(ids.e1!)).toBe('deliveries_legacy');
   expect((await q(`select count(*)::int as n from pg_constraint where confrelid = 'deliveries'::regclass`))[0].n).toBe(0);

@@ -18,7 +18,7 @@ import { addMonths, createPartitionSql, monthStart } from '../partitions.js';
 //  3. one short transaction: the index made a constraint, the key trigger dropped (it served the
 //     previous release's writes during the rollout), the table and its indexes renamed
 //     `deliveries_legacy*`, the partitioned `deliveries` created with the same columns and
-//     outgoing foreign keys, primary key (id, created_at) and the two (…, created_at) indexes, and
+//     outgoing foreign keys, primary key (id, created_at) and the three (…, created_at) indexes, and
 //     the old table attached: its indexes and foreign keys are attached, not built, and the
 //     validated check spares the scan. Then B's partition and the next month's.
 // Each short transaction has a lock_timeout of 5 s and runs again after a lock timeout or a
@@ -117,7 +117,7 @@ function sqlIn(tx: EntityManager): Sql {
  * Under the table's lock: the key trigger of this release's own migrations dropped, the table and its
  * indexes renamed `deliveries_legacy*`, and the partitioned `deliveries` created with the same
  * columns and outgoing foreign keys (read from the old table), primary key (id, created_at) and
- * the two (…, created_at) indexes; with `legacyUntil`, the old table attached for [MINVALUE, it).
+ * the three (…, created_at) indexes; with `legacyUntil`, the old table attached for [MINVALUE, it).
  */
 async function swapSql(t: Sql, legacyUntil: Date | null): Promise<string[]> {
   const fks = await t<{ name: string; def: string }>(
@@ -127,13 +127,14 @@ async function swapSql(t: Sql, legacyUntil: Date | null): Promise<string[]> {
     `drop trigger if exists "delivery_keys_sync" on "deliveries"`,
     `drop function if exists "delivery_keys_sync"()`,
     `alter table "deliveries" rename to "deliveries_legacy"`,
-    ...['pkey', 'token_id_event_id_unique', 'integrator_id_created_at_index', 'event_type_created_at_index'].map(
+    ...['pkey', 'token_id_event_id_unique', 'integrator_id_created_at_index', 'event_type_created_at_index', 'token_id_created_at_index'].map(
       (name) => `alter index "deliveries_${name}" rename to "deliveries_legacy_${name}"`,
     ),
     `create table "deliveries" (like "deliveries_legacy" including defaults) partition by range ("created_at")`,
     `alter table "deliveries" add constraint "deliveries_pkey" primary key ("id", "created_at")`,
     `create index "deliveries_integrator_id_created_at_index" on "deliveries" ("integrator_id", "created_at")`,
     `create index "deliveries_event_type_created_at_index" on "deliveries" ("event_type", "created_at")`,
+    `create index "deliveries_token_id_created_at_index" on "deliveries" ("token_id", "created_at") include ("event_type")`,
     ...fks.map((fk) => `alter table "deliveries" add constraint "${fk.name}" ${fk.def}`),
     ...(legacyUntil ? [`alter table "deliveries" attach partition "deliveries_legacy" for values from (minvalue) to ('${legacyUntil.toISOString()}')`] : []),
   ];

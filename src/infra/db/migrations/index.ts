@@ -27,6 +27,7 @@ import { Migration20261201100000InboxGrouping } from './Migration20261201100000I
 import { Migration20261201200000OutboxParked } from './Migration20261201200000OutboxParked.js';
 import { Migration20261201400000DeliveryKeys } from './Migration20261201400000DeliveryKeys.js';
 import { Migration20261201400100DeliveryKeysBackfill } from './Migration20261201400100DeliveryKeysBackfill.js';
+import { Migration20261201500000DeliveriesTokenIndex } from './Migration20261201500000DeliveriesTokenIndex.js';
 import { Migration20261202000000DeliveriesPartitioned } from './Migration20261202000000DeliveriesPartitioned.js';
 import { Migration20261201300000AuditLogPartitions } from './Migration20261201300000AuditLogPartitions.js';
 
@@ -62,6 +63,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261201300000AuditLogPartitions', class: Migration20261201300000AuditLogPartitions },
   { name: 'Migration20261201400000DeliveryKeys', class: Migration20261201400000DeliveryKeys },
   { name: 'Migration20261201400100DeliveryKeysBackfill', class: Migration20261201400100DeliveryKeysBackfill },
+  { name: 'Migration20261201500000DeliveriesTokenIndex', class: Migration20261201500000DeliveriesTokenIndex },
   { name: 'Migration20261202000000DeliveriesPartitioned', class: Migration20261202000000DeliveriesPartitioned },
 ];
 
