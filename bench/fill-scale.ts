@@ -500,7 +500,15 @@ runBench(async () => {
       const http = new Pool(server!.baseUrl, { connections: CONCURRENCY });
       try {
         await scenarios(http, warm, WARMUP_S, `${runId}-${tag}-warm`);
-        return { results: await scenarios(http, measured, SECONDS, `${runId}-${tag}`), heavy: await heavyScenarios(http, h.agents, h.tokens, SECONDS) };
+        const results = await scenarios(http, measured, SECONDS, `${runId}-${tag}`);
+        const heavy = await heavyScenarios(http, h.agents, h.tokens, SECONDS);
+        // Each round's figures as soon as it ends: a run stopped during the fill keeps the empty round's.
+        for (const [name, o] of [...results, ...[...heavy].map(([n, x]) => [`heavy user ${n}`, x] as const)]) {
+          log(
+            `${tag}: ${name}: ${o.n} calls, ${fmt(o.rate)}/s${o.capped ? '*' : ''}, p50 ${fmt(o.p50)} ms, p99 ${fmt(o.p99)} ms${o.bad ? `, ${o.bad} unexpected` : ''}`,
+          );
+        }
+        return { results, heavy };
       } finally {
         await http.close();
       }
