@@ -70,7 +70,17 @@ const ITEM_COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.read_at, n.cre
 /** What an agent's list item shows (MCP list_inbox): no body, supplements, labels or actions to fetch. */
 const BRIEF_COLUMNS = `n.id, n.type, n.title, n.summary, n.read_at, n.created_at, n.target_url, n.delivery_id, n.actor_user_id,
   u.email as actor_email, u.name as actor_name, d.token_id, d.event_type, d.severity, d.external_status, d.fire_count,
-  n.state, n.snoozed_until, n.done_at`;
+  n.state, n.snoozed_until`;
+/** The names BRIEF_COLUMNS come out under (a page's outer select lists them, and nothing else of the row). */
+const BRIEF_NAMES = BRIEF_COLUMNS.split(',')
+  .map(
+    (c) =>
+      `i.${c
+        .trim()
+        .split(/[\s.]+/)
+        .at(-1)}`,
+  )
+  .join(', ');
 const BRIEF_JOINS = `left join users u on u.id = n.actor_user_id
   left join deliveries d on d.id = n.delivery_id`;
 
@@ -95,7 +105,6 @@ export type BriefItemRow = Pick<
   | 'fire_count'
   | 'state'
   | 'snoozed_until'
-  | 'done_at'
 >;
 
 const ITEM_JOINS = `left join users u on u.id = n.actor_user_id
@@ -454,12 +463,20 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
     viewTotal = states.map((st) => count(f.unreadOnly ? 'unread' : 'total', st)).join(' + ');
     viewUnread = states.map((st) => `${count('unread', st)}`).join(' + ');
   }
-  params.push(f.userId);
-  if (byKind) params.push(f.notificationType);
-  const c = `with ${matched}c as (
-  select ${viewTotal} as total_count, ${viewUnread} as unread_count, ${counterCols}
+  let c: string;
+  if (brief && matched !== '') {
+    // A brief page reads no per-view counts: the counted rows (m) are all it needs.
+    c = `with ${matched}c as (select ${viewTotal} as total_count, ${viewUnread} as unread_count)`;
+  } else {
+    params.push(f.userId);
+    if (byKind) params.push(f.notificationType);
+    // One row of counts: the counter sums are aggregates (a brief page without m has its view's
+    // sums; any other page has every view's).
+    c = `with ${matched}c as (
+  select ${viewTotal} as total_count, ${viewUnread} as unread_count${brief ? '' : `, ${counterCols}`}
   from inbox_counters where user_id = ?${byKind ? ' and type = ?' : ''}
 )`;
+  }
 
   const columns = brief ? BRIEF_COLUMNS : ITEM_COLUMNS;
   const joins = brief ? BRIEF_JOINS : ITEM_JOINS;
@@ -505,7 +522,7 @@ function pageStatement(f: InboxViewFilter, limit: number, brief: boolean): { sql
   // by the planner's guess of the values, so a generic plan is the same plan. Its text varies with
   // which parts it has (the words, severities and types are one tsquery value): if room.
   const sql = `${f.query === undefined ? PREPARED : PREPARED_IF_ROOM} ${c}
-select c.*, i.* from c left join lateral (
+select ${brief ? `c.total_count, c.unread_count, ${BRIEF_NAMES}` : 'c.*, i.*'} from c left join lateral (
   ${items}
 ) i on true
 order by i.list_key desc, i.id desc`;
@@ -515,34 +532,42 @@ order by i.list_key desc, i.id desc`;
 /** A list row: its list position as text, for a page token. */
 export type ListedItemRow = InboxItemRow & { cursor_at: string };
 
+/**
+ * A brief page (MCP list_inbox): its rows carry the brief columns only, and neither the per-view
+ * counts nor a page token's position are read (the statement leaves them out: fewer fields per row
+ * for the driver to decode).
+ */
+export type BriefViewPage = Omit<InboxViewPage<BriefItemRow>, 'views'>;
+
 type PageRow = ListedItemRow & { total_count: number; unread_count: number } & Record<`${ItemState}_${'total' | 'unread'}`, number>;
 
 export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number): Promise<InboxViewPage<ListedItemRow>>;
+export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number, brief: true): Promise<BriefViewPage>;
 export async function listInboxView(
   em: EntityManager,
   f: InboxViewFilter,
   limit: number,
-  brief: true,
-): Promise<InboxViewPage<BriefItemRow & { cursor_at: string }>>;
-export async function listInboxView(em: EntityManager, f: InboxViewFilter, limit: number, brief = false): Promise<InboxViewPage<ListedItemRow>> {
+  brief = false,
+): Promise<InboxViewPage<ListedItemRow> | BriefViewPage> {
   const { sql, params } = pageStatement(f, limit, brief);
   const rows = await run<PageRow>(em, sql, params);
   const first = rows[0];
   const n = (v: unknown) => Number(v ?? 0);
+  const cap = f.query === undefined ? Number.POSITIVE_INFINITY : INBOX_LIMITS.searchCountMax;
+  const page: BriefViewPage = {
+    total: Math.min(n(first?.total_count), cap),
+    unread: Math.min(n(first?.unread_count), cap),
+    capped: n(first?.total_count) > cap,
+    // An empty page is one row of counts with null item columns (left join).
+    rows: rows.filter((r) => r.id !== null),
+  };
+  if (brief) return page;
   const byState = Object.fromEntries(ITEM_STATES.map((st) => [st, { total: n(first?.[`${st}_total`]), unread: n(first?.[`${st}_unread`]) }])) as Record<
     ItemState,
     ViewCount
   >;
   const all = ITEM_STATES.reduce((a, st) => ({ total: a.total + byState[st].total, unread: a.unread + byState[st].unread }), { total: 0, unread: 0 });
-  const cap = f.query === undefined ? Number.POSITIVE_INFINITY : INBOX_LIMITS.searchCountMax;
-  return {
-    total: Math.min(n(first?.total_count), cap),
-    unread: Math.min(n(first?.unread_count), cap),
-    capped: n(first?.total_count) > cap,
-    views: { ...byState, all },
-    // An empty page is one row of counts with null item columns (left join).
-    rows: rows.filter((r) => r.id !== null),
-  };
+  return { ...page, rows: page.rows as ListedItemRow[], views: { ...byState, all } };
 }
 
 /** The caller's own rows among these notification and delivery ids (others: absent), newest first. */
