@@ -8,9 +8,12 @@
 // and checks that every delivery has its key. Then the rollout's end: a writer with this release's
 // statement (the key first) while `migrate --post-deploy` partitions deliveries in place
 // (Migration20261202000000DeliveriesPartitioned): its time and the writer's latency around it.
+// Last, retention at a clock months later: the legacy partition (every filled row) and B's month
+// dropped with their keys, while a writer publishes at that clock.
 import pg from 'pg';
 import { createDatabase } from '../test/helpers/harness.js';
 import { migrate, openOrm } from '../src/infra/db/orm.js';
+import { addMonths, dropExpiredPartitions, ensurePartitionsAhead, expiredPartitions } from '../src/infra/db/partitions.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
@@ -83,7 +86,7 @@ runBench(async () => {
     // A writer at RATE statements/s (open loop): half new events, half repeats of recent ones.
     const pool = new pg.Pool({ connectionString: db.url, max: 8 });
     const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
-    const writer = (prefix: string, name: string, text: string) => {
+    const writer = (prefix: string, name: string, text: string, extra: () => unknown[] = () => []) => {
       const samples: Sample[] = [];
       let stop = false;
       let k = 0;
@@ -98,7 +101,7 @@ runBench(async () => {
           const eventId = i % 2 === 0 ? `${prefix}-${i}` : `${prefix}-${Math.max(0, i - 11)}`;
           const started = performance.now();
           const p = pool
-            .query({ name, text, values: [token.id, token.integrator_id, token.user_id, eventId] })
+            .query({ name, text, values: [token.id, token.integrator_id, token.user_id, eventId, ...extra()] })
             .then(
               () => void samples.push({ at: started, ms: performance.now() - started, ok: true }),
               () => void samples.push({ at: started, ms: performance.now() - started, ok: false }),
@@ -171,6 +174,37 @@ runBench(async () => {
     const postEnd = performance.now();
     await sleep(PHASE_S);
     await current.stop();
+
+    // 3. Retention months later: the clock at F, 91 days after B's month ended, so B's month and the
+    // legacy partition (every filled row) are past DELIVERY_RETENTION_DAYS; a writer publishes at F
+    // (the same keyed statement, its rows' time given) while they are dropped.
+    const legacyUntil = new Date((await admin.query(`select until from partition_legacy where table_name = 'deliveries'`)).rows[0].until);
+    const fakeNow = new Date(addMonths(legacyUntil, 1).getTime() + 91 * 86_400_000);
+    await ensurePartitionsAhead(orm.em.fork(), fakeNow, 1);
+    const late = writer(
+      'late',
+      'this_release_keyed_publish_at',
+      `with k as (
+         insert into delivery_keys (token_id, event_id, delivery_id, created_at) values ($1, $4, gen_random_uuid(), $5::timestamptz)
+         on conflict (token_id, event_id) do nothing returning delivery_id, created_at
+       ), dn as (
+         insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
+         select k.delivery_id, $1, $2, $3, $4, 'personal.build.failed', 'warn', 'Build failed on main', k.created_at, k.created_at, k.created_at, 1 from k
+       )
+       update deliveries x set fire_count = x.fire_count + 1, last_event_at = $5::timestamptz from delivery_keys dk
+       where dk.token_id = $1 and dk.event_id = $4 and x.id = dk.delivery_id and x.created_at = dk.created_at`,
+      () => [fakeNow.toISOString()],
+    );
+    await sleep(PHASE_S);
+    const em = orm.em.fork();
+    const expired = await expiredPartitions(em, fakeNow, { audit: 400, delivery: 90 });
+    const dropStart = performance.now();
+    const dropped = await dropExpiredPartitions(em, expired);
+    const dropEnd = performance.now();
+    await sleep(PHASE_S);
+    await late.stop();
+    const left = (await admin.query(`select (select count(*) from deliveries)::bigint as deliveries, (select count(*) from delivery_keys)::bigint as keys`))
+      .rows[0];
     await orm.close();
     await pool.end();
     const after = (
@@ -186,6 +220,12 @@ runBench(async () => {
       rate: RATE,
       keys: { migrationMs: steps, previousReleaseWriter: phases(previous.samples, migrateStart, migrateEnd), keysSize, check },
       postDeploy: { applied, ms: Math.round(postEnd - postStart), thisReleaseWriter: phases(current.samples, postStart, postEnd), after },
+      retention: {
+        dropped: dropped.map((d) => `${d.partition} (~${d.rowsEstimate ?? '?'} rows)`),
+        ms: Math.round(dropEnd - dropStart),
+        writer: phases(late.samples, dropStart, dropEnd),
+        left,
+      },
     });
     return check.missing === '0' && check.keys === check.deliveries && after.relkind === 'p' ? 0 : 1;
   } finally {
