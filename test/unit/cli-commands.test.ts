@@ -33,6 +33,7 @@ describe('fluxdesk argument parsing', () => {
       input: { email: 'e@x.test', catalog_slug: 'github' },
     });
     expect(parseCommand(['migrate'])).toEqual({ op: 'migrate' });
+    expect(parseCommand(['migrate', '--post-deploy'])).toEqual({ op: 'migrate', input: { postDeploy: true } });
   });
 
   it('the last of a repeated flag wins, an empty value is passed on, a leading-dash value needs the = form', () => {
@@ -45,6 +46,8 @@ describe('fluxdesk argument parsing', () => {
     expect(usage([])).toBe('no command given');
     expect(usage(['user', 'delete', '--email', 'x'])).toBe('unknown command "user delete --email x"');
     expect(usage(['bootstrap', '--email', 'a@x.test', '--bogus', 'x'])).toBe('unknown flag --bogus');
+    expect(usage(['migrate', '--post-deploy=yes'])).toMatch(/post-deploy/);
+    expect(usage(['migrate', '--all'])).toBe('unknown flag --all');
     expect(usage(['bootstrap', 'stray'])).toBe('unexpected argument "stray"');
     expect(usage(['bootstrap', '--email'])).toBe('flag --email needs a value');
     expect(usage(['bootstrap', '--email', '--name', 'N'])).toBe('flag --email needs a value');
