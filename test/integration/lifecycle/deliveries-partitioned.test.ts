@@ -114,7 +114,7 @@ it('converts a table with rows in place while the service publishes: the old tab
   expect(attached.map((r) => `${r.parent} <- ${r.child}`)).toEqual([
     'deliveries_event_type_created_at_index <- deliveries_legacy_event_type_created_at_index',
     'deliveries_integrator_id_created_at_index <- deliveries_legacy_integrator_id_created_at_index',
-    'deliveries_pkey <- deliveries_legacy_id_created_at_unique',
+    'deliveries_pkey <- deliveries_legacy_pkey',
     'deliveries_token_id_created_at_index <- deliveries_legacy_token_id_created_at_index',
   ]);
   // Every row stayed where it was; no foreign key points into the partitioned table; the 0.26-era trigger is gone.

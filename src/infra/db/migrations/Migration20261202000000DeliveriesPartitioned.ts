@@ -15,7 +15,7 @@ import { addMonths, createPartitionSql, monthStart } from '../partitions.js';
 //  1. a unique index (id, created_at) built CONCURRENTLY (writes go on);
 //  2. `check (created_at < B)` added NOT VALID (instant), then validated (SHARE UPDATE EXCLUSIVE:
 //     writes go on). B is a month or more ahead, so no row written meanwhile breaks it;
-//  3. one short transaction: the index made a constraint, the key trigger dropped (it served the
+//  3. one short transaction: the index made the primary key, the key trigger dropped (it served the
 //     previous release's writes during the rollout), the table and its indexes renamed
 //     `deliveries_legacy*`, the partitioned `deliveries` created with the same columns and
 //     outgoing foreign keys, primary key (id, created_at) and the three (…, created_at) indexes, and
@@ -98,7 +98,10 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
     // 3. The swap, in one short transaction.
     await short(async (t) => {
       await t(`lock table "deliveries" in access exclusive mode`);
-      await t(`alter table "deliveries" add constraint "deliveries_legacy_id_created_at_unique" unique using index "deliveries_id_created_at_unique"`);
+      // The index becomes the primary key (PostgreSQL 16 and later refuse to attach a table whose
+      // primary key is not the parent's; nothing references deliveries (id) any more).
+      await t(`alter table "deliveries" drop constraint "deliveries_pkey"`);
+      await t(`alter table "deliveries" add constraint "deliveries_legacy_pkey" primary key using index "deliveries_id_created_at_unique"`);
       for (const s of await swapSql(t, legacyUntil)) await t(s);
       for (let m = legacyUntil; m <= addMonths(legacyUntil, 1); m = addMonths(m, 1)) await t(createPartitionSql('deliveries', 'deliveries', m));
       await t(`insert into "partition_legacy" ("table_name", "partition", "until") values ('deliveries', 'deliveries_legacy', '${legacyUntil.toISOString()}')`);
@@ -128,7 +131,7 @@ async function swapSql(t: Sql, legacyUntil: Date | null): Promise<string[]> {
     `drop function if exists "delivery_keys_sync"()`,
     `alter table "deliveries" rename to "deliveries_legacy"`,
     ...['pkey', 'token_id_event_id_unique', 'integrator_id_created_at_index', 'event_type_created_at_index', 'token_id_created_at_index'].map(
-      (name) => `alter index "deliveries_${name}" rename to "deliveries_legacy_${name}"`,
+      (name) => `alter index if exists "deliveries_${name}" rename to "deliveries_legacy_${name}"`,
     ),
     `create table "deliveries" (like "deliveries_legacy" including defaults) partition by range ("created_at")`,
     `alter table "deliveries" add constraint "deliveries_pkey" primary key ("id", "created_at")`,
