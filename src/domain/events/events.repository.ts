@@ -3,7 +3,8 @@
 // delivery_keys (inserted: a first arrival, whose delivery is inserted; present: a repeat, whose
 // delivery is updated), the inbox row or hold entry, the daily counters, the nudge outbox rows
 // and the audit row (docs/architecture.md, "The publish path"). Never `on conflict` on deliveries
-// itself: it is partitioned by month next, and a partitioned table has no global unique index.
+// itself: it is partitioned by month (a post-deploy migration), and a partitioned table has no
+// global unique index.
 import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
 import type { PrincipalVersions } from '../principal.js';
 import type { DeliveryRow, NewDelivery } from './event-store.js';
@@ -148,7 +149,8 @@ const REPEAT_UPDATE = (name: string, body: boolean) => `${name} as (
 
 // The dedup key (`k`): inserted, a first arrival. Already there, a repeat; unless it is a day old
 // or more and its delivery is gone (retention removed it, docs/scaling.md section 4.3): then it is
-// taken over by a new delivery, a first arrival again (SPEC: dedup lasts as long as the delivery).
+// taken over by a new delivery, a first arrival again (the inbound protocol: dedup lasts as long as
+// the delivery).
 // The day keeps a key a concurrent statement just wrote (its delivery not yet in this statement's
 // snapshot) from ever looking gone.
 // Two statement texts: an inbox delivery (inbox row, per-user counter, nudge outbox rows) or a
@@ -321,8 +323,8 @@ export async function writeDeliveries(
 ): Promise<Array<DeliveryRow | undefined>> {
   const rows = await writeOnce(conn, trx, items, c);
   // A row neither inserted nor updated lost a race for its key: a concurrent statement inserted
-  // the key after this one began and committed while this one waited on it (`on conflict do
-  // nothing`), so neither the key nor its delivery is in this statement's snapshot. Written again,
+  // the key after this one began and committed while this one waited on it (`on conflict`), so
+  // neither the key nor its delivery is in this statement's snapshot. Written again,
   // it is a repeat. A row not written the second time had an out-of-date principal.
   const lost = rows.flatMap((r, i) => (r ? [] : [i]));
   if (lost.length === 0) return rows;
