@@ -175,6 +175,13 @@ runBench(async () => {
     await sleep(PHASE_S);
     await current.stop();
 
+    const after = (
+      await admin.query(
+        `select (select relkind from pg_class where relname = 'deliveries') as relkind, (select count(*) from deliveries)::bigint as deliveries,
+           (select string_agg(c.relname, ' ' order by c.relname) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'deliveries'::regclass) as partitions`,
+      )
+    ).rows[0];
+
     // 3. Retention months later: the clock at F, 91 days after B's month ended, so B's month and the
     // legacy partition (every filled row) are past DELIVERY_RETENTION_DAYS; a writer publishes at F
     // (the same keyed statement, its rows' time given) while they are dropped.
@@ -207,12 +214,6 @@ runBench(async () => {
       .rows[0];
     await orm.close();
     await pool.end();
-    const after = (
-      await admin.query(
-        `select (select relkind from pg_class where relname = 'deliveries') as relkind, (select count(*) from deliveries)::bigint as deliveries,
-           (select string_agg(c.relname, ' ' order by c.relname) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'deliveries'::regclass) as partitions`,
-      )
-    ).rows[0];
 
     log('result', {
       rows: ROWS,
