@@ -11,7 +11,7 @@ import { runOperator } from '../src/transports/cli/operator-socket.js';
 import pg from 'pg';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 import { cpuColumns, cpuPerRequest, cpuSnap, type CpuPerRequest } from './cpu.js';
-import { freePort, profileFlags, spawnChild, startFlags, stopChild, waitFor200, type Child } from './service.js';
+import { freePort, profileFlags, spawnChild, startFlags, stopChild, waitFor200, type Child, mapLimit } from './service.js';
 
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
 
@@ -150,20 +150,6 @@ async function waitNudgesIdle(url: string): Promise<void> {
   } finally {
     await c.end();
   }
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (i < items.length) {
-        const k = i++;
-        out[k] = await fn(items[k]!, k);
-      }
-    }),
-  );
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

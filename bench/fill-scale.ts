@@ -15,7 +15,7 @@ import { searchDocSql, searchLexemes, userKeySql } from '../src/domain/inbox/sea
 import { addMonths, createPartitionSql, monthStart } from '../src/infra/db/partitions.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
 import { createDatabase } from '../test/helpers/harness.js';
-import { type BenchServer, runBench, startBenchServer } from './service.js';
+import { type BenchServer, runBench, startBenchServer, mapLimit } from './service.js';
 
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
 const ROWS = num('SCALE_ROWS', 10_000_000);
@@ -42,20 +42,6 @@ const AGENT_PER_TOKEN = 55;
 const REQUESTS_PER_TOKEN = 270;
 
 const log = (msg: string) => process.stdout.write(`${new Date().toISOString()} ${msg}\n`);
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (i < items.length) {
-        const k = i++;
-        out[k] = await fn(items[k]!, k);
-      }
-    }),
-  );
-  return out;
-}
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 

@@ -100,6 +100,21 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
 }
 
 /** Runs a bench's main and exits with its code (2 when it threw). */
+/** `fn` over `items`, at most `limit` at a time; results in input order. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (i < items.length) {
+        const k = i++;
+        out[k] = await fn(items[k]!, k);
+      }
+    }),
+  );
+  return out;
+}
+
 export function runBench(main: () => Promise<number>): void {
   main().then(
     (code) => process.exit(code),

@@ -18,7 +18,7 @@ import { runOperator } from '../src/transports/cli/operator-socket.js';
 import { EventService, InboundEventSchema } from '../gen/fluxdesk/events/v1/events_pb.js';
 import { createDatabase, REDIS_URL } from '../test/helpers/harness.js';
 import { cpuSnap } from './cpu.js';
-import { freePort, spawnChild, startFlags, stopChild, waitFor200, type Child } from './service.js';
+import { freePort, spawnChild, startFlags, stopChild, waitFor200, type Child, mapLimit } from './service.js';
 import { findOrInstallHaproxy, serverStates, startHaproxy, type Balancer, type BalancerNode } from './soak/haproxy.js';
 import { Histogram } from './soak/histogram.js';
 
@@ -954,20 +954,6 @@ function printReport(r: Report): void {
   );
   out('');
   for (const [name, ok] of Object.entries(r.verdicts)) out(`${ok ? 'PASS' : name.startsWith('new events >=') ? 'MISS' : 'FAIL'}  ${name}`);
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const res = new Array<R>(items.length);
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (i < items.length) {
-        const k = i++;
-        res[k] = await fn(items[k]!, k);
-      }
-    }),
-  );
-  return res;
 }
 
 function out(s: string): void {
