@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
 import { nudgeChannelSql, PARKED_OUTBOX_LEASE } from '../nudges/nudges.repository.js';
+import { deliveryOf } from './inbox-view.repository.js';
 
 /** How many of these ids are the caller's rows (the rest: unknown or another user's). Locks them for the change that follows. */
 export async function countOwnRows(em: EntityManager, userId: string, ids: readonly string[]): Promise<number> {
@@ -97,10 +98,10 @@ export async function wakeDueSnoozes(em: EntityManager, now: Date, limit: number
 ), w as (
   update notifications n set state = 'inbox', snoozed_until = null, listed_at = ?::timestamptz, read_at = null, updated_at = ?::timestamptz
   from due where n.id = due.id and n.state = 'snoozed'
-  returning n.id, n.user_id, n.delivery_id, n.updated_at as at
+  returning n.id, n.user_id, n.delivery_id, n.created_at, n.updated_at as at
 ), nc as (
   select w.delivery_id, w.user_id, d.severity, w.at, ch.channel, ${WAKE_NUDGE.held} as held
-  from w join deliveries d on d.id = w.delivery_id
+  from w join deliveries d on ${deliveryOf('w', 'd')}
   ${WAKE_NUDGE.joins}
   where ${WAKE_NUDGE.where}
 ), o as (

@@ -81,8 +81,16 @@ const BRIEF_NAMES = BRIEF_COLUMNS.split(',')
         .at(-1)}`,
   )
   .join(', ');
+/**
+ * An inbox row's delivery (`d`) of row `n`: by its primary key (id, created_at). The publish
+ * statement writes an inbox row with its delivery's time (the same `at`; no other writer gives a row
+ * a delivery_id, and neither time ever changes), so the probe names one monthly partition of
+ * deliveries instead of every partition's index (tested by lifecycle/deliveries-partitioned).
+ */
+export const deliveryOf = (n: string, d: string) => `${d}.id = ${n}.delivery_id and ${d}.created_at = ${n}.created_at`;
+
 const BRIEF_JOINS = `left join users u on u.id = n.actor_user_id
-  left join deliveries d on d.id = n.delivery_id`;
+  left join deliveries d on ${deliveryOf('n', 'd')}`;
 
 /** The columns of BRIEF_COLUMNS. */
 export type BriefItemRow = Pick<
@@ -108,7 +116,7 @@ export type BriefItemRow = Pick<
 >;
 
 const ITEM_JOINS = `left join users u on u.id = n.actor_user_id
-  left join deliveries d on d.id = n.delivery_id
+  left join deliveries d on ${deliveryOf('n', 'd')}
   left join lateral (
     select json_agg(json_build_object('id', x.id, 'markdown_body', x.markdown_body, 'created_at', x.created_at) order by x.created_at, x.seq) as items,
       max(x.created_at) as last_at
@@ -159,7 +167,7 @@ const LIST_KEY = 'coalesce(n.listed_at, n.created_at)';
  * the deliveries (a whole table's scan, or every delivery of a token) instead of the caller's own
  * rows through the list or search index.
  */
-const deliveryCol = (col: string) => `(select x.${col} from deliveries x where x.id = n.delivery_id)`;
+const deliveryCol = (col: string) => `(select x.${col} from deliveries x where ${deliveryOf('n', 'x')})`;
 
 /** A row condition and its values. */
 interface Cond {

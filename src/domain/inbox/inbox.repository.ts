@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { PREPARED, pgArray } from '../sql-hints.js';
 import type { ItemState } from './inbox.limits.js';
+import { deliveryOf } from './inbox-view.repository.js';
 
 export interface NotificationRow {
   id: string;
@@ -40,7 +41,7 @@ const COLUMNS = `n.id, n.type, n.title, n.summary, n.body, n.delivery_id, n.targ
 export async function findOwnNotification(em: EntityManager, userId: string, id: string): Promise<NotificationRow | undefined> {
   const rows = await exec<NotificationRow>(
     em,
-    `select ${COLUMNS} from notifications n left join users u on u.id = n.actor_user_id left join deliveries d on d.id = n.delivery_id
+    `select ${COLUMNS} from notifications n left join users u on u.id = n.actor_user_id left join deliveries d on ${deliveryOf('n', 'd')}
      where n.id = ? and n.user_id = ?`,
     [id, userId],
   );

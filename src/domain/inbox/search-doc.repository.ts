@@ -4,6 +4,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { run } from '../sql.js';
 import { searchDocSql } from './search-doc.rules.js';
+import { deliveryOf } from './inbox-view.repository.js';
 
 export interface BacklogRow {
   id: string;
@@ -26,7 +27,7 @@ export function takeSearchBacklog(em: EntityManager, afterId: string, limit: num
   return run<BacklogRow>(
     em,
     `select n.id, n.user_id, n.title, n.summary, d.labels, coalesce(d.actor->>'name', u.name) as actor_name, d.severity, d.event_type, d.token_id
-     from notifications n left join deliveries d on d.id = n.delivery_id left join users u on u.id = n.actor_user_id
+     from notifications n left join deliveries d on ${deliveryOf('n', 'd')} left join users u on u.id = n.actor_user_id
      where n.search_doc is null and n.id > ?::uuid order by n.id limit ?::int for update of n skip locked`,
     [afterId, limit],
   );

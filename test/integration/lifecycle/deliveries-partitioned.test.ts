@@ -20,6 +20,7 @@ import {
   partitionName,
 } from '../../../src/infra/db/partitions.js';
 import type { MikroORM } from '@mikro-orm/core';
+import { newAgent, toolOk } from '../mcp/rpc.js';
 
 let h: Harness;
 let sql: pg.Client;
@@ -148,6 +149,14 @@ it('after B: new rows go to the monthly partition; an event fired before B and a
   const across = await send(t1, 'e4');
   expect(across.status).toBe(200);
   expect(across.body).toMatchObject({ deliveryId: ids.e4, fireCount: 2, deduped: true });
+  // Every inbox row carries its delivery's time, so the inbox finds each delivery in its own
+  // partition: list_inbox shows the event fields of rows in the legacy partition and in B's month.
+  expect((await q(`select count(*)::int as n from notifications n join deliveries d on d.id = n.delivery_id where d.created_at <> n.created_at`))[0].n).toBe(0);
+  const agent = await newAgent(h, undefined, t1.user);
+  const inbox = await toolOk(h, agent.token, 'list_inbox', { view: 'all' });
+  const byDelivery = new Map((inbox.items as Array<{ deliveryId?: string; fireCount?: number; eventType?: string }>).map((i) => [i.deliveryId, i]));
+  expect(byDelivery.get(ids.e4)).toMatchObject({ fireCount: 2, eventType: 'personal.build.failed' });
+  expect(byDelivery.get(ids.e1)).toMatchObject({ fireCount: 2, eventType: 'personal.build.failed' });
   // The maintenance job keeps two months ahead of B now.
   const created = await ensurePartitionsAhead(orm.em.fork(), h.clock.now(), 2);
   expect(created.map((c) => c.partition)).toContain(partitionName('deliveries', addMonths(bound, 2)));
