@@ -189,6 +189,18 @@ export function InboxPage() {
   const wantFocus = useRef(false);
   /** A row to focus once it is on the page (an undo brought it back). */
   const focusTarget = useRef<string | null>(null);
+  /** The row title that last had the focus, and its row key: a re-render that replaces it must not drop the focus to the page. */
+  const focusedRow = useRef<{ key: string; el: HTMLElement } | null>(null);
+  useEffect(() => {
+    const onFocusIn = (e: FocusEvent) => {
+      const t = e.target;
+      if (!(t instanceof HTMLElement) || !t.classList.contains('item-title')) return;
+      const key = t.closest('li[data-id]')?.getAttribute('data-id');
+      if (key) focusedRow.current = { key, el: t };
+    };
+    document.addEventListener('focusin', onFocusIn);
+    return () => document.removeEventListener('focusin', onFocusIn);
+  }, []);
   const pending = useRef(0);
   const gAt = useRef(0);
   const menuReturn = useRef<HTMLElement | null>(null);
@@ -372,6 +384,13 @@ export function InboxPage() {
   }, [items]);
   // After an action took away the focused element (its row left, a menu closed): focus on the cursor row.
   useEffect(() => {
+    // A focused row's element replaced by a render (a live refresh, a group formed again): its row now.
+    const was = focusedRow.current;
+    if (was && !was.el.isConnected && (document.activeElement === null || document.activeElement === document.body)) {
+      const row = visibleKey(was.key);
+      focusedRow.current = null;
+      if (row && focusRow(row)) return;
+    }
     const target = focusTarget.current && visibleKey(focusTarget.current);
     if (target && focusRow(target)) {
       focusTarget.current = null;
