@@ -14,7 +14,9 @@ import { addMonths, createPartitionSql, monthStart } from '../partitions.js';
 // B the first day of the month after next (UTC), and monthly partitions start at B:
 //  1. a unique index (id, created_at) built CONCURRENTLY (writes go on);
 //  2. `check (created_at < B)` added NOT VALID (instant), then validated (SHARE UPDATE EXCLUSIVE:
-//     writes go on). B is a month or more ahead, so no row written meanwhile breaks it;
+//     writes go on). B is a month or more ahead, so no row written meanwhile breaks it; a check an
+//     interrupted run left is kept only while its bound is still 31 days or more ahead, and a
+//     failed swap drops it (the check binds every new row until the swap);
 //  3. one short transaction: the index made the primary key, the key trigger dropped (it served the
 //     previous release's writes during the rollout), the table and its indexes renamed
 //     `deliveries_legacy*`, the partitioned `deliveries` created with the same columns and
@@ -83,12 +85,18 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
     );
     if (idx.length > 0 && idx[0]?.valid !== true) await q(`drop index concurrently if exists "deliveries_id_created_at_unique"`);
     await q(`create unique index concurrently if not exists "deliveries_id_created_at_unique" on "deliveries" ("id", "created_at")`);
-    // 2. The range check, validated without blocking writes (a check left by an interrupted run keeps its bound).
-    const existing = await q<{ until: Date | string }>(
-      `select (regexp_match(pg_get_constraintdef(oid), '''([^'']+)'''))[1]::timestamptz as until from pg_constraint where conrelid = to_regclass('"deliveries"') and conname = 'deliveries_legacy_range'`,
+    // 2. The range check, validated without blocking writes. The check binds new rows from the moment
+    // it exists: one left by an interrupted run is kept only while its bound is a month or more
+    // ahead (else it is replaced by one with a new bound), and a failed swap drops it.
+    const existing = await q<{ until: Date | string | null }>(
+      `select (regexp_match(pg_get_constraintdef(oid), '''([^'']+)''::timestamp with time zone'))[1]::timestamptz as until from pg_constraint where conrelid = to_regclass('"deliveries"') and conname = 'deliveries_legacy_range'`,
     );
-    const legacyUntil = existing[0] ? new Date(existing[0].until) : addMonths(monthStart(now), 2);
-    if (!existing[0]) {
+    const dropCheck = () => short((t) => t(`alter table "deliveries" drop constraint if exists "deliveries_legacy_range"`));
+    let legacyUntil = addMonths(monthStart(now), 2);
+    const left = existing[0]?.until ? new Date(existing[0].until) : null;
+    if (left && left.getTime() >= now.getTime() + 31 * 86_400_000) legacyUntil = left;
+    else {
+      if (existing[0]) await dropCheck();
       await short((t) =>
         t(`alter table "deliveries" add constraint "deliveries_legacy_range" check ("created_at" < '${legacyUntil.toISOString()}'::timestamptz) not valid`),
       );
@@ -105,6 +113,9 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
       for (const s of await swapSql(t, legacyUntil)) await t(s);
       for (let m = legacyUntil; m <= addMonths(legacyUntil, 1); m = addMonths(m, 1)) await t(createPartitionSql('deliveries', 'deliveries', m));
       await t(`insert into "partition_legacy" ("table_name", "partition", "until") values ('deliveries', 'deliveries_legacy', '${legacyUntil.toISOString()}')`);
+    }).catch(async (err: unknown) => {
+      await dropCheck().catch(() => undefined);
+      throw err;
     });
   }
 }
