@@ -8,6 +8,7 @@ import {
   dropExpiredPartitions,
   ensurePartitionsAhead,
   expiredPartitions,
+  legacyRangeCheckDue,
   missingNextMonth,
   monthStart,
   type PartitionSettings,
@@ -44,8 +45,9 @@ const PROBE_OK_CACHE_MS = 30_000;
 
 /**
  * Readiness: fails while a partitioned table has no partition for next month (the ahead job has not
- * run for weeks), so an operator sees it before inserts fail at the month's turn. A failure is not
- * cached: it turns ok at the first probe after the job.
+ * run for weeks), so an operator sees it before inserts fail at the month's turn; and within a week
+ * of the bound of a range check an interrupted partitioning of deliveries left. A failure is not
+ * cached: it turns ok at the first probe after the job (or the migration).
  */
 export class NextMonthPartitionsProbe {
   private okUntil = 0;
@@ -58,10 +60,18 @@ export class NextMonthPartitionsProbe {
   async check(): Promise<void> {
     const now = this.clock.now();
     if (now.getTime() < this.okUntil) return;
-    const missing = await missingNextMonth(this.orm.em.fork(), now);
+    const em = this.orm.em.fork();
+    const missing = await missingNextMonth(em, now);
     if (missing.length > 0) {
       this.okUntil = 0;
       throw new Error(`no partition for next month (${addMonths(monthStart(now), 1).toISOString().slice(0, 7)}) of ${missing.join(', ')}`);
+    }
+    const due = await legacyRangeCheckDue(em, now);
+    if (due) {
+      this.okUntil = 0;
+      throw new Error(
+        `deliveries refuses rows from ${due.toISOString()} on (deliveries_legacy_range, left by an interrupted partitioning): run npx fluxdesk migrate --post-deploy`,
+      );
     }
     // Never past the month's turn, when "next month" changes.
     this.okUntil = Math.min(now.getTime() + PROBE_OK_CACHE_MS, addMonths(monthStart(now), 1).getTime());

@@ -188,6 +188,21 @@ export async function missingNextMonth(em: EntityManager, now: Date, tables: rea
   return missing;
 }
 
+/**
+ * The range check of an interrupted in-place partitioning (Migration20261202000000DeliveriesPartitioned
+ * step 2) binds every new row until the swap: its bound, when it is less than a week away (readiness
+ * says so before publishes start to fail at it), else null.
+ */
+export async function legacyRangeCheckDue(em: EntityManager, now: Date): Promise<Date | null> {
+  const [row] = await exec<{ until: Date | string | null }>(
+    em,
+    `select (regexp_match(pg_get_constraintdef(oid), '''([^'']+)''::timestamp with time zone'))[1]::timestamptz as until
+       from pg_constraint where conrelid = to_regclass('"deliveries"') and conname = 'deliveries_legacy_range'`,
+  );
+  const until = row?.until ? new Date(row.until) : null;
+  return until && until.getTime() < now.getTime() + 7 * 86_400_000 ? until : null;
+}
+
 export interface ExpiredPartition {
   table: string;
   partition: string;

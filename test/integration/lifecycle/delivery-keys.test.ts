@@ -6,7 +6,7 @@
 // (deliveries-partitioned.test.ts): the state of a fleet in the middle of its rollout.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { event, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
+import { event, http, newPersonalToken, publish, startHarness, type Harness } from '../../helpers/harness.js';
 import { migrate, openOrm } from '../../../src/infra/db/orm.js';
 
 let h: Harness;
@@ -179,6 +179,27 @@ it('dedup holds across a month boundary: fired on the last day and on the first,
     expect(new Date(d.created_at).getTime()).toBeLessThan(nextMonth);
     expect(new Date(d.last_event_at).getTime()).toBeGreaterThanOrEqual(nextMonth);
   } finally {
+    h.clock.reset();
+  }
+});
+
+it('readiness fails within a week of the bound of a range check an interrupted partitioning left, naming the command', async () => {
+  // Past the readiness probe's 30 s reuse of a pass.
+  h.clock.advance(31_000);
+  try {
+    await sql.query(
+      `alter table deliveries add constraint deliveries_legacy_range check (created_at < '${new Date(h.clock.now().getTime() + 3 * 86_400_000).toISOString()}'::timestamptz) not valid`,
+    );
+    const down = await http(h, 'GET', '/api/v1/ready');
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ code: 'not_ready', failing: ['partitions'] });
+    expect(String(down.body.detail)).toContain('migrate --post-deploy');
+    await sql.query(`alter table deliveries drop constraint deliveries_legacy_range`);
+    h.clock.advance(1_100); // past readiness' 1 s sharing of one round of checks
+    const up = await http(h, 'GET', '/api/v1/ready');
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+  } finally {
+    await sql.query(`alter table deliveries drop constraint if exists deliveries_legacy_range`);
     h.clock.reset();
   }
 });
