@@ -17,7 +17,7 @@ import { addMonths, dropExpiredPartitions, ensurePartitionsAhead, expiredPartiti
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
-import { runBench } from './service.js';
+import { runBench, percentile } from './service.js';
 
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
 const ROWS = num('KEYS_ROWS', 5_000_000);
@@ -30,14 +30,9 @@ interface Sample {
   ok: boolean;
 }
 
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 10) / 10;
-};
 const summary = (xs: Sample[]) => {
   const ms = xs.map((x) => x.ms);
-  return { n: xs.length, errors: xs.filter((x) => !x.ok).length, p50: pct(ms, 50), p99: pct(ms, 99), max: pct(ms, 100) };
+  return { n: xs.length, errors: xs.filter((x) => !x.ok).length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: percentile(ms, 100) };
 };
 
 runBench(async () => {

@@ -13,7 +13,7 @@ import { advanceConversion } from '../src/infra/db/partition-conversion.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
-import { runBench, startBenchServer } from './service.js';
+import { runBench, startBenchServer, percentile } from './service.js';
 
 const num = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt);
 const ROWS = num('CONVERT_ROWS', 5_000_000);
@@ -30,23 +30,18 @@ interface Sample {
   status: number;
 }
 
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 10) / 10;
-};
 const summary = (xs: Sample[]) => ({
   n: xs.length,
   errors: xs.filter((x) => x.status !== 202).length,
-  p50: pct(
+  p50: percentile(
     xs.map((x) => x.ms),
     50,
   ),
-  p99: pct(
+  p99: percentile(
     xs.map((x) => x.ms),
     99,
   ),
-  max: pct(
+  max: percentile(
     xs.map((x) => x.ms),
     100,
   ),

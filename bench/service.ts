@@ -100,6 +100,13 @@ export async function startBenchServer(databaseUrl: string, env: Record<string, 
 }
 
 /** Runs a bench's main and exits with its code (2 when it threw). */
+/** The p-th percentile of `xs` in ms, to 0.1 (null for none). */
+export const percentile = (xs: number[], p: number): number | null => {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 10) / 10;
+};
+
 /** `fn` over `items`, at most `limit` at a time; results in input order. */
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);

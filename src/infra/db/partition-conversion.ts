@@ -17,7 +17,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { conversionTableName, createPartitionSql, ensurePartitionsAhead, PARTITIONED_TABLES } from './partitions.js';
-import { sqlState } from './sql-state.js';
+import { isLockTimeout, sqlState } from './sql-state.js';
 
 export interface ConversionOptions {
   /** Heap blocks per batch (8 KB each; about 20 audit rows per block). */
@@ -198,8 +198,8 @@ export async function advanceConversion(orm: MikroORM, table: string, now: Date,
         }
         break;
       } catch (err) {
-        // 55P03 lock_not_available: a long transaction holds the table; writers waited at most lockTimeoutMs.
-        if (sqlState(err) !== '55P03' || i + 1 >= attempts) throw err;
+        // A long transaction holds the table; writers waited at most lockTimeoutMs.
+        if (!isLockTimeout(err) || i + 1 >= attempts) throw err;
         await sleep(1_000);
       }
     }

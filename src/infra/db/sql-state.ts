@@ -21,6 +21,11 @@ export function isTransientConflict(err: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+/** A lock not granted within lock_timeout (55P03): nothing of the statement ran; a later try may get it. */
+export function isLockTimeout(err: unknown): boolean {
+  return sqlState(err) === '55P03';
+}
+
 /**
  * An error PostgreSQL raised for the statement itself (a SQLSTATE outside the connection,
  * resource and system classes 08, 53, 57, 58): another statement on the same connection may succeed.

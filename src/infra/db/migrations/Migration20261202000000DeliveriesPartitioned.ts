@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/sql';
 import { Migration } from '@mikro-orm/migrations';
 import { addMonths, createPartitionSql, monthStart } from '../partitions.js';
+import { isLockTimeout, isTransientConflict } from '../sql-state.js';
 
 // `deliveries` becomes partitioned by month on created_at (docs/scaling.md section 4.3), without
 // copying a row. A POST-DEPLOY migration (index.ts POST_DEPLOY_MIGRATIONS): it runs once every
@@ -50,8 +51,7 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
             return work(t);
           });
         } catch (err) {
-          const code = (err as { code?: string }).code;
-          if ((code !== '55P03' && code !== '40P01') || attempt >= ATTEMPTS) throw err;
+          if (!(isLockTimeout(err) || isTransientConflict(err)) || attempt >= ATTEMPTS) throw err;
           await new Promise((r) => setTimeout(r, 200 * attempt));
         }
       }
