@@ -1,15 +1,17 @@
 // `npm run bench:delivery-keys`: the upgrade that adds the dedup key table
 // (Migration20261201400000DeliveryKeys, then ...Backfill) on a database holding KEYS_ROWS
-// deliveries (default 5 M, generate_series over the last six months), while a writer of the
+// deliveries (default 5 M, generate_series over the last six months, each with its inbox row), while a writer of the
 // previous release keeps inserting and repeating deliveries at KEYS_RATE statements/s (default 100,
 // open loop): its own statement, `insert into deliveries ... on conflict (token_id, event_id) do
 // update`, on connections without `fluxdesk.writes_delivery_keys`, so the trigger keys its rows.
 // Reports the migrations' time, the writer's latency (p50 / p99 / max) before, during and after,
 // and checks that every delivery has its key. Then the rollout's end: a writer with this release's
-// statement (the key first) while `migrate --post-deploy` partitions deliveries in place
-// (Migration20261202000000DeliveriesPartitioned): its time and the writer's latency around it.
-// Last, retention at a clock months later: the legacy partition (every filled row) and B's month
-// dropped with their keys, while a writer publishes at that clock.
+// statement (the key first, and the inbox row) while `migrate --post-deploy` partitions deliveries,
+// notifications and delivery_supplements in place (Migration20261202000000DeliveriesPartitioned,
+// Migration20261203000000InboxPartitioned): its time and the writer's latency around it.
+// Last, retention at a clock months later: the legacy partitions (every filled row) and B's month
+// dropped with their keys and inbox rows, while a writer publishes at that clock; the inbox
+// counters are checked against the rows left.
 import pg from 'pg';
 import { createDatabase } from '../test/helpers/harness.js';
 import { migrate, openOrm } from '../src/infra/db/orm.js';
@@ -63,19 +65,30 @@ runBench(async () => {
     const chunk = 500_000;
     for (let from = 1; from <= ROWS; from += chunk) {
       const to = Math.min(ROWS, from + chunk - 1);
-      // Rows like the publish path's (about 250 bytes of heap): title, summary, labels, actor.
+      // Rows like the publish path's (about 250 bytes of heap): title, summary, labels, actor; and
+      // the inbox row with the delivery's time (most of them read).
       await admin.query(
-        `insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, summary,
-           labels, actor, occurred_at, created_at, last_event_at, fire_count)
-         select gen_random_uuid(), $4, $5, $6, 'ev-' || g, 'personal.build.failed', 'warn', 'Build ' || g || ' failed on main',
-           'Pipeline ' || md5(g::text) || ' failed at step test', '{"repo":"fluxdesk","branch":"main"}'::jsonb,
-           '{"name":"CI"}'::jsonb, at, at, at, 1
-         from (select g, now() - interval '180 days' + (g::float8 / $3) * interval '180 days' as at from generate_series($1::int, $2::int) g) x`,
+        `with x as (
+           select gen_random_uuid() as id, g, now() - interval '180 days' + (g::float8 / $3) * interval '180 days' as at from generate_series($1::int, $2::int) g
+         ), d as (
+           insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, summary,
+             labels, actor, occurred_at, created_at, last_event_at, fire_count)
+           select id, $4, $5, $6, 'ev-' || g, 'personal.build.failed', 'warn', 'Build ' || g || ' failed on main',
+             'Pipeline ' || md5(g::text) || ' failed at step test', '{"repo":"fluxdesk","branch":"main"}'::jsonb,
+             '{"name":"CI"}'::jsonb, at, at, at, 1
+           from x
+         )
+         insert into notifications (id, user_id, type, title, summary, delivery_id, created_at, updated_at, read_at)
+         select gen_random_uuid(), $6, 'system', 'Build ' || g || ' failed on main', 'Pipeline ' || md5(g::text) || ' failed at step test',
+           id, at, at, case when g % 10 <> 0 then at end
+         from x`,
         [from, to, ROWS, token.id, token.integrator_id, token.user_id],
       );
     }
     await admin.query('vacuum analyze deliveries');
+    await admin.query('vacuum analyze notifications');
     const size = (await admin.query(`select pg_size_pretty(pg_total_relation_size('deliveries')) as s`)).rows[0].s;
+    const inboxSize = (await admin.query(`select pg_size_pretty(pg_total_relation_size('notifications')) as s`)).rows[0].s;
     log('filled', { rows: ROWS, size, s: Math.round((performance.now() - t) / 100) / 10 });
 
     // A writer at RATE statements/s (open loop): half new events, half repeats of recent ones.
@@ -159,6 +172,10 @@ runBench(async () => {
        ), dn as (
          insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
          select k.delivery_id, $1, $2, $3, $4, 'personal.build.failed', 'warn', 'Build failed on main', now(), k.created_at, k.created_at, 1 from k
+         returning id, created_at
+       ), n as (
+         insert into notifications (id, user_id, type, title, delivery_id, created_at, updated_at)
+         select gen_random_uuid(), $3, 'system', 'Build failed on main', dn.id, dn.created_at, dn.created_at from dn
        )
        update deliveries x set fire_count = x.fire_count + 1, last_event_at = now() from delivery_keys dk
        where dk.token_id = $1 and dk.event_id = $4 and x.id = dk.delivery_id and x.created_at = dk.created_at`,
@@ -173,6 +190,7 @@ runBench(async () => {
     const after = (
       await admin.query(
         `select (select relkind from pg_class where relname = 'deliveries') as relkind, (select count(*) from deliveries)::bigint as deliveries,
+           (select relkind from pg_class where relname = 'notifications') as inbox_relkind, (select count(*) from notifications)::bigint as notifications,
            (select string_agg(c.relname, ' ' order by c.relname) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'deliveries'::regclass) as partitions`,
       )
     ).rows[0];
@@ -192,6 +210,10 @@ runBench(async () => {
        ), dn as (
          insert into deliveries (id, token_id, integrator_id, recipient_user_id, event_id, event_type, severity, title, occurred_at, created_at, last_event_at, fire_count)
          select k.delivery_id, $1, $2, $3, $4, 'personal.build.failed', 'warn', 'Build failed on main', k.created_at, k.created_at, k.created_at, 1 from k
+         returning id, created_at
+       ), n as (
+         insert into notifications (id, user_id, type, title, delivery_id, created_at, updated_at)
+         select gen_random_uuid(), $3, 'system', 'Build failed on main', dn.id, dn.created_at, dn.created_at from dn
        )
        update deliveries x set fire_count = x.fire_count + 1, last_event_at = $5::timestamptz from delivery_keys dk
        where dk.token_id = $1 and dk.event_id = $4 and x.id = dk.delivery_id and x.created_at = dk.created_at`,
@@ -205,14 +227,21 @@ runBench(async () => {
     const dropEnd = performance.now();
     await sleep(PHASE_S);
     await late.stop();
-    const left = (await admin.query(`select (select count(*) from deliveries)::bigint as deliveries, (select count(*) from delivery_keys)::bigint as keys`))
-      .rows[0];
+    const left = (
+      await admin.query(
+        `select (select count(*) from deliveries)::bigint as deliveries, (select count(*) from delivery_keys)::bigint as keys,
+           (select count(*) from notifications)::bigint as notifications,
+           (select coalesce(sum(total), 0) from inbox_counters)::bigint as counted, (select coalesce(sum(unread), 0) from inbox_counters)::bigint as counted_unread,
+           (select count(*) from notifications where read_at is null)::bigint as unread`,
+      )
+    ).rows[0];
     await orm.close();
     await pool.end();
 
     log('result', {
       rows: ROWS,
       deliveriesSize: size,
+      notificationsSize: inboxSize,
       rate: RATE,
       keys: { migrationMs: steps, previousReleaseWriter: phases(previous.samples, migrateStart, migrateEnd), keysSize, check },
       postDeploy: { applied, ms: Math.round(postEnd - postStart), thisReleaseWriter: phases(current.samples, postStart, postEnd), after },
@@ -223,7 +252,8 @@ runBench(async () => {
         left,
       },
     });
-    return check.missing === '0' && check.keys === check.deliveries && after.relkind === 'p' ? 0 : 1;
+    const countersExact = left.counted === left.notifications && left.counted_unread === left.unread;
+    return check.missing === '0' && check.keys === check.deliveries && after.relkind === 'p' && after.inbox_relkind === 'p' && countersExact ? 0 : 1;
   } finally {
     await admin.end().catch(() => {});
     await db.drop();

@@ -376,9 +376,9 @@ async function fill(admin: pg.Client, deps: Deps, runId: string, heavy: Person):
   ]);
   // The partitioned tables' partitions exist from the current month on (ensurePartitionsAhead): the past months' are made here.
   const now = new Date();
-  const partitioned = (await admin.query(`select relname from pg_class where relkind = 'p' and relname in ('audit_log', 'deliveries')`)).rows.map(
-    (r: { relname: string }) => r.relname,
-  );
+  const partitioned = (
+    await admin.query(`select relname from pg_class where relkind = 'p' and relname in ('audit_log', 'deliveries', 'notifications', 'delivery_supplements')`)
+  ).rows.map((r: { relname: string }) => r.relname);
   for (let m = monthStart(new Date(now.getTime() - DAYS * 86_400_000)); m < monthStart(now); m = addMonths(m, 1)) {
     for (const table of partitioned) await admin.query(createPartitionSql(table, table, m));
   }

@@ -15,7 +15,8 @@
 #                baseline's rows), reads a baseline delivery back, dedups a baseline event_id
 #                and passes its smoke
 #   post-deploy  the rollout over: this tree's `fluxdesk migrate --post-deploy` on that database
-#                while it serves (deliveries partitioned in place), then the same smoke again
+#                while it serves (deliveries, notifications and delivery_supplements partitioned
+#                in place), then the same smoke again
 #
 # The smoke is the operator contract's (../shared/tools/contract-smoke.sh): `npm start` with
 # DATABASE_URL/REDIS_URL/PORT/GRPC_PORT/DATA_DIR, tokens from the release's own `fluxdesk` CLI, a
@@ -377,8 +378,10 @@ if [ -n "$post_deploy" ]; then
   out=$(cli "$root" "$db2" migrate --post-deploy) || fail "fluxdesk migrate --post-deploy" "${out:0:300} $(tail -3 "$work/cli.err")"
   [ "$(migrations_in "$db2")" = "$tree_known" ] || fail "fluxdesk migrate --post-deploy" "the migrations table does not list every migration of this tree"
   ok "post-deploy migrations applied with the tree serving: $(echo "$post_deploy" | tr '\n' ' ')"
-  [ "$(sqlq "$db2" "select relkind from pg_class where relname = 'deliveries'")" = "p" ] || fail "post-deploy" "deliveries is not partitioned"
-  ok "deliveries is partitioned: $(sqlq "$db2" "select string_agg(c.relname, ' ' order by c.relname) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'deliveries'::regclass")"
+  for table in deliveries notifications delivery_supplements; do
+    [ "$(sqlq "$db2" "select relkind from pg_class where relname = '$table'")" = "p" ] || fail "post-deploy" "$table is not partitioned"
+    ok "$table is partitioned: $(sqlq "$db2" "select string_agg(c.relname, ' ' order by c.relname) from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = '$table'::regclass")"
+  done
   readback tree "$tok_o" "$e1" 3
   readback tree "$tok_n" "$e4" 1
   publish tree "$tok_o" old-1 'published by the baseline' 200 4 "$e1" >/dev/null || exit 1

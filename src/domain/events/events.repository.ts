@@ -126,7 +126,7 @@ const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `dr as materialized (
     read_at = case when dr.done then coalesce(notifications.read_at, v.at) else notifications.read_at end,
     search_doc = ${SEARCH_DOC}
   from d join v on v.token_id = d.token_id and v.event_id = d.event_id join dr on dr.id = d.id
-  where ${onlyRepeats}notifications.delivery_id = d.id
+  where ${onlyRepeats}notifications.delivery_id = d.id and notifications.created_at = d.created_at
     and ((notifications.title, notifications.summary, notifications.body) is distinct from (v.title, v.summary, v.markdown_body)
       or (dr.done and notifications.state <> 'done'))
 )`;

@@ -301,8 +301,8 @@ export interface DispatchContextRow {
 // nudge_preferences on every batch (bench, nudged events: 1.9 million rows read for 28,000 nudges).
 const DISPATCH_CONTEXT = `${PREPARED} select d.id as delivery_id, d.title, d.severity, n.id as notification_id, p.chat_url, p.chat_style, p.chat_enabled
    from unnest(?::uuid[]) as k (id)
-   cross join lateral (select d.id, d.title, d.severity, d.recipient_user_id from deliveries d where d.id = k.id limit 1) d
-   left join lateral (select n.id from notifications n where n.delivery_id = d.id limit 1) n on true
+   cross join lateral (select d.id, d.title, d.severity, d.recipient_user_id, d.created_at from deliveries d where d.id = k.id limit 1) d
+   left join lateral (select n.id from notifications n where n.delivery_id = d.id and n.created_at = d.created_at limit 1) n on true
    left join lateral (select p.chat_url, p.chat_style, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true`;
 
 /** What a batch of queued nudges needs to be sent, read at send time (current destination). */

@@ -8,7 +8,7 @@ import {
   dropExpiredPartitions,
   ensurePartitionsAhead,
   expiredPartitions,
-  legacyRangeCheckDue,
+  legacyRangeChecksDue,
   missingNextMonth,
   monthStart,
   type PartitionSettings,
@@ -66,11 +66,11 @@ export class NextMonthPartitionsProbe {
       this.okUntil = 0;
       throw new Error(`no partition for next month (${addMonths(monthStart(now), 1).toISOString().slice(0, 7)}) of ${missing.join(', ')}`);
     }
-    const due = await legacyRangeCheckDue(em, now);
+    const [due] = await legacyRangeChecksDue(em, now);
     if (due) {
       this.okUntil = 0;
       throw new Error(
-        `deliveries refuses rows from ${due.toISOString()} on (deliveries_legacy_range, left by an interrupted partitioning): run npx fluxdesk migrate --post-deploy`,
+        `${due.table} refuses rows from ${due.until.toISOString()} on (${due.table}_legacy_range, left by an interrupted partitioning): run npx fluxdesk migrate --post-deploy`,
       );
     }
     // Never past the month's turn, when "next month" changes.

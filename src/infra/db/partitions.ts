@@ -16,10 +16,16 @@ export interface PartitionedTable {
   retention: RetentionFamily;
 }
 
-/** The partitioned tables. notifications and delivery_supplements join after their expand/contract. */
+/**
+ * The partitioned tables. Retention drops them in this order: a delivery month takes its inbox rows
+ * and supplements along (DEPENDENTS), so the notifications and supplements months that follow hold
+ * only what is left (inbox rows without a delivery).
+ */
 export const PARTITIONED_TABLES: readonly PartitionedTable[] = [
   { table: 'audit_log', retention: 'audit' },
   { table: 'deliveries', retention: 'delivery' },
+  { table: 'notifications', retention: 'delivery' },
+  { table: 'delivery_supplements', retention: 'delivery' },
 ];
 
 /**
@@ -188,19 +194,33 @@ export async function missingNextMonth(em: EntityManager, now: Date, tables: rea
   return missing;
 }
 
-/**
- * The range check of an interrupted in-place partitioning (Migration20261202000000DeliveriesPartitioned
- * step 2) binds every new row until the swap: its bound, when it is less than a week away (readiness
- * says so before publishes start to fail at it), else null.
- */
-export async function legacyRangeCheckDue(em: EntityManager, now: Date): Promise<Date | null> {
+/** The bound of `table`'s legacy range check (an in-place partitioning's step 2), or null when it has none. */
+export async function legacyRangeBound(em: EntityManager, table: string): Promise<Date | null> {
   const [row] = await exec<{ until: Date | string | null }>(
     em,
     `select (regexp_match(pg_get_constraintdef(oid), '''([^'']+)''::timestamp with time zone'))[1]::timestamptz as until
-       from pg_constraint where conrelid = to_regclass('"deliveries"') and conname = 'deliveries_legacy_range'`,
+       from pg_constraint where conrelid = to_regclass(?) and conname = ?`,
+    [ident(table), `${table}_legacy_range`],
   );
-  const until = row?.until ? new Date(row.until) : null;
-  return until && until.getTime() < now.getTime() + 7 * 86_400_000 ? until : null;
+  return row?.until ? new Date(row.until) : null;
+}
+
+/**
+ * The range check of an interrupted in-place partitioning (Migration20261202000000DeliveriesPartitioned,
+ * src/infra/db/partition-in-place.ts step 2) binds every new row until the swap: the tables whose
+ * check's bound is less than a week away (readiness says so before inserts start to fail at it).
+ */
+export async function legacyRangeChecksDue(
+  em: EntityManager,
+  now: Date,
+  tables: readonly PartitionedTable[] = PARTITIONED_TABLES,
+): Promise<{ table: string; until: Date }[]> {
+  const due: { table: string; until: Date }[] = [];
+  for (const { table } of tables) {
+    const until = await legacyRangeBound(em, table);
+    if (until && until.getTime() < now.getTime() + 7 * 86_400_000) due.push({ table, until });
+  }
+  return due;
 }
 
 export interface ExpiredPartition {
@@ -287,27 +307,33 @@ export async function dropExpiredPartitions(em: EntityManager, expired: readonly
 }
 
 /**
- * What goes with a table's rows, by the statement that removes it for a batch of rows `d`. For a
- * delivery: its dedup key (first: a key without its delivery is replaced by the next publish of its
- * event_id, a new delivery, as the inbound protocol says), its inbox row (a DELETE, so the inbox
- * counters' statement triggers keep them exact; a dropped partition fires none), supplements, hold
- * entry and trace. nudge_outbox / nudge_held / nudge_failures rows are short-lived and have no key.
+ * What goes with a table's rows: the columns a batch `d` of them carries, and the statements that
+ * remove the rest for it. For a delivery: its dedup key (first: a key without its delivery is
+ * replaced by the next publish of its event_id, a new delivery, as the inbound protocol says), its
+ * inbox row, supplements, hold entry and trace. An inbox row goes by a DELETE through the
+ * partitioned table (a dropped partition fires no trigger, and a DELETE on the partition itself
+ * fires only the partition's), so the inbox counters' statement triggers keep them exact.
+ * nudge_outbox / nudge_held / nudge_failures rows are short-lived and have no key.
  */
-const DEPENDENTS: Record<string, readonly string[]> = {
-  deliveries: [
-    'delete from delivery_keys k using batch d where k.token_id = d.token_id and k.event_id = d.event_id and k.delivery_id = d.id',
-    'delete from notifications c using batch d where c.delivery_id = d.id',
-    'delete from delivery_supplements c using batch d where c.delivery_id = d.id',
-    'delete from moderation_queue c using batch d where c.delivery_id = d.id',
-    'delete from delivery_trace c using batch d where c.delivery_id = d.id',
-  ],
+const DEPENDENTS: Record<string, { columns: string; statements: readonly string[] }> = {
+  deliveries: {
+    columns: 'id, token_id, event_id',
+    statements: [
+      'delete from delivery_keys k using batch d where k.token_id = d.token_id and k.event_id = d.event_id and k.delivery_id = d.id',
+      'delete from notifications c using batch d where c.delivery_id = d.id',
+      'delete from delivery_supplements c using batch d where c.delivery_id = d.id',
+      'delete from moderation_queue c using batch d where c.delivery_id = d.id',
+      'delete from delivery_trace c using batch d where c.delivery_id = d.id',
+    ],
+  },
+  notifications: { columns: 'id, created_at', statements: ['delete from notifications c using batch d where c.id = d.id and c.created_at = d.created_at'] },
 };
 
 /** Heap blocks per retention batch (about 4,000 deliveries): one short transaction each. */
 const DEPENDENT_BATCH_BLOCKS = 200;
 
 /** Runs `statements` for `partition`'s rows, in batches of heap blocks (TID range scans, no index needed). */
-async function deleteDependents(em: EntityManager, partition: string, statements: readonly string[]): Promise<void> {
+async function deleteDependents(em: EntityManager, partition: string, dependents: { columns: string; statements: readonly string[] }): Promise<void> {
   const [size] = await exec<{ blocks: number }>(em, `select (pg_relation_size(?::regclass) / current_setting('block_size')::bigint)::int as blocks`, [
     ident(partition),
   ]);
@@ -316,10 +342,10 @@ async function deleteDependents(em: EntityManager, partition: string, statements
       await exec(
         tx,
         `create temporary table batch on commit drop as
-           select id, token_id, event_id from ${ident(partition)} where ctid >= format('(%s,0)', ?::int)::tid and ctid < format('(%s,0)', ?::int)::tid`,
+           select ${dependents.columns} from ${ident(partition)} where ctid >= format('(%s,0)', ?::int)::tid and ctid < format('(%s,0)', ?::int)::tid`,
         [from, from + DEPENDENT_BATCH_BLOCKS],
       );
-      for (const sql of statements) await exec(tx, sql);
+      for (const sql of dependents.statements) await exec(tx, sql);
     });
   }
 }

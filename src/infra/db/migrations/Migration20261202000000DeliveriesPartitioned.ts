@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/sql';
 import { Migration } from '@mikro-orm/migrations';
-import { addMonths, createPartitionSql, monthStart } from '../partitions.js';
-import { isLockTimeout, isTransientConflict } from '../sql-state.js';
+import { PARTITION_LEGACY_DDL, type Sql, shortDdl, sqlOn } from '../partition-in-place.js';
+import { addMonths, createPartitionSql, legacyRangeBound, monthStart } from '../partitions.js';
 
 // `deliveries` becomes partitioned by month on created_at (docs/scaling.md section 4.3), without
 // copying a row. A POST-DEPLOY migration (index.ts POST_DEPLOY_MIGRATIONS): it runs once every
@@ -31,8 +30,6 @@ import { isLockTimeout, isTransientConflict } from '../sql-state.js';
 // once B is past DELIVERY_RETENTION_DAYS. Every step is idempotent: a run interrupted anywhere is
 // run again and goes on.
 
-const ATTEMPTS = 10;
-
 export class Migration20261202000000DeliveriesPartitioned extends Migration {
   override isTransactional(): boolean {
     return false;
@@ -40,25 +37,9 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
 
   override async up(): Promise<void> {
     const em = this.getEntityManager();
-    const q = async <T>(sql: string, params: unknown[] = []) => (await em.getConnection().execute(sql, params, 'all')) as T[];
-    /** `work` in one short transaction (lock_timeout 5 s), run again after a lock timeout or a deadlock with the running service. */
-    const short = async <T>(work: (t: Sql) => Promise<T>): Promise<T> => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await em.transactional(async (tx) => {
-            const t = sqlIn(tx);
-            await t(`set local lock_timeout = '5s'`);
-            return work(t);
-          });
-        } catch (err) {
-          if (!(isLockTimeout(err) || isTransientConflict(err)) || attempt >= ATTEMPTS) throw err;
-          await new Promise((r) => setTimeout(r, 200 * attempt));
-        }
-      }
-    };
-    await q(
-      `create table if not exists "partition_legacy" ("table_name" text not null primary key, "partition" text not null, "until" timestamptz not null, "attached_at" timestamptz not null default now())`,
-    );
+    const q = sqlOn(em);
+    const short = <T>(work: (t: Sql) => Promise<T>) => shortDdl(em, work);
+    await q(PARTITION_LEGACY_DDL);
     if ((await q(`select 1 from pg_partitioned_table where partrelid = to_regclass('"deliveries"')`)).length > 0) return;
     const now = new Date();
 
@@ -88,15 +69,12 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
     // 2. The range check, validated without blocking writes. The check binds new rows from the moment
     // it exists: one left by an interrupted run is kept only while its bound is a month or more
     // ahead (else it is replaced by one with a new bound), and a failed swap drops it.
-    const existing = await q<{ until: Date | string | null }>(
-      `select (regexp_match(pg_get_constraintdef(oid), '''([^'']+)''::timestamp with time zone'))[1]::timestamptz as until from pg_constraint where conrelid = to_regclass('"deliveries"') and conname = 'deliveries_legacy_range'`,
-    );
     const dropCheck = () => short((t) => t(`alter table "deliveries" drop constraint if exists "deliveries_legacy_range"`));
     let legacyUntil = addMonths(monthStart(now), 2);
-    const left = existing[0]?.until ? new Date(existing[0].until) : null;
+    const left = await legacyRangeBound(em, 'deliveries');
     if (left && left.getTime() >= now.getTime() + 31 * 86_400_000) legacyUntil = left;
     else {
-      if (existing[0]) await dropCheck();
+      if (left) await dropCheck();
       await short((t) =>
         t(`alter table "deliveries" add constraint "deliveries_legacy_range" check ("created_at" < '${legacyUntil.toISOString()}'::timestamptz) not valid`),
       );
@@ -118,13 +96,6 @@ export class Migration20261202000000DeliveriesPartitioned extends Migration {
       throw err;
     });
   }
-}
-
-type Sql = <T = Record<string, unknown>>(sql: string) => Promise<T[]>;
-
-/** Statements in `tx`'s transaction. */
-function sqlIn(tx: EntityManager): Sql {
-  return async <T>(sql: string) => (await tx.getConnection().execute(sql, [], 'all', tx.getTransactionContext())) as T[];
 }
 
 /**

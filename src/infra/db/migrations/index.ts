@@ -29,6 +29,7 @@ import { Migration20261201400000DeliveryKeys } from './Migration20261201400000De
 import { Migration20261201400100DeliveryKeysBackfill } from './Migration20261201400100DeliveryKeysBackfill.js';
 import { Migration20261201500000DeliveriesTokenIndex } from './Migration20261201500000DeliveriesTokenIndex.js';
 import { Migration20261202000000DeliveriesPartitioned } from './Migration20261202000000DeliveriesPartitioned.js';
+import { Migration20261203000000InboxPartitioned } from './Migration20261203000000InboxPartitioned.js';
 import { Migration20261201300000AuditLogPartitions } from './Migration20261201300000AuditLogPartitions.js';
 
 /** Explicit list (no globbing): works the same under tsx, vitest and a bundle. */
@@ -65,6 +66,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261201400100DeliveryKeysBackfill', class: Migration20261201400100DeliveryKeysBackfill },
   { name: 'Migration20261201500000DeliveriesTokenIndex', class: Migration20261201500000DeliveriesTokenIndex },
   { name: 'Migration20261202000000DeliveriesPartitioned', class: Migration20261202000000DeliveriesPartitioned },
+  { name: 'Migration20261203000000InboxPartitioned', class: Migration20261203000000InboxPartitioned },
 ];
 
 /**
@@ -73,4 +75,4 @@ export const MIGRATIONS = [
  * on `npx fluxdesk migrate --post-deploy`, once every node runs this release (or at every start
  * with MIGRATE_POST_DEPLOY=on, and always in embedded mode: one process, no older node).
  */
-export const POST_DEPLOY_MIGRATIONS: ReadonlySet<string> = new Set(['Migration20261202000000DeliveriesPartitioned']);
+export const POST_DEPLOY_MIGRATIONS: ReadonlySet<string> = new Set(['Migration20261202000000DeliveriesPartitioned', 'Migration20261203000000InboxPartitioned']);
