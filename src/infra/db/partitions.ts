@@ -317,10 +317,11 @@ export async function dropExpiredPartitions(em: EntityManager, expired: readonly
  */
 const DEPENDENTS: Record<string, { columns: string; statements: readonly string[] }> = {
   deliveries: {
-    columns: 'id, token_id, event_id',
+    columns: 'id, token_id, event_id, created_at',
     statements: [
       'delete from delivery_keys k using batch d where k.token_id = d.token_id and k.event_id = d.event_id and k.delivery_id = d.id',
-      'delete from notifications c using batch d where c.delivery_id = d.id',
+      // An inbox row has its delivery's time (docs/scaling.md 4.3): one partition's index per row.
+      'delete from notifications c using batch d where c.delivery_id = d.id and c.created_at = d.created_at',
       'delete from delivery_supplements c using batch d where c.delivery_id = d.id',
       'delete from moderation_queue c using batch d where c.delivery_id = d.id',
       'delete from delivery_trace c using batch d where c.delivery_id = d.id',
