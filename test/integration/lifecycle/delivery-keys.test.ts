@@ -183,23 +183,29 @@ it('dedup holds across a month boundary: fired on the last day and on the first,
   }
 });
 
-it('readiness fails within a week of the bound of a range check an interrupted partitioning left, naming the command', async () => {
-  // Past the readiness probe's 30 s reuse of a pass.
-  h.clock.advance(31_000);
+it('readiness fails within a week of the bound of a range check an interrupted partitioning left, naming the table and the command', async () => {
   try {
-    await sql.query(
-      `alter table deliveries add constraint deliveries_legacy_range check (created_at < '${new Date(h.clock.now().getTime() + 3 * 86_400_000).toISOString()}'::timestamptz) not valid`,
-    );
-    const down = await http(h, 'GET', '/api/v1/ready');
-    expect(down.status).toBe(503);
-    expect(down.body).toMatchObject({ code: 'not_ready', failing: ['partitions'] });
-    expect(String(down.body.detail)).toContain('migrate --post-deploy');
-    await sql.query(`alter table deliveries drop constraint deliveries_legacy_range`);
-    h.clock.advance(1_100); // past readiness' 1 s sharing of one round of checks
-    const up = await http(h, 'GET', '/api/v1/ready');
-    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    for (const table of ['deliveries', 'notifications']) {
+      // Past the readiness probe's 30 s reuse of a pass (the clock is reset after both tables).
+      h.clock.advance(31_000);
+      try {
+        await sql.query(
+          `alter table ${table} add constraint ${table}_legacy_range check (created_at < '${new Date(h.clock.now().getTime() + 3 * 86_400_000).toISOString()}'::timestamptz) not valid`,
+        );
+        const down = await http(h, 'GET', '/api/v1/ready');
+        expect(down.status).toBe(503);
+        expect(down.body).toMatchObject({ code: 'not_ready', failing: ['partitions'] });
+        expect(String(down.body.detail)).toContain('migrate --post-deploy');
+        expect(String(down.body.detail)).toContain(`${table}_legacy_range`);
+        await sql.query(`alter table ${table} drop constraint ${table}_legacy_range`);
+        h.clock.advance(1_100); // past readiness' 1 s sharing of one round of checks
+        const up = await http(h, 'GET', '/api/v1/ready');
+        expect(up.status, JSON.stringify(up.body)).toBe(200);
+      } finally {
+        await sql.query(`alter table ${table} drop constraint if exists ${table}_legacy_range`);
+      }
+    }
   } finally {
-    await sql.query(`alter table deliveries drop constraint if exists deliveries_legacy_range`);
     h.clock.reset();
   }
 });
