@@ -45,6 +45,13 @@ const childrenOf = async (table: string) =>
     `select c.relname, pg_get_expr(c.relpartbound, c.oid) as bound from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = $1::regclass order by 1`,
     [table],
   );
+/** The indexes of `table`'s legacy partition, each with the partitioned index it is attached to (and that one's definition). */
+const legacyIndexes = async (table: string) =>
+  q(
+    `select p.relname as parent, c.relname as child, pg_get_indexdef(p.oid) as def from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+      where c.relname like $1 and c.relkind = 'i' order by 1`,
+    [`${table}\\_legacy\\_%`],
+  );
 /** A notification without a delivery (the work features write such rows), in `userId`'s inbox. */
 let plainNotificationId: string;
 const send = async (t: TestToken, name: string) => {
@@ -136,10 +143,7 @@ it('converts a table with rows in place while the service publishes: the old tab
     ]);
   }
   // The old table's indexes serve as the legacy partition's (attached, not built again).
-  const attached = await q(
-    `select p.relname as parent, c.relname as child from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
-      where c.relname like 'deliveries_legacy_%' and c.relkind = 'i' order by 1`,
-  );
+  const attached = await legacyIndexes('deliveries');
   expect(attached.map((r) => `${r.parent} <- ${r.child}`)).toEqual([
     'deliveries_event_type_created_at_index <- deliveries_legacy_event_type_created_at_index',
     'deliveries_integrator_id_created_at_index <- deliveries_legacy_integrator_id_created_at_index',
@@ -152,10 +156,7 @@ it('converts a table with rows in place while the service publishes: the old tab
   expect((await q(`select count(*)::int as n from pg_trigger where tgname = 'delivery_keys_sync'`))[0].n).toBe(0);
   expect((await q(`select count(*)::int as n from deliveries`))[0].n).toBe(3 + during.length);
   // The inbox: the old indexes attached (keys re-keyed with created_at), the counters' triggers on the partitioned table only.
-  const inboxIndexes = await q(
-    `select p.relname as parent, c.relname as child, pg_get_indexdef(p.oid) as def from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
-      where c.relname like 'notifications_legacy_%' and c.relkind = 'i' order by 1`,
-  );
+  const inboxIndexes = await legacyIndexes('notifications');
   expect(inboxIndexes.map((r) => `${r.parent} <- ${r.child}`)).toEqual([
     'notifications_delivery_id_unique <- notifications_legacy_delivery_id_unique',
     'notifications_pkey <- notifications_legacy_pkey',
