@@ -21,7 +21,8 @@
 //     `<table>_legacy*`, the partitioned `<table>` created with the same columns, defaults, checks,
 //     indexes, outgoing foreign keys and triggers (read from the catalog before the rename), and
 //     the old table attached: its indexes and foreign keys are attached, not built, and the
-//     validated check spares the scan. Then B's partition and the next month's, and B recorded in
+//     validated check spares the scan (indexes the caller names are dropped instead of carried
+//     over). Then B's partition and the next month's, and B recorded in
 //     partition_legacy (the partition machinery creates no month below it; retention drops the
 //     legacy partition once B is past the table's retention).
 // First, the foreign keys into the table are dropped, each in its own short transaction.
@@ -59,8 +60,18 @@ export const PARTITION_LEGACY_DDL = `create table if not exists "partition_legac
 
 const PLAIN = /^[a-z_][a-z0-9_]*$/;
 
+export interface InPlaceOptions {
+  /**
+   * Indexes of the old table that the partitioned one does without: dropped in the swap (under its
+   * lock) and not created on the parent. For an index only the previous release needed (a post-deploy
+   * migration runs once no node of it is left).
+   */
+  dropIndexes?: readonly string[];
+}
+
 /** Partitions `table` in place (see the file's comment). Does nothing when it is partitioned already. */
-export async function partitionInPlace(em: EntityManager, table: string, now: Date): Promise<void> {
+export async function partitionInPlace(em: EntityManager, table: string, now: Date, options: InPlaceOptions = {}): Promise<void> {
+  const dropIndexes = options.dropIndexes ?? [];
   if (!PLAIN.test(table)) throw new Error(`not a plain identifier: ${table}`);
   const q = sqlOn(em);
   await q(PARTITION_LEGACY_DDL);
@@ -77,7 +88,7 @@ export async function partitionInPlace(em: EntityManager, table: string, now: Da
   const empty = await shortDdl(em, async (t) => {
     await t(`lock table "${table}" in access exclusive mode`);
     if ((await t<{ has: boolean }>(`select exists (select 1 from "${table}") as has`))[0]!.has) return false;
-    const shape = await readShape(t, table);
+    const shape = await readShape(t, table, dropIndexes);
     // Its names freed for the parent, which takes its columns; then it goes.
     for (const key of shape.keys) await t(`alter table "${table}" drop constraint "${key.name}"`);
     await t(`alter table "${table}" rename to "${table}_legacy"`);
@@ -115,7 +126,7 @@ export async function partitionInPlace(em: EntityManager, table: string, now: Da
   // 3. The swap, in one short transaction.
   await shortDdl(em, async (t) => {
     await t(`lock table "${table}" in access exclusive mode`);
-    const shape = await readShape(t, table);
+    const shape = await readShape(t, table, dropIndexes);
     for (const key of shape.keys) {
       await t(`alter table "${table}" drop constraint "${key.name}"`);
       await t(
@@ -123,6 +134,7 @@ export async function partitionInPlace(em: EntityManager, table: string, now: Da
       );
     }
     for (const trigger of shape.triggers) await t(`drop trigger "${trigger.name}" on "${table}"`);
+    for (const index of dropIndexes) await t(`drop index if exists "${index}"`);
     for (const col of shape.identities) await t(`alter table "${table}" alter column "${col.name}" drop identity`);
     await t(`alter table "${table}" rename to "${table}_legacy"`);
     for (const index of shape.indexes) await t(`alter index "${index.name}" rename to "${legacyName(table, index.name)}"`);
@@ -163,7 +175,7 @@ async function keyConstraints(t: Sql, table: string): Promise<KeyConstraint[]> {
   return rows.map((r) => ({ name: r.name, primary: r.contype === 'p', columns: r.columns.filter((c) => c !== 'created_at') }));
 }
 
-async function readShape(t: Sql, table: string): Promise<Shape> {
+async function readShape(t: Sql, table: string, dropIndexes: readonly string[]): Promise<Shape> {
   const rel = `"${table}"`;
   const keys = await keyConstraints(t, table);
   const foreignKeys = await t<{ name: string; def: string }>(
@@ -177,7 +189,7 @@ async function readShape(t: Sql, table: string): Promise<Shape> {
         where i.indrelid = to_regclass(?) and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid) order by c.relname`,
       [rel],
     )
-  ).filter((i) => !prebuilt.includes(i.name));
+  ).filter((i) => !prebuilt.includes(i.name) && !dropIndexes.includes(i.name));
   const triggers = await t<{ name: string; def: string }>(
     `select tgname as name, pg_get_triggerdef(oid) as def from pg_trigger where tgrelid = to_regclass(?) and not tgisinternal order by tgname`,
     [rel],

@@ -9,7 +9,10 @@ import { partitionInPlace } from '../partition-in-place.js';
 //    created_at). An inbox row of a delivery has the delivery's created_at, so a delivery still has
 //    one inbox row; nothing of this release relies on the old keys alone (no `on conflict` names
 //    them). The inbox counters' statement triggers move to the partitioned table, where they see
-//    the rows of every partition a statement touches.
+//    the rows of every partition a statement touches. `notifications_user_id_created_at_id_index`,
+//    kept only for 0.25.935's inbox page (Migration20261128200000InboxTriage; this release reads
+//    the inbox through notifications_user_state_listed_index), is dropped instead of carried over:
+//    the rollout is over when this runs, and every inbox row written saves its index entry.
 //  - delivery_supplements: primary key (id) → (id, created_at); its `seq` identity goes on from the
 //    old sequence. A supplement's month is its own (not its delivery's): it is never older than
 //    its delivery, so a month of supplements expires no earlier than their deliveries.
@@ -21,7 +24,7 @@ export class Migration20261203000000InboxPartitioned extends Migration {
   override async up(): Promise<void> {
     const em = this.getEntityManager();
     const now = new Date();
-    await partitionInPlace(em, 'notifications', now);
+    await partitionInPlace(em, 'notifications', now, { dropIndexes: ['notifications_user_id_created_at_id_index'] });
     await partitionInPlace(em, 'delivery_supplements', now);
   }
 }
