@@ -387,7 +387,11 @@ async function fill(admin: pg.Client, deps: Deps, runId: string, heavy: Person):
   const heavyEvery = Math.max(2, Math.round(ROWS / Math.max(1, HEAVY_ROWS)));
   // The inbox search index (GIN) is built after the fill instead of growing with it: row by row,
   // through its pending list, it took most of the fill's time (a build is about 2.5 times faster).
-  const searchIndex = (await admin.query(`select pg_get_indexdef('notifications_search_index'::regclass) as def`)).rows[0].def as string;
+  // A partitioned table's definition reads `ON ONLY`, which would build the parent's index alone (invalid, no partition's).
+  const searchIndex = ((await admin.query(`select pg_get_indexdef('notifications_search_index'::regclass) as def`)).rows[0].def as string).replace(
+    ' ON ONLY ',
+    ' ON ',
+  );
   await admin.query('drop index notifications_search_index');
   t = performance.now();
   for (let from = 1; from <= ROWS; from += CHUNK) {
