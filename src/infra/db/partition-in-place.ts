@@ -1,5 +1,5 @@
-// Partitioning a live table by month on created_at without copying a row (docs/scaling.md section
-// 4.3): the existing table becomes the partition `<table>_legacy` for [MINVALUE, B), B the first day
+// Partitioning a live table by month on created_at without copying a row (docs/scaling.md sections
+// 4.3 and 4.4): the existing table becomes the partition `<table>_legacy` for [MINVALUE, B), B the first day
 // of the month after next (UTC), and monthly partitions start at B. Used by the post-deploy
 // migrations of notifications and delivery_supplements; deliveries has its own
 // (Migration20261202000000DeliveriesPartitioned: the same steps, written before this module, with
@@ -8,6 +8,7 @@
 // Steps, each idempotent (a run interrupted anywhere is run again and goes on), each DDL in one short
 // transaction with a lock_timeout of 5 s, run again after a lock timeout or a deadlock with the
 // running service:
+//  - first, the foreign keys into the table are dropped, each in its own short transaction;
 //  - empty table (a fresh database, every test): replaced at once by the partitioned table, with the
 //    current month and the next two;
 //  1. for each primary key or unique constraint, a unique index on its columns plus created_at, built
@@ -25,7 +26,6 @@
 //     over). Then B's partition and the next month's, and B recorded in
 //     partition_legacy (the partition machinery creates no month below it; retention drops the
 //     legacy partition once B is past the table's retention).
-// First, the foreign keys into the table are dropped, each in its own short transaction.
 import type { EntityManager } from '@mikro-orm/sql';
 import { addMonths, createPartitionSql, legacyRangeBound, monthStart } from './partitions.js';
 import { isLockTimeout, isTransientConflict } from './sql-state.js';
