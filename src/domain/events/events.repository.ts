@@ -114,10 +114,12 @@ const DONE_ON_RESOLUTION = `(case when d.external_status in (${TERMINAL_SQL}) an
 //  - done on resolution (above, decided once per delivery in `dr`): the row moves to Done and is
 //    read; a row already done stays as it is. The inbox counters follow through their triggers.
 // `dr` is a CTE of its own so that the update's join keeps the plan it had without it: a probe of
-// the notifications delivery_id index per repeat (with the subquery's cost in the join, a plan made
-// while the tables were small hashed the whole notifications table on every statement).
+// the notifications (delivery_id, created_at) index per repeat (with the subquery's cost in the
+// join, a plan made while the tables were small hashed the whole notifications table on every
+// statement). It carries the delivery's time, so the probe's index condition names the whole key
+// and is pruned at run time to the one partition of that time.
 const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `dr as materialized (
-  select d.id, ${DONE_ON_RESOLUTION} as done from d where ${onlyRepeats}true
+  select d.id, d.created_at, ${DONE_ON_RESOLUTION} as done from d where ${onlyRepeats}true
 ), nu as (
   update notifications set title = v.title, summary = v.summary, body = v.markdown_body, updated_at = v.at,
     state = case when dr.done then 'done' else notifications.state end,
@@ -125,7 +127,7 @@ const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `dr as materialized (
     snoozed_until = case when dr.done then null else notifications.snoozed_until end,
     read_at = case when dr.done then coalesce(notifications.read_at, v.at) else notifications.read_at end,
     search_doc = ${SEARCH_DOC}
-  from d join v on v.token_id = d.token_id and v.event_id = d.event_id join dr on dr.id = d.id
+  from d join v on v.token_id = d.token_id and v.event_id = d.event_id join dr on dr.id = d.id and dr.created_at = d.created_at
   where ${onlyRepeats}notifications.delivery_id = d.id and notifications.created_at = d.created_at
     and ((notifications.title, notifications.summary, notifications.body) is distinct from (v.title, v.summary, v.markdown_body)
       or (dr.done and notifications.state <> 'done'))
