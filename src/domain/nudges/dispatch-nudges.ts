@@ -128,8 +128,8 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
   // The delivery trace (get-delivery-trace.ts) keeps what each attempt of a delivery's nudge did; a
   // summary's is not a delivery's.
   const trace: NudgeTraceRow[] = [];
-  const step = (job: NudgeJob, s: NudgeTraceRow['step'], detail: Record<string, unknown>) => {
-    if (job.reason !== 'summary') trace.push({ deliveryId: job.deliveryId, at: env.clock.now(), step: s, channel: job.channel, detail });
+  const step = (job: NudgeJob, s: NudgeTraceRow['step'], detail: Record<string, unknown>, at: Date = env.clock.now()) => {
+    if (job.reason !== 'summary') trace.push({ deliveryId: job.deliveryId, at, step: s, channel: job.channel, detail });
   };
   const outcomes = await Promise.all(
     jobs.map(async (job): Promise<NudgeOutcome> => {
@@ -166,8 +166,10 @@ export async function dispatchNudges(em: EntityManager, env: DispatchEnv, jobs: 
         return { id: job.id, status: 'completed' };
       }
       if (!a.permanent && !job.lastAttempt) {
-        const next = job.retryInSeconds === undefined ? null : new Date(env.clock.now().getTime() + job.retryInSeconds * 1000).toISOString();
-        step(job, 'nudge_failed', { attempt: job.attempt, ...failureDetail(a), next_retry_at: next });
+        // One reading of the clock: the step's time and its next retry are exactly the delay apart.
+        const at = env.clock.now();
+        const next = job.retryInSeconds === undefined ? null : new Date(at.getTime() + job.retryInSeconds * 1000).toISOString();
+        step(job, 'nudge_failed', { attempt: job.attempt, ...failureDetail(a), next_retry_at: next }, at);
         return { id: job.id, status: 'failed', error: a.error };
       }
       step(job, 'nudge_dead', { attempt: job.attempt, ...failureDetail(a) });
