@@ -11,6 +11,7 @@ import type { DeliveryRow, NewDelivery } from './event-store.js';
 import type { InboundEvent } from './event-validation.rules.js';
 import { PREPARED } from '../sql-hints.js';
 import { searchDocSql, searchLexemesLiteral } from '../inbox/search-doc.rules.js';
+import { deliveryOf } from '../inbox/inbox-view.repository.js';
 import { MAX_INBOX_PER_USER_PER_DAY } from '../nudges/nudge.rules.js';
 import { nudgeChannelSql, tokenThresholdSql } from '../nudges/nudges.repository.js';
 import { TERMINAL_EXTERNAL_STATUSES } from './event.limits.js';
@@ -128,7 +129,7 @@ const INBOX_TEXT_UPDATE = (onlyRepeats: string) => `dr as materialized (
     read_at = case when dr.done then coalesce(notifications.read_at, v.at) else notifications.read_at end,
     search_doc = ${SEARCH_DOC}
   from d join v on v.token_id = d.token_id and v.event_id = d.event_id join dr on dr.id = d.id and dr.created_at = d.created_at
-  where ${onlyRepeats}notifications.delivery_id = d.id and notifications.created_at = d.created_at
+  where ${onlyRepeats}${deliveryOf('notifications', 'd')}
     and ((notifications.title, notifications.summary, notifications.body) is distinct from (v.title, v.summary, v.markdown_body)
       or (dr.done and notifications.state <> 'done'))
 )`;

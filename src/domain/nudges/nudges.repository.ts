@@ -8,6 +8,7 @@ import { PREPARED, pgArray } from '../sql-hints.js';
 import { NUDGE_LIMITS } from './nudges.limits.js';
 import { NUDGE_THRESHOLDS } from '../tokens/tokens.limits.js';
 import { SEVERITIES } from '../events/event.limits.js';
+import { deliveryOf } from '../inbox/inbox-view.repository.js';
 import { QUIET_HOURS_PASS, type HeldCounts, type QuietHours } from './quiet-hours.rules.js';
 
 /** Severities come back as a JS array from pg and PGlite; a text form is parsed defensively. */
@@ -302,7 +303,7 @@ export interface DispatchContextRow {
 const DISPATCH_CONTEXT = `${PREPARED} select d.id as delivery_id, d.title, d.severity, n.id as notification_id, p.chat_url, p.chat_style, p.chat_enabled
    from unnest(?::uuid[]) as k (id)
    cross join lateral (select d.id, d.title, d.severity, d.recipient_user_id, d.created_at from deliveries d where d.id = k.id limit 1) d
-   left join lateral (select n.id from notifications n where n.delivery_id = d.id and n.created_at = d.created_at limit 1) n on true
+   left join lateral (select n.id from notifications n where ${deliveryOf('n', 'd')} limit 1) n on true
    left join lateral (select p.chat_url, p.chat_style, p.chat_enabled from nudge_preferences p where p.user_id = d.recipient_user_id limit 1) p on true`;
 
 /** What a batch of queued nudges needs to be sent, read at send time (current destination). */

@@ -46,7 +46,7 @@ const PROBE_OK_CACHE_MS = 30_000;
 /**
  * Readiness: fails while a partitioned table has no partition for next month (the ahead job has not
  * run for weeks), so an operator sees it before inserts fail at the month's turn; and within a week
- * of the bound of a range check an interrupted partitioning of deliveries left. A failure is not
+ * of the bound of a range check an interrupted in-place partitioning left (on any of the tables). A failure is not
  * cached: it turns ok at the first probe after the job (or the migration).
  */
 export class NextMonthPartitionsProbe {
