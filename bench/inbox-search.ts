@@ -13,7 +13,8 @@ import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 import { indexSearchBacklogTask } from '../src/domain/inbox/index-search-backlog.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
-import { createDatabase } from '../test/helpers/harness.js';
+import { createDatabase, PG_ADMIN_URL } from '../test/helpers/harness.js';
+import { cpuPerRequest, cpuSnap } from './cpu.js';
 import { ROOT, runBench, startBenchServer } from './service.js';
 
 const ITEMS = Number(process.env.BENCH_SEARCH_ITEMS ?? 100_000);
@@ -22,6 +23,8 @@ const CONCURRENCY = Number(process.env.BENCH_SEARCH_CONCURRENCY ?? 10);
 const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 6);
 /** Calls an agent token makes before the next takes over (its budget is 60 per minute). */
 const CALLS_PER_TOKEN = 55;
+/** A database an earlier run filled (its name, printed as `database …`): searched again, not filled. */
+const REUSE = process.env.BENCH_SEARCH_DB;
 
 const QUERIES = [
   '', // no search: the view's own list and counters
@@ -75,7 +78,7 @@ from d cross join lateral (
 ) x`;
 
 async function main(): Promise<number> {
-  const db = await createDatabase();
+  const db = REUSE ? { url: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${REUSE}`) } : await createDatabase();
   const setup = await createDeps(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }, 'bench'), { role: 'cli' });
   const op = async <T>(name: string, input: Record<string, unknown>): Promise<T> => {
     const r = await runOperator(setup, name, input);
@@ -89,34 +92,45 @@ async function main(): Promise<number> {
     const row = (await conn.execute('select integrator_id from inbound_tokens where id = ?', [t.tokenId])) as Array<{ integrator_id: string }>;
     return { userId: u.userId, tokenId: t.tokenId, integratorId: row[0]!.integrator_id };
   };
-  const stamp = Date.now();
-  const me = await person(`search-bench-${stamp}@example.test`, 'bench-alerts');
-  const fill = async (p: { userId: string; tokenId: string; integratorId: string }, n: number, tag: string) => {
-    for (let done = 0; done < n; done += 20_000) {
-      await conn.execute(FILL_SQL, [p.userId, p.tokenId, p.integratorId, Math.min(20_000, n - done), `${tag}-${done}`]);
-    }
-  };
-  let t0 = Date.now();
-  await fill(me, ITEMS, 'me');
-  const others = Math.max(1, Math.ceil(OTHERS / 20_000));
-  for (let i = 0; i < others; i++) await fill(await person(`search-bench-${stamp}-o${i}@example.test`, 'other'), Math.ceil(OTHERS / others), `o${i}`);
-  // The counters the fill bypassed (inbox_counters is kept by triggers on notifications: nothing to do).
-  const fillS = (Date.now() - t0) / 1000;
-  t0 = Date.now();
-  const indexed = await indexSearchBacklogTask.run(setup);
-  const indexS = (Date.now() - t0) / 1000;
-  await conn.execute('vacuum analyze notifications');
-  await conn.execute('vacuum analyze deliveries');
+  let email: string;
+  if (REUSE) {
+    const rows = (await conn.execute("select email from users where email like 'search-bench-%' and email not like '%-o%' limit 1")) as Array<{
+      email: string;
+    }>;
+    if (!rows[0]) throw new Error(`${REUSE} holds no search bench user`);
+    email = rows[0].email;
+    console.log(`database ${REUSE} (reused: not filled again)`);
+  } else {
+    const stamp = Date.now();
+    email = `search-bench-${stamp}@example.test`;
+    const me = await person(email, 'bench-alerts');
+    const fill = async (p: { userId: string; tokenId: string; integratorId: string }, n: number, tag: string) => {
+      for (let done = 0; done < n; done += 20_000) {
+        await conn.execute(FILL_SQL, [p.userId, p.tokenId, p.integratorId, Math.min(20_000, n - done), `${tag}-${done}`]);
+      }
+    };
+    let t0 = Date.now();
+    await fill(me, ITEMS, 'me');
+    const others = Math.max(1, Math.ceil(OTHERS / 20_000));
+    for (let i = 0; i < others; i++) await fill(await person(`search-bench-${stamp}-o${i}@example.test`, 'other'), Math.ceil(OTHERS / others), `o${i}`);
+    // The counters the fill bypassed (inbox_counters is kept by triggers on notifications: nothing to do).
+    const fillS = (Date.now() - t0) / 1000;
+    t0 = Date.now();
+    const indexed = await indexSearchBacklogTask.run(setup);
+    const indexS = (Date.now() - t0) / 1000;
+    await conn.execute('vacuum analyze notifications');
+    await conn.execute('vacuum analyze deliveries');
+    console.log(`database ${db.url.slice(db.url.lastIndexOf('/') + 1)} (BENCH_SEARCH_DB=<it> searches it again without filling)`);
+    console.log(
+      `filled ${ITEMS} rows for the user and ${OTHERS} of ${others} other users in ${fillS.toFixed(1)} s; backlog task indexed ${indexed.processed} rows in ${indexS.toFixed(1)} s (${Math.round(indexed.processed / indexS)} rows/s)`,
+    );
+  }
   const agents: string[] = [];
-  const calls = QUERIES.length * VIEWS.length * CONCURRENCY * ROUNDS;
+  const calls = QUERIES.length * VIEWS.length * CONCURRENCY * (ROUNDS + 1); // the warm-up round too
   for (let i = 0; i < Math.ceil(calls / CALLS_PER_TOKEN) + 1; i++) {
-    agents.push((await op<{ token: string }>('agent_tokens.create', { email: `search-bench-${stamp}@example.test`, scopes: ['read:inbox'] })).token);
+    agents.push((await op<{ token: string }>('agent_tokens.create', { email, scopes: ['read:inbox'] })).token);
   }
   await setup.close();
-  console.log(`database ${db.url.slice(db.url.lastIndexOf('/') + 1)}`);
-  console.log(
-    `filled ${ITEMS} rows for the user and ${OTHERS} of ${others} other users in ${fillS.toFixed(1)} s; backlog task indexed ${indexed.processed} rows in ${indexS.toFixed(1)} s (${Math.round(indexed.processed / indexS)} rows/s)`,
-  );
 
   const built = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale', '--no-check'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('npm run build failed');
@@ -136,34 +150,47 @@ async function main(): Promise<number> {
       if (r.status !== 200) throw new Error(`${view} ${query}: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
       return { ms, total: body.totalCount ?? 0, capped: body.totalCountCapped === true };
     };
-    // Warm-up: each query once per view.
-    for (const v of VIEWS) for (const q of QUERIES) await list(v, q);
+    // Warm-up, not counted: each query once per view with CONCURRENCY calls at once, so that every
+    // pooled connection has prepared its statement (as on a service that has run a while; a first
+    // call on a connection parses and plans it).
+    for (const v of VIEWS) for (const q of QUERIES) await Promise.all(Array.from({ length: CONCURRENCY }, () => list(v, q)));
     const all: number[] = [];
     const rows: string[] = [];
+    const dbName = db.url.slice(db.url.lastIndexOf('/') + 1);
+    const cpuAll = { service: 0, postgres: 0, loadgen: 0, calls: 0 };
     for (const v of VIEWS) {
       for (const q of QUERIES) {
         const ms: number[] = [];
         let total = '';
+        const before = cpuSnap(server.proc.pid, dbName);
         for (let r = 0; r < ROUNDS; r++) {
           const res = await Promise.all(Array.from({ length: CONCURRENCY }, () => list(v, q)));
           for (const x of res) ms.push(x.ms);
           total = `${res[0]!.total}${res[0]!.capped ? '+' : ''}`;
         }
-        if (q !== '') all.push(...ms);
+        const cpu = cpuPerRequest(before, cpuSnap(server.proc.pid, dbName), ms.length);
+        if (q !== '') {
+          all.push(...ms);
+          cpuAll.service += cpu.service * ms.length;
+          cpuAll.postgres += cpu.postgres * ms.length;
+          cpuAll.loadgen += cpu.loadgen * ms.length;
+          cpuAll.calls += ms.length;
+        }
         rows.push(
           `${v.padEnd(5)} ${(q === '' ? '(no query)' : q).padEnd(38)} ${total.padStart(7)}  p50 ${percentile(ms, 50).toFixed(1).padStart(6)}  p99 ${percentile(ms, 99).toFixed(1).padStart(6)}  max ${Math.max(
             ...ms,
           )
             .toFixed(1)
-            .padStart(6)} ms`,
+            .padStart(6)} ms  cpu svc ${cpu.service.toFixed(1).padStart(4)} pg ${cpu.postgres.toFixed(1).padStart(4)} ms/call`,
         );
       }
     }
     console.log(`\n${CONCURRENCY} concurrent ListInbox calls per query, ${ROUNDS} rounds (${CONCURRENCY * ROUNDS} calls each), limit 50:`);
     console.log(`view  query                                  matches`);
     for (const r of rows) console.log(r);
+    const per = (v: number) => (v / Math.max(1, cpuAll.calls)).toFixed(2);
     console.log(
-      `\nall searches: ${all.length} calls, p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms`,
+      `\nall searches: ${all.length} calls, p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms; cpu per call: service ${per(cpuAll.service)}, PostgreSQL ${per(cpuAll.postgres)}, load generator ${per(cpuAll.loadgen)} ms (10 ms ticks)`,
     );
     return 0;
   } finally {

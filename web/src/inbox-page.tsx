@@ -11,7 +11,7 @@
 // filters to Done (no Undo).
 // The search box (`/` focuses it) lists the current view with a query in the server's search
 // language (ListInbox.query; `?q=` in the address, kept across views, reload and back / forward):
-// a result line ("12 results", "1,000+ results"), "No matches", the server's reason for a query it
+// a result line ("12 results", "100+ results"), "No matches", the server's reason for a query it
 // cannot read next to the box (the list shown stays), "Mark all done" on the search's matches only,
 // and live changes re-listing the search (only the server knows whether a new row matches).
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -132,7 +132,7 @@ export function InboxPage() {
   const [items, setItems] = useState<InboxItem[] | null>(null);
   const [unread, setUnread] = useState(0);
   const [total, setTotal] = useState(0);
-  /** A search matched more than the server counts (total is then 1,000). */
+  /** A search matched more than the server counts (total is then INBOX_LIMITS.searchCountMax). */
   const [capped, setCapped] = useState(false);
   /** The search box's text (the search itself is `q`, from the address). */
   const [draft, setDraft] = useState(q);

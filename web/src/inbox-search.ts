@@ -34,7 +34,7 @@ export const lastInboxHref = (): string => lastInbox;
 
 const count = new Intl.NumberFormat('en-US');
 
-/** How many a search matched: "1 result", "12 results", "1,000+ results" (ListInbox counts a search up to 1,000). */
+/** How many a search matched: "1 result", "12 results", "100+ results" (ListInbox counts a search up to INBOX_LIMITS.searchCountMax). */
 export function resultsText(total: number, capped: boolean): string {
   if (capped) return `${count.format(total)}+ results`;
   return total === 1 ? '1 result' : `${count.format(total)} results`;

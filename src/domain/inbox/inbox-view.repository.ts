@@ -313,48 +313,99 @@ interface SearchParts {
 }
 
 /**
- * A search with a text part (words, a positive severity, type or from): the GIN index of
- * SEARCH_INDEX_EXPR finds the view's matches (one state: its lexeme is in the tsquery, so rows of
- * other views are never read), up to searchCountMax + 1 of them, kept in `g`: the counts.
- *  - At most searchCountMax matches: `g` holds them all, and the page is its newest rows.
- *  - More: matches are common, and the page comes from the view's rows walked in list order,
- *    each tested as it is read (`w`, stopping at a page of matches, or after searchWalkRows
- *    rows); when the walk finds less than a page (the many matches are old), the index's matches
- *    are sorted instead.
- * One GIN scan per call; the plan never depends on a planner's guess of how many rows a prefix
- * matches. Counts past the cap are `capped`.
+ * A search with a text part (words, a positive severity, type or from). Its matches are found the
+ * cheaper of two ways, decided by the search itself, never by a planner's guess of how many rows a
+ * prefix matches:
+ *  - **In list order** (what a broad search needs): a probe tests the view's newest
+ *    searchProbeRows rows as it reads them, stopping at searchCountMax + 1 matches (`p`). When it
+ *    found fewer, but at least one in about thirty of its rows matched (`dense`), the walk goes on from
+ *    its last match (`cw`) for up to searchWalkRows more rows, stopping at searchCountMax + 1
+ *    matches in all. The walk decides the counts when it found that many (capped) or read the
+ *    whole view (exact: the view's row count, from inbox_counters, tells); its first matches are
+ *    then the first page.
+ *  - **Through the GIN index** of SEARCH_INDEX_EXPR (a search the walk could not decide: its
+ *    matches are rare among the newest rows): the view's matches, up to searchCountMax + 1 (`g`);
+ *    one state: its lexeme is in the tsquery, so rows of other views are never read. At most
+ *    searchCountMax: `g` holds them all, and a page is its newest rows after the page token.
+ * A page after a token of a search with more matches than searchCountMax is walked from the token
+ * (`w`, up to searchWalkRows rows); when that finds less than a page (the many matches are old),
+ * the index's matches are sorted instead. Counts past the cap are `capped`.
  */
 function indexedSearchParts(f: InboxViewFilter, gin: Cond, row: Cond, pageRows: number): SearchParts {
   const CAP = INBOX_LIMITS.searchCountMax + 1;
+  const PROBE = INBOX_LIMITS.searchProbeRows;
   const WALK = INBOX_LIMITS.searchWalkRows;
+  /**
+   * Probe matches from which the walk (the probe's rows and WALK more) can be expected to reach
+   * CAP: four fifths of the even share, as a probe's count varies. A walk that falls short
+   * costs its rows before the index answers; a broad word beside a rare one (`db-17`: every
+   * label has `db`) costs the index more than that.
+   */
+  const DENSE = Math.floor((0.8 * CAP * PROBE) / (PROBE + WALK));
   const { states, stateList, afterSql, afterParams } = viewRange(f);
   // Owner, state and list position are checked on the rows the GIN index finds (they are the
   // owner's by the lexemes' key, bar a collision), never intersected with the list index: `is
   // true` keeps the planner from reading its ranges as a second bitmap.
   const ginRows = (range: string) => `(n.user_id = ? and n.state in (${stateList})${range}) is true${gin.sql}`;
-  const many = `(select count(*) from g) = ${CAP}`;
-  const walkBranch = (st: string) => `(select n.id, ${LIST_KEY} as k, (true${row.sql}) as hit from notifications n
-      where ${many} and n.user_id = ? and n.state = '${st}'${afterSql} order by ${LIST_KEY} desc, n.id desc limit ${WALK})`;
-  const ctes = `g as materialized (
-  select n.id, ${LIST_KEY} as k, n.read_at from notifications n where ${ginRows('')} limit ${CAP}
+  const ctesParams: unknown[] = [];
+  /** The view's rows in list order from `range` (each state's range of the list index, merged), each with whether it matches. */
+  const walk = (gate: string, range: string, rangeParams: readonly unknown[], rows: number) =>
+    `select x.* from (${states
+      .map((st) => {
+        ctesParams.push(...row.params, f.userId, ...rangeParams);
+        return `(select n.id, ${LIST_KEY} as k, n.read_at, (true${row.sql}) as hit from notifications n
+      where ${gate} and n.user_id = ? and n.state = '${st}'${range} order by ${LIST_KEY} desc, n.id desc limit ${rows})`;
+      })
+      .join(' union all ')}) x order by x.k desc, x.id desc limit ${rows}`;
+  ctesParams.push(f.userId);
+  const decided = `(select s.hits >= ${CAP} or s.view_rows <= ${PROBE} or (s.dense and s.view_rows <= ${WALK}) from s)`;
+  const many = `((select s.hits from s) >= ${CAP} or (select count(*) from g) = ${CAP})`;
+  const first = f.after === undefined;
+  // The page walk: from the token, or (a first page) from the top when the walk's own matches are less than a page.
+  const pageWalkGate = first ? `${many} and (select s.hits from s) < ${pageRows}` : many;
+  // The probe keeps its matches only (up to CAP: a broad search stops early); when it found fewer,
+  // it read PROBE rows or the whole view. The walk goes on from its last match.
+  let ctes = `vt as (select coalesce(sum(total), 0)::int as total from inbox_counters where user_id = ? and state in (${stateList})),
+p as materialized (select x.id, x.k, x.read_at from (${walk('true', '', [], PROBE)}) x where x.hit limit ${CAP}),
+cw as materialized (
+  select x.id, x.k, x.read_at from (${walk(
+    `(select count(*) from p) between ${DENSE} and ${CAP - 1} and (select total from vt) > ${PROBE}`,
+    ` and (${LIST_KEY}, n.id) < (select x.k, x.id from p x order by x.k, x.id limit 1)`,
+    [],
+    WALK,
+  )}) x where x.hit limit greatest(0, ${CAP} - (select count(*) from p))
 ),
-m as (select count(*)::int as total, (count(*) filter (where x.read_at is null))::int as unread from g x),
-w as materialized (
-  select x.id, x.k from (
-    select x.* from (${states.map(walkBranch).join(' union all ')}) x order by x.k desc, x.id desc limit ${WALK}
-  ) x where x.hit limit ${pageRows}
+h as materialized ((select x.id, x.k, x.read_at from p x) union all (select x.id, x.k, x.read_at from cw x)),
+s as materialized (select (select count(*) from p) >= ${DENSE} as dense, (select count(*) from h)::int as hits, (select total from vt) as view_rows),
+g as materialized (select n.id, ${LIST_KEY} as k, n.read_at from notifications n where not ${decided} and ${ginRows('')} limit ${CAP}),
+m as (
+  select count(*)::int as total, (count(*) filter (where x.read_at is null))::int as unread
+  from ((select x.read_at from (select x.* from h x order by x.k desc, x.id desc limit ${CAP}) x where ${decided}) union all (select x.read_at from g x)) x
+),
+`;
+  ctesParams.push(f.userId, ...gin.params);
+  ctes += `w as materialized (
+  select x.id, x.k from (${walk(pageWalkGate, afterSql, afterParams, WALK)}) x where x.hit limit ${pageRows}
 ), `;
-  const ctesParams = [f.userId, ...gin.params, ...states.flatMap(() => [...row.params, f.userId, ...afterParams])];
-  const ids = `select x.id, x.k from (
-  (select x.id, x.k from g x where not ${many}${f.after ? ' and (x.k, x.id) < (?::timestamptz, ?::uuid)' : ''} order by x.k desc, x.id desc limit ${pageRows})
+  const afterX = first ? '' : ' and (x.k, x.id) < (?::timestamptz, ?::uuid)';
+  const idsParams: unknown[] = [...afterParams];
+  let ids = `select x.id, x.k from (
+  (select x.id, x.k from ((select x.id, x.k from h x where ${decided}) union all (select x.id, x.k from g x)) x
+   where not ${many}${afterX} order by x.k desc, x.id desc limit ${pageRows})`;
+  if (first)
+    ids += `
+  union all
+  (select x.id, x.k from h x where ${many} and (select s.hits from s) >= ${pageRows} order by x.k desc, x.id desc limit ${pageRows})`;
+  ids += `
   union all
   (select x.id, x.k from w x where (select count(*) from w) = ${pageRows})
   union all
   (select n.id, ${LIST_KEY} as k from notifications n
-   where ${many} and (select count(*) from w) < ${pageRows} and ${ginRows(afterSql)}
+   where ${pageWalkGate} and (select count(*) from w) < ${pageRows} and ${ginRows(afterSql)}
    order by ${LIST_KEY} + interval '0 s' desc, n.id desc limit ${pageRows})
 ) x order by x.k desc, x.id desc limit ${pageRows}`;
-  return { ctes, ctesParams, ids, idsParams: [...afterParams, f.userId, ...afterParams, ...gin.params] };
+  idsParams.push(f.userId, ...afterParams, ...gin.params);
+  return { ctes, ctesParams, ids, idsParams };
 }
 
 /**

@@ -21,11 +21,15 @@ export const INBOX_LIMITS = {
   /** The search language (inbox-query.rules.ts): characters and parts of one query. */
   queryMax: 500,
   queryTermsMax: 20,
-  /** A search counts its matches up to this many (more: the counts say this, and `capped`). */
-  searchCountMax: 1000,
-  /** Rows of a view a search of row conditions only tests in list order before it walks on (inbox-view.repository.ts rowSearchParts). */
+  /**
+   * A search counts its matches up to this many (more: the counts say this, and `capped`). Enough
+   * to tell a person to narrow the search; small enough that a broad search is counted by reading
+   * its newest matching rows in list order, not every match through the index.
+   */
+  searchCountMax: 100,
+  /** Rows of a view a search tests in list order first (inbox-view.repository.ts indexedSearchParts and rowSearchParts). */
   searchProbeRows: 500,
-  /** Rows of a view a search with more than searchCountMax matches tests in list order for its page before it sorts the index's matches (indexedSearchParts). */
+  /** Rows of a view a search reads on past the probe in list order: to count a broad search, or for a page of one with more than searchCountMax matches, before the index's matches are sorted (indexedSearchParts). */
   searchWalkRows: 2000,
   /** Event type filter of ListInbox. */
   eventTypeFilterMax: 120,

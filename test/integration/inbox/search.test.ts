@@ -236,12 +236,13 @@ describe('the index (notifications.search_doc)', () => {
     }
   });
 
-  it('rows written without a document (before the upgrade, or by the previous release) are found once the backlog task ran; a search counts at most 1,000', async () => {
+  it('rows written without a document (before the upgrade, or by the previous release) are found once the backlog task ran; a search counts at most 100', async () => {
     const pt = await newPersonalToken(h);
     const ag = await withToken(h, pt.user, ['read:inbox']);
     // 2,600 rows as the previous release writes them (no search_doc), more than a search counts
-    // (INBOX_LIMITS.searchCountMax, 1,000): a search with fewer matches takes its page from the
-    // index's matches, one with more walks the view in list order for it. Row g is g seconds old.
+    // (INBOX_LIMITS.searchCountMax, 100): a search whose matches are common among the newest rows is
+    // counted and paged by walking the view in list order, a rarer one through the index. Row g is
+    // g seconds old.
     await sql(
       `insert into notifications (id, user_id, type, title, summary, created_at, updated_at)
        select gen_random_uuid(), ?, 'system', 'Legacy alert ' || g,
@@ -257,7 +258,7 @@ describe('the index (notifications.search_doc)', () => {
     expect((await sql('select count(*)::int as n from notifications where user_id = ? and search_doc is null', [pt.user.userId]))[0].n).toBe(0);
 
     const r = await c.listInbox({ query: 'legacy', limit: 10 });
-    expect(r).toMatchObject({ totalCount: 1000, totalCountCapped: true });
+    expect(r).toMatchObject({ totalCount: 100, totalCountCapped: true });
     expect(r.items.map((i) => i.title)).toEqual(Array.from({ length: 10 }, (_, i) => `Legacy alert ${i + 1}`));
     // Narrow, past the probe: found through the index, exact counts.
     expect(await c.listInbox({ query: 'legacy alert 2500' })).toMatchObject({ totalCount: 1, totalCountCapped: false });
@@ -267,7 +268,17 @@ describe('the index (notifications.search_doc)', () => {
     ]);
     expect((await c.listInbox({ view: 'all', query: 'legacy alert 2500' })).items.map((i) => i.title)).toEqual(['Legacy alert 2500']);
     expect((await c.listInbox({ query: 'legacy alert 2500' })).totalCount).toBe(0);
-    expect((await c.listInbox({ view: 'all', query: 'every third' })).totalCount).toBe(865);
+    expect(await c.listInbox({ view: 'all', query: 'every third' })).toMatchObject({ totalCount: 100, totalCountCapped: true });
+    // Rare among the newest 500 rows (12: alert 5, 50-59, 500), common further back (500-599): the
+    // probe hands it to the index, which finds more than the cap; the page is walked for.
+    const fives = await c.listInbox({ query: 'legacy alert 5', limit: 13 });
+    expect(fives).toMatchObject({ totalCount: 100, totalCountCapped: true });
+    expect(fives.items.map((i) => i.title)).toEqual([5, ...Array.from({ length: 10 }, (_, i) => 50 + i), 500, 501].map((g) => `Legacy alert ${g}`));
+    // One in about six of the newest rows (every third with a number starting with 1: 37 of 500):
+    // the walk goes on past the probe to the cap.
+    const ones = await c.listInbox({ query: 'every third legacy alert 1', limit: 3 });
+    expect(ones).toMatchObject({ totalCount: 100, totalCountCapped: true });
+    expect(ones.items.map((i) => i.title)).toEqual(['Legacy alert 12', 'Legacy alert 15', 'Legacy alert 18']);
     expect((await c.listInbox({ view: 'all', query: 'legacy', limit: 3 })).items.map((i) => i.title)).toEqual([
       'Legacy alert 1',
       'Legacy alert 2',
@@ -275,7 +286,7 @@ describe('the index (notifications.search_doc)', () => {
     ]);
     await sql(`update notifications set state = 'inbox', done_at = null where user_id = ? and state = 'done'`, [pt.user.userId]);
     const third = await c.listInbox({ query: 'every third', limit: 5 });
-    expect(third).toMatchObject({ totalCount: 865, totalCountCapped: false });
+    expect(third).toMatchObject({ totalCount: 100, totalCountCapped: true });
     expect(third.items.map((i) => i.title)).toEqual(['Legacy alert 3', 'Legacy alert 6', 'Legacy alert 9', 'Legacy alert 12', 'Legacy alert 15']);
     // Paging a narrow search through the index: every match once, in list order.
     const seen: string[] = [];
@@ -307,7 +318,7 @@ describe('the index (notifications.search_doc)', () => {
     );
     await indexSearchBacklogTask.run(h.svc.deps);
     const buried = await c.listInbox({ query: 'legacy', limit: 3 });
-    expect(buried).toMatchObject({ totalCount: 1000, totalCountCapped: true });
+    expect(buried).toMatchObject({ totalCount: 100, totalCountCapped: true });
     expect(buried.items.map((i) => i.title)).toEqual(['Legacy alert 1', 'Legacy alert 2', 'Legacy alert 3']);
     expect((await c.listInbox({ query: 'legacy', limit: 2, pageToken: buried.nextPageToken })).items.map((i) => i.title)).toEqual([
       'Legacy alert 4',
@@ -316,9 +327,41 @@ describe('the index (notifications.search_doc)', () => {
     expect((await c.listInbox({ view: 'all', query: 'legacy', limit: 1 })).items.map((i) => i.title)).toEqual(['Legacy alert 1']);
 
     const tool = toolText((await mcp(h, call('list_inbox', { query: 'old release', limit: 1 }), { token: ag.token })).body);
-    expect(tool).toMatchObject({ totalCount: 1000, unreadCount: 1000, totalCountCapped: true });
+    expect(tool).toMatchObject({ totalCount: 100, unreadCount: 100, totalCountCapped: true });
     const few = toolText((await mcp(h, call('list_inbox', { query: 'legacy alert 1000' }), { token: ag.token })).body);
     expect(few.totalCount).toBe(1);
     expect(few).not.toHaveProperty('totalCountCapped');
+  });
+
+  it('a search the walk reads to the end of the view is counted exactly by the walk', async () => {
+    const pt = await newPersonalToken(h);
+    const ag = await withToken(h, pt.user, ['read:inbox']);
+    // 1,200 rows (more than the probe's 500, fewer than it walks in all), one in 15 a "tick": 33
+    // of the newest 500 (one in about thirty or more: the walk goes on), 80 in all.
+    await sql(
+      `insert into notifications (id, user_id, type, title, created_at, updated_at, read_at)
+       select gen_random_uuid(), ?, 'system', case when g % 15 = 0 then 'Tick ' || g else 'Tock ' || g end,
+         now() - g * interval '1 second', now(), case when g % 30 = 0 then now() end
+       from generate_series(1, 1200) g`,
+      [pt.user.userId],
+    );
+    await indexSearchBacklogTask.run(h.svc.deps);
+    const c = inbox(ag.token);
+    const r = await c.listInbox({ query: 'tick', limit: 3 });
+    expect(r).toMatchObject({ totalCount: 80, totalCountCapped: false });
+    expect(r.items.map((i) => i.title)).toEqual(['Tick 15', 'Tick 30', 'Tick 45']);
+    const tool = toolText((await mcp(h, call('list_inbox', { query: 'tick', limit: 1 }), { token: ag.token })).body);
+    expect(tool).toMatchObject({ totalCount: 80, unreadCount: 40 });
+    expect(tool).not.toHaveProperty('totalCountCapped');
+    // Paged to the end: every match once, in list order.
+    const seen: string[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await c.listInbox({ query: 'tick', limit: 30, ...(pageToken ? { pageToken } : {}) });
+      expect(page.totalCount).toBe(80);
+      seen.push(...page.items.map((i) => i.title));
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    expect(seen).toEqual(Array.from({ length: 80 }, (_, i) => `Tick ${15 * (i + 1)}`));
   });
 });
