@@ -146,8 +146,8 @@ export type ListInboxResponse = Message<"fluxdesk.inbox.v1.ListInboxResponse"> &
   viewCounts?: ViewCounts | undefined;
 
   /**
-   * Set when a search (ListInboxRequest.query) matched more than 1,000
-   * notifications: total_count is then 1,000 (a search counts no further).
+   * Set when a search (ListInboxRequest.query) matched more than 100
+   * notifications: total_count is then 100 (a search counts no further).
    *
    * @generated from field: bool total_count_capped = 6;
    */
