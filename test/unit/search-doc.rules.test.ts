@@ -61,11 +61,22 @@ describe('tsquery', () => {
     expect(searchTsquery(USER, query('severity:critical,warn type:personal.CI'))).toBe("('4f5a6b!s:critical' | '4f5a6b!s:warn') & '4f5a6b!t:personal.ci':*");
   });
   it('a negated severity or type is a NOT beside a positive part; alone, it and the other qualifiers are left to row conditions', () => {
-    const alone = query('-severity:info is:unread from:ci status:firing after:2026-01-01');
+    const alone = query('-severity:info is:unread -from:ci status:firing after:2026-01-01');
     expect(searchTsquery(USER, alone)).toBeUndefined();
     expect(alone.filters.filter((f) => inTsquery(f, alone))).toEqual([]);
     const beside = query('disk -type:personal.mon -severity:info,warn status:firing');
     expect(searchTsquery(USER, beside)).toBe("'4f5a6b:disk':* & !'4f5a6b!t:personal.mon':* & !('4f5a6b!s:info' | '4f5a6b!s:warn')");
     expect(beside.filters.filter((f) => inTsquery(f, beside)).map((f) => f.name)).toEqual(['type', 'severity']);
+  });
+  it('a positive from: is the lexemes of the tokens it names (looked up first), or one no row has; it lets a negated severity be a NOT', () => {
+    const q = query('from:CI,deploy-bot -severity:info');
+    const named = (f: { values: string[] }) =>
+      f.values.includes('CI') ? ['0b6c2a1e-0000-4000-8000-00000000000a', '0b6c2a1e-0000-4000-8000-00000000000b'] : [];
+    expect(searchTsquery(USER, q, named)).toBe(
+      "('4f5a6b!f:0b6c2a1e00004000800000000000000a' | '4f5a6b!f:0b6c2a1e00004000800000000000000b') & !'4f5a6b!s:info'",
+    );
+    expect(q.filters.filter((f) => inTsquery(f, q)).map((f) => f.name)).toEqual(['from', 'severity']);
+    expect(searchTsquery(USER, query('from:nobody'), () => [])).toBe("'4f5a6b!f:none'");
+    expect(() => searchTsquery(USER, query('from:ci'))).toThrow();
   });
 });

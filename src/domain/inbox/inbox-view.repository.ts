@@ -8,7 +8,7 @@ import { run } from '../sql.js';
 import { PREPARED, PREPARED_IF_ROOM, pgArray } from '../sql-hints.js';
 import { INBOX_LIMITS, ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
 import type { InboxQuery, QueryFilter } from './inbox-query.rules.js';
-import { fromLexemePrefix, inTsquery, SEARCH_INDEX_EXPR, searchTsquery, stateLexemeQuery } from './search-doc.rules.js';
+import { type FromTokens, inTsquery, SEARCH_INDEX_EXPR, searchTsqueryParts, stateLexemeQuery } from './search-doc.rules.js';
 
 export interface InboxItemRow {
   id: string;
@@ -137,6 +137,8 @@ export interface InboxViewFilter {
   query?: InboxQuery | undefined;
   /** Rows strictly after this (list position text, id), newest first. */
   after: { at: string; id: string } | undefined;
+  /** The tokens each positive `from:` of the query names (withFromTokens: the statements look them up first). */
+  fromTokens?: FromTokens | undefined;
 }
 
 /** Rows and unread rows of one view. */
@@ -182,7 +184,7 @@ const TOKENS_NAMED = `select t.id from inbound_tokens t left join integrators i 
 /**
  * One qualifier of the search language as a row condition (negated: NOT, with NULL as no match).
  * `severity:` and `type:` are in the search's tsquery when it has one (searchTsquery, inTsquery), a
- * positive `from:` in its own (fromCond): those arrive here only when the index cannot answer them.
+ * positive `from:` always: those arrive here only when the index cannot answer them.
  */
 function qualifierCond(userId: string, q: QueryFilter): Cond {
   let c: Cond;
@@ -222,19 +224,25 @@ function qualifierCond(userId: string, q: QueryFilter): Cond {
 }
 
 /**
- * A positive `from:`: the caller's tokens so named, as a tsquery of their lexemes made once per
- * statement (an init plan), so the GIN index finds their rows; no such token: a lexeme no row has.
- * `doc` is what it is matched against (the index's expression, or the row's own document) and
- * `also` a tsquery ANDed to it (a view's state lexeme).
+ * The filter with the caller's tokens its query's positive `from:` qualifiers name (by label or
+ * integrator slug, as a person reads them in the integrations list), looked up in one statement
+ * before the search: a `from:` then is an operand of the search's tsquery like any word.
  */
-function fromCond(userId: string, q: QueryFilter, doc: string, also: string | undefined): Cond {
-  const names = pgArray(q.values.map((v) => v.toLowerCase()));
-  const prefix = fromLexemePrefix(userId);
-  const tokens = `(select coalesce(string_agg(quote_literal(?::text || replace(t.id::text, '-', '')), ' | '), quote_literal(?::text || 'none'))::tsquery
-      from (${TOKENS_NAMED}) t)`;
-  return also === undefined
-    ? { sql: `${doc} @@ ${tokens}`, params: [prefix, prefix, userId, names, names] }
-    : { sql: `${doc} @@ (${tokens} && ?::tsquery)`, params: [prefix, prefix, userId, names, names, also] };
+async function withFromTokens<F extends Omit<InboxViewFilter, 'after'>>(em: EntityManager, f: F): Promise<F> {
+  const froms = f.query?.filters.filter((q) => q.name === 'from' && !q.negated) ?? [];
+  if (froms.length === 0) return f;
+  const names = pgArray([...new Set(froms.flatMap((q) => q.values.map((v) => v.toLowerCase())))]);
+  const rows = await run<{ id: string; label: string | null; slug: string | null }>(
+    em,
+    `${PREPARED} select t.id, lower(t.label) as label, i.slug from inbound_tokens t left join integrators i on i.id = t.integrator_id
+     where t.owner_user_id = ? and (lower(t.label) = any(?::text[]) or i.slug = any(?::text[]))`,
+    [f.userId, names, names],
+  );
+  const fromTokens: FromTokens = (q) => {
+    const wanted = new Set(q.values.map((v) => v.toLowerCase()));
+    return rows.filter((r) => (r.label !== null && wanted.has(r.label)) || (r.slug !== null && wanted.has(r.slug))).map((r) => r.id);
+  };
+  return { ...f, fromTokens };
 }
 
 /**
@@ -244,8 +252,12 @@ function fromCond(userId: string, q: QueryFilter, doc: string, also: string | un
  */
 type TextMatch = 'gin' | 'row';
 
-/** The row conditions of the filters besides owner and state, over `n` (notifications). */
-function filterConds(f: Omit<InboxViewFilter, 'after'>, match: TextMatch = 'gin'): Cond {
+/**
+ * The row conditions of the filters besides owner and state, over `n` (notifications). `part`
+ * (gin only): the index is asked for that positive operand of the search's tsquery (and its
+ * NOTs) only, and the whole tsquery is tested on the rows it finds.
+ */
+function filterConds(f: Omit<InboxViewFilter, 'after'>, match: TextMatch = 'gin', part?: number): Cond {
   const conds: Cond[] = [];
   if (f.unreadOnly) conds.push({ sql: 'n.read_at is null', params: [] });
   if (f.severities.length > 0) conds.push({ sql: `${deliveryCol('severity')} = any(?::text[])`, params: [pgArray(f.severities)] });
@@ -256,12 +268,14 @@ function filterConds(f: Omit<InboxViewFilter, 'after'>, match: TextMatch = 'gin'
     const states = VIEW_STATES[f.view];
     const doc = match === 'gin' ? SEARCH_INDEX_EXPR : 'n.search_doc';
     const state = match === 'gin' && states.length === 1 ? stateLexemeQuery(f.userId, states[0]!) : undefined;
-    const tsquery = searchTsquery(f.userId, f.query);
-    if (tsquery !== undefined) conds.push({ sql: `${doc} @@ ?::tsquery`, params: [state === undefined ? tsquery : `(${tsquery}) & ${state}`] });
-    for (const q of f.query.filters) {
-      if (q.name === 'from' && !q.negated) conds.push(fromCond(f.userId, q, doc, state));
-      else if (!inTsquery(q, f.query)) conds.push(qualifierCond(f.userId, q));
+    const parts = searchTsqueryParts(f.userId, f.query, f.fromTokens);
+    if (parts !== undefined) {
+      const whole = [...parts.positive, ...parts.negated].join(' & ');
+      const asked = part === undefined ? whole : [parts.positive[part]!, ...parts.negated].join(' & ');
+      conds.push({ sql: `${doc} @@ ?::tsquery`, params: [state === undefined ? asked : `(${asked}) & ${state}`] });
+      if (part !== undefined && parts.positive.length > 1) conds.push({ sql: 'n.search_doc @@ ?::tsquery', params: [whole] });
     }
+    for (const q of f.query.filters) if (!inTsquery(q, f.query)) conds.push(qualifierCond(f.userId, q));
   }
   return { sql: conds.map((c) => ` and ${c.sql}`).join(''), params: conds.flatMap((c) => c.params) };
 }
@@ -277,7 +291,7 @@ const rowFiltered = (f: Omit<InboxViewFilter, 'after'>) =>
 export async function markViewDone(em: EntityManager, f: Omit<InboxViewFilter, 'after'>, limit: number, now: Date): Promise<string[]> {
   const states = VIEW_STATES[f.view].filter((st) => st !== 'done');
   if (states.length === 0) return [];
-  const cond = filterConds(f);
+  const cond = filterConds(await withFromTokens(em, f));
   const at = now.toISOString();
   const rows = await run<{ id: string }>(
     em,
@@ -313,6 +327,31 @@ interface SearchParts {
 }
 
 /**
+ * A search whose tsquery ANDs several positive operands (`db 17`): the index is asked for the one
+ * that is rarest among the view's newest rows, the whole search tested on the rows it finds. An
+ * AND of prefixes makes the index read every operand's rows in full: `db` (every label) for
+ * `db-17`. Each operand's condition (`conds`, filterConds with `part`) and tsquery (`operands`).
+ */
+interface SplitGin {
+  operands: string[];
+  conds: Cond[];
+}
+
+/**
+ * The CTEs that pick SplitGin's operand (`rk`, index into it): each operand's matches among the
+ * view's newest searchProbeRows rows (`pr`, their documents), fewest first. Read only when the
+ * index is asked (the GIN CTE's gate), so a search the walk decides never reads them.
+ */
+function splitCtes(split: SplitGin, states: readonly string[]): string {
+  const PROBE = INBOX_LIMITS.searchProbeRows;
+  const branch = (st: string) =>
+    `(select n.search_doc as doc, ${LIST_KEY} as k, n.id from notifications n where n.user_id = ? and n.state = '${st}' order by ${LIST_KEY} desc, n.id desc limit ${PROBE})`;
+  return `pr as materialized (select x.doc from (${states.map(branch).join(' union all ')}) x order by x.k desc, x.id desc limit ${PROBE}),
+rk as (select v.i from (values ${split.operands.map((_, i) => `(${i}, (select count(*) from pr x where x.doc @@ ?::tsquery))`).join(', ')}) v (i, c) order by v.c, v.i limit 1),
+`;
+}
+
+/**
  * A search with a text part (words, a positive severity, type or from). Its matches are found the
  * cheaper of two ways, decided by the search itself, never by a planner's guess of how many rows a
  * prefix matches:
@@ -331,7 +370,7 @@ interface SearchParts {
  * (`w`, up to searchWalkRows rows); when that finds less than a page (the many matches are old),
  * the index's matches are sorted instead. Counts past the cap are `capped`.
  */
-function indexedSearchParts(f: InboxViewFilter, gin: Cond, row: Cond, pageRows: number): SearchParts {
+function indexedSearchParts(f: InboxViewFilter, gin: Cond, row: Cond, split: SplitGin | undefined, pageRows: number): SearchParts {
   const CAP = INBOX_LIMITS.searchCountMax + 1;
   const PROBE = INBOX_LIMITS.searchProbeRows;
   const WALK = INBOX_LIMITS.searchWalkRows;
@@ -346,7 +385,7 @@ function indexedSearchParts(f: InboxViewFilter, gin: Cond, row: Cond, pageRows: 
   // Owner, state and list position are checked on the rows the GIN index finds (they are the
   // owner's by the lexemes' key, bar a collision), never intersected with the list index: `is
   // true` keeps the planner from reading its ranges as a second bitmap.
-  const ginRows = (range: string) => `(n.user_id = ? and n.state in (${stateList})${range}) is true${gin.sql}`;
+  const ginRows = (range: string, c: Cond = gin) => `(n.user_id = ? and n.state in (${stateList})${range}) is true${c.sql}`;
   const ctesParams: unknown[] = [];
   /** The view's rows in list order from `range` (each state's range of the list index, merged), each with whether it matches. */
   const walk = (gate: string, range: string, rangeParams: readonly unknown[], rows: number) =>
@@ -377,13 +416,27 @@ cw as materialized (
 ),
 h as materialized ((select x.id, x.k, x.read_at from p x) union all (select x.id, x.k, x.read_at from cw x)),
 s as materialized (select (select count(*) from p) >= ${DENSE} as dense, (select count(*) from h)::int as hits, (select total from vt) as view_rows),
-g as materialized (select n.id, ${LIST_KEY} as k, n.read_at from notifications n where not ${decided} and ${ginRows('')} limit ${CAP}),
+${split === undefined ? '' : splitCtes(split, states)}g as materialized (${
+    split === undefined
+      ? `select n.id, ${LIST_KEY} as k, n.read_at from notifications n where not ${decided} and ${ginRows('')} limit ${CAP}`
+      : split.conds
+          .map(
+            (c, i) =>
+              `(select n.id, ${LIST_KEY} as k, n.read_at from notifications n where not ${decided} and (select rk.i from rk) = ${i} and ${ginRows('', c)} limit ${CAP})`,
+          )
+          .join(' union all ')
+  }),
 m as (
   select count(*)::int as total, (count(*) filter (where x.read_at is null))::int as unread
   from ((select x.read_at from (select x.* from h x order by x.k desc, x.id desc limit ${CAP}) x where ${decided}) union all (select x.read_at from g x)) x
 ),
 `;
-  ctesParams.push(f.userId, ...gin.params);
+  if (split === undefined) ctesParams.push(f.userId, ...gin.params);
+  else {
+    for (const _ of states) ctesParams.push(f.userId);
+    ctesParams.push(...split.operands);
+    for (const c of split.conds) ctesParams.push(f.userId, ...c.params);
+  }
   ctes += `w as materialized (
   select x.id, x.k from (${walk(pageWalkGate, afterSql, afterParams, WALK)}) x where x.hit limit ${pageRows}
 ), `;
@@ -479,7 +532,10 @@ function rowSearchParts(f: InboxViewFilter, cond: Cond, pageRows: number): Searc
 function searchParts(f: InboxViewFilter, pageRows: number): SearchParts {
   const gin = filterConds(f, 'gin');
   const row = filterConds(f, 'row');
-  return gin.sql.includes(SEARCH_INDEX_EXPR) ? indexedSearchParts(f, gin, row, pageRows) : rowSearchParts(f, row, pageRows);
+  if (!gin.sql.includes(SEARCH_INDEX_EXPR)) return rowSearchParts(f, row, pageRows);
+  const operands = f.query === undefined ? [] : (searchTsqueryParts(f.userId, f.query, f.fromTokens)?.positive ?? []);
+  const split = operands.length > 1 ? { operands, conds: operands.map((_, i) => filterConds(f, 'gin', i)) } : undefined;
+  return indexedSearchParts(f, gin, row, split, pageRows);
 }
 
 /**
@@ -608,7 +664,7 @@ export async function listInboxView(
   limit: number,
   brief = false,
 ): Promise<InboxViewPage<ListedItemRow> | BriefViewPage> {
-  const { sql, params } = pageStatement(f, limit, brief);
+  const { sql, params } = pageStatement(await withFromTokens(em, f), limit, brief);
   const rows = await run<PageRow>(em, sql, params);
   const first = rows[0];
   const n = (v: unknown) => Number(v ?? 0);

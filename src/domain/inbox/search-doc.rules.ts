@@ -7,7 +7,7 @@
 // with `dep`, not over every user's (the GIN index is one for all). Keys of two users may
 // collide; the statements also filter on user_id, so a collision costs a recheck, never a leak.
 import { fold } from './inbox-query.rules.js';
-import type { InboxQuery } from './inbox-query.rules.js';
+import type { InboxQuery, QueryFilter } from './inbox-query.rules.js';
 
 export const SEARCH_DOC_LIMITS = {
   /** Longer words are indexed (and searched) by their first this many characters. */
@@ -101,36 +101,60 @@ export const SEARCH_INDEX_EXPR = `(n.search_doc || array_to_tsvector(array[${use
 /** The state lexeme of SEARCH_INDEX_EXPR as a tsquery operand. */
 export const stateLexemeQuery = (userId: string, state: string): string => `'${userKey(userId)}!v:${state}'`;
 
-/** The start of a sending token's lexeme (`<key>!f:<token id without dashes>`) for a search by the owner. */
-export const fromLexemePrefix = (userId: string): string => `${userKey(userId)}!f:`;
-
 /** A lexeme as a tsquery operand: quoted (lexemes hold no quote or backslash: letters, digits, `.-_:!`). */
 const operand = (lexeme: string, prefix: boolean) => `'${lexeme.replaceAll("'", "''").replaceAll('\\', '\\\\')}'${prefix ? ':*' : ''}`;
 
-/** Whether a search has a part the index finds (a word, a positive severity or type). */
-const hasPositiveTerm = (q: InboxQuery) => q.words.length > 0 || q.filters.some((f) => !f.negated && (f.name === 'severity' || f.name === 'type'));
+/**
+ * The caller's sending tokens a `from:` qualifier names (by label or integrator slug), looked up
+ * before the search: its ids. A search without a positive `from:` never calls it.
+ */
+export type FromTokens = (f: QueryFilter) => readonly string[];
+
+/** Whether a search has a part the index finds (a word, a positive severity, type or from). */
+const hasPositiveTerm = (q: InboxQuery) =>
+  q.words.length > 0 || q.filters.some((f) => !f.negated && (f.name === 'severity' || f.name === 'type' || f.name === 'from'));
 
 /**
- * The tsquery of a search's words and its `severity:` and `type:` qualifiers, or undefined when
- * the search has no word and no positive severity or type. Every word is a prefix; comma
- * alternatives are ORs. A negated severity or type is a NOT in it only beside a positive part (a
- * tsquery of NOTs alone would be a walk of the whole index): without one it is checked on the
- * delivery. A row without a severity or type lexeme (not an event) matches the NOT, as it
- * matches the row check.
+ * The tsquery of a search's words and its `severity:`, `type:` and positive `from:` qualifiers,
+ * or undefined when the search has no word and no positive severity, type or from. Every word is
+ * a prefix; comma alternatives are ORs; a `from:` is the lexemes of the caller's tokens it names
+ * (`<key>!f:none`, which no row has, when it names none). A negated severity or type is a NOT in
+ * it only beside a positive part (a tsquery of NOTs alone would be a walk of the whole index):
+ * without one it is checked on the delivery. A row without a severity or type lexeme (not an
+ * event) matches the NOT, as it matches the row check.
  */
-export function searchTsquery(userId: string, q: InboxQuery): string | undefined {
+export function searchTsquery(userId: string, q: InboxQuery, fromTokens?: FromTokens): string | undefined {
+  const parts = searchTsqueryParts(userId, q, fromTokens);
+  return parts && [...parts.positive, ...parts.negated].join(' & ');
+}
+
+/**
+ * searchTsquery's operands, ANDed: the positive ones (a word; a severity, type or from with its
+ * alternatives) and the NOTs. A tsquery of one positive operand and every NOT finds a superset
+ * of the search's rows through the index: reading one operand's rows costs the index that
+ * operand's rows only (an AND of prefixes reads each operand's rows in full).
+ */
+export function searchTsqueryParts(userId: string, q: InboxQuery, fromTokens?: FromTokens): { positive: string[]; negated: string[] } | undefined {
   if (!hasPositiveTerm(q)) return undefined;
   const k = userKey(userId);
-  const parts: string[] = q.words.map((w) => operand(`${k}:${w.slice(0, SEARCH_DOC_LIMITS.wordMax)}`, true));
+  const positive: string[] = q.words.map((w) => operand(`${k}:${w.slice(0, SEARCH_DOC_LIMITS.wordMax)}`, true));
+  const negated: string[] = [];
+  const anyOf = (alts: string[]) => (alts.length === 1 ? alts[0]! : `(${alts.join(' | ')})`);
   for (const f of q.filters) {
+    if (f.name === 'from' && !f.negated) {
+      if (!fromTokens) throw new Error('a positive from: needs the tokens it names');
+      const ids = fromTokens(f);
+      positive.push(anyOf(ids.length === 0 ? [operand(`${k}!f:none`, false)] : ids.map((id) => operand(`${k}!f:${id.replaceAll('-', '')}`, false))));
+      continue;
+    }
     if (f.name !== 'severity' && f.name !== 'type') continue;
-    const alts = f.values.map((v) => (f.name === 'severity' ? operand(`${k}!s:${v}`, false) : operand(`${k}!t:${v.toLowerCase()}`, true)));
-    const any = alts.length === 1 ? alts[0]! : `(${alts.join(' | ')})`;
-    parts.push(f.negated ? `!${any}` : any);
+    const any = anyOf(f.values.map((v) => (f.name === 'severity' ? operand(`${k}!s:${v}`, false) : operand(`${k}!t:${v.toLowerCase()}`, true))));
+    if (f.negated) negated.push(`!${any}`);
+    else positive.push(any);
   }
-  return parts.join(' & ');
+  return { positive, negated };
 }
 
 /** Whether a qualifier of this search is answered by its tsquery (else by a row condition). */
 export const inTsquery = (f: { name: string; negated: boolean }, q: InboxQuery) =>
-  (f.name === 'severity' || f.name === 'type') && (!f.negated || hasPositiveTerm(q));
+  (f.name === 'from' && !f.negated) || ((f.name === 'severity' || f.name === 'type') && (!f.negated || hasPositiveTerm(q)));

@@ -298,6 +298,11 @@ describe('the index (notifications.search_doc)', () => {
       pageToken = page.nextPageToken;
     } while (pageToken);
     expect(seen).toEqual([500, 1000, 1500, 2000, 2500].map((g) => `Legacy alert ${g}`));
+    // Words common to every row beside a rare one, and a NOT: the index is asked for the rarest
+    // word (and the NOT), the whole search tested on the rows it finds.
+    const rare = await c.listInbox({ query: 'legacy rare alert 2 -severity:info', limit: 10 });
+    expect(rare).toMatchObject({ totalCount: 2, totalCountCapped: false });
+    expect(rare.items.map((i) => i.title)).toEqual(['Legacy alert 2000', 'Legacy alert 2500']);
     // Paging a broad one past the probe: the matches past the probe come through the index.
     const deep: string[] = [];
     pageToken = undefined;
