@@ -5,7 +5,8 @@
 // service's own backlog task (inbox.search-backlog: the same lexemes as a publish writes), which
 // is timed too. Then each query of a fixed mix is sent by BENCH_SEARCH_CONCURRENCY (10) clients at
 // once through Connect ListInbox (the web app's call), on the Inbox and All views, and, for
-// comparison, the Inbox view without a query. Prints per query: matches, p50 / p99 / max latency;
+// comparison, the Inbox view without a query; the calls are made and timed by a process of their own
+// (bench/inbox-search-load.ts). Prints per query: matches, p50 / p99 / max latency;
 // and over all searches. Real PostgreSQL and Redis, the service in a child process running dist/
 // as `npm start` does (built first when stale); a measurement, never a test.
 import { spawnSync } from 'node:child_process';
@@ -14,7 +15,7 @@ import { createDeps } from '../src/deps.js';
 import { indexSearchBacklogTask } from '../src/domain/inbox/index-search-backlog.js';
 import { runOperator } from '../src/transports/cli/operator-socket.js';
 import { createDatabase, PG_ADMIN_URL } from '../test/helpers/harness.js';
-import { cpuPerRequest, cpuSnap } from './cpu.js';
+import type { SearchLoadJob } from './inbox-search-load.js';
 import { ROOT, runBench, startBenchServer } from './service.js';
 
 const ITEMS = Number(process.env.BENCH_SEARCH_ITEMS ?? 100_000);
@@ -42,8 +43,6 @@ const QUERIES = [
   'zzzz nomatch',
 ];
 const VIEWS = ['inbox', 'all'] as const;
-
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 
 /** Events of a few kinds: title and summary templates, severities, types (what one user's tools send). */
 const FILL_SQL = `
@@ -138,65 +137,27 @@ async function main(): Promise<number> {
   if (built.status !== 0) throw new Error('npm run build failed');
   const server = await startBenchServer(db.url, { WORKER: 'off' }, { dist: true });
   try {
-    let call = 0;
-    const list = async (view: string, query: string) => {
-      const token = agents[Math.floor(call++ / CALLS_PER_TOKEN)]!;
-      const t = performance.now();
-      const r = await fetch(`${server.baseUrl}/fluxdesk.inbox.v1.InboxService/ListInbox`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ view, limit: 50, ...(query ? { query } : {}) }),
-      });
-      const body = (await r.json()) as { totalCount?: number; totalCountCapped?: boolean; items?: unknown[] };
-      const ms = performance.now() - t;
-      if (r.status !== 200) throw new Error(`${view} ${query}: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
-      return { ms, total: body.totalCount ?? 0, capped: body.totalCountCapped === true };
+    // The calls are made and timed by a child process of its own (bench/inbox-search-load.ts):
+    // this one holds the service's modules from the setup, and its garbage collections (scavenges of
+    // 7-15 ms seen) would land in the latencies it measures.
+    const job: SearchLoadJob = {
+      baseUrl: server.baseUrl,
+      tokens: agents,
+      callsPerToken: CALLS_PER_TOKEN,
+      views: [...VIEWS],
+      queries: QUERIES,
+      concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+      warmup: WARMUP,
+      servicePid: server.proc.pid!,
+      dbName: db.url.slice(db.url.lastIndexOf('/') + 1),
     };
-    // Warm-up, not counted: WARMUP rounds of each query per view with CONCURRENCY calls at once, so
-    // that every pooled connection has prepared each statement and run it past PostgreSQL's first
-    // five executions, which plan it for their values (a custom plan each time) before it settles
-    // on one plan: as on a service that has run a while. BENCH_SEARCH_WARMUP=1 measures a service
-    // that has just started.
-    for (const v of VIEWS) for (const q of QUERIES) for (let r = 0; r < WARMUP; r++) await Promise.all(Array.from({ length: CONCURRENCY }, () => list(v, q)));
-    const all: number[] = [];
-    const rows: string[] = [];
-    const dbName = db.url.slice(db.url.lastIndexOf('/') + 1);
-    const cpuAll = { service: 0, postgres: 0, loadgen: 0, calls: 0 };
-    for (const v of VIEWS) {
-      for (const q of QUERIES) {
-        const ms: number[] = [];
-        let total = '';
-        const before = cpuSnap(server.proc.pid, dbName);
-        for (let r = 0; r < ROUNDS; r++) {
-          const res = await Promise.all(Array.from({ length: CONCURRENCY }, () => list(v, q)));
-          for (const x of res) ms.push(x.ms);
-          total = `${res[0]!.total}${res[0]!.capped ? '+' : ''}`;
-        }
-        const cpu = cpuPerRequest(before, cpuSnap(server.proc.pid, dbName), ms.length);
-        if (q !== '') {
-          all.push(...ms);
-          cpuAll.service += cpu.service * ms.length;
-          cpuAll.postgres += cpu.postgres * ms.length;
-          cpuAll.loadgen += cpu.loadgen * ms.length;
-          cpuAll.calls += ms.length;
-        }
-        rows.push(
-          `${v.padEnd(5)} ${(q === '' ? '(no query)' : q).padEnd(38)} ${total.padStart(7)}  p50 ${percentile(ms, 50).toFixed(1).padStart(6)}  p99 ${percentile(ms, 99).toFixed(1).padStart(6)}  max ${Math.max(
-            ...ms,
-          )
-            .toFixed(1)
-            .padStart(6)} ms  cpu svc ${cpu.service.toFixed(1).padStart(4)} pg ${cpu.postgres.toFixed(1).padStart(4)} ms/call`,
-        );
-      }
-    }
-    console.log(`\n${CONCURRENCY} concurrent ListInbox calls per query, ${ROUNDS} rounds (${CONCURRENCY * ROUNDS} calls each), limit 50:`);
-    console.log(`view  query                                  matches`);
-    for (const r of rows) console.log(r);
-    const per = (v: number) => (v / Math.max(1, cpuAll.calls)).toFixed(2);
-    console.log(
-      `\nall searches: ${all.length} calls, p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, max ${Math.max(...all).toFixed(1)} ms; cpu per call: service ${per(cpuAll.service)}, PostgreSQL ${per(cpuAll.postgres)}, load generator ${per(cpuAll.loadgen)} ms (10 ms ticks)`,
-    );
-    return 0;
+    const load = spawnSync(process.execPath, ['--import', 'tsx', 'bench/inbox-search-load.ts'], {
+      cwd: ROOT,
+      input: JSON.stringify(job),
+      stdio: ['pipe', 'inherit', 'inherit'],
+    });
+    return load.status === 0 ? 0 : 1;
   } finally {
     await server.stop();
   }
