@@ -26,6 +26,19 @@ afterAll(async () => {
 const sql = (q: string, params: unknown[] = []) => h.svc.deps.orm.em.fork().getConnection().execute(q, params) as Promise<any[]>;
 const inbox = (token: string): Client<typeof InboxService> => createClient(InboxService, transportFor(h, 'connect', [bearer(token)]));
 
+/** Every page of a search, token to token: the titles in list order; each page's count must be `total`. */
+async function allTitles(c: Client<typeof InboxService>, query: string, limit: number, total: number): Promise<string[]> {
+  const seen: string[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await c.listInbox({ query, limit, ...(pageToken ? { pageToken } : {}) });
+    expect(page.totalCount).toBe(total);
+    seen.push(...page.items.map((i) => i.title));
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return seen;
+}
+
 interface World {
   pt: TestToken;
   ag: AgentUser;
@@ -289,15 +302,7 @@ describe('the index (notifications.search_doc)', () => {
     expect(third).toMatchObject({ totalCount: 100, totalCountCapped: true });
     expect(third.items.map((i) => i.title)).toEqual(['Legacy alert 3', 'Legacy alert 6', 'Legacy alert 9', 'Legacy alert 12', 'Legacy alert 15']);
     // Paging a narrow search through the index: every match once, in list order.
-    const seen: string[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await c.listInbox({ query: 'needle', limit: 2, ...(pageToken ? { pageToken } : {}) });
-      expect(page.totalCount).toBe(5);
-      seen.push(...page.items.map((i) => i.title));
-      pageToken = page.nextPageToken;
-    } while (pageToken);
-    expect(seen).toEqual([500, 1000, 1500, 2000, 2500].map((g) => `Legacy alert ${g}`));
+    expect(await allTitles(c, 'needle', 2, 5)).toEqual([500, 1000, 1500, 2000, 2500].map((g) => `Legacy alert ${g}`));
     // Words common to every row beside a rare one, and a NOT: the index is asked for the rarest
     // word (and the NOT), the whole search tested on the rows it finds.
     const rare = await c.listInbox({ query: 'legacy rare alert 2 -severity:info', limit: 10 });
@@ -305,7 +310,7 @@ describe('the index (notifications.search_doc)', () => {
     expect(rare.items.map((i) => i.title)).toEqual(['Legacy alert 2000', 'Legacy alert 2500']);
     // Paging a broad one past the probe: the matches past the probe come through the index.
     const deep: string[] = [];
-    pageToken = undefined;
+    let pageToken: string | undefined;
     for (let i = 0; i < 6; i++) {
       const page = await c.listInbox({ query: 'legacy', limit: 500, ...(pageToken ? { pageToken } : {}) });
       deep.push(...page.items.map((x) => x.title));
@@ -359,14 +364,6 @@ describe('the index (notifications.search_doc)', () => {
     expect(tool).toMatchObject({ totalCount: 80, unreadCount: 40 });
     expect(tool).not.toHaveProperty('totalCountCapped');
     // Paged to the end: every match once, in list order.
-    const seen: string[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await c.listInbox({ query: 'tick', limit: 30, ...(pageToken ? { pageToken } : {}) });
-      expect(page.totalCount).toBe(80);
-      seen.push(...page.items.map((i) => i.title));
-      pageToken = page.nextPageToken;
-    } while (pageToken);
-    expect(seen).toEqual(Array.from({ length: 80 }, (_, i) => `Tick ${15 * (i + 1)}`));
+    expect(await allTitles(c, 'tick', 30, 80)).toEqual(Array.from({ length: 80 }, (_, i) => `Tick ${15 * (i + 1)}`));
   });
 });
