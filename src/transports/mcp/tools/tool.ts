@@ -5,7 +5,6 @@ import { z } from 'zod';
 import type { Operation } from '../../../domain/context.js';
 import type { AgentPrincipal } from '../../../domain/principal.js';
 import type { ToolErrorForm } from '../errors.js';
-import type { JsonText } from '../json-text.js';
 
 export interface ToolDefinition {
   name: string;
@@ -14,11 +13,6 @@ export interface ToolDefinition {
   operation: Operation<any, any, AgentPrincipal>;
   /** The output shape when the spec gives one: advertised as outputSchema, returned as structuredContent. */
   output?: z.ZodType;
-  /**
-   * The output's JSON text and its escaped form in one pass (json-text.ts), exactly JSON.stringify's
-   * text: for a tool on a hot path; without it the output is JSON.stringify'd.
-   */
-  serialize?: (output: any) => JsonText;
   /** Tool-result error envelope form (SPEC "two tool-result error forms"); flat unless the spec names the tool. */
   errorForm?: ToolErrorForm;
   /** Does the tool change anything? (annotations for clients; writes are audited by the operation). */
