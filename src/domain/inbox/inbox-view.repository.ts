@@ -8,7 +8,7 @@ import { run } from '../sql.js';
 import { PREPARED, PREPARED_IF_ROOM, pgArray } from '../sql-hints.js';
 import { INBOX_LIMITS, ITEM_STATES, type InboxView, type ItemState, VIEW_STATES } from './inbox.limits.js';
 import type { InboxQuery, QueryFilter } from './inbox-query.rules.js';
-import { type FromTokens, inTsquery, SEARCH_INDEX_EXPR, searchTsqueryParts, stateLexemeQuery } from './search-doc.rules.js';
+import { type FromTokens, inTsquery, SEARCH_INDEX_EXPR, searchTsqueryParts, stateLexemeQuery, tsqueryOf } from './search-doc.rules.js';
 
 export interface InboxItemRow {
   id: string;
@@ -177,9 +177,12 @@ interface Cond {
   params: unknown[];
 }
 
+/** A token (`t`, its integrator `i`) a `from:` name (lower case) names: its label in any case, or its integrator's slug. */
+const NAMES_TOKEN = (name: string) => `(lower(t.label) = ${name} or i.slug = ${name})`;
+
 /** The caller's tokens with one of these labels or integrator slugs (lower case), as an array. */
 const TOKENS_NAMED = `select t.id from inbound_tokens t left join integrators i on i.id = t.integrator_id
-  where t.owner_user_id = ? and (lower(t.label) = any(?::text[]) or i.slug = any(?::text[]))`;
+  where t.owner_user_id = ? and ${NAMES_TOKEN('any(?::text[])')}`;
 
 /**
  * One qualifier of the search language as a row condition (negated: NOT, with NULL as no match).
@@ -231,16 +234,18 @@ function qualifierCond(userId: string, q: QueryFilter): Cond {
 async function withFromTokens<F extends Omit<InboxViewFilter, 'after'>>(em: EntityManager, f: F): Promise<F> {
   const froms = f.query?.filters.filter((q) => q.name === 'from' && !q.negated) ?? [];
   if (froms.length === 0) return f;
-  const names = pgArray([...new Set(froms.flatMap((q) => q.values.map((v) => v.toLowerCase())))]);
-  const rows = await run<{ id: string; label: string | null; slug: string | null }>(
+  const names = [...new Set(froms.flatMap((q) => q.values.map((v) => v.toLowerCase())))];
+  // Each name with the tokens it names (the rule is NAMES_TOKEN's, in SQL only).
+  const rows = await run<{ name: string; id: string }>(
     em,
-    `${PREPARED} select t.id, lower(t.label) as label, i.slug from inbound_tokens t left join integrators i on i.id = t.integrator_id
-     where t.owner_user_id = ? and (lower(t.label) = any(?::text[]) or i.slug = any(?::text[]))`,
-    [f.userId, names, names],
+    `${PREPARED} select w.name, t.id from unnest(?::text[]) as w (name)
+     join inbound_tokens t on t.owner_user_id = ? left join integrators i on i.id = t.integrator_id
+     where ${NAMES_TOKEN('w.name')}`,
+    [pgArray(names), f.userId],
   );
   const fromTokens: FromTokens = (q) => {
     const wanted = new Set(q.values.map((v) => v.toLowerCase()));
-    return rows.filter((r) => (r.label !== null && wanted.has(r.label)) || (r.slug !== null && wanted.has(r.slug))).map((r) => r.id);
+    return [...new Set(rows.filter((r) => wanted.has(r.name)).map((r) => r.id))];
   };
   return { ...f, fromTokens };
 }
@@ -270,10 +275,9 @@ function filterConds(f: Omit<InboxViewFilter, 'after'>, match: TextMatch = 'gin'
     const state = match === 'gin' && states.length === 1 ? stateLexemeQuery(f.userId, states[0]!) : undefined;
     const parts = searchTsqueryParts(f.userId, f.query, f.fromTokens);
     if (parts !== undefined) {
-      const whole = [...parts.positive, ...parts.negated].join(' & ');
-      const asked = part === undefined ? whole : [parts.positive[part]!, ...parts.negated].join(' & ');
+      const asked = tsqueryOf(parts, part);
       conds.push({ sql: `${doc} @@ ?::tsquery`, params: [state === undefined ? asked : `(${asked}) & ${state}`] });
-      if (part !== undefined && parts.positive.length > 1) conds.push({ sql: 'n.search_doc @@ ?::tsquery', params: [whole] });
+      if (part !== undefined && parts.positive.length > 1) conds.push({ sql: 'n.search_doc @@ ?::tsquery', params: [tsqueryOf(parts)] });
     }
     for (const q of f.query.filters) if (!inTsquery(q, f.query)) conds.push(qualifierCond(f.userId, q));
   }

@@ -125,7 +125,16 @@ const hasPositiveTerm = (q: InboxQuery) =>
  */
 export function searchTsquery(userId: string, q: InboxQuery, fromTokens?: FromTokens): string | undefined {
   const parts = searchTsqueryParts(userId, q, fromTokens);
-  return parts && [...parts.positive, ...parts.negated].join(' & ');
+  return parts && tsqueryOf(parts);
+}
+
+/** The operands ANDed: every positive one, or only `positive[only]`, and the NOTs. */
+export const tsqueryOf = (parts: TsqueryParts, only?: number): string =>
+  [...(only === undefined ? parts.positive : [parts.positive[only]!]), ...parts.negated].join(' & ');
+
+export interface TsqueryParts {
+  positive: string[];
+  negated: string[];
 }
 
 /**
@@ -134,7 +143,7 @@ export function searchTsquery(userId: string, q: InboxQuery, fromTokens?: FromTo
  * of the search's rows through the index: reading one operand's rows costs the index that
  * operand's rows only (an AND of prefixes reads each operand's rows in full).
  */
-export function searchTsqueryParts(userId: string, q: InboxQuery, fromTokens?: FromTokens): { positive: string[]; negated: string[] } | undefined {
+export function searchTsqueryParts(userId: string, q: InboxQuery, fromTokens?: FromTokens): TsqueryParts | undefined {
   if (!hasPositiveTerm(q)) return undefined;
   const k = userKey(userId);
   const positive: string[] = q.words.map((w) => operand(`${k}:${w.slice(0, SEARCH_DOC_LIMITS.wordMax)}`, true));

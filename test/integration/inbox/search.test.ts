@@ -166,6 +166,9 @@ describe('the wrong caller and bad input', () => {
     const r = await inbox(w.ag.token).listInbox({ view: 'all', query: 'deploiement' });
     expect(r.items.map((i) => i.notificationId)).toEqual([w.id.deploy]);
     expect(r.items.map((i) => i.notificationId)).not.toContain(other.id.deploy);
+    // Both users have a token labelled Grafana-Alerts: from: names the caller's own only.
+    const f = await inbox(w.ag.token).listInbox({ view: 'all', query: 'from:grafana-alerts' });
+    expect(f.items.map((i) => i.notificationId)).toEqual([w.id.cpu]);
   });
 
   it('a malformed query is invalid_argument naming the part, on Connect and MCP', async () => {
